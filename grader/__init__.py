@@ -1,0 +1,1 @@
+"""Grading harness for the Scramble Squares puzzle-solver assignment."""

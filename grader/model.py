@@ -1,0 +1,53 @@
+"""Types that cross module boundaries: limits, run results, verdicts."""
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Optional
+
+
+class Verdict(str, Enum):
+    AC = "AC"  # accepted
+    WA = "WA"  # wrong answer
+    PE = "PE"  # differs only in white space (still a failure)
+    TLE = "TLE"  # time limit exceeded (CPU or wall)
+    MLE = "MLE"  # memory limit exceeded
+    OLE = "OLE"  # output limit exceeded
+    RTE = "RTE"  # crash or non-zero exit
+    CE = "CE"  # build failed, or no buildable submission
+    IE = "IE"  # the grader itself failed: never the student's fault
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one sandboxed process tree may use."""
+
+    cpu_seconds: float = 10.0
+    wall_seconds: float = 20.0
+    memory_mb: int = 512
+    processes: int = 64
+    file_size_mb: int = 16
+    open_files: int = 64
+    stdout_bytes: int = 8 << 20  # beyond this: OLE
+    stderr_bytes: int = 64 << 10  # kept for the report; beyond it is dropped
+
+
+@dataclass
+class RunResult:
+    """What happened when one command ran in the sandbox."""
+
+    exit_code: Optional[int]  # None when killed by a signal
+    signal: Optional[int]  # the signal that ended it, if any
+    cpu_seconds: float  # user + sys of the whole process tree
+    wall_seconds: float
+    peak_memory_kb: int  # largest resident set of any process in the tree
+    stdout: bytes  # at most Limits.stdout_bytes
+    stderr: bytes  # at most Limits.stderr_bytes
+    stdout_size: int  # bytes the program wrote to stdout in all (may exceed what was kept)
+    timed_out: bool = False  # CPU or wall limit hit, tree killed
+    memory_exceeded: bool = False  # the memory limit was hit
+    output_exceeded: bool = False  # stdout passed Limits.stdout_bytes, tree killed
+    sandbox: str = ""  # which sandbox ran it ("bubblewrap" or "rlimits")
+    error: Optional[str] = None  # the sandbox itself failed (-> IE), one line
