@@ -1,0 +1,97 @@
+"""Run a built program on one case and turn what happened into a verdict."""
+
+import signal
+from dataclasses import dataclass
+from typing import Optional
+
+from grader.build import Artifact
+from grader.cases import POLICY_RULES, Case
+from grader.compare import compare
+from grader.config import LanguageSpec
+from grader.model import Limits, RunResult, Verdict
+from grader.text import printable
+
+STDERR_TAIL_LINES = 12
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    diagnosis: str  # what a student reads: empty for AC
+    result: Optional[RunResult] = None  # None when nothing ran
+
+
+def command(spec: LanguageSpec, limits: Limits) -> list:
+    """The run command with its placeholders filled, except {input} (the sandbox's)."""
+    heap_mb = max(32, limits.memory_mb * 3 // 4)  # leave room for the JVM's own memory
+    return [word.replace("{heap_mb}", str(heap_mb)) for word in spec.run]
+
+
+def run_case(artifact: Artifact, spec: LanguageSpec, case: Case, sandbox,
+             limits: Limits) -> Judgement:
+    result = sandbox.run(command(spec, limits), artifact.folder, limits,
+                         input_file=case.input, memory_rlimit=spec.memory_rlimit)
+    try:
+        expected = case.expected.read_bytes()
+        puzzle = case.input.read_bytes()
+    except OSError as error:
+        return Judgement(Verdict.IE, f"the grader could not read case {case.id}: {error}", result)
+    return judge(result, case, expected, puzzle, limits)
+
+
+def judge(result: RunResult, case: Case, expected: bytes, puzzle: bytes,
+          limits: Limits) -> Judgement:
+    """Resource verdicts first (they cut the output short), then the comparison."""
+    if result.error:
+        return Judgement(Verdict.IE, f"the grader failed to run the program: {result.error}",
+                         result)
+    if result.output_exceeded:
+        return Judgement(Verdict.OLE, f"the program printed more than "
+                         f"{limits.stdout_bytes:,} bytes and was stopped "
+                         f"(the expected output is {len(expected):,} bytes)", result)
+    if result.memory_exceeded:
+        return Judgement(Verdict.MLE, f"the program used more than {limits.memory_mb} MB of "
+                         f"memory (peak seen: {result.peak_memory_kb / 1024:.0f} MB)"
+                         + _stderr_tail(result), result)
+    if result.timed_out:
+        return Judgement(Verdict.TLE, f"the program ran out of time (limits: "
+                         f"{limits.cpu_seconds:g} s CPU, {limits.wall_seconds:g} s wall; used "
+                         f"{result.cpu_seconds:.2f} s CPU, {result.wall_seconds:.2f} s wall)",
+                         result)
+    if result.signal:
+        return Judgement(Verdict.RTE, f"the program crashed: killed by signal {result.signal} "
+                         f"({_signal_name(result.signal)})" + _stderr_tail(result), result)
+    if result.exit_code != 0:
+        return Judgement(Verdict.RTE, f"the program exited with status {result.exit_code} "
+                         "(a correct run exits with 0)" + _stderr_tail(result), result)
+    comparison = compare(expected, result.stdout, puzzle, case.policy)
+    diagnosis = comparison.text()
+    if comparison.verdict != Verdict.AC and case.policy_dependent:
+        rules = "; ".join(POLICY_RULES[rule] for rule in case.policy)
+        if "rule" not in diagnosis:
+            diagnosis += f"\nThis case depends on the project's rules: {rules}."
+    return Judgement(comparison.verdict, diagnosis, result)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+    meaning = {
+        "SIGSEGV": "segmentation fault: a bad memory access",
+        "SIGABRT": "aborted, e.g. a failed assertion or an uncaught C++ exception",
+        "SIGFPE": "arithmetic error, e.g. division by zero",
+        "SIGKILL": "killed",
+        "SIGBUS": "bus error: a bad memory access",
+        "SIGXFSZ": "wrote a file larger than allowed",
+    }.get(name)
+    return f"{name}, {meaning}" if meaning else name
+
+
+def _stderr_tail(result: RunResult) -> str:
+    text = printable(result.stderr, limit=4000).rstrip()
+    if not text:
+        return ""
+    lines = text.splitlines()[-STDERR_TAIL_LINES:]
+    return "\nLast lines of its error output:\n" + "\n".join("  " + line for line in lines)

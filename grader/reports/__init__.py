@@ -1,0 +1,1 @@
+"""Reports made from the results store: terminal tables, JSON, pages, exports."""

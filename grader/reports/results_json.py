@@ -1,0 +1,76 @@
+"""results.json: every submission's score and per-case verdicts, schema-checked."""
+
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Sequence
+
+from grader import __version__
+from grader.cases import Case
+from grader.schemas import validate
+from grader.score import SubmissionReport
+from grader.store import StoreError
+
+
+def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
+                     sandbox: str = "") -> dict:
+    return {
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "grader_version": __version__,
+        "sandbox": sandbox,
+        "cases": [{"id": c.id, "visibility": c.visibility, "weight": c.weight,
+                   "timed": c.timed, "policy": list(c.policy), "version": c.version}
+                  for c in cases],
+        "submissions": [_submission(report) for report in reports],
+    }
+
+
+def _submission(report: SubmissionReport) -> dict:
+    sub = report.submission
+    return {
+        "id": sub.id,
+        "language": sub.language,
+        "content_hash": sub.content_hash,
+        "score": report.score,
+        "max_score": report.max_score,
+        "complete": report.complete,
+        "build": {"status": report.build_status,
+                  "log": report.build.log if report.build else (sub.problem or "")},
+        "cases": [_case(outcome) for outcome in report.outcomes],
+    }
+
+
+def _case(outcome) -> dict:
+    run = outcome.run
+    entry = {"id": outcome.case.id, "verdict": outcome.verdict}
+    if run is not None:
+        entry.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
+                     peak_memory_kb=run.peak_memory_kb, output_size=run.output_size,
+                     exit_code=run.exit_code, signal=run.signal, diagnosis=run.diagnosis)
+    return entry
+
+
+def write_json(document: dict, path: Path, schema: str) -> None:
+    """Validate, then write atomically: a reader never sees half a file, and a
+    failed write leaves the previous file intact."""
+    problem = validate(document, schema)
+    if problem:
+        raise ValueError(f"internal error: {path.name} does not fit its schema {problem}")
+    write_atomic(Path(path), json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a text file so that a failure (full disk, no permission) leaves
+    the previous version intact and no stray temporary file behind."""
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as error:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise StoreError(f"{path}: cannot write: {error.strerror or error}") from None

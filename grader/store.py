@@ -1,0 +1,261 @@
+"""SQLite store of every build and run, written as each one finishes.
+
+A run is keyed by (submission, content hash, case, case version): a grading
+run that was interrupted resumes by skipping what is stored, nothing is graded
+twice, and a changed submission or case is graded afresh. IE rows are the
+grader's failures, so they are retried rather than kept.
+"""
+
+import errno
+import os
+import sqlite3
+import time
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+SCHEMA_VERSION = 1
+MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS submissions (
+    id TEXT PRIMARY KEY,
+    language TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    problem TEXT,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS builds (
+    content_hash TEXT PRIMARY KEY,
+    ok INTEGER NOT NULL,
+    log TEXT NOT NULL,
+    cpu_seconds REAL NOT NULL,
+    wall_seconds REAL NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    submission_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    case_version TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    exit_code INTEGER,
+    signal INTEGER,
+    cpu_seconds REAL,
+    wall_seconds REAL,
+    peak_memory_kb INTEGER,
+    output_size INTEGER,
+    diagnosis TEXT NOT NULL,
+    stderr TEXT NOT NULL,
+    output BLOB,
+    sandbox TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (submission_id, content_hash, case_id, case_version)
+);
+"""
+
+
+class StoreError(Exception):
+    """The results folder or database cannot be used; str() says why."""
+
+
+@dataclass(frozen=True)
+class RunRow:
+    submission_id: str
+    case_id: str
+    case_version: str
+    verdict: str
+    exit_code: Optional[int]
+    signal: Optional[int]
+    cpu_seconds: Optional[float]
+    wall_seconds: Optional[float]
+    peak_memory_kb: Optional[int]
+    output_size: Optional[int]
+    diagnosis: str
+    stderr: str
+    sandbox: str
+
+
+@dataclass(frozen=True)
+class SubmissionRow:
+    id: str
+    language: str
+    content_hash: str
+    folder: str
+    problem: Optional[str]
+
+
+@dataclass(frozen=True)
+class BuildRow:
+    ok: bool
+    log: str
+    cpu_seconds: float
+    wall_seconds: float
+
+
+class Store:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")  # a stored run survives power loss
+            self.db.executescript(_SCHEMA)
+            self._check_version()
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path}: cannot use the results database: {error}") from None
+
+    def _check_version(self) -> None:
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None:
+            self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        elif row[0] != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path}: made by another version of the grader "
+                             f"(schema {row[0]}, this one uses {SCHEMA_VERSION})")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            with self.db:
+                yield self.db
+        except sqlite3.OperationalError as error:
+            raise StoreError(f"{self.path}: cannot write the results database: {error}") from None
+
+    # ------------------------------------------------------------ writes
+
+    def record_submission(self, sub) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO submissions VALUES (?, ?, ?, ?, ?, ?)",
+                (sub.id, sub.language_name, sub.content_hash, str(sub.folder), sub.problem,
+                 time.time()),
+            )
+
+    def record_build(self, content_hash: str, artifact) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO builds VALUES (?, ?, ?, ?, ?, ?)",
+                (content_hash, int(artifact.ok), artifact.log, artifact.cpu_seconds,
+                 artifact.wall_seconds, time.time()),
+            )
+
+    def record_run(self, sub, case, verdict, diagnosis: str, result=None) -> None:
+        """One finished run; `result` is the RunResult, None when nothing ran (CE)."""
+        output = None
+        if result is not None and str(verdict) not in ("AC",) and result.stdout:
+            output = zlib.compress(result.stdout[:MAX_STORED_OUTPUT])
+        r = result
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (sub.id, sub.content_hash, case.id, case.version, str(verdict),
+                 r.exit_code if r else None, r.signal if r else None,
+                 r.cpu_seconds if r else None, r.wall_seconds if r else None,
+                 r.peak_memory_kb if r else None, r.stdout_size if r else None,
+                 diagnosis, r.stderr.decode("utf-8", "backslashreplace") if r else "",
+                 output, r.sandbox if r else "", time.time()),
+            )
+
+    def forget(self, submission_id: str) -> None:
+        """Drop a submission's runs (for --force)."""
+        with self._write() as db:
+            db.execute("DELETE FROM runs WHERE submission_id = ?", (submission_id,))
+
+    # ------------------------------------------------------------ reads
+
+    def done(self, submission_id: str, content_hash: str) -> Set[Tuple[str, str]]:
+        """(case id, case version) already judged for this content, IE excluded."""
+        rows = self.db.execute(
+            "SELECT case_id, case_version FROM runs WHERE submission_id=? AND content_hash=?"
+            " AND verdict != 'IE'", (submission_id, content_hash))
+        return set(rows)
+
+    def submission(self, submission_id: str) -> Optional[SubmissionRow]:
+        row = self.db.execute(
+            "SELECT id, language, content_hash, folder, problem FROM submissions WHERE id=?",
+            (submission_id,)).fetchone()
+        return SubmissionRow(*row) if row else None
+
+    def submissions(self) -> List[SubmissionRow]:
+        rows = self.db.execute(
+            "SELECT id, language, content_hash, folder, problem FROM submissions ORDER BY id")
+        return [SubmissionRow(*row) for row in rows]
+
+    def build(self, content_hash: str) -> Optional[BuildRow]:
+        row = self.db.execute(
+            "SELECT ok, log, cpu_seconds, wall_seconds FROM builds WHERE content_hash=?",
+            (content_hash,)).fetchone()
+        return BuildRow(bool(row[0]), row[1], row[2], row[3]) if row else None
+
+    def runs(self, submission_id: str, content_hash: str) -> Dict[Tuple[str, str], RunRow]:
+        """Stored runs of this content, by (case id, case version)."""
+        rows = self.db.execute(
+            "SELECT submission_id, case_id, case_version, verdict, exit_code, signal,"
+            " cpu_seconds, wall_seconds, peak_memory_kb, output_size, diagnosis, stderr, sandbox"
+            " FROM runs WHERE submission_id=? AND content_hash=?", (submission_id, content_hash))
+        return {(row[1], row[2]): RunRow(*row) for row in rows}
+
+    def output(self, submission_id: str, content_hash: str, case_id: str,
+               case_version: str) -> Optional[bytes]:
+        """The stored stdout of a failing run (capped), if any."""
+        row = self.db.execute(
+            "SELECT output FROM runs WHERE submission_id=? AND content_hash=? AND case_id=?"
+            " AND case_version=?", (submission_id, content_hash, case_id, case_version)).fetchone()
+        return zlib.decompress(row[0]) if row and row[0] is not None else None
+
+    def count_runs(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+
+@contextmanager
+def results_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
+    """Hold the results folder for one grading run.
+
+    A second run on the same folder is refused (or waits, with wait=True)
+    instead of racing the first one: two graders writing one database would
+    both run the same cases.
+    """
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / ".lock", "a+")
+    except OSError as error:
+        raise StoreError(f"{folder}: cannot use the results folder: "
+                         f"{error.strerror or error}") from None
+    try:
+        _lock(handle, folder, wait)
+        yield folder
+    finally:
+        handle.close()
+
+
+def _lock(handle, folder: Path, wait: bool) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; single-user anyway
+        return
+    flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
+    try:
+        fcntl.flock(handle.fileno(), flags)
+    except OSError as error:
+        if error.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            raise StoreError(f"{folder}: another grading run is using this results folder; "
+                             "wait for it to finish or pass another --results folder") from None
+        raise
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
