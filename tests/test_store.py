@@ -1,0 +1,81 @@
+"""The SQLite store: runs keyed by content and case version, resumable, locked."""
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.cases import Case
+from grader.model import RunResult, Verdict
+from grader.store import Store, StoreError, results_folder
+from grader.submissions import Submission
+
+
+def sub(sid="amy", digest="h1"):
+    return Submission(sid, Path("/x") / sid, None, None, None, digest)
+
+
+def case(cid="c1", version="v1"):
+    return Case(cid, Path("in"), Path("out"), "public", 1.0, False, (), (), version)
+
+
+def result(stdout=b"out"):
+    return RunResult(0, None, 0.01, 0.02, 1234, stdout, b"err\xff", len(stdout),
+                     sandbox="bubblewrap")
+
+
+def test_runs_are_keyed_by_content_and_case_version(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(sub())
+        store.record_run(sub(), case(), Verdict.WA, "count line wrong", result(b"bad"))
+        store.record_run(sub(), case("c2"), Verdict.IE, "grader failed", result())
+        assert store.done("amy", "h1") == {("c1", "v1")}  # IE is retried
+        assert store.done("amy", "h2") == set()
+        row = store.runs("amy", "h1")[("c1", "v1")]
+        assert row.verdict == "WA" and row.diagnosis == "count line wrong"
+        assert row.peak_memory_kb == 1234 and row.stderr == "err\\xff"
+        assert store.output("amy", "h1", "c1", "v1") == b"bad"
+        store.forget("amy")
+        assert store.done("amy", "h1") == set()
+    # a second connection sees what the first committed
+    with Store(tmp_path / "g.db") as store:
+        assert store.submission("amy").content_hash == "h1"
+
+
+def test_a_result_is_on_disk_the_moment_it_is_recorded(tmp_path):
+    store = Store(tmp_path / "g.db")
+    store.record_submission(sub())
+    store.record_run(sub(), case(), Verdict.AC, "", result())
+    # another process reads it while this connection is still open
+    code = ("import sqlite3,sys; db=sqlite3.connect(sys.argv[1]);"
+            "print(db.execute('select verdict from runs').fetchall())")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "g.db")],
+                         capture_output=True, text=True, check=True).stdout
+    assert "AC" in out
+    store.close()
+
+
+def test_not_a_database_is_a_clear_error(tmp_path):
+    bad = tmp_path / "g.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="cannot use the results database"):
+        Store(bad)
+
+
+def test_second_grading_run_on_one_folder_is_refused(tmp_path):
+    with results_folder(tmp_path / "r"):
+        with pytest.raises(StoreError, match="another grading run is using"):
+            with results_folder(tmp_path / "r"):
+                pass
+    with results_folder(tmp_path / "r"):  # free again afterwards
+        pass
+
+
+def test_unwritable_results_folder_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="cannot use the results folder"):
+        with results_folder(blocker / "r"):
+            pass

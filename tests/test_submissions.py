@@ -1,0 +1,79 @@
+"""Finding submissions and deciding their language; bad folders get a reason."""
+
+import os
+
+import pytest
+
+from grader.config import load_config
+from grader.submissions import SubmissionError, discover, load
+
+CONFIG = load_config()
+
+
+def folder(tmp_path, name, files):
+    path = tmp_path / name
+    path.mkdir()
+    for fname, content in files.items():
+        target = path / fname
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+@pytest.mark.parametrize("fname, language", [
+    ("puzzlesolver.c", "c"), ("puzzlesolver.cpp", "cpp"),
+    ("PuzzleSolver.java", "java"), ("puzzlesolver.py", "python"),
+])
+def test_language_from_file_name(tmp_path, fname, language):
+    sub = load(folder(tmp_path, "s", {fname: "x", "README.md": "notes"}), CONFIG)
+    assert sub.problem is None and sub.language.name == language
+    assert sub.source.name == fname and sub.id == "s"
+
+
+@pytest.mark.parametrize("files, reason", [
+    ({}, "the folder is empty"),
+    ({"notes.txt": "hi"}, "no source file: expected one of puzzlesolver.c"),
+    ({"puzzlesolver.c": "x", "puzzlesolver.py": "y"}, "more than one source file"),
+    ({"main.c": "x"}, "found main.c, but the file must be named puzzlesolver.c"),
+    ({"puzzleSolver.java": "x"}, "must be named PuzzleSolver.java"),
+    ({"src/puzzlesolver.cpp": "x"}, "found src/puzzlesolver.cpp, but the source file must be at the top"),
+    ({"puzzlesolver.c": b"\x7fELF\x00\x01"}, "not a text file"),
+    ({"puzzlesolver.py": b"print('\xff')"}, "not UTF-8 text"),
+])
+def test_ungradable_folders_carry_a_reason(tmp_path, files, reason):
+    sub = load(folder(tmp_path, "s", files), CONFIG)
+    assert sub.language is None and sub.source is None
+    assert reason in sub.problem
+
+
+def test_symlink_pointing_outside_is_refused(tmp_path):
+    secret = tmp_path / "secret.c"
+    secret.write_text("int main(){}")
+    path = folder(tmp_path, "s", {})
+    os.symlink(secret, path / "puzzlesolver.c")
+    sub = load(path, CONFIG)
+    assert "symbolic link" in sub.problem and sub.language is None
+
+
+def test_discover_a_class_a_folder_and_a_file(tmp_path):
+    root = tmp_path / "class"
+    root.mkdir()
+    folder(root, "bob", {"puzzlesolver.py": "print()"})
+    folder(root, "amy", {"puzzlesolver.c": "int main(){}"})
+    folder(root, "empty", {})
+    (root / ".hidden").mkdir()
+    subs = discover(root, CONFIG)
+    assert [s.id for s in subs] == ["amy", "bob", "empty"]
+    assert subs[2].problem
+    assert [s.id for s in discover(root / "bob", CONFIG)] == ["bob"]
+    single = discover(root / "amy" / "puzzlesolver.c", CONFIG)
+    assert single[0].id == "amy" and single[0].language.name == "c"
+    with pytest.raises(SubmissionError, match="no such file"):
+        discover(tmp_path / "missing", CONFIG)
+
+
+def test_content_hash_follows_the_content(tmp_path):
+    a = load(folder(tmp_path, "a", {"puzzlesolver.py": "print(1)"}), CONFIG)
+    b = load(folder(tmp_path, "b", {"puzzlesolver.py": "print(1)"}), CONFIG)
+    c = load(folder(tmp_path, "c", {"puzzlesolver.py": "print(2)"}), CONFIG)
+    assert a.content_hash == b.content_hash != c.content_hash
