@@ -1,0 +1,5 @@
+import sys
+
+from testcases.cli import main
+
+sys.exit(main())

@@ -1,0 +1,66 @@
+"""The manifest as data to edit: read, validate, add an entry, write back in
+one stable, pretty form (so that a diff shows only what changed)."""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+from grader.schemas import validate
+from testcases.errors import UsageError
+
+VERSION = 1
+# The order keys are written in; it follows the schema.
+KEY_ORDER = ("id", "input", "expected", "visibility", "weight", "timed", "policy", "tags",
+             "seed", "description")
+
+
+def read(path: Path, missing_ok: bool = False) -> dict:
+    """The manifest's data, schema-checked; an absent file is an empty manifest
+    when `missing_ok`."""
+    path = Path(path)
+    if missing_ok and not path.exists():
+        return {"version": VERSION, "cases": []}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read the manifest: {error.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UsageError(f"{path}: not valid JSON: {error}") from None
+    problem = validate(data, "manifest")
+    if problem:
+        raise UsageError(f"{path}: {problem}")
+    return data
+
+
+def find(data: dict, case_id: str) -> Optional[dict]:
+    return next((entry for entry in data["cases"] if entry["id"] == case_id), None)
+
+
+def dumps(data: dict) -> str:
+    """Two-space indent, one key per line, short lists on one line."""
+    cases: List[str] = []
+    for entry in data["cases"]:
+        keys = [k for k in KEY_ORDER if k in entry] + sorted(k for k in entry if k not in KEY_ORDER)
+        body = ",\n".join(f"      {json.dumps(k)}: {json.dumps(entry[k])}" for k in keys)
+        cases.append("    {\n" + body + "\n    }")
+    return ('{\n  "version": ' + json.dumps(data["version"]) + ',\n  "cases": [\n'
+            + ",\n".join(cases) + "\n  ]\n}\n")
+
+
+def write(path: Path, data: dict) -> None:
+    """Validate, then replace the file in one step (never half a manifest)."""
+    path = Path(path)
+    problem = validate(data, "manifest")
+    if problem:
+        raise UsageError(f"{path}: the new manifest would be invalid: {problem}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".manifest-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(dumps(data))
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
