@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from grader.build import Artifact
-from grader.cases import POLICY_RULES, Case
+from grader.cases import Case
 from grader.compare import compare
 from grader.config import LanguageSpec
 from grader.model import Limits, RunResult, Verdict
@@ -65,12 +65,7 @@ def judge(result: RunResult, case: Case, expected: bytes, puzzle: bytes,
         return Judgement(Verdict.RTE, f"the program exited with status {result.exit_code} "
                          "(a correct run exits with 0)" + _stderr_tail(result), result)
     comparison = compare(expected, result.stdout, puzzle, case.policy)
-    diagnosis = comparison.text()
-    if comparison.verdict != Verdict.AC and case.policy_dependent:
-        rules = "; ".join(POLICY_RULES[rule] for rule in case.policy)
-        if "rule" not in diagnosis:
-            diagnosis += f"\nThis case depends on the project's rules: {rules}."
-    return Judgement(comparison.verdict, diagnosis, result)
+    return Judgement(comparison.verdict, comparison.text(), result)
 
 
 def _signal_name(number: int) -> str:

@@ -1,0 +1,708 @@
+"""Exact comparison of a program's output with the expected output, and the
+diagnosis of every difference in the puzzle's own terms.
+
+The verdict is plain: equal bytes are AC, the same white-space-separated
+tokens are PE, anything else is WA.  The diagnosis explains it: the first
+differing line with white space made visible, then what the difference means
+(count line, tile listing, boards missing, extra, not solutions, rotated,
+out of order, printed twice, white space), most important first.  When the
+case depends on a policy rule and the difference is of the kind that rule
+decides, the diagnosis names the rule.
+
+Never raises: whatever the program printed, the caller gets a Comparison.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+from grader.cases import POLICY_RULES
+from grader.model import Verdict
+from grader.puzzle import (
+    SIDES, Board, Key, PrintedBoard, PrintedOutput, PuzzleFormatError, Tile, all_turns, board_of,
+    canonical_key, clashes, digits, draw, foreign_cells, is_count_line, is_solution_key,
+    is_symmetric, parse_output, parse_puzzle, position, repeated_tiles,
+)
+
+SHOWN_WIDTH = 100  # characters of a line shown in a diagnosis
+MAX_EXAMPLES = 3  # boards named one by one before "and N more"
+LAYOUT_CHECKS = 300  # boards whose drawing is checked at most, beyond those equal to expected ones
+_LISTING_LINE = re.compile(r"\s*(\d+)\.\s*<(.*)>\s*$")
+_EDGE_TOKENS = re.compile(r"[A-Z][01]")
+
+
+@dataclass
+class Comparison:
+    verdict: Verdict
+    summary: str  # one line a student understands at once ("" for AC)
+    details: List[str] = field(default_factory=list)  # further lines
+
+    def text(self) -> str:
+        return "\n".join(line for line in [self.summary, *self.details] if line)
+
+
+class Issue(NamedTuple):
+    rank: int  # smaller is more important
+    text: str
+    rule: Optional[str] = None  # the policy rule that decides this difference
+
+
+def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[bytes, str],
+            policy: Sequence[str] = ()) -> Comparison:
+    """Compare outputs exactly; diagnose any difference (never raises)."""
+    expected, got = _as_bytes(expected), _as_bytes(got)
+    policy = (policy,) if isinstance(policy, str) else tuple(policy or ())
+    if expected == got:
+        return Comparison(Verdict.AC, "")
+    verdict = Verdict.PE if expected.split() == got.split() else Verdict.WA
+    try:
+        first = first_difference(expected, got)
+    except Exception as error:  # a diagnosis must never cost the verdict
+        first = [f"(could not show the first difference: {type(error).__name__})"]
+    try:
+        if verdict is Verdict.PE:
+            issues = [Issue(90, text) for text in whitespace_notes(expected, got, full=True)]
+        else:
+            issues = answer_issues(expected, got, puzzle, policy)
+    except Exception as error:
+        issues = [Issue(99, f"(the grader could not diagnose this output further: "
+                            f"{type(error).__name__})")]
+    return _assemble(verdict, first, issues)
+
+
+def _as_bytes(data: Union[bytes, str, None]) -> bytes:
+    if data is None:
+        return b""
+    return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data)
+
+
+def _assemble(verdict: Verdict, first: List[str], issues: List[Issue]) -> Comparison:
+    issues = sorted(issues, key=lambda issue: issue.rank)
+    if issues:
+        summary = issues[0].text
+    elif verdict is Verdict.PE:
+        summary = "the output differs from the expected output only in white space"
+    else:
+        summary = "the output differs from the expected output"
+    if verdict is Verdict.PE and issues:
+        summary = "white space differs: " + summary
+    details = list(first) + [issue.text for issue in issues[1:]]
+    rules = []
+    for issue in issues:
+        if issue.rule and issue.rule not in rules:
+            rules.append(issue.rule)
+    for rule in rules:
+        explanation = POLICY_RULES.get(rule, rule)
+        details.append(f"This case is policy-dependent: its expected output follows {explanation}.")
+    return Comparison(verdict, summary, details)
+
+
+# ---------------------------------------------------------------- showing lines
+
+
+def show(text: Union[bytes, str], limit: int = SHOWN_WIDTH, spaces: str = "·") -> str:
+    """Text safe for any terminal, white space visible, cut to `limit` characters."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "backslashreplace")
+    out = []
+    for char in text[:limit]:
+        if char == " ":
+            out.append(spaces)
+        elif char == "\t":
+            out.append("→")
+        elif char == "\r":
+            out.append("\\r")
+        elif 0xDC80 <= ord(char) <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif not char.isprintable():
+            out.append(repr(char)[1:-1] if ord(char) < 0x10000 else f"\\U{ord(char):08x}")
+        else:
+            out.append(char)
+    return "".join(out) + ("…" if len(text) > limit else "")
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """A short piece of output inside a sentence, in double quotes, made safe."""
+    return '"' + show(text, limit, spaces=" ") + '"'
+
+
+def first_difference(expected: bytes, got: bytes) -> List[str]:
+    """Where the outputs first differ: line, column, both versions."""
+    pos = _first_differing_byte(expected, got)
+    start = expected.rfind(b"\n", 0, pos) + 1
+    line_no = expected.count(b"\n", 0, start) + 1
+    column = pos - start
+    return [
+        f"first difference at line {line_no}, column {column + 1}:",
+        "  expected: " + _show_line(expected, start, column, "(nothing: the expected output ends here)"),
+        "  got:      " + _show_line(got, start, column, "(missing: output ended)"),
+    ]
+
+
+def _first_differing_byte(a: bytes, b: bytes) -> int:
+    """Index of the first byte where a and b differ (or the shorter one's length)."""
+    size = min(len(a), len(b))
+    step, pos = 1 << 16, 0
+    while step:
+        while pos + step <= size and a[pos:pos + step] == b[pos:pos + step]:
+            pos += step
+        step //= 2
+    return pos
+
+
+def _show_line(data: bytes, start: int, column: int, when_absent: str) -> str:
+    if start >= len(data):
+        return when_absent
+    end = data.find(b"\n", start)
+    content = data[start:] if end < 0 else data[start:end]
+    left = max(0, min(column - SHOWN_WIDTH // 2, len(content) - SHOWN_WIDTH))
+    shown = ("…" if left else "") + show(content[left:], SHOWN_WIDTH)
+    return shown + ("⏎" if end >= 0 else "  (no newline at the end of the output)")
+
+
+# ---------------------------------------------------------------- white space
+
+
+def whitespace_notes(expected: bytes, got: bytes, full: bool) -> List[str]:
+    """Which kinds of white space differ.  `full` adds the line-by-line ones
+    (blank lines, spacing inside lines), meaningful when the tokens agree."""
+    notes = []
+    crlf = got.count(b"\r\n") - expected.count(b"\r\n")
+    if crlf > 0:
+        every = got.count(b"\r\n") == got.count(b"\n")
+        notes.append(("every line ends" if every else f"{crlf} lines end")
+                     + " in CR LF (\\r\\n, Windows style); end lines with \\n only")
+    stray = got.count(b"\r") - got.count(b"\r\n")
+    if stray > expected.count(b"\r") - expected.count(b"\r\n"):
+        notes.append(f"the output contains {stray} carriage return(s) (\\r) that do not end a line")
+    notes += _trailing_notes(expected, got)
+    if b"\t" in got and b"\t" not in expected:
+        line = got.count(b"\n", 0, got.index(b"\t")) + 1
+        notes.append(f"tab characters where the layout has spaces (first at line {line})")
+    notes += _ending_notes(expected, got)
+    if full:
+        exp_lines, got_lines = _clean_lines(expected), _clean_lines(got)
+        if exp_lines != got_lines:
+            notes += _line_notes(exp_lines, got_lines)
+    return notes
+
+
+_TRAILING_ENDS = (b" \n", b"\t\n", b" \r\n", b"\t\r\n")
+
+
+def _trailing_count(data: bytes) -> Tuple[int, int]:
+    """(lines ending in spaces or tabs, offset of the first); substring counts
+    rather than a regular expression, to stay fast on megabytes."""
+    count = sum(data.count(end) for end in _TRAILING_ENDS)
+    first = min((data.find(end) for end in _TRAILING_ENDS if end in data), default=-1)
+    if data.endswith((b" ", b"\t")):
+        count += 1
+        first = first if first >= 0 else len(data) - 1
+    return count, first
+
+
+def _trailing_notes(expected: bytes, got: bytes) -> List[str]:
+    count, first = _trailing_count(got)
+    if not count or _trailing_count(expected)[0]:
+        return []
+    line = got.count(b"\n", 0, first) + 1
+    many = f"{count} lines" if count > 1 else "1 line"
+    return [f"trailing white space at the end of {many} (first: line {line}); "
+            "no line may end in spaces or tabs"]
+
+
+def _clean_lines(data: bytes) -> List[str]:
+    return [line.rstrip() for line in data.decode("latin-1").split("\n")]
+
+
+def _ending_notes(expected: bytes, got: bytes) -> List[str]:
+    def blank_tail(data: bytes) -> Tuple[int, bool]:
+        """Empty lines at the end (a missing final newline counts -1); all blank?"""
+        lines = _clean_lines(data[-4096:])
+        count = 0
+        while count < len(lines) and not lines[-1 - count]:
+            count += 1
+        return count, count == len(lines) and len(data) <= 4096
+
+    (exp_tail, _), (got_tail, blank) = blank_tail(expected), blank_tail(got)
+    if blank or exp_tail == got_tail:
+        return []
+    if got_tail == 0 and exp_tail == 1:
+        return ["the output does not end with a newline: print \\n after the last line"]
+    if got_tail > exp_tail:
+        extra = got_tail - exp_tail
+        return [f"{extra} extra empty line{'s' if extra > 1 else ''} at the end of the output"]
+    return ["empty lines missing at the end of the output"]
+
+
+def _line_notes(exp_lines: List[str], got_lines: List[str]) -> List[str]:
+    exp_rows, got_rows = _nonblank(exp_lines), _nonblank(got_lines)
+    if [text for text, _, _ in exp_rows] != [text for text, _, _ in got_rows]:
+        return [_spacing_note(exp_rows, got_rows)]
+    notes, places = [], 0
+    for index, ((_, exp_blanks, _), (_, got_blanks, got_no)) in enumerate(zip(exp_rows, got_rows)):
+        if exp_blanks == got_blanks:
+            continue
+        places += 1
+        if len(notes) < MAX_EXAMPLES:
+            where = _blank_context(exp_rows, index)
+            if got_blanks < exp_blanks:
+                notes.append(f"missing empty line {where} (before line {got_no} of your output)")
+            else:
+                extra = got_blanks - exp_blanks
+                notes.append(f"{extra} extra empty line{'s' if extra > 1 else ''} {where} "
+                             f"(before line {got_no} of your output)")
+    if places > len(notes):
+        notes.append(f"empty lines differ in {places} places in all")
+    return notes
+
+
+def _nonblank(lines: List[str]) -> List[Tuple[str, int, int]]:
+    """(text, empty lines before it, line number) of each non-empty line."""
+    rows, blanks = [], 0
+    for number, line in enumerate(lines, start=1):
+        if line:
+            rows.append((line, blanks, number))
+            blanks = 0
+        else:
+            blanks += 1
+    return rows
+
+
+def _blank_context(rows: List[Tuple[str, int, int]], index: int) -> str:
+    after = rows[index - 1][0] if index else ""
+    before = rows[index][0]
+    if after.startswith("+") and before.startswith("+"):
+        return "between two boards"
+    if index and is_count_line(before):
+        return "between the tile listing and the count line"
+    if index == 0:
+        return "at the start of the output"
+    return f"after {quote(after, 40)}"
+
+
+def _spacing_note(exp_rows, got_rows) -> str:
+    for (exp_text, _, _), (got_text, _, got_no) in zip(exp_rows, got_rows):
+        if exp_text == got_text:
+            continue
+        if exp_text == got_text.lstrip():
+            return f"line {got_no} starts with white space the expected line does not have"
+        if exp_text.split() == got_text.split():
+            return (f"spacing inside line {got_no} differs: expected {quote(exp_text)}, "
+                    f"got {quote(got_text)} (cells are 8 characters wide)")
+        return (f"line {got_no} should be {quote(exp_text)}, not {quote(got_text)} "
+                "(the same words, broken into lines differently)")
+    return "the output is broken into lines differently near its end"
+
+
+# ---------------------------------------------------------------- wrong answers
+
+
+def answer_issues(expected: bytes, got: bytes, puzzle: Union[bytes, str],
+                  policy: Tuple[str, ...]) -> List[Issue]:
+    """What a wrong answer means in the puzzle's terms."""
+    exp = parse_output(expected.decode("utf-8", "surrogateescape"))
+    out = parse_output(got.decode("utf-8", "surrogateescape"))
+    tiles = _tiles(puzzle, exp)
+    issues = _shape_issues(got, out)
+    if any(issue.rank <= 1 for issue in issues):
+        return issues  # nothing to read: listing every missing piece would only bury that
+    issues += _count_issues(exp, out, tiles, policy)
+    issues += _listing_issues(exp, out)
+    issues += _stray_issues(out)
+    issues += _board_issues(exp, out, tiles, policy)
+    issues += [Issue(90, note) for note in whitespace_notes(expected, got, full=False)]
+    return issues
+
+
+def _tiles(puzzle: Union[bytes, str], exp: PrintedOutput) -> Optional[Tuple[Tile, ...]]:
+    """The puzzle's tiles; from the expected listing if the puzzle will not parse."""
+    try:
+        return parse_puzzle(puzzle)
+    except (PuzzleFormatError, TypeError, AttributeError):
+        pass
+    edges = []
+    for _, line in exp.listing:
+        match = _LISTING_LINE.match(line)
+        if match:
+            edges.append(tuple(edge.strip() for edge in match.group(2).split(",")))
+    return tuple(edges) if len(edges) == 9 and all(len(e) == 4 for e in edges) else None
+
+
+def _shape_issues(got: bytes, out: PrintedOutput) -> List[Issue]:
+    """Output that is empty, not text, or nothing like a solver's output."""
+    if not got.strip():
+        return [Issue(0, "the output is empty" if not got else "the output is only white space")]
+    issues = []
+    bad = _first_non_text(got)
+    if bad is not None:
+        line = got.count(b"\n", 0, bad) + 1
+        issues.append(Issue(15, f"the output contains bytes that are not printable text "
+                                f"(first at line {line}: {show(got[bad:bad + 1])})"))
+    if out.header_line is None and out.count_line is None and not out.boards:
+        issues.append(Issue(1, "the output does not look like the puzzle's output: no "
+                               "\"Input tiles:\" listing, no count line, no board"))
+    return issues
+
+
+def _first_non_text(data: bytes) -> Optional[int]:
+    match = re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", data)
+    first = match.start() if match else None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        first = error.start if first is None else min(first, error.start)
+    return first
+
+
+# ---------------------------------------------------------------- count line
+
+
+def _solutions(n: int) -> str:
+    return f"{n} solution" + ("" if n == 1 else "s")
+
+
+def _count_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[Tile, ...]],
+                  policy: Tuple[str, ...]) -> List[Issue]:
+    if exp.count_line is None:
+        return []
+    want_text, want = exp.count_line[1], exp.count or 0
+    if out.count_line is None:
+        return [Issue(10, f"the count line is missing: expected {quote(want_text)}")]
+    line, text = out.count_line
+    issues = []
+    if out.boards and line > out.boards[0].line:
+        issues.append(Issue(11, f"the count line (line {line}) comes after the first board (line "
+                                f"{out.boards[0].line}): it goes right after the tile listing and an "
+                                "empty line, before the boards"))
+    if text.strip() != want_text:
+        # Counting a symmetric tile's look-alike placements twice inflates the count.
+        inflated = (out.count or 0) > want and "symmetric-tiles" in policy
+        rule = "symmetric-tiles" if inflated and any(is_symmetric(t) for t in tiles or ()) else None
+        issues.append(Issue(10, _count_message(want, want_text, out.count, text, line), rule))
+    printed, stated = len(out.boards), out.count
+    if stated is not None and stated != printed:
+        readable = " readable" if out.unreadable else ""
+        issues.append(Issue(48, f"the count line says {_solutions(stated) if stated else 'no solution'}"
+                                f" but {printed}{readable} board{'' if printed == 1 else 's'} "
+                                f"{'is' if printed == 1 else 'are'} printed"))
+    return issues
+
+
+def _count_message(want: int, want_text: str, stated: Optional[int], text: str, line: int) -> str:
+    got = quote(text)
+    if want == 0 and stated:
+        return (f"the count line (line {line}) says {_solutions(stated)}, but the puzzle has none: "
+                f"expected {quote(want_text)}")
+    if want and stated == 0:
+        return (f"the count line (line {line}) says {got}, but the puzzle has {_solutions(want)}: "
+                f"expected {quote(want_text)}")
+    if want == 0 and stated is None and "no solution" not in text.lower():
+        return f"the count line (line {line}) is {got}: expected {quote(want_text)}"
+    if stated is not None and stated != want:
+        return (f"the count line (line {line}) says {_solutions(stated)}, expected {_solutions(want)}: "
+                f"{got} instead of {quote(want_text)}")
+    lower = text.lower()
+    if want == 1 and "solutions" in lower:
+        return (f"wrong plural on line {line}: with one solution the count line is {quote(want_text)}, "
+                f"not {got}")
+    if want > 1 and "solutions" not in lower and "solution" in lower:
+        return (f"wrong singular on line {line}: with {want} solutions the count line is "
+                f"{quote(want_text)}, not {got}")
+    return f"the count line (line {line}) is {got}: expected exactly {quote(want_text)}"
+
+
+# ---------------------------------------------------------------- tile listing
+
+
+def _listing_issues(exp: PrintedOutput, out: PrintedOutput) -> List[Issue]:
+    if exp.header_line is None:
+        return []
+    if out.header_line is None:
+        if out.count_line is None and not out.boards:
+            return []  # _shape_issues already says the output is unrecognisable
+        return [Issue(20, "the output must start with the line \"Input tiles:\"")]
+    issues = []
+    for (_, want), (line, text) in zip(exp.listing, out.listing):
+        if want.strip() != text.strip():
+            issues.append(Issue(20, f"the \"Input tiles:\" listing is wrong at line {line}: expected "
+                                    f"{quote(want)}, got {quote(text)}{_listing_hint(want, text)}"))
+            break
+    if len(exp.listing) != len(out.listing):
+        issues.append(Issue(21, f"the \"Input tiles:\" listing has {len(out.listing)} line(s), "
+                                f"expected {len(exp.listing)} (one per tile)"))
+    return issues
+
+
+def _listing_hint(want: str, text: str) -> str:
+    want_match, got_match = _LISTING_LINE.match(want), _LISTING_LINE.match(text)
+    if want_match and got_match and want_match.group(1) != got_match.group(1):
+        return f" (tiles are numbered from 1: this is tile {want_match.group(1)})"
+    if "<" not in text or ">" not in text:
+        return " (the edges go between < and >)"
+    if _EDGE_TOKENS.findall(want) != _EDGE_TOKENS.findall(text):
+        return " (the tile's edges as given in the puzzle file, in the same order)"
+    if got_match and got_match.group(2).count(", ") != 3:
+        return " (edges are separated by a comma and a space)"
+    return " (spacing differs)"
+
+
+def _stray_issues(out: PrintedOutput) -> List[Issue]:
+    if not out.stray:
+        return []
+    line, text = out.stray[0]
+    more = f" ({len(out.stray)} such lines in all)" if len(out.stray) > 1 else ""
+    return [Issue(25, f"line {line} is not part of the required output: {quote(text)}{more}; "
+                      "print nothing but the tile listing, the count line and the boards")]
+
+
+# ---------------------------------------------------------------- boards
+
+
+@dataclass
+class _Seen:
+    """The printed boards sorted into what they are."""
+
+    invalid: List[PrintedBoard] = field(default_factory=list)  # not solutions
+    found: Dict[Key, List[PrintedBoard]] = field(default_factory=dict)  # canonical key -> printed
+    order: List[Tuple[int, PrintedBoard]] = field(default_factory=list)  # expected index, printed
+
+
+def _board_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[Tile, ...]],
+                  policy: Tuple[str, ...]) -> List[Issue]:
+    where = {printed.key: index for index, printed in enumerate(exp.boards)}
+    seen = _sort_boards(out, tiles, where)
+    issues = _invalid_issues(seen.invalid, tiles)
+    missing = [printed for printed in exp.boards if printed.key not in seen.found]
+    if missing:
+        issues.append(Issue(40, _missing_text(missing)))
+    extra = [copies[0] for key, copies in seen.found.items() if key not in where]
+    if extra:
+        issues.append(Issue(45, _extra_text(extra)))
+    issues += _repeat_issues(seen, tiles, policy)
+    issues += _rotation_issues(seen)
+    issues += _order_issues(seen, exp, policy)
+    issues += _unreadable_issues(out)
+    issues += _layout_issues(out, exp, where, seen)
+    return issues
+
+
+def _sort_boards(out: PrintedOutput, tiles, where: Dict[Key, int]) -> _Seen:
+    """A board equal to an expected one is a solution as printed; only the
+    others are checked, so a long, mostly right output stays fast."""
+    seen = _Seen()
+    turns = all_turns(tiles) if tiles else None
+    for printed in out.boards:
+        key = printed.key
+        if key not in where:
+            if not is_solution_key(key, turns):
+                seen.invalid.append(printed)
+                continue
+            key = canonical_key(key)
+        copies = seen.found.setdefault(key, [])
+        copies.append(printed)
+        if len(copies) == 1 and key in where:
+            seen.order.append((where[key], printed))
+    return seen
+
+
+def _board_problems(board: Board, tiles: Optional[Tuple[Tile, ...]], turns) -> List[str]:
+    """Why a printed board is not a solution (nothing if it is one)."""
+    if {cell.tile for cell in board} == set(range(9)):
+        # Every other complaint would follow from this one.
+        return ["it numbers the tiles 0-8: tiles are numbered from 1 to 9, in the order of the "
+                "puzzle file"]
+    problems = []
+    for tile, cells in repeated_tiles(board):
+        places = " and ".join(position(i) for i in cells)
+        problems.append(f"it uses tile {tile} {_times(len(cells))} ({places})")
+    for index in foreign_cells(board, turns) if tiles else ():
+        cell = board[index]
+        if not 1 <= cell.tile <= len(tiles):
+            problems.append(f"{position(index)} shows tile {cell.tile}, which does not exist")
+        else:
+            problems.append(
+                f"{position(index)} shows tile {cell.tile} as {' '.join(cell.edges)} "
+                f"(top, right, bottom, left), which is not a rotation of tile {cell.tile} "
+                f"<{', '.join(tiles[cell.tile - 1])}>")
+    for clash in clashes(board):
+        problems.append(_clash_text(board, clash))
+    return problems
+
+
+def _times(n: int) -> str:
+    return {2: "twice", 3: "three times"}.get(n, f"{n} times")
+
+
+def _clash_text(board: Board, clash) -> str:
+    a, b = board[clash.first], board[clash.second]
+    if clash.horizontal:
+        side_a, side_b, edge_a, edge_b = 1, 3, a.edges[1], b.edges[3]
+        where = f"row {clash.first // 3 + 1}, columns {clash.first % 3 + 1}-{clash.first % 3 + 2}"
+    else:
+        side_a, side_b, edge_a, edge_b = 2, 0, a.edges[2], b.edges[0]
+        where = f"column {clash.first % 3 + 1}, rows {clash.first // 3 + 1}-{clash.first // 3 + 2}"
+    if edge_a[0] != edge_b[0]:
+        why = "different pictures"
+    else:
+        why = "two heads" if edge_a[1] == "1" else "two tails"
+    return (f"tile {a.tile}'s {SIDES[side_a]} edge {edge_a} does not match tile {b.tile}'s "
+            f"{SIDES[side_b]} edge {edge_b} ({where}: {why})")
+
+
+def _invalid_issues(invalid: List[PrintedBoard], tiles: Optional[Tuple[Tile, ...]]) -> List[Issue]:
+    """The first few boards that are not solutions; every problem of the first one."""
+    issues = []
+    turns = all_turns(tiles) if tiles else None
+    for number, printed in enumerate(invalid[:MAX_EXAMPLES]):
+        problems = _board_problems(printed.board, tiles, turns) or ["(no problem found)"]
+        name = f"board {digits(printed.board)}"
+        issues.append(Issue(30, f"{name} (line {printed.line}) is not a solution: {problems[0]}"))
+        if number == 0:
+            issues += [Issue(30, f"{name} also: {problem}") for problem in problems[1:MAX_EXAMPLES + 1]]
+            if len(problems) > MAX_EXAMPLES + 1:
+                issues.append(Issue(30, f"{name}: {len(problems) - MAX_EXAMPLES - 1} more problems"))
+    if len(invalid) > MAX_EXAMPLES:
+        issues.append(Issue(31, f"{len(invalid) - MAX_EXAMPLES} more printed boards are not solutions"))
+    return issues
+
+
+def _boards_named(boards: List[PrintedBoard], which: str) -> str:
+    shown = ", ".join(f"{digits(p.board)} ({which} line {p.line})" for p in boards[:MAX_EXAMPLES])
+    rest = len(boards) - MAX_EXAMPLES
+    return shown + (f" and {rest} more" if rest > 0 else "")
+
+
+def _missing_text(missing: List[PrintedBoard]) -> str:
+    if len(missing) == 1:
+        return (f"board {digits(missing[0].board)} is missing "
+                f"(expected at line {missing[0].line})")
+    return f"{len(missing)} boards are missing: {_boards_named(missing, 'expected at')}"
+
+
+def _extra_text(extra: List[PrintedBoard]) -> str:
+    if len(extra) == 1:
+        return (f"board {digits(extra[0].board)} (line {extra[0].line}) is extra: "
+                "it is not in the expected output")
+    return f"{len(extra)} boards are extra, not in the expected output: {_boards_named(extra, 'at')}"
+
+
+def _repeat_issues(seen: _Seen, tiles: Optional[Tuple[Tile, ...]],
+                   policy: Tuple[str, ...]) -> List[Issue]:
+    issues = []
+    for key, copies in seen.found.items():
+        if len(copies) < 2:
+            continue
+        lines = ", ".join(str(p.line) for p in copies[:6]) + (", ..." if len(copies) > 6 else "")
+        if all(p.key == copies[0].key for p in copies):
+            issues.append(_duplicate_issue(board_of(key), copies, lines, tiles, policy))
+        else:
+            names = ", ".join(digits(p.board) for p in copies[:6])
+            issues.append(Issue(50, f"the same solution is printed {_times(len(copies))}, in "
+                                    f"different rotations: {names} (lines {lines}) are rotations "
+                                    "of one board; rotations of a board are one solution"))
+    if len(issues) > MAX_EXAMPLES:
+        rest = len(issues) - MAX_EXAMPLES
+        issues = issues[:MAX_EXAMPLES] + [Issue(51, f"{rest} more boards are printed more than once")]
+    return issues
+
+
+def _duplicate_issue(board: Board, copies, lines: str, tiles: Optional[Tuple[Tile, ...]],
+                     policy: Tuple[str, ...]) -> Issue:
+    text = f"board {digits(board)} is printed {_times(len(copies))} (lines {lines})"
+    symmetric = [cell for cell in board if is_symmetric(cell.edges)]
+    if not symmetric:
+        return Issue(50, text)
+    cell = symmetric[0]
+    edges = tiles[cell.tile - 1] if tiles and 1 <= cell.tile <= len(tiles) else cell.edges
+    text += (f"; it contains tile {cell.tile} <{', '.join(edges)}>, which looks the same "
+             "turned by 180 degrees, so two of its placements draw the same board")
+    if "symmetric-tiles" in policy:
+        return Issue(5, text + ": they are one solution, printed once", "symmetric-tiles")
+    return Issue(50, text)
+
+
+def _rotation_issues(seen: _Seen) -> List[Issue]:
+    rotated = [
+        (copies[0], key) for key, copies in seen.found.items()
+        if len(copies) == 1 and copies[0].key != key
+    ]
+    if not rotated:
+        return []
+    printed, board = rotated[0][0], board_of(rotated[0][1])
+    text = (f"board {digits(printed.board)} (line {printed.line}) is a rotation of {digits(board)}: "
+            "print the rotation whose top-left tile has the smallest number of the four corners")
+    if len(rotated) > 1:
+        text += f" ({len(rotated)} boards are printed in another rotation)"
+    return [Issue(55, text)]
+
+
+def _order_issues(seen: _Seen, exp: PrintedOutput, policy: Tuple[str, ...]) -> List[Issue]:
+    for (i, first), (j, second) in zip(seen.order, seen.order[1:]):
+        if i < j:
+            continue
+        a, b = exp.boards[i].board, exp.boards[j].board
+        if digits(a) != digits(b):
+            return [Issue(60, f"boards are out of order: {digits(first.board)} (line {first.line}) "
+                              f"comes before {digits(second.board)} (line {second.line}); boards go "
+                              "in increasing order of their 9-digit string")]
+        text = (f"boards with the same 9-digit string {digits(a)} are in the wrong order (lines "
+                f"{first.line} and {second.line}): they go by their drawn text, compared as strings"
+                f"{_first_text_difference(a, b)}")
+        if "tie-order" in policy:
+            return [Issue(6, text, "tie-order")]
+        return [Issue(60, text)]
+    return []
+
+
+def _first_text_difference(a: Board, b: Board) -> str:
+    for line_a, line_b in zip(draw(a).split("\n"), draw(b).split("\n")):
+        if line_a != line_b:
+            return f" ({quote(line_b, 40)} comes before {quote(line_a, 40)})"
+    return ""
+
+
+def _unreadable_issues(out: PrintedOutput) -> List[Issue]:
+    if not out.unreadable:
+        return []
+    line, why = out.unreadable[0]
+    more = f" ({len(out.unreadable)} places in all)" if len(out.unreadable) > 1 else ""
+    return [Issue(65, f"could not read a board at line {line}: {why}{more}")]
+
+
+def _layout_issues(out: PrintedOutput, exp: PrintedOutput, where: Dict[Key, int],
+                   seen: _Seen) -> List[Issue]:
+    """The first readable board whose drawing is not the required layout.
+
+    A wrong layout is the same on every board, so drawing a few hundred
+    boards to compare with is enough even for a huge output."""
+    bad = {id(printed) for printed in seen.invalid}
+    drawn = 0
+    for printed in out.boards:
+        index = where.get(printed.key)
+        if (index is not None and printed.text == exp.boards[index].text) or id(printed) in bad:
+            continue
+        drawn += 1
+        if drawn > LAYOUT_CHECKS:
+            break
+        want = exp.boards[index].lines if index is not None else tuple(draw(printed.board).split("\n")[:-1])
+        got = printed.lines
+        if got != want:
+            return [Issue(70, f"board {digits(printed.board)} (line {printed.line}) is not drawn in the "
+                              f"required layout: {_layout_difference(want, got, printed.line)}")]
+    return []
+
+
+def _layout_difference(want: Sequence[str], got: Sequence[str], first_line: int) -> str:
+    """The first line of a drawing that differs from the required one."""
+    at = next((k for k, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+    line = first_line + at
+    if at < len(want) and want[at + 1:at + 2] == got[at:at + 1] and len(got) < len(want):
+        return f"a line {quote(want[at])} is missing before line {line}"
+    if at < len(got) and got[at + 1:at + 2] == want[at:at + 1] and len(got) > len(want):
+        return f"line {line} ({quote(got[at])}) should not be there"
+    if at >= len(got):
+        return f"it ends early: a line {quote(want[at])} is missing after line {line - 1}"
+    if at >= len(want):
+        return f"line {line} ({quote(got[at])}) should not be there"
+    return f"line {line} should be {quote(want[at])}, not {quote(got[at])}"

@@ -1,0 +1,669 @@
+"""grader.compare and grader.puzzle: verdicts and diagnoses of real student bugs.
+
+Expected outputs come from the reference solver; the "student" outputs are
+those outputs mutated the way real submissions get them wrong.
+"""
+
+import io
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grader import puzzle as gp
+from grader.cases import POLICY_RULES
+from grader.compare import Comparison, compare, show
+from grader.model import Verdict
+from reference import puzzlesolver as ps
+
+# The hand-out's example and its expected output, as restored in the spec.
+SAMPLE = """Y1,G0,R0,B1
+Y0,B1,R1,B0
+Y1,R1,G0,B0
+Y1,G0,B0,G1
+B0,G0,R1,Y1
+Y0,G1,R1,B0
+R0,B1,Y1,G0
+Y0,R1,B1,G0
+R0,G1,Y1,B0
+"""
+SAMPLE_EXPECTED = b"""Input tiles:
+1. <Y1, G0, R0, B1>
+2. <Y0, B1, R1, B0>
+3. <Y1, R1, G0, B0>
+4. <Y1, G0, B0, G1>
+5. <B0, G0, R1, Y1>
+6. <Y0, G1, R1, B0>
+7. <R0, B1, Y1, G0>
+8. <Y0, R1, B1, G0>
+9. <R0, G1, Y1, B0>
+
+2 unique solutions found:
++--------+--------+--------+
+|1  G0   |2  B0   |4  G0   |
+|Y1    R0|R1    Y0|Y1    B0|
+|   B1   |   B1   |   G1   |
++--------+--------+--------+
+|9  B0   |6  B0   |7  G0   |
+|Y1    R0|R1    Y0|Y1    R0|
+|   G1   |   G1   |   B1   |
++--------+--------+--------+
+|3  G0   |8  G0   |5  B0   |
+|R1    B0|B1    Y0|Y1    G0|
+|   Y1   |   R1   |   R1   |
++--------+--------+--------+
+
++--------+--------+--------+
+|3  R1   |9  Y1   |7  Y1   |
+|Y1    G0|G1    B0|B1    G0|
+|   B0   |   R0   |   R0   |
++--------+--------+--------+
+|8  B1   |6  R1   |2  R1   |
+|R1    G0|G1    B0|B1    B0|
+|   Y0   |   Y0   |   Y0   |
++--------+--------+--------+
+|5  Y1   |1  Y1   |4  Y1   |
+|R1    B0|B1    G0|G1    G0|
+|   G0   |   R0   |   B0   |
++--------+--------+--------+
+"""
+LIGHTBULBS = "W1,L1,X0,K0\nK0,W0,X0,L1\nK0,W1,X0,L0\nL0,W1,X1,K0\nK1,L0,X0,W1\nX1,W1,K0,L0\nK1,X1,W0,L0\nK1,X1,W0,L1\nK1,L1,W0,X1\n"
+# Small puzzles found by searching random ones with the reference solver.
+ONE = "C0,B1,A0,C0\nB0,C1,C0,B1\nA0,A1,B1,B1\nB0,A1,B1,B0\nB1,A0,B1,C0\nA1,C0,A1,A0\nB0,A1,C0,B1\nA0,B1,C1,C1\nA1,A0,B1,A1\n"
+NONE = SAMPLE.replace("Y1,G0,R0,B1", "Y1,G0,R0,B0")
+# Tile 9 looks the same turned by 180 degrees; one solution.
+SYMMETRIC = "A0,B1,C0,C0\nC1,A0,A0,C0\nC0,C1,B0,A1\nB1,C1,A0,A1\nA0,B0,A0,A0\nA0,A1,B0,B1\nB1,C0,A0,A1\nC1,C1,B0,B0\nC0,B1,C0,B1\n"
+# Two solutions with the same digits 369817425 (no symmetric tile needed).
+TIE = "C0,C0,C0,A1\nB1,C1,B0,C1\nA1,C1,A0,C1\nA1,A1,B0,B0\nC0,A1,B1,B1\nA1,A0,C1,C0\nA0,C0,C1,A0\nA1,A1,C1,B1\nA1,B0,A1,A1\n"
+# 14046 solutions, 5.3 MB of output; tiles 4 and 8 are the same tile.
+BIG = "A1,B0,A1,B1\nB1,A0,B1,B1\nA1,B0,B1,B0\nB0,B0,B0,B1\nB1,A0,A0,B1\nA0,A1,B0,B1\nA1,B0,B1,B1\nB0,B0,B0,B1\nB1,A0,B0,B1\n"
+
+
+class Case:
+    """A puzzle, its solutions and its expected output."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.puzzle = ps.parse(text)
+        self.boards = list(ps.solve(self.puzzle))
+        self.expected = self.render(self.boards)
+
+    def render(self, boards, count=None) -> bytes:
+        out = ps.render(self.puzzle, boards)
+        if count is not None:
+            out = out.replace(ps.count_line(len(boards)), count, 1)
+        return out.encode()
+
+    def check(self, got: bytes, policy=()) -> Comparison:
+        result = compare(self.expected, got, self.text, policy)
+        assert_sane(result)
+        return result
+
+
+def assert_sane(result: Comparison) -> None:
+    """Every diagnosis: one summary line, terminal-safe text, the first difference."""
+    assert "\n" not in result.summary
+    text = result.text()
+    assert all(ch == "\n" or ch.isprintable() for ch in text), text
+    if result.verdict is Verdict.AC:
+        assert result.summary == "" and text == ""
+    else:
+        assert result.summary and "first difference at line" in text
+
+
+def rotate(board):
+    """The reference's board turned clockwise (a student printing another rotation)."""
+    return tuple(
+        ps.Placement(board[(2 - c) * 3 + r].tile, board[(2 - c) * 3 + r].edges[3:] + board[(2 - c) * 3 + r].edges[:3])
+        for r in range(3) for c in range(3)
+    )
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return Case(SAMPLE)
+
+
+@pytest.fixture(scope="module")
+def big():
+    case = Case.__new__(Case)
+    case.text, case.puzzle = BIG, ps.parse(BIG)
+    buffer = io.BytesIO()
+    ps.write_output(case.puzzle, buffer)
+    case.expected = buffer.getvalue()
+    return case
+
+
+# ---------------------------------------------------------------- the reference agrees
+
+
+def test_reference_reproduces_the_handout(sample):
+    assert sample.expected == SAMPLE_EXPECTED
+    assert len(Case(LIGHTBULBS).boards) == 3
+    assert (len(Case(ONE).boards), len(Case(NONE).boards)) == (1, 0)
+    assert len(Case(SYMMETRIC).boards) == 1 and gp.is_symmetric(("C0", "B1", "C0", "B1"))
+    tie = Case(TIE).boards
+    assert len(tie) == 2 and ps.render_board(tie[0]) != ps.render_board(tie[1])
+    assert [p.tile for p in tie[0]] == [p.tile for p in tie[1]]
+
+
+# ---------------------------------------------------------------- AC
+
+
+@pytest.mark.parametrize("text", [SAMPLE, LIGHTBULBS, ONE, NONE, SYMMETRIC, TIE])
+def test_identical_output_is_accepted(text):
+    case = Case(text)
+    result = case.check(case.expected)
+    assert result.verdict is Verdict.AC and result.details == []
+
+
+def test_str_and_bytes_both_accepted(sample):
+    assert compare(SAMPLE_EXPECTED.decode(), SAMPLE_EXPECTED, SAMPLE).verdict is Verdict.AC
+
+
+# ---------------------------------------------------------------- count line
+
+
+def test_plural_for_one_solution():
+    case = Case(ONE)
+    result = case.check(case.render(case.boards, count="1 unique solutions found:"))
+    assert result.verdict is Verdict.WA
+    assert result.summary.startswith("wrong plural on line 12")
+    assert '"1 unique solution found:"' in result.summary
+    assert "expected: 1·unique·solution·found:⏎" in result.text()
+    assert "got:      1·unique·solutions·found:⏎" in result.text()
+
+
+def test_singular_for_many_solutions(sample):
+    result = sample.check(sample.render(sample.boards, count="2 unique solution found:"))
+    assert result.verdict is Verdict.WA
+    assert result.summary.startswith("wrong singular on line 12: with 2 solutions")
+
+
+def test_wrong_count(sample):
+    result = sample.check(sample.render(sample.boards, count="3 unique solutions found:"))
+    assert result.verdict is Verdict.WA
+    assert "says 3 solutions, expected 2 solutions" in result.summary
+    assert "the count line says 3 solutions but 2 boards are printed" in result.details
+
+
+def test_zero_instead_of_no_solution():
+    case = Case(NONE)
+    result = case.check(case.render([], count="0 unique solutions found:"))
+    assert result.verdict is Verdict.WA
+    assert 'expected exactly "No solution found."' in result.summary
+
+
+def test_no_solution_claimed_when_there_are_solutions(sample):
+    result = sample.check(sample.render([], count="No solution found."))
+    assert result.verdict is Verdict.WA
+    assert 'says "No solution found.", but the puzzle has 2 solutions' in result.summary
+    assert any(d.startswith("2 boards are missing: 124967385") for d in result.details)
+
+
+def test_count_line_missing(sample):
+    got = sample.expected.replace(b"2 unique solutions found:\n", b"")
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert result.summary == 'the count line is missing: expected "2 unique solutions found:"'
+
+
+def test_no_solution_with_boards_printed():
+    case = Case(NONE)
+    stray = Case(SAMPLE).boards[:1]
+    result = case.check(case.render(stray, count="No solution found."))
+    assert result.verdict is Verdict.WA
+    text = result.text()
+    assert "the count line says no solution but 1 board is printed" in text
+    assert "is not a solution" in text  # the sample's board does not fit this puzzle
+
+
+# ---------------------------------------------------------------- tile listing
+
+
+def test_listing_without_comma_space(sample):
+    result = sample.check(sample.expected.replace(b"<Y1, R1, G0, B0>", b"<Y1,R1,G0,B0>"))
+    assert result.verdict is Verdict.WA  # the tokens differ: "<Y1,R1,G0,B0>" is one
+    assert result.summary.startswith('the "Input tiles:" listing is wrong at line 4')
+    assert "(edges are separated by a comma and a space)" in result.summary
+
+
+def test_listing_numbered_from_zero(sample):
+    lines = sample.expected.split(b"\n")
+    for k in range(1, 10):
+        lines[k] = str(k - 1).encode() + lines[k][1:]
+    result = sample.check(b"\n".join(lines))
+    assert result.verdict is Verdict.WA
+    assert "line 2" in result.summary and "(tiles are numbered from 1: this is tile 1)" in result.summary
+
+
+def test_listing_header_missing(sample):
+    result = sample.check(sample.expected.replace(b"Input tiles:\n", b""))
+    assert result.verdict is Verdict.WA
+    assert result.summary == 'the output must start with the line "Input tiles:"'
+
+
+# ---------------------------------------------------------------- white space (PE)
+
+
+def test_missing_blank_line_between_boards(sample):
+    result = sample.check(sample.expected.replace(b"+\n\n+", b"+\n+"))
+    assert result.verdict is Verdict.PE
+    assert result.summary == ("white space differs: missing empty line between two boards "
+                              "(before line 26 of your output)")
+    assert "  got:      +--------+--------+--------+⏎" in result.details
+
+
+def test_missing_blank_line_after_listing(sample):
+    result = sample.check(sample.expected.replace(b"\n\n2 unique", b"\n2 unique"))
+    assert result.verdict is Verdict.PE
+    assert "missing empty line between the tile listing and the count line" in result.summary
+
+
+def test_trailing_spaces(sample):
+    result = sample.check(sample.expected.replace(b"|\n", b"| \n"))
+    assert result.verdict is Verdict.PE
+    assert "trailing white space at the end of 18 lines (first: line 14)" in result.summary
+    assert "  got:      |1··G0···|2··B0···|4··G0···|·⏎" in result.details
+
+
+def test_missing_final_newline(sample):
+    result = sample.check(sample.expected[:-1])
+    assert result.verdict is Verdict.PE
+    assert "does not end with a newline" in result.summary
+    assert result.details[2].endswith("(no newline at the end of the output)")
+
+
+def test_extra_final_blank_line(sample):
+    result = sample.check(sample.expected + b"\n")
+    assert result.verdict is Verdict.PE
+    assert result.summary == "white space differs: 1 extra empty line at the end of the output"
+    assert "  expected: (nothing: the expected output ends here)" in result.details
+
+
+def test_crlf(sample):
+    result = sample.check(sample.expected.replace(b"\n", b"\r\n"))
+    assert result.verdict is Verdict.PE
+    assert "every line ends in CR LF" in result.summary
+    assert "  got:      Input·tiles:\\r⏎" in result.details
+
+
+def test_spacing_inside_a_cell(sample):
+    result = sample.check(sample.expected.replace(b"|1  G0   |", b"|1 G0    |"))
+    assert result.verdict is Verdict.PE
+    assert "spacing inside line 14 differs" in result.summary
+    assert "(cells are 8 characters wide)" in result.summary
+
+
+def test_tabs(sample):
+    result = sample.check(sample.expected.replace(b"|Y1    R0|", b"|Y1\tR0|"))
+    assert result.verdict is Verdict.PE
+    assert "tab characters where the layout has spaces (first at line 15)" in result.text()
+    assert "|Y1→R0|" in result.text()
+
+
+def test_wrong_answer_also_names_white_space(sample):
+    got = sample.render(sample.boards, count="3 unique solutions found:").replace(b"\n", b"\r\n")
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert "says 3 solutions" in result.summary
+    assert any("CR LF" in line for line in result.details)
+
+
+# ---------------------------------------------------------------- boards
+
+
+def test_boards_out_of_order(sample):
+    result = sample.check(sample.render(sample.boards[::-1]))
+    assert result.verdict is Verdict.WA
+    assert result.summary == ("boards are out of order: 397862514 (line 13) comes before 124967385 "
+                              "(line 27); boards go in increasing order of their 9-digit string")
+
+
+def test_non_canonical_rotation(sample):
+    result = sample.check(sample.render([rotate(sample.boards[0]), sample.boards[1]]))
+    assert result.verdict is Verdict.WA
+    assert result.summary == (
+        "board 391862574 (line 13) is a rotation of 124967385: print the rotation whose top-left "
+        "tile has the smallest number of the four corners")
+
+
+def test_every_rotation_printed(sample):
+    b = sample.boards[0]
+    result = sample.check(sample.render([b, rotate(b), rotate(rotate(b)), rotate(rotate(rotate(b))),
+                                         sample.boards[1]]))
+    assert result.verdict is Verdict.WA
+    assert "says 5 solutions, expected 2" in result.summary
+    assert any("the same solution is printed 4 times, in different rotations: 124967385, "
+               "391862574, 583769421, 475268193 (lines 13, 27, 41, 55)" in d for d in result.details)
+
+
+def test_board_missing():
+    case = Case(LIGHTBULBS)
+    result = case.check(case.render(case.boards[:1] + case.boards[2:], count="3 unique solutions found:"))
+    assert result.verdict is Verdict.WA
+    missing = gp.digits(tuple(gp.Cell(p.tile, p.edges) for p in case.boards[1]))
+    assert result.summary == f"board {missing} is missing (expected at line 27)"
+    assert "the count line says 3 solutions but 2 boards are printed" in result.details
+
+
+def test_extra_board(sample):
+    # An expected output that lacks one solution: the student's extra board is named.
+    short = sample.render(sample.boards[:1])
+    result = compare(short, sample.expected, SAMPLE)
+    assert_sane(result)
+    assert result.verdict is Verdict.WA
+    assert "board 397862514 (line 27) is extra: it is not in the expected output" in result.text()
+
+
+def test_same_board_twice(sample):
+    result = sample.check(sample.render(sample.boards + sample.boards[:1], count="2 unique solutions found:"))
+    assert result.verdict is Verdict.WA
+    assert "board 124967385 is printed twice (lines 13, 41)" in result.text()
+
+
+def test_swapped_tiles_are_not_a_solution(sample):
+    bad = list(sample.boards[0])
+    bad[0], bad[1] = bad[1], bad[0]
+    result = sample.check(sample.render([tuple(bad), sample.boards[1]]))
+    assert result.verdict is Verdict.WA
+    assert result.summary == (
+        "board 214967385 (line 13) is not a solution: tile 1's right edge R0 does not match tile 4's "
+        "left edge Y1 (row 1, columns 2-3: different pictures)")
+    assert "board 124967385 is missing (expected at line 13)" in result.details
+
+
+def test_same_tile_twice(sample):
+    bad = list(sample.boards[0])
+    bad[8] = bad[0]
+    result = sample.check(sample.render([tuple(bad), sample.boards[1]]))
+    assert "is not a solution: it uses tile 1 twice (row 1, column 1 and row 3, column 3)" in result.summary
+
+
+def test_edges_that_are_no_rotation_of_the_tile(sample):
+    board = list(sample.boards[0])
+    first = board[0]
+    board[0] = ps.Placement(first.tile, (first.edges[0], first.edges[3], first.edges[2], first.edges[1]))
+    result = sample.check(sample.render([tuple(board), sample.boards[1]]))
+    assert result.verdict is Verdict.WA
+    assert ("row 1, column 1 shows tile 1 as G0 Y1 B1 R0 (top, right, bottom, left), which is not a "
+            "rotation of tile 1 <Y1, G0, R0, B1>") in result.summary
+
+
+def test_vertical_clash_names_rows():
+    case = Case(ONE)
+    board = list(case.boards[0])
+    board[0], board[3] = board[3], board[0]
+    result = case.check(case.render([tuple(board)]))
+    assert "column 1, rows 1-2" in result.text()
+
+
+def test_broken_frame(sample):
+    got = sample.expected.replace(b"+--------+--------+--------+\n|9", b"+-------+-------+-------+\n|9")
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert result.summary == (
+        'board 124967385 (line 13) is not drawn in the required layout: line 17 should be '
+        '"+--------+--------+--------+", not "+-------+-------+-------+"')
+
+
+def test_unreadable_board(sample):
+    got = sample.expected.replace(b"|1  G0   |2  B0   |4  G0   |", b"|1  G0   |2  B0   |")
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert "board 124967385 is missing" in result.summary
+    assert any(d.startswith("could not read a board at line 14: line 14 shows 2 cells")
+               for d in result.details)
+
+
+# ---------------------------------------------------------------- policy-dependent cases
+
+
+def test_symmetric_board_twice_names_the_rule():
+    case = Case(SYMMETRIC)
+    got = case.render(case.boards * 2)  # "2 unique solutions found:" and the board twice
+    result = case.check(got, policy=("symmetric-tiles",))
+    assert result.verdict is Verdict.WA
+    assert result.summary.startswith("board 275489316 is printed twice (lines 13, 27); it contains "
+                                     "tile 9 <C0, B1, C0, B1>, which looks the same turned by 180 degrees")
+    assert "says 2 solutions, expected 1 solution" in result.text()
+    assert result.details[-1] == (f"This case is policy-dependent: its expected output follows "
+                                  f"{POLICY_RULES['symmetric-tiles']}.")
+
+
+def test_symmetric_board_twice_without_policy_names_no_rule():
+    case = Case(SYMMETRIC)
+    result = case.check(case.render(case.boards * 2))
+    assert "says 2 solutions, expected 1" in result.summary
+    assert "policy-dependent" not in result.text()
+
+
+def test_tie_order_names_the_rule():
+    case = Case(TIE)
+    result = case.check(case.render(case.boards[::-1]), policy=("tie-order",))
+    assert result.verdict is Verdict.WA
+    assert result.summary.startswith("boards with the same 9-digit string 369817425 are in the wrong "
+                                     "order (lines 13 and 27)")
+    assert result.details[-1] == (f"This case is policy-dependent: its expected output follows "
+                                  f"{POLICY_RULES['tie-order']}.")
+    assert "symmetric-tile" not in result.text()
+
+
+def test_ordinary_order_bug_is_not_blamed_on_the_tie_rule(sample):
+    result = sample.check(sample.render(sample.boards[::-1]), policy=("tie-order",))
+    assert "policy-dependent" not in result.text()
+
+
+# ---------------------------------------------------------------- robustness
+
+
+@pytest.mark.parametrize("got, phrase", [
+    (b"", "the output is empty"),
+    (b"\n\n  \n", "the output is only white space"),
+    (b"\x00\x01garbage\xff\xfe", "does not look like the puzzle's output"),
+    (bytes(range(256)) * 64, "does not look like the puzzle's output"),
+    ("Ein Fehler: ñ \u202e\u0007".encode(), "does not look like the puzzle's output"),
+])
+def test_garbage(sample, got, phrase):
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert phrase in result.summary
+
+
+def test_nul_after_correct_output(sample):
+    result = sample.check(sample.expected + b"\x00")
+    assert result.verdict is Verdict.WA
+    assert result.summary == "the output contains bytes that are not printable text (first at line 40: \\x00)"
+
+
+def test_invalid_utf8_shown_escaped(sample):
+    result = sample.check(sample.expected.replace(b"Input tiles:", b"Input tiles:\xff\xfe"))
+    assert "\\xff\\xfe" in result.text()
+
+
+def test_huge_line_is_cut(sample):
+    got = sample.expected.replace(b"|1  G0   |", b"|1  G0   |" + b"x" * 1_000_000)
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert max(len(line) for line in result.text().split("\n")) < 400
+
+
+def test_unparsable_puzzle_falls_back_to_the_expected_listing(sample):
+    bad = list(sample.boards[0])
+    bad[0], bad[1] = bad[1], bad[0]
+    got = sample.render([tuple(bad), sample.boards[1]])
+    result = compare(sample.expected, got, b"\xff not a puzzle")
+    assert_sane(result)
+    assert "is not a solution" in result.summary
+
+
+def _mutate(data: bytes, seed: int) -> bytes:
+    rng = random.Random(seed)
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randrange(len(data) + 1)
+        kind = rng.randrange(3)
+        piece = bytes(rng.choice(b" \n\r\t|+-0123456789ABGRY\x00\xff") for _ in range(rng.randint(1, 5)))
+        if kind == 0:
+            data[at:at] = piece
+        elif kind == 1:
+            del data[at:at + rng.randint(1, 40)]
+        else:
+            data[at:at + len(piece)] = piece
+    return bytes(data)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32))
+def test_random_damage_never_raises(seed):
+    got = _mutate(SAMPLE_EXPECTED, seed)
+    result = compare(SAMPLE_EXPECTED, got, SAMPLE, ("symmetric-tiles", "tie-order"))
+    assert_sane(result)
+    if got == SAMPLE_EXPECTED:
+        assert result.verdict is Verdict.AC
+    else:
+        assert result.verdict is (Verdict.PE if got.split() == SAMPLE_EXPECTED.split() else Verdict.WA)
+
+
+@settings(max_examples=60, deadline=None)
+@given(got=st.binary(max_size=600))
+def test_random_bytes_never_raise(got):
+    assert_sane(compare(SAMPLE_EXPECTED, got, SAMPLE))
+
+
+# ---------------------------------------------------------------- a 5 MB output
+
+
+def test_big_output(big):
+    assert len(big.expected) > 5_000_000
+    assert compare(big.expected, big.expected, BIG).verdict is Verdict.AC
+    # One board dropped from the middle.
+    cut = big.expected.index(b"\n\n+", len(big.expected) // 2)
+    end = big.expected.index(b"\n\n+", cut + 3)
+    result = compare(big.expected, big.expected[:cut] + big.expected[end:], BIG)
+    assert_sane(result)
+    assert result.verdict is Verdict.WA
+    assert result.summary.startswith("board ") and "is missing (expected at line " in result.summary
+    assert "the count line says 14046 solutions but 14045 boards are printed" in result.details
+    # Windows line ends throughout.
+    result = compare(big.expected, big.expected.replace(b"\n", b"\r\n"), BIG)
+    assert result.verdict is Verdict.PE and "every line ends in CR LF" in result.summary
+    # Everything printed twice.
+    doubled = big.expected + big.expected[big.expected.index(b"found:\n") + 7:]
+    result = compare(big.expected, doubled, BIG)
+    assert result.verdict is Verdict.WA
+    assert "is printed twice" in result.text() and "14046 more boards" not in result.text()
+
+
+# ---------------------------------------------------------------- the puzzle model
+
+
+def test_parse_puzzle_tolerates_crlf_and_spaces():
+    tiles = gp.parse_puzzle(SAMPLE.replace("\n", "\r\n").replace(",", " , ").encode())
+    assert tiles == ps.parse(SAMPLE).tiles
+
+
+@pytest.mark.parametrize("text", ["", "Y1,G0,R0\n" * 9, "y1,G0,R0,B1\n" * 9, "Y1,G0,R0,B1\n" * 10])
+def test_parse_puzzle_rejects(text):
+    with pytest.raises(gp.PuzzleFormatError):
+        gp.parse_puzzle(text)
+
+
+def _board(digits: str) -> gp.Board:
+    return tuple(gp.Cell(int(d), ("A0", "B0", "C0", "D0")) for d in digits)
+
+
+def test_rotate_and_canonical():
+    board = _board("123456789")
+    assert [gp.digits(b) for b in gp.rotations(board)] == ["123456789", "741852963", "987654321", "369258147"]
+    assert gp.rotate(board)[0].edges == ("D0", "A0", "B0", "C0")  # the left edge comes on top
+    assert gp.canonical(gp.rotate(board)) == board
+
+
+def test_draw_and_parse_agree_with_the_reference(sample):
+    for board in sample.boards:
+        mine = tuple(gp.Cell(p.tile, p.edges) for p in board)
+        assert gp.draw(mine) == ps.render_board(board)
+        assert gp.clashes(mine) == [] and gp.canonical(mine) == mine
+    parsed = gp.parse_output(SAMPLE_EXPECTED.decode())
+    assert [p.board for p in parsed.boards] == [tuple(gp.Cell(p.tile, p.edges) for p in b) for b in sample.boards]
+    assert (parsed.header_line, parsed.count_line, parsed.count) == (1, (12, "2 unique solutions found:"), 2)
+    assert [line for line, _ in parsed.listing] == list(range(2, 11))
+
+
+def test_parse_output_reads_boards_without_separators(sample):
+    loose = b"\n".join(line for line in SAMPLE_EXPECTED.split(b"\n") if not line.startswith(b"+"))
+    parsed = gp.parse_output(loose.decode())
+    assert [gp.digits(p.board) for p in parsed.boards] == ["124967385", "397862514"]
+    assert parsed.unreadable == []
+
+
+def test_show_makes_white_space_visible():
+    assert show(b" \t\r\x00\x1b[31m\xff") == "·→\\r\\x00\\x1b[31m\\xff"
+    assert show("x" * 500).endswith("…") and len(show("x" * 500)) == 101
+
+
+# ---------------------------------------------------------------- more student habits
+
+
+def test_debugging_line(sample):
+    got = sample.expected.replace(b"\n\n2 unique", b"\nsearching for solutions...\n\n2 unique")
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert result.summary.startswith('line 11 is not part of the required output: "searching for solutions..."')
+
+
+def test_count_line_after_the_boards(sample):
+    got = sample.expected.replace(b"2 unique solutions found:\n", b"") + b"2 unique solutions found:\n"
+    result = sample.check(got)
+    assert result.summary.startswith("the count line (line 39) comes after the first board (line 12)")
+
+
+def test_tiles_numbered_from_zero_on_the_boards(sample):
+    got = sample.expected
+    for k in range(1, 10):  # in increasing order, so no number is shifted twice
+        got = got.replace(f"|{k}  ".encode(), f"|{k - 1}  ".encode())
+    result = sample.check(got)
+    assert result.verdict is Verdict.WA
+    assert result.summary == ("board 013856274 (line 13) is not a solution: it numbers the tiles 0-8: "
+                              "tiles are numbered from 1 to 9, in the order of the puzzle file")
+
+
+@pytest.mark.parametrize("listed, hint", [
+    (b"<Y1 R1 G0 B0>", "(edges are separated by a comma and a space)"),
+    (b"<R1, G0, B0, Y1>", "(the tile's edges as given in the puzzle file, in the same order)"),
+    (b"Y1, R1, G0, B0", "(the edges go between < and >)"),
+])
+def test_listing_hints(sample, listed, hint):
+    result = sample.check(sample.expected.replace(b"<Y1, R1, G0, B0>", listed))
+    assert result.verdict is Verdict.WA and result.summary.endswith(hint)
+
+
+def test_inflated_count_names_the_symmetric_rule():
+    # The other reading counts the symmetric tile's look-alike placements but prints one board.
+    case = Case(SYMMETRIC)
+    result = case.check(case.render(case.boards, count="2 unique solutions found:"),
+                        policy=("symmetric-tiles",))
+    assert "says 2 solutions, expected 1 solution" in result.summary
+    assert result.details[-1].endswith(POLICY_RULES["symmetric-tiles"] + ".")
+
+
+@pytest.mark.parametrize("got, summary", [
+    (b"\n" + SAMPLE_EXPECTED, "1 extra empty line at the start of the output (before line 2 of your output)"),
+    (SAMPLE_EXPECTED.replace(b"+\n\n+", b"+\n\n\n+"),
+     "1 extra empty line between two boards (before line 28 of your output)"),
+    (SAMPLE_EXPECTED.replace(b"Input tiles:", b"  Input tiles:"),
+     "line 1 starts with white space the expected line does not have"),
+])
+def test_more_white_space(sample, got, summary):
+    result = sample.check(got)
+    assert result.verdict is Verdict.PE
+    assert result.summary == "white space differs: " + summary
+
+
+def test_parse_output_prefers_the_worded_count_line():
+    text = SAMPLE_EXPECTED.decode().replace("\n\n2 unique", "\nlooking for solutions\n\n2 unique")
+    parsed = gp.parse_output(text)
+    assert parsed.count_line == (13, "2 unique solutions found:") and parsed.count == 2
+    assert parsed.stray == [(11, "looking for solutions")]
