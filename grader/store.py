@@ -101,7 +101,9 @@ class Store:
     def __init__(self, path: Path):
         self.path = Path(path)
         try:
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            # Worker threads write through one connection, serialised by the grading run.
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                      check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")  # a stored run survives power loss
             self.db.executescript(_SCHEMA)

@@ -1,0 +1,61 @@
+"""Shared test helpers: small case sets and submission folders made on the fly."""
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+from reference import puzzlesolver
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+SAMPLE = SHARED / "spec" / "sample-input.txt"
+LIGHTBULBS = SHARED / "puzzles" / "lightbulbs.txt"
+NO_SOLUTION = "A0,A0,A0,A0\n" * 9
+ONE_SOLUTION_SOURCE = SAMPLE
+
+
+def expected_output(puzzle_text: str) -> bytes:
+    out = io.BytesIO()
+    puzzlesolver.write_output(puzzlesolver.parse(puzzle_text), out)
+    return out.getvalue()
+
+
+def make_cases(root: Path, puzzles: dict, hidden=()) -> Path:
+    """A manifest at root/manifest.json for {case id: puzzle text}; returns its path."""
+    entries = []
+    for cid, text in puzzles.items():
+        visibility = "hidden" if cid in hidden else "public"
+        folder = root / visibility
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{cid}.txt").write_text(text)
+        (folder / f"{cid}.out").write_bytes(expected_output(text))
+        entries.append({"id": cid, "input": f"{visibility}/{cid}.txt",
+                        "expected": f"{visibility}/{cid}.out", "visibility": visibility,
+                        "weight": 1, "timed": False, "policy": [], "tags": []})
+    manifest = root / "manifest.json"
+    manifest.write_text(json.dumps({"version": 1, "cases": entries}, indent=2))
+    return manifest
+
+
+def small_cases(root: Path) -> Path:
+    return make_cases(root, {
+        "sample": SAMPLE.read_text(),
+        "lightbulbs": LIGHTBULBS.read_text(),
+        "none": NO_SOLUTION,
+    }, hidden=("none",))
+
+
+def submission(root: Path, sid: str, fname: str, source: str) -> Path:
+    folder = root / sid
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / fname).write_text(source)
+    return folder
+
+
+def reference_submission(root: Path, sid: str = "ref-py") -> Path:
+    """The reference solver is itself a valid submission."""
+    folder = root / sid
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "reference" / "puzzlesolver.py", folder / "puzzlesolver.py")
+    return folder
