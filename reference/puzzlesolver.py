@@ -6,36 +6,42 @@
 Prints the input tiles, the number of unique solutions and every unique
 solution as ASCII art, exactly as the assignment demands.  Also importable:
 ``parse``, ``solve`` and ``render`` each work alone; ``write_output`` is the
-streaming path the command line uses.
+streaming path the command line uses and ``count`` counts without drawing.
 
-How it searches.  A board is three horizontal rows.  Every row (three
-distinct tiles, each in a distinct-looking rotation, touching edges matching)
-is built once.  Rows are indexed by the edges they need above them and by
-which tiles they use, so a whole board is: a first row, a second row taken
-from the index by the first row's bottom edges, and a list of third rows
-taken from the index by the second row's bottom edges and the three unused
-tiles.  Only boards whose top-left tile has the smallest number of the four
-corners are kept: of a board's four rotations that is the canonical one.
+A placement is a tile in one rotation; rotations of a tile that look the
+same are one placement (the symmetric-tile rule), so no drawing is ever
+produced twice.  Of a board's four rotations the one kept (canonical) has
+the smallest tile of the four corners at the top left.  Boards are listed by
+their 9-digit string, and boards with the same digits (possible with
+symmetric or duplicate tiles) by their drawn text.
 
-Order.  Boards are listed by their 9-digit string, and boards with the same
-digits (possible with symmetric or duplicate tiles) by their drawn text.
-Iterating first-row tile triples and second-row tile triples in increasing
-order, and sorting the few boards that share both, yields exactly that order.
+Two searches, one for each kind of puzzle:
 
-Symmetric tiles.  Rotations of one tile that look the same are one
-placement, so a symmetric tile never produces the same drawing twice.
+- Few solutions (every well-made puzzle): the centre is placed first, its
+  tile in one rotation only, then the cells around it.  Every board has
+  exactly one rotation with its centre so (a symmetric centre tile: see
+  _canonical), so the four-fold symmetry is gone from the first cell on,
+  where a corner-first search can only use it late (the top-left tile must
+  be the smallest corner): about half the work on the hand-out's example.
+  Found boards are turned to their canonical rotation and sorted.  The
+  search gives up past _FEW boards.
+- Many solutions (degenerate puzzles, up to millions): row by row, already
+  in canonical rotation and in order, so the output streams.  The bottom
+  rows fitting a middle row's bottom edges and unused tiles are computed once
+  and drawn once; each board is then one join away.  Counting first (the
+  count line precedes the boards) is memoized by top row.
 
 Stdlib only, one file: it is also a valid student submission.
 """
 
 import sys
-from bisect import bisect_right
+from itertools import groupby
+from operator import itemgetter
 from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 TILE_COUNT = 9
 SEPARATOR = "+--------+--------+--------+\n"
 USAGE = "usage: puzzlesolver.py INPUT"
-_ALL_TILES = (1 << TILE_COUNT) - 1
 
 
 class PuzzleError(ValueError):
@@ -57,6 +63,11 @@ class Placement(NamedTuple):
 
 Board = Tuple[Placement, ...]  # nine placements, row by row
 
+_EDGES = frozenset(chr(65 + i) + half for i in range(26) for half in "01")
+_SEP = SEPARATOR.encode("ascii")
+_BOARD_BYTES = 1 + 13 * len(_SEP)  # blank line, 4 separators, 9 cell lines
+_FEW = 2000  # above this many solutions, the streaming search takes over
+
 
 # ---------------------------------------------------------------- parsing
 
@@ -72,6 +83,21 @@ def _parse_edge(text: str, where: str) -> str:
     return edge
 
 
+def _parse_tile(line: str, number: int, source: str) -> Tuple[str, ...]:
+    fields = line.split(",")
+    if len(fields) == 4 and all(field in _EDGES for field in fields):
+        return tuple(fields)  # the common, clean case
+    where = f"{source}:{number}"
+    if not line.strip():
+        raise PuzzleError(f"{where}: empty line where tile {number} should be")
+    if len(fields) != 4:
+        raise PuzzleError(
+            f"{where}: tile {number} has {len(fields)} edge(s); "
+            "a tile has 4 (top,right,bottom,left)"
+        )
+    return tuple(_parse_edge(field, where) for field in fields)
+
+
 def parse(text: str, source: str = "<input>") -> Puzzle:
     """Read a puzzle: nine lines 'E1,E2,E3,E4'.
 
@@ -83,18 +109,11 @@ def parse(text: str, source: str = "<input>") -> Puzzle:
         lines.pop()
     tiles = []
     for number, line in enumerate(lines, start=1):
-        where = f"{source}:{number}"
         if number > TILE_COUNT:
-            raise PuzzleError(f"{where}: too many tiles: a puzzle has exactly {TILE_COUNT}")
-        if not line.strip():
-            raise PuzzleError(f"{where}: empty line where tile {number} should be")
-        fields = line.split(",")
-        if len(fields) != 4:
             raise PuzzleError(
-                f"{where}: tile {number} has {len(fields)} edge(s); "
-                "a tile has 4 (top,right,bottom,left)"
+                f"{source}:{number}: too many tiles: a puzzle has exactly {TILE_COUNT}"
             )
-        tiles.append(tuple(_parse_edge(field, where) for field in fields))
+        tiles.append(_parse_tile(line, number, source))
     if len(tiles) < TILE_COUNT:
         raise PuzzleError(
             f"{source}:{len(tiles) + 1}: too few tiles: found {len(tiles)}, "
@@ -115,30 +134,95 @@ def read_puzzle(path: str) -> Puzzle:
         text = data.decode("ascii")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise PuzzleError(f"{path}:{line}: not a text puzzle (byte {data[error.start]:#04x})") from None
+        byte = data[error.start]
+        raise PuzzleError(f"{path}:{line}: not a text puzzle (byte {byte:#04x})") from None
     return parse(text, path)
 
 
-# ---------------------------------------------------------------- tables
+# ---------------------------------------------------------------- placements
 
 
-def _code(edge: str) -> int:
-    """Edge as an int; two edges match when their codes differ only in bit 0."""
-    return (ord(edge[0]) - 65) * 2 + (edge[1] == "1")
+def _turns(tile: int, top: int, right: int, bottom: int, left: int) -> Tuple[tuple, ...]:
+    """(tile, top, right, bottom, left) for each rotation of the tile that
+    looks different, each turned clockwise once more than the one before."""
+    if top == right == bottom == left:
+        return ((tile, top, right, bottom, left),)
+    if top == bottom and right == left:
+        return ((tile, top, right, bottom, left), (tile, left, top, right, bottom))
+    return ((tile, top, right, bottom, left), (tile, left, top, right, bottom),
+            (tile, bottom, left, top, right), (tile, right, bottom, left, top))
 
 
-def _placements(puzzle: Puzzle) -> List[Placement]:
-    """Every tile in every rotation that looks different (symmetric-tile rule),
-    tile by tile in increasing number."""
-    result = []
-    for number, edges in enumerate(puzzle.tiles, start=1):
-        seen = set()
-        for turn in range(4):
-            rotated = edges[4 - turn:] + edges[:4 - turn]  # turned clockwise
-            if rotated not in seen:
-                seen.add(rotated)
-                result.append(Placement(number, rotated))
-    return result
+# Turning a board clockwise: the cell at index i then holds what was at
+# _TURN_SOURCE[i] (the bottom-left corner moves to the top left).
+_TURN_SOURCE = (6, 3, 0, 7, 4, 1, 8, 5, 2)
+# Clockwise quarter turns that bring a corner (by cell index) to the top left.
+_QUARTERS_TO_TOP_LEFT = {0: 0, 6: 1, 8: 2, 2: 3}
+
+
+class _Placements:
+    """Every placement, numbered tile by tile in turn order (its id), with
+    its edge codes; and the drawing of placements, rows and boards, cached.
+
+    An edge's code is twice its letter's rank (letters in order of first
+    appearance) plus 1 for a head: two edges match when their codes differ
+    in bit 0 only, and codes are below k, so code pairs index short lists."""
+
+    def __init__(self, puzzle: Puzzle):
+        self.puzzle = puzzle
+        letters = dict.fromkeys("".join(map("".join, puzzle.tiles))[::2])  # first letters
+        code = {letter + half: 2 * rank + int(half)
+                for rank, letter in enumerate(letters) for half in "01"}
+        self.k = 2 * len(letters)
+        self.looks: List[tuple] = []  # id -> (tile, top, right, bottom, left)
+        self.tile_of: List[int] = []  # id -> tile
+        self.first = [0] * (TILE_COUNT + 1)  # tile -> id of its unturned placement
+        self.period = [0] * (TILE_COUNT + 1)  # tile -> how many placements it has
+        for tile, edges in enumerate(puzzle.tiles, start=1):
+            top, right, bottom, left = edges
+            turns = _turns(tile, code[top], code[right], code[bottom], code[left])
+            self.first[tile] = len(self.looks)
+            self.period[tile] = len(turns)
+            self.looks += turns
+            self.tile_of += [tile] * len(turns)
+        self._placements: List[Optional[Placement]] = [None] * len(self.looks)
+        self._cells: Optional[List[Tuple[bytes, bytes, bytes]]] = None
+        self._texts = {}  # three ids -> that row drawn
+
+    def turned(self, pid: int, quarters: int) -> int:
+        """The placement `pid` becomes when turned clockwise `quarters` times."""
+        tile = self.tile_of[pid]
+        first = self.first[tile]
+        return first + (pid - first + quarters) % self.period[tile]
+
+    def placement(self, pid: int) -> Placement:
+        found = self._placements[pid]
+        if found is None:
+            tile = self.tile_of[pid]
+            turn = pid - self.first[tile]
+            edges = tuple(self.puzzle.tiles[tile - 1])
+            found = self._placements[pid] = Placement(tile, edges[4 - turn:] + edges[:4 - turn])
+        return found
+
+    def board(self, ids: Sequence[int]) -> Board:
+        return tuple(map(self.placement, ids))
+
+    def row_text(self, a: int, b: int, c: int) -> bytes:
+        """Three placements side by side: their three lines, no separator."""
+        key = (a * 64 + b) * 64 + c
+        text = self._texts.get(key)
+        if text is None:
+            if self._cells is None:
+                self._cells = [_cell_bytes(self.placement(pid)) for pid in range(len(self.looks))]
+            la, lb, lc = self._cells[a], self._cells[b], self._cells[c]
+            text = self._texts[key] = b"".join(
+                la[i] + lb[i] + lc[i] + b"|\n" for i in range(3))
+        return text
+
+    def board_text(self, ids: Sequence[int]) -> bytes:
+        """A board drawn, after the blank line that precedes it."""
+        return b"".join((_SEP, self.row_text(*ids[0:3]), _SEP, self.row_text(*ids[3:6]),
+                         _SEP, self.row_text(*ids[6:9]), _SEP))
 
 
 def _cell_lines(p: Placement) -> Tuple[str, str, str]:
@@ -146,185 +230,381 @@ def _cell_lines(p: Placement) -> Tuple[str, str, str]:
     return f"|{p.tile}  {top}   ", f"|{left}    {right}", f"|   {bottom}   "
 
 
-class _Tables:
-    """Placements indexed by the edges a cell demands of them.
+def _cell_bytes(p: Placement) -> Tuple[bytes, bytes, bytes]:
+    first, second, third = _cell_lines(p)
+    return first.encode("ascii"), second.encode("ascii"), third.encode("ascii")
 
-    An index entry is (tile bit, placement id, tile number, code its right
-    neighbour must show on the left, code the cell below must show on top).
+
+def _in_order(places: _Placements, boards: List[tuple]) -> List[tuple]:
+    """Boards (ids) sorted by digits, boards with the same digits by drawing."""
+    tile_of = places.tile_of.__getitem__
+    keyed = sorted(((tuple(map(tile_of, ids)), ids) for ids in boards), key=itemgetter(0))
+    ordered = []
+    for _, same in groupby(keyed, key=itemgetter(0)):
+        same = [ids for _, ids in same]
+        if len(same) > 1:
+            same.sort(key=places.board_text)  # rows have a fixed width
+        ordered += same
+    return ordered
+
+
+# ---------------------------------------------------------------- few solutions
+
+
+class _Compass:
+    """Placements indexed by the codes a cell demands of them on one side
+    or two.  An entry is (tile bit, id, and the codes its neighbours must
+    show facing it: above, right, below, left)."""
+
+    def __init__(self, places: _Placements):
+        self.centres = []  # each tile's unturned placement
+        k = places.k
+        by_top, by_right, by_bottom, by_left = [()] * k, [()] * k, [()] * k, [()] * k
+        by_top_right, by_top_left = [()] * (k * k), [()] * (k * k)
+        first = places.first
+        for pid, (tile, top, right, bottom, left) in enumerate(places.looks):
+            entry = (1 << tile, pid, top ^ 1, right ^ 1, bottom ^ 1, left ^ 1)
+            if pid == first[tile]:
+                self.centres.append(entry)
+            by_top[top] += (entry,)
+            by_right[right] += (entry,)
+            by_bottom[bottom] += (entry,)
+            by_left[left] += (entry,)
+            by_top_right[top * k + right] += (entry,)
+            by_top_left[top * k + left] += (entry,)
+        self.by_top, self.by_right, self.by_bottom = by_top, by_right, by_bottom
+        self.by_left, self.by_top_right, self.by_top_left = by_left, by_top_right, by_top_left
+
+
+def _canonical(places: _Placements, ids: Sequence[int]) -> Optional[tuple]:
+    """The board turned to its canonical rotation, or None when this board
+    is a second sighting: a centre tile that looks the same turned by half
+    (or a quarter) lets the centre-first search meet the board two (four)
+    times; only the sighting needing fewer quarter turns than the centre
+    tile's period is kept, which is exactly one of them."""
+    tile_of = places.tile_of
+    corners = [(tile_of[ids[i]], i) for i in (0, 2, 6, 8)]
+    quarters = _QUARTERS_TO_TOP_LEFT[min(corners)[1]]
+    if quarters >= places.period[tile_of[ids[4]]]:
+        return None
+    for _ in range(quarters):
+        ids = [places.turned(ids[source], 1) for source in _TURN_SOURCE]
+    return tuple(ids)
+
+
+def _few_boards(places: _Placements, limit: int) -> Optional[List[tuple]]:
+    """Every solution (canonical, in order) as nine ids each, or None when
+    there are more than `limit`.
+
+    Cells in the order centre, above, top left, left, top right, right,
+    bottom left, bottom, bottom right: the left, right, bottom and bottom
+    right cells each meet two placed neighbours, where most candidates fail
+    at once.  Nine unrolled loops, for speed: this is the hot path of every
+    normal puzzle.
     """
+    c = _Compass(places)
+    below, left_of, right_of, above = c.by_top, c.by_right, c.by_left, c.by_bottom
+    top_right, top_left = c.by_top_right, c.by_top_left
+    k = places.k
+    found = []
+    for b4, p4, t4, r4, d4, l4 in c.centres:
+        for b1, p1, _, r1, d1, l1 in above[t4]:
+            if b1 == b4:
+                continue
+            u1 = b4 | b1
+            for b0, p0, _, _, d0, _ in left_of[l1]:
+                if b0 & u1:
+                    continue
+                u0 = u1 | b0
+                for b3, p3, _, _, d3, _ in top_right[d0 * k + l4]:
+                    if b3 & u0:
+                        continue
+                    u3 = u0 | b3
+                    for b2, p2, _, _, d2, _ in right_of[r1]:
+                        if b2 & u3:
+                            continue
+                        u2 = u3 | b2
+                        for b5, p5, _, _, d5, _ in top_left[d2 * k + r4]:
+                            if b5 & u2:
+                                continue
+                            u5 = u2 | b5
+                            for b6, p6, _, r6, _, _ in below[d3]:
+                                if b6 & u5:
+                                    continue
+                                u6 = u5 | b6
+                                for b7, p7, _, r7, _, _ in top_left[d4 * k + r6]:
+                                    if b7 & u6:
+                                        continue
+                                    for b8, p8, _, _, _, _ in top_left[d5 * k + r7]:
+                                        if b8 & (u6 | b7):
+                                            continue
+                                        board = _canonical(places,
+                                                           (p0, p1, p2, p3, p4, p5, p6, p7, p8))
+                                        if board is not None:
+                                            found.append(board)
+                                            if len(found) > limit:
+                                                return None
+    return _in_order(places, found)
 
-    def __init__(self, puzzle: Puzzle):
-        self.places = _placements(puzzle)
-        self.start, self.by_left, self.by_top, self.by_both = [], {}, {}, {}
-        for pid, p in enumerate(self.places):
-            top, right, bottom, left = (_code(e) for e in p.edges)
-            entry = (1 << p.tile - 1, pid, p.tile, right ^ 1, bottom ^ 1)
-            # The top-left tile must beat the three other corners.
-            if p.tile <= TILE_COUNT - 3:
-                self.start.append(entry)
-            self.by_left.setdefault(left, []).append(entry)
-            self.by_top.setdefault(top, []).append(entry)
-            self.by_both.setdefault((top, left), []).append(entry)
-        self.bottoms = {}  # (demanded tops, tiles left) -> _Bottoms
-        self.texts = {}  # placement ids of a row -> its three drawn lines
 
-    def row_text(self, a: int, b: int, c: int) -> str:
-        text = self.texts.get((a, b, c))
-        if text is None:
-            la, lb, lc = (_cell_lines(self.places[i]) for i in (a, b, c))
-            text = "".join(la[i] + lb[i] + lc[i] + "|\n" for i in range(3))
-            self.texts[(a, b, c)] = text
-        return text
+# ---------------------------------------------------------------- many solutions
 
-    def bottom_rows(self, tops: Tuple[int, int, int], rest: int) -> "_Bottoms":
-        key = (tops, rest)
-        found = self.bottoms.get(key)
-        if found is None:
-            found = self.bottoms[key] = self._find_bottoms(tops, rest)
+
+class _Bottoms:
+    """The bottom rows fitting one middle row: (tiles, ids), by tiles.
+
+    counts[c] is how many have both corner tiles above c (the canonical
+    rotation's condition when the top-left tile is c)."""
+
+    __slots__ = ("rows", "counts", "drawings")
+
+    def __init__(self, rows: List[tuple]):
+        rows.sort()
+        self.rows = rows
+        self.counts = [0] * (TILE_COUNT + 1)
+        for tiles, _ in rows:
+            for corner in range(min(tiles[0], tiles[2])):
+                self.counts[corner] += 1
+        self.drawings = {}  # corner -> the rows allowed, drawn; made when first drawn
+
+
+class _Rows:
+    """Placements indexed for the row-by-row search, and its caches.
+
+    An entry is (tile bit, id, tile, code its right neighbour must show on
+    the left, code the cell below must show on top)."""
+
+    def __init__(self, places: _Placements):
+        self.places = places
+        self.k = k = places.k
+        self.entries: List[tuple] = []  # by id: tile by tile
+        self.lefts: List[int] = []  # by id: the code of its left edge
+        self.ends = [()] * ((TILE_COUNT + 1) * k)  # by tile * k + right demand
+        self.by_left = [()] * k
+        self.by_both = [()] * (k * k)  # by top * k + left
+        for pid, (tile, top, right, bottom, left) in enumerate(places.looks):
+            entry = (1 << tile, pid, tile, right ^ 1, bottom ^ 1)
+            self.entries.append(entry)
+            self.lefts.append(left)
+            self.ends[tile * k + (right ^ 1)] += (entry,)
+            self.by_left[left] += (entry,)
+            self.by_both[top * k + left] += (entry,)
+        self.dominoes = self._dominoes()
+        self._bottoms = {}  # (bottom demands, used tiles) -> _Bottoms or None
+
+    def _dominoes(self) -> list:
+        """Pairs of placements side by side (two tiles, matching), by the
+        codes they show on top: (tile bits, right one's right demand, bottom
+        demands, ids, tiles)."""
+        k = self.k
+        dominoes = [()] * (k * k)
+        looks = self.places.looks
+        for bit, pid, tile, right, down in self.entries:
+            base = looks[pid][1] * k
+            for bit2, pid2, tile2, right2, down2 in self.by_left[right]:
+                if bit2 != bit:
+                    dominoes[base + looks[pid2][1]] += (
+                        (bit | bit2, right2, down, down2, pid, pid2, tile, tile2),)
+        return dominoes
+
+    def bottoms(self, d3: int, d4: int, d5: int, used: int) -> Optional[_Bottoms]:
+        """The rows whose tops show d3, d4, d5, made of tiles not in `used`
+        (None when there is none); computed once per key."""
+        k = self.k
+        key = (((d3 * k + d4) * k + d5) << (TILE_COUNT + 1)) | used
+        found = self._bottoms.get(key, self)  # self: not computed yet
+        if found is self:
+            found = self._bottoms[key] = self._find_bottoms(d3, d4, d5, used)
         return found
 
-    def _find_bottoms(self, tops, rest) -> "_Bottoms":
-        rows = []
-        for b6, p6, t6, r6, _ in self.by_top.get(tops[0], ()):
-            if not b6 & rest:
+    def _find_bottoms(self, d3: int, d4: int, d5: int, used: int) -> Optional[_Bottoms]:
+        rows, k = [], self.k
+        for m67, r7, _, _, p6, p7, t6, t7 in self.dominoes[d3 * k + d4]:
+            if m67 & used:
                 continue
-            for b7, p7, t7, r7, _ in self.by_both.get((tops[1], r6), ()):
-                if not b7 & rest or b7 == b6:
-                    continue
-                for b8, p8, t8, _, _ in self.by_both.get((tops[2], r7), ()):
-                    if b8 & rest and b8 != b6 and b8 != b7:
-                        rows.append(((t6, t7, t8), self.row_text(p6, p7, p8), (p6, p7, p8)))
-        rows.sort()
-        corners = tuple(min(tiles[0], tiles[2]) for tiles, _, _ in rows)
-        return _Bottoms(
-            tiles=tuple(tiles for tiles, _, _ in rows),
-            ids=tuple(ids for _, _, ids in rows),
-            corners=corners,
-            drawn=tuple(SEPARATOR + text + SEPARATOR for _, text, _ in rows),
-            sorted_corners=tuple(sorted(corners)),
-        )
+            for b8, p8, t8, _, _ in self.by_both[d5 * k + r7]:
+                if not b8 & (used | m67):
+                    rows.append(((t6, t7, t8), (p6, p7, p8)))
+        return _Bottoms(rows) if rows else None
 
+    def prefix(self, ids: Sequence[int]) -> bytes:
+        """A board's start: blank line, separator, top row, separator, middle row."""
+        row_text = self.places.row_text
+        return b"".join((b"\n", _SEP, row_text(ids[0], ids[1], ids[2]),
+                         _SEP, row_text(ids[3], ids[4], ids[5])))
 
-class _Bottoms(NamedTuple):
-    """Third rows fitting one (top edges, tile set), sorted by (digits, text)."""
-
-    tiles: Tuple[Tuple[int, int, int], ...]
-    ids: Tuple[Tuple[int, int, int], ...]  # placement ids per row
-    corners: Tuple[int, ...]  # per row: the smaller of its two corner tiles
-    drawn: Tuple[str, ...]  # per row: its lines and the closing separator
-    sorted_corners: Tuple[int, ...]  # so counting those above t is a bisect
-
-    def count_above(self, corner: int) -> int:
-        return len(self.sorted_corners) - bisect_right(self.sorted_corners, corner)
-
-
-# ---------------------------------------------------------------- search
+    def drawn_rows(self, found: _Bottoms, corner: int) -> Tuple[tuple, tuple]:
+        """The rows of `found` allowed below top-left tile `corner`, drawn
+        (with the separators around them) and in order, as (segments, flat):
+        segments is ((tiles as one int, drawings), ...) per tile triple."""
+        drawing = found.drawings.get(corner)
+        if drawing is None:
+            segments = []
+            for tiles, same in groupby(found.rows, key=itemgetter(0)):
+                if min(tiles[0], tiles[2]) > corner:
+                    texts = sorted(_SEP + self.places.row_text(*ids) + _SEP for _, ids in same)
+                    segments.append(((tiles[0] << 8) | (tiles[1] << 4) | tiles[2], tuple(texts)))
+            flat = tuple(text for _, texts in segments for text in texts)
+            drawing = found.drawings[corner] = (tuple(segments), flat)
+        return drawing
 
 
 class _Group(NamedTuple):
     """Boards sharing their first six digits: per matching (top row, middle
-    row) their placement ids and the third rows that fit below them."""
+    row) their ids and the bottom rows that fit below them."""
 
     corner: int  # the top-left tile: the other corners must be larger
     pairs: Tuple[Tuple[Tuple[int, ...], _Bottoms], ...]
 
 
-def _first_two_rows(tables: _Tables, first: Sequence[tuple]) -> Iterator[tuple]:
-    """(digits of cells 0-5, their placement ids, fitting third rows) for
-    every top-left entry in `first`; six unrolled loops for speed."""
-    by_left, by_top, by_both = tables.by_left, tables.by_top, tables.by_both
-    bottom_rows = tables.bottom_rows
-    for b0, p0, t0, r0, d0 in first:
-        for b1, p1, t1, r1, d1 in by_left.get(r0, ()):
-            if b1 == b0:
+def _two_rows(rows: _Rows, t0: int) -> Iterator[List[tuple]]:
+    """For top-left tile t0, one list per next tile t1, in increasing order
+    (empty ones left out), of (digits 3-6 as one int, ids of cells 0-5,
+    bottom rows): every top two rows that some bottom row completes.
+
+    Running t1 in order bounds memory by one (t0, t1)'s finds.  The loops
+    are unrolled, for speed: this is the hot path of degenerate puzzles."""
+    by_left, by_both, dominoes = rows.by_left, rows.by_both, rows.dominoes
+    ends, bottoms = rows.ends, rows.bottoms
+    k = rows.k
+    base = t0 * k
+    finds: List[tuple] = []
+    t1 = 0
+    for left1, (b1, p1, tile1, r1, d1) in zip(rows.lefts, rows.entries):
+        if tile1 != t1:
+            if finds:
+                yield finds
+                finds = []
+            t1 = tile1
+        for b0, p0, _, _, d0 in ends[base + left1]:
+            middles = dominoes[d0 * k + d1]
+            if not middles or b0 == b1:
                 continue
             u1 = b0 | b1
-            for b2, p2, t2, r2, d2 in by_left.get(r1, ()):
-                if b2 & u1 or t2 < t0:
+            for b2, p2, t2, r2, d2 in by_left[r1]:
+                if b2 & u1 or t2 < t0:  # t2 < t0: not the canonical rotation
                     continue
                 u2 = u1 | b2
-                for b3, p3, t3, r3, d3 in by_top.get(d0, ()):
-                    if b3 & u2:
+                row = d2 * k
+                for m34, r4, d3, d4, p3, p4, t3, t4 in middles:
+                    if m34 & u2:
                         continue
-                    u3 = u2 | b3
-                    for b4, p4, t4, r4, d4 in by_both.get((d1, r3), ()):
-                        if b4 & u3:
+                    u4 = u2 | m34
+                    for b5, p5, t5, _, d5 in by_both[row + r4]:
+                        if b5 & u4:
                             continue
-                        u4 = u3 | b4
-                        for b5, p5, t5, _, d5 in by_both.get((d2, r4), ()):
-                            if b5 & u4:
-                                continue
-                            found = bottom_rows((d3, d4, d5), _ALL_TILES ^ u4 ^ b5)
-                            if found.count_above(t0):
-                                yield ((t0, t1, t2, t3, t4, t5), (p0, p1, p2, p3, p4, p5), found)
+                        found = bottoms(d3, d4, d5, u4 | b5)
+                        if found is not None and found.counts[t0]:
+                            finds.append(((((t2 << 4 | t3) << 4) | t4) << 4 | t5,
+                                          (p0, p1, p2, p3, p4, p5), found))
+    if finds:
+        yield finds
 
 
-def _groups(puzzle: Puzzle, tables: Optional[_Tables] = None) -> Iterator[_Group]:
-    """Yield groups in increasing order of their first six digits.
-
-    The loops meet one top-left tile's rotations one after another, so the
-    same six digits can come back; sorting each top-left tile's finds
-    (a bounded set: they are pairs of rows, not boards) restores the order.
-    """
-    tables = tables or _Tables(puzzle)
-    start = tables.start
-    for begin in range(len(start)):
-        if begin and start[begin - 1][2] == start[begin][2]:
-            continue
-        same_tile = [entry for entry in start[begin:] if entry[2] == start[begin][2]]
-        finds = sorted(_first_two_rows(tables, same_tile), key=lambda item: item[0])
-        corner = start[begin][2]
-        i = 0
-        while i < len(finds):
-            j = i + 1
-            while j < len(finds) and finds[j][0] == finds[i][0]:
-                j += 1
-            yield _Group(corner, tuple((ids, found) for _, ids, found in finds[i:j]))
-            i = j
+def _groups(rows: _Rows) -> Iterator[_Group]:
+    """Yield groups in increasing order of their first six digits."""
+    for t0 in range(1, TILE_COUNT - 2):  # the top-left tile beats three corners
+        for finds in _two_rows(rows, t0):
+            finds.sort(key=itemgetter(0))
+            for _, same in groupby(finds, key=itemgetter(0)):
+                yield _Group(t0, tuple((ids, found) for _, ids, found in same))
 
 
 def _group_count(group: _Group) -> int:
-    return sum(found.count_above(group.corner) for _, found in group.pairs)
+    return sum(found.counts[group.corner] for _, found in group.pairs)
 
 
-def _group_texts(tables: _Tables, group: _Group) -> List[str]:
-    """Drawn boards of one group, in order, each preceded by a newline."""
+def _group_boards(rows: _Rows, group: _Group) -> List[tuple]:
+    """The group's boards (ids), in order."""
     corner = group.corner
-    keyed = []
-    for ids, found in group.pairs:
-        prefix = ("\n" + SEPARATOR + tables.row_text(*ids[:3]) + SEPARATOR
-                  + tables.row_text(*ids[3:]))
-        if len(group.pairs) == 1:
-            return [prefix + drawn for c, drawn in zip(found.corners, found.drawn) if c > corner]
-        for c, tiles, drawn in zip(found.corners, found.tiles, found.drawn):
-            if c > corner:
-                keyed.append((tiles, prefix, drawn))
-    keyed.sort()
-    return [prefix + drawn for _, prefix, drawn in keyed]
+    boards = [ids + last for ids, found in group.pairs
+              for tiles, last in found.rows if min(tiles[0], tiles[2]) > corner]
+    return _in_order(rows.places, boards)
 
 
-def _group_boards(tables: _Tables, group: _Group) -> List[Board]:
+def _group_drawing(rows: _Rows, group: _Group, parts: List[bytes]) -> int:
+    """Append the group's boards, drawn and in order, to parts; return how
+    many.  Each board is its pair's prefix and a bottom row, so one join
+    per pair and tile triple draws them all at C speed."""
     corner = group.corner
-    keyed = []
-    for ids, found in group.pairs:
-        prefix = tables.row_text(*ids[:3]) + tables.row_text(*ids[3:])
-        for c, tiles, drawn, last in zip(found.corners, found.tiles, found.drawn, found.ids):
-            if c > corner:
-                keyed.append((tiles, prefix, drawn, ids + last))
-    keyed.sort(key=lambda item: item[:3])
-    return [tuple(tables.places[i] for i in ids) for *_, ids in keyed]
+    if len(group.pairs) == 1:
+        ids, found = group.pairs[0]
+        prefix = rows.prefix(ids)
+        flat = rows.drawn_rows(found, corner)[1]
+        parts.append(prefix)
+        parts.append(prefix.join(flat))
+        return len(flat)
+    # Same six digits: order by the last three, then by the drawing, which
+    # is the prefix's first (all rows have the same width), then the row's.
+    pairs = sorted(((rows.prefix(ids), found) for ids, found in group.pairs), key=itemgetter(0))
+    keyed = [(tiles, prefix, texts) for prefix, found in pairs
+             for tiles, texts in rows.drawn_rows(found, corner)[0]]
+    keyed.sort(key=itemgetter(0))  # stable: prefixes stay in order
+    total = 0
+    for _, prefix, texts in keyed:
+        parts.append(prefix)
+        parts.append(prefix.join(texts))
+        total += len(texts)
+    return total
+
+
+def _count_middles(rows: _Rows, d0: int, d1: int, d2: int, used: int, corner: int) -> int:
+    total, k = 0, rows.k
+    for m34, r4, d3, d4, _, _, _, _ in rows.dominoes[d0 * k + d1]:
+        if m34 & used:
+            continue
+        for b5, _, _, _, d5 in rows.by_both[d2 * k + r4]:
+            if not b5 & (used | m34):
+                found = rows.bottoms(d3, d4, d5, used | m34 | b5)
+                if found is not None:
+                    total += found.counts[corner]
+    return total
+
+
+def _count(rows: _Rows) -> int:
+    """Count by top rows: what fits below a top row depends only on its
+    bottom edges, its tiles and its top-left tile, so each such key is
+    counted once however many top rows share it."""
+    memo = {}
+    total, k = 0, rows.k
+    for b0, _, t0, r0, d0 in rows.entries:
+        if t0 > TILE_COUNT - 3:
+            continue
+        for b1, _, _, r1, d1 in rows.by_left[r0]:
+            if b1 == b0:
+                continue
+            for b2, _, t2, _, d2 in rows.by_left[r1]:
+                if b2 & (b0 | b1) or t2 < t0:
+                    continue
+                used = b0 | b1 | b2
+                key = ((((d0 * k + d1) * k + d2) << (TILE_COUNT + 1) | used) << 4) | t0
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = _count_middles(rows, d0, d1, d2, used, t0)
+                total += found
+    return total
+
+
+# ---------------------------------------------------------------- solving
 
 
 def solve(puzzle: Puzzle) -> Iterator[Board]:
     """Every unique solution, canonical rotation, in the assignment's order."""
-    tables = _Tables(puzzle)
-    for group in _groups(puzzle, tables):
-        yield from _group_boards(tables, group)
+    places = _Placements(puzzle)
+    boards = _few_boards(places, _FEW)
+    if boards is not None:
+        for ids in boards:
+            yield places.board(ids)
+        return
+    rows = _Rows(places)
+    for group in _groups(rows):
+        for ids in _group_boards(rows, group):
+            yield places.board(ids)
 
 
 def count(puzzle: Puzzle) -> int:
     """Number of unique solutions, without drawing them."""
-    return sum(_group_count(group) for group in _groups(puzzle))
+    return _count(_Rows(_Placements(puzzle)))
 
 
 # ---------------------------------------------------------------- output
@@ -345,12 +625,19 @@ def count_line(n: int) -> str:
     return f"{n} unique solutions found:"
 
 
+_ROW = ("|{}  {}   |{}  {}   |{}  {}   |\n"
+        "|{}    {}|{}    {}|{}    {}|\n"
+        "|   {}   |   {}   |   {}   |\n")
+
+
+def _row_lines(a: Placement, b: Placement, c: Placement) -> str:
+    (ta, (at, ar, ab, al)), (tb, (bt, br, bb, bl)), (tc, (ct, cr, cb, cl)) = a, b, c
+    return _ROW.format(ta, at, tb, bt, tc, ct, al, ar, bl, br, cl, cr, ab, bb, cb)
+
+
 def render_board(board: Board) -> str:
-    text = SEPARATOR
-    for start in (0, 3, 6):
-        cells = [_cell_lines(p) for p in board[start:start + 3]]
-        text += "".join(a + b + c + "|\n" for a, b, c in zip(*cells)) + SEPARATOR
-    return text
+    return "".join((SEPARATOR, _row_lines(*board[0:3]), SEPARATOR, _row_lines(*board[3:6]),
+                    SEPARATOR, _row_lines(*board[6:9]), SEPARATOR))
 
 
 def render(puzzle: Puzzle, boards: Iterable[Board]) -> str:
@@ -361,43 +648,49 @@ def render(puzzle: Puzzle, boards: Iterable[Board]) -> str:
     return "".join(parts)
 
 
-def write_output(puzzle: Puzzle, out, buffer_bytes: int = 4 << 20) -> int:
-    """Stream the whole output to a binary file; memory stays flat.
+def _head(puzzle: Puzzle, total: int) -> bytes:
+    """Everything before the first board (all of it when there is none)."""
+    text = render_tiles(puzzle) + "\n" + count_line(total)
+    return (text + "\n" if total == 0 else text).encode("ascii")
 
-    The count line comes first.  Small outputs are drawn once, held and
-    written; when the drawing outgrows the buffer, a second, cheaper search
-    counts the rest, the count line goes out and the drawing resumes where it
-    paused.  Returns the number of solutions.
-    """
-    tables = _Tables(puzzle)
-    groups = _groups(puzzle, tables)
-    pending: List[str] = []
-    size = total = 0
+
+def write_output(puzzle: Puzzle, out, buffer_bytes: int = 4 << 20) -> int:
+    """Write the whole output to a binary file; return the number of
+    solutions.  Memory stays flat: at most about buffer_bytes of drawing
+    is held at a time."""
+    places = _Placements(puzzle)
+    boards = _few_boards(places, min(_FEW, buffer_bytes // _BOARD_BYTES))
+    if boards is None:
+        return _stream(puzzle, _Rows(places), out, buffer_bytes)
+    out.write(_head(puzzle, len(boards)))
+    out.write(b"".join(b"\n" + places.board_text(ids) for ids in boards))
+    return len(boards)
+
+
+def _stream(puzzle: Puzzle, rows: _Rows, out, buffer_bytes: int) -> int:
+    """The count line comes first.  The drawing is held until it outgrows
+    the buffer; then the memoized count gives the total, the count line
+    goes out and the drawing resumes where it paused."""
+    groups = _groups(rows)
+    pending: List[bytes] = []
+    held = total = 0
     exhausted = True
     for group in groups:
-        texts = _group_texts(tables, group)
-        pending += texts
-        total += len(texts)
-        size += len(texts)
-        if size * 400 >= buffer_bytes:
+        total += _group_drawing(rows, group, pending)
+        if total * _BOARD_BYTES >= buffer_bytes:
             exhausted = False
             break
     if not exhausted:
-        total = sum(_group_count(group) for group in _groups(puzzle, tables))
-    out.write((render_tiles(puzzle) + "\n" + count_line(total)).encode("ascii"))
-    if total == 0:
-        out.write(b"\n")
-        return 0
-    out.write("".join(pending).encode("ascii"))
-    pending, size = [], 0
+        total = _count(rows)
+    out.write(_head(puzzle, total))
+    out.write(b"".join(pending))
+    pending = []
     for group in groups:
-        texts = _group_texts(tables, group)
-        pending += texts
-        size += len(texts)
-        if size * 400 >= buffer_bytes:
-            out.write("".join(pending).encode("ascii"))
-            pending, size = [], 0
-    out.write("".join(pending).encode("ascii"))
+        held += _group_drawing(rows, group, pending)
+        if held * _BOARD_BYTES >= buffer_bytes:
+            out.write(b"".join(pending))
+            pending, held = [], 0
+    out.write(b"".join(pending))
     return total
 
 

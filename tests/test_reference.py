@@ -1,0 +1,602 @@
+"""Tests of the reference solver, reference/puzzlesolver.py, whose output is
+the expected output of every test case: exact bytes on the hand-out's
+examples, bad input, the count line, agreement with an independent
+brute-force solver (tests/bruteforce.py) on hundreds of random puzzles,
+properties (hypothesis), and the streaming path on huge outputs."""
+
+import hashlib
+import io
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Sequence, Tuple
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reference import puzzlesolver as ps
+from tests import bruteforce as bf
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLVER = ROOT / "reference" / "puzzlesolver.py"
+SHARED = ROOT.parent / "shared"
+
+# The hand-out's example and its expected output (spec/sample-*.txt), and
+# the lightbulbs puzzle (puzzles/lightbulbs.*), kept here so that the tests
+# run anywhere; test_embedded_copies_match_the_shared_files guards them.
+SAMPLE = ("Y1,G0,R0,B1\nY0,B1,R1,B0\nY1,R1,G0,B0\nY1,G0,B0,G1\nB0,G0,R1,Y1\n"
+          "Y0,G1,R1,B0\nR0,B1,Y1,G0\nY0,R1,B1,G0\nR0,G1,Y1,B0\n")
+SAMPLE_EXPECTED = """\
+Input tiles:
+1. <Y1, G0, R0, B1>
+2. <Y0, B1, R1, B0>
+3. <Y1, R1, G0, B0>
+4. <Y1, G0, B0, G1>
+5. <B0, G0, R1, Y1>
+6. <Y0, G1, R1, B0>
+7. <R0, B1, Y1, G0>
+8. <Y0, R1, B1, G0>
+9. <R0, G1, Y1, B0>
+
+2 unique solutions found:
++--------+--------+--------+
+|1  G0   |2  B0   |4  G0   |
+|Y1    R0|R1    Y0|Y1    B0|
+|   B1   |   B1   |   G1   |
++--------+--------+--------+
+|9  B0   |6  B0   |7  G0   |
+|Y1    R0|R1    Y0|Y1    R0|
+|   G1   |   G1   |   B1   |
++--------+--------+--------+
+|3  G0   |8  G0   |5  B0   |
+|R1    B0|B1    Y0|Y1    G0|
+|   Y1   |   R1   |   R1   |
++--------+--------+--------+
+
++--------+--------+--------+
+|3  R1   |9  Y1   |7  Y1   |
+|Y1    G0|G1    B0|B1    G0|
+|   B0   |   R0   |   R0   |
++--------+--------+--------+
+|8  B1   |6  R1   |2  R1   |
+|R1    G0|G1    B0|B1    B0|
+|   Y0   |   Y0   |   Y0   |
++--------+--------+--------+
+|5  Y1   |1  Y1   |4  Y1   |
+|R1    B0|B1    G0|G1    G0|
+|   G0   |   R0   |   B0   |
++--------+--------+--------+
+"""
+LIGHTBULBS = ("W1,L1,X0,K0\nK0,W0,X0,L1\nK0,W1,X0,L0\nL0,W1,X1,K0\nK1,L0,X0,W1\n"
+              "X1,W1,K0,L0\nK1,X1,W0,L0\nK1,X1,W0,L1\nK1,L1,W0,X1\n")
+LIGHTBULBS_EXPECTED = """\
+Input tiles:
+1. <W1, L1, X0, K0>
+2. <K0, W0, X0, L1>
+3. <K0, W1, X0, L0>
+4. <L0, W1, X1, K0>
+5. <K1, L0, X0, W1>
+6. <X1, W1, K0, L0>
+7. <K1, X1, W0, L0>
+8. <K1, X1, W0, L1>
+9. <K1, L1, W0, X1>
+
+3 unique solutions found:
++--------+--------+--------+
+|1  W1   |4  W1   |3  L0   |
+|K0    L1|L0    X1|X0    K0|
+|   X0   |   K0   |   W1   |
++--------+--------+--------+
+|7  X1   |5  K1   |9  W0   |
+|K1    W0|W1    L0|L1    X1|
+|   L0   |   X0   |   K1   |
++--------+--------+--------+
+|2  L1   |8  X1   |6  K0   |
+|X0    K0|K1    W0|W1    L0|
+|   W0   |   L1   |   X1   |
++--------+--------+--------+
+
++--------+--------+--------+
+|1  L1   |7  W0   |9  W0   |
+|W1    X0|X1    L0|L1    X1|
+|   K0   |   K1   |   K1   |
++--------+--------+--------+
+|5  K1   |2  K0   |6  K0   |
+|W1    L0|L1    W0|W1    L0|
+|   X0   |   X0   |   X1   |
++--------+--------+--------+
+|4  X1   |8  X1   |3  X0   |
+|W1    K0|K1    W0|W1    L0|
+|   L0   |   L1   |   K0   |
++--------+--------+--------+
+
++--------+--------+--------+
+|2  K0   |1  L1   |4  K0   |
+|L1    W0|W1    X0|X1    L0|
+|   X0   |   K0   |   W1   |
++--------+--------+--------+
+|8  X1   |5  K1   |9  W0   |
+|K1    W0|W1    L0|L1    X1|
+|   L1   |   X0   |   K1   |
++--------+--------+--------+
+|3  L0   |7  X1   |6  K0   |
+|X0    K0|K1    W0|W1    L0|
+|   W1   |   L0   |   X1   |
++--------+--------+--------+
+"""
+NO_SOLUTION = "A0,A0,A0,A0\n" * 9
+# Exactly one solution; tile 1 looks the same turned by half.
+ONE_SOLUTION = ("A0,C0,A0,C0\nB1,A0,A1,B0\nB1,B1,B1,A0\nA1,C1,B1,C1\nA0,C1,C1,B0\n"
+                "A1,B1,A0,A1\nC1,B1,A0,C1\nC1,C1,A1,C0\nB0,C0,C1,C0\n")
+# Four solutions, two of them with the same digits (the tie rule decides).
+WITH_TIE = ("C0,B0,C0,D1\nB0,C0,B0,B0\nA1,D1,A1,D1\nD0,D0,B1,B0\nB1,A0,B1,C1\n"
+            "A1,A0,A1,D1\nB0,B1,A1,D0\nB1,D0,D1,B1\nA0,C1,A0,C0\n")
+# A few thousand solutions, many ties, symmetric or duplicate tiles: more
+# than the few-solutions search keeps, so the row-by-row search answers.
+MANY = {
+    "2706": ("A1,B1,B0,B1\nB1,A0,B0,B1\nA1,A1,B1,A1\nB1,B0,B1,B0\nB0,B0,B0,B1\n"
+             "B0,A0,A0,A0\nB1,B1,A1,B0\nA1,B1,B0,A0\nA1,B0,B0,A0\n"),
+    "2868": ("A1,A1,B1,A1\nA0,B0,A1,B1\nB0,B0,B0,A0\nB1,A0,A1,B1\nA0,B0,A0,A1\n"
+             "B0,A1,B1,B1\nA1,A0,A0,B0\nB1,A0,A1,B1\nB0,A1,B1,B1\n"),
+}
+USAGE = "usage: puzzlesolver.py INPUT\n"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SOLVER), *args], capture_output=True, timeout=300)
+
+
+def solve_cli(tmp_path: Path, text, name: str = "puzzle.txt") -> subprocess.CompletedProcess:
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("ascii"))
+    return run_cli(str(path))
+
+
+def api_output(text: str) -> str:
+    puzzle = ps.parse(text)
+    return ps.render(puzzle, ps.solve(puzzle))
+
+
+def streamed(text: str, buffer_bytes: int = 4 << 20) -> bytes:
+    out = io.BytesIO()
+    ps.write_output(ps.parse(text), out, buffer_bytes)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- exact bytes
+
+
+EXAMPLES = {"sample": (SAMPLE, SAMPLE_EXPECTED), "lightbulbs": (LIGHTBULBS, LIGHTBULBS_EXPECTED)}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_cli_output_is_byte_exact(tmp_path, name):
+    text, expected = EXAMPLES[name]
+    done = solve_cli(tmp_path, text)
+    assert done.returncode == 0
+    assert done.stderr == b""
+    assert done.stdout == expected.encode("ascii")
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_api_output_is_byte_exact(name):
+    text, expected = EXAMPLES[name]
+    assert api_output(text) == expected
+    assert streamed(text) == expected.encode("ascii")
+    assert ps.count(ps.parse(text)) == expected.count("+\n\n") + 1
+
+
+def test_embedded_copies_match_the_shared_files():
+    pairs = [(SHARED / "spec" / "sample-input.txt", SAMPLE),
+             (SHARED / "spec" / "sample-expected.txt", SAMPLE_EXPECTED),
+             (SHARED / "puzzles" / "lightbulbs.txt", LIGHTBULBS),
+             (SHARED / "puzzles" / "lightbulbs.out", LIGHTBULBS_EXPECTED)]
+    if not all(path.exists() for path, _ in pairs):
+        pytest.skip(f"{SHARED} is not here (a clone outside the course workspace)")
+    for path, text in pairs:
+        assert path.read_text() == text, path
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def lines_with(line_number: int, replacement: str) -> str:
+    lines = SAMPLE.splitlines()
+    lines[line_number - 1] = replacement
+    return "\n".join(lines) + "\n"
+
+
+BAD_INPUTS = {
+    # name: (file content, line named, words in the message)
+    "eight tiles": ("".join(SAMPLE.splitlines(True)[:8]), 9, "too few tiles: found 8"),
+    "ten tiles": (SAMPLE + "Y1,G0,R0,B1\n", 10, "too many tiles"),
+    "lower-case letter": (lines_with(3, "Y1,G0,y1,B0"), 3, "bad edge 'y1'"),
+    "digit 2": (lines_with(5, "Y2,G0,R1,Y1"), 5, "bad edge 'Y2'"),
+    "no digit": (lines_with(2, "Y0,YY,R1,B0"), 2, "bad edge 'YY'"),
+    "three edges": (lines_with(4, "Y1,G0,B0"), 4, "has 3 edge(s)"),
+    "five edges": (lines_with(7, "R0,B1,Y1,G0,G0"), 7, "has 5 edge(s)"),
+    "missing edge": (lines_with(6, "Y0,,R1,B0"), 6, "bad edge 'nothing'"),
+    "empty line in the middle": (lines_with(5, ""), 5, "empty line"),
+    "empty file": ("", 1, "too few tiles: found 0"),
+    "not text": (SAMPLE.replace("G1", "G\xe91", 1), 4, "not a text puzzle"),
+}
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess, *words: str) -> str:
+    assert done.returncode == 2
+    assert done.stdout == b""
+    message = done.stderr.decode()
+    assert "Traceback" not in message
+    assert message.endswith("\n") and message.count("\n") == 1, message
+    for word in words:
+        assert word in message, (word, message)
+    return message
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_is_one_line_naming_file_line_and_problem(tmp_path, name):
+    content, line, words = BAD_INPUTS[name]
+    path = tmp_path / "bad puzzle.txt"
+    path.write_bytes(content.encode("latin-1"))
+    message = assert_one_line_error(run_cli(str(path)), words)
+    assert message.startswith(f"puzzlesolver: {path}:{line}: "), message
+
+
+@pytest.mark.parametrize("args", [(), ("a.txt", "b.txt")])
+def test_wrong_arguments_print_the_usage(args):
+    done = run_cli(*args)
+    assert (done.returncode, done.stdout, done.stderr) == (2, b"", USAGE.encode())
+
+
+def test_missing_file(tmp_path):
+    path = tmp_path / "nowhere.txt"
+    assert_one_line_error(run_cli(str(path)), f"{path}:0:", "No such file")
+
+
+def test_unreadable_file_a_directory(tmp_path):
+    # Tests may run as root, who reads anything: a directory fails for everyone.
+    assert_one_line_error(run_cli(str(tmp_path)), f"{tmp_path}:0:", "cannot read")
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="root reads a chmod 000 file anyway")
+def test_unreadable_file_no_permission(tmp_path):
+    path = tmp_path / "secret.txt"
+    path.write_text(SAMPLE)
+    path.chmod(0)
+    assert_one_line_error(run_cli(str(path)), f"{path}:0:", "Permission denied")
+
+
+ACCEPTED = {
+    "CRLF": SAMPLE.replace("\n", "\r\n"),
+    "no final newline": SAMPLE.rstrip("\n"),
+    "trailing blank lines": SAMPLE + "\n\n  \n",
+    "CRLF and trailing blank lines": SAMPLE.replace("\n", "\r\n") + "\r\n\r\n",
+    "spaces around commas": SAMPLE.replace(",", " , ").replace("Y1 ", "Y1  ", 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_accepted_variants_give_the_clean_output(tmp_path, name):
+    done = solve_cli(tmp_path, ACCEPTED[name])
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == SAMPLE_EXPECTED.encode("ascii")
+
+
+def test_parse_error_names_the_source():
+    with pytest.raises(ps.PuzzleError, match=r"^here\.txt:3: bad edge 'y1'"):
+        ps.parse(lines_with(3, "Y1,G0,y1,B0"), "here.txt")
+
+
+# ---------------------------------------------------------------- count line and layout
+
+
+def assert_clean_layout(output: str) -> None:
+    assert output.endswith("\n") and not output.endswith("\n\n")
+    for line in output.split("\n"):
+        assert line == line.rstrip(), repr(line)
+
+
+def test_no_solution_says_so_and_nothing_more(tmp_path):
+    done = solve_cli(tmp_path, NO_SOLUTION)
+    listing = "".join(f"{n}. <A0, A0, A0, A0>\n" for n in range(1, 10))
+    assert done.stdout.decode() == f"Input tiles:\n{listing}\nNo solution found.\n"
+    assert ps.count(ps.parse(NO_SOLUTION)) == 0
+
+
+def test_one_solution_is_singular(tmp_path):
+    output = solve_cli(tmp_path, ONE_SOLUTION).stdout.decode()
+    assert "\n\n1 unique solution found:\n+--" in output
+    assert output.count("+\n\n") == 0  # one board
+    assert output == bf.expected_output(bf.tiles_from_text(ONE_SOLUTION))
+
+
+@pytest.mark.parametrize("text", [SAMPLE, LIGHTBULBS, NO_SOLUTION, ONE_SOLUTION, WITH_TIE,
+                                  MANY["2706"]])
+def test_layout_one_final_newline_no_trailing_spaces(text):
+    assert_clean_layout(streamed(text).decode("ascii"))
+    assert_clean_layout(api_output(text))
+
+
+def test_tie_rule_orders_same_digits_by_drawing():
+    output = api_output(WITH_TIE)
+    assert output == bf.expected_output(bf.tiles_from_text(WITH_TIE))
+    boards = output.split("found:\n", 1)[1].split("\n\n")
+    digits = [board_digits(board) for board in boards]
+    assert len(set(digits)) < len(digits)  # the tie is there
+
+
+def board_digits(drawn: str) -> str:
+    rows = [line for line in drawn.splitlines() if line[1:2].isdigit()]
+    return "".join(cell[0] for line in rows for cell in line.split("|")[1:-1])
+
+
+# ---------------------------------------------------------------- independent solver
+
+
+def edge(rng: random.Random, letters: str) -> str:
+    return rng.choice(letters) + rng.choice("01")
+
+
+def flip(edge_text: str) -> str:
+    return edge_text[0] + ("1" if edge_text[1] == "0" else "0")
+
+
+def turned(tile: Sequence[str], quarters: int) -> List[str]:
+    return list(tile[-quarters:] + tile[:-quarters]) if quarters else list(tile)
+
+
+def solved_tiles(rng: random.Random, letters: str, symmetric: float = 0.0) -> List[List[str]]:
+    """A solved board, built cell by cell, some cells symmetric on purpose,
+    then scrambled: shuffled and each tile turned at random."""
+    cells: List[List[str]] = []
+    for index in range(9):
+        row, col = divmod(index, 3)
+        top = flip(cells[index - 3][2]) if row else edge(rng, letters)
+        left = flip(cells[index - 1][1]) if col else edge(rng, letters)
+        if rng.random() < symmetric:
+            cells.append([top, left, top, left])  # the same turned by half
+        else:
+            cells.append([top, edge(rng, letters), edge(rng, letters), left])
+    rng.shuffle(cells)
+    return [turned(cell, rng.randrange(4)) for cell in cells]
+
+
+def random_tiles(rng: random.Random, letters: str) -> List[List[str]]:
+    return [[edge(rng, letters) for _ in range(4)] for _ in range(9)]
+
+
+def with_duplicates(rng: random.Random, tiles: List[List[str]]) -> List[List[str]]:
+    tiles = [list(tile) for tile in tiles]
+    for _ in range(rng.randrange(1, 4)):
+        tiles[rng.randrange(9)] = turned(tiles[rng.randrange(9)], rng.randrange(4))
+    return tiles
+
+
+def with_symmetric(rng: random.Random, tiles: List[List[str]], letters: str) -> List[List[str]]:
+    tiles = [list(tile) for tile in tiles]
+    for _ in range(rng.randrange(1, 4)):
+        a, b = edge(rng, letters), edge(rng, letters)
+        tiles[rng.randrange(9)] = [a, b, a, b] if rng.random() < 0.7 else [a, a, a, a]
+    return tiles
+
+
+def from_pool(rng: random.Random, letters: str) -> List[List[str]]:
+    """Tiles drawn from a few: many duplicates, often symmetric ones."""
+    pool = solved_tiles(rng, letters, symmetric=0.5)[:rng.randrange(2, 6)]
+    return [turned(rng.choice(pool), rng.randrange(4)) for _ in range(9)]
+
+
+def random_puzzle(rng: random.Random) -> str:
+    letters = rng.choice(["A", "AB", "AB", "ABC", "ABC", "ABCD", "ABCD", "ABCD"])
+    kind = rng.randrange(7)
+    if kind in (0, 6):
+        tiles = solved_tiles(rng, letters)
+    elif kind == 1:
+        tiles = solved_tiles(rng, letters, symmetric=0.4)
+    elif kind == 2:
+        tiles = with_duplicates(rng, solved_tiles(rng, letters, symmetric=0.2))
+    elif kind == 3:
+        tiles = random_tiles(rng, letters)
+    elif kind == 4:
+        tiles = with_symmetric(rng, with_duplicates(rng, random_tiles(rng, letters)), letters)
+    else:
+        tiles = from_pool(rng, letters)
+    return "".join(",".join(tile) + "\n" for tile in tiles)
+
+
+def test_agrees_with_brute_force_on_random_puzzles():
+    """Full output bytes, both searches (a 1-byte buffer forces the streaming
+    one), on 300 random puzzles (fixed seed) small enough for brute force."""
+    rng = random.Random(20261121)
+    tally = {"checked": 0, "solved": 0, "tie": 0, "symmetric": 0, "duplicate": 0}
+    failures = []
+    for _ in range(1000):
+        if tally["checked"] == 300:
+            break
+        text = random_puzzle(rng)
+        puzzle = ps.parse(text)
+        if ps.count(puzzle) > 3000:
+            continue
+        try:
+            expected = bf.expected_output(bf.tiles_from_text(text), limit=200_000)
+        except bf.TooMuchWork:
+            continue
+        got = (api_output(text), streamed(text).decode(), streamed(text, 1).decode())
+        if any(output != expected for output in got):
+            failures.append(text)
+        tally["checked"] += 1
+        if "found:\n" in expected:
+            tally["solved"] += 1
+            digits = [board_digits(b) for b in expected.split("found:\n", 1)[1].split("\n\n")]
+            tally["tie"] += len(set(digits)) < len(digits)
+        tally["symmetric"] += any(t[0] == t[2] and t[1] == t[3] for t in puzzle.tiles)
+        tally["duplicate"] += len(set(puzzle.tiles)) < 9
+    assert not failures, f"{len(failures)} puzzles differ, first:\n{failures[0]}"
+    # The mix really covers what it is meant to cover.
+    assert tally["checked"] == 300, tally
+    assert tally["solved"] >= 120 and tally["tie"] >= 15, tally
+    assert tally["symmetric"] >= 50 and tally["duplicate"] >= 50, tally
+
+
+@pytest.mark.parametrize("name", sorted(MANY))
+def test_agrees_with_brute_force_past_the_few_solutions_search(name):
+    text = MANY[name]
+    assert ps.count(ps.parse(text)) == int(name) > ps._FEW
+    expected = bf.expected_output(bf.tiles_from_text(text))
+    assert api_output(text) == expected
+    assert streamed(text).decode() == expected
+
+
+# Symmetric tiles: in each, some solution has a symmetric tile in the centre
+# (where the few-solutions search starts, so where a symmetric tile could
+# make it meet a board twice).
+SYMMETRIC = {
+    # a tile that looks the same all round (tile 1)
+    "all round": ("C0,C0,C0,C0\nC1,B0,A0,A1\nC0,A1,C1,A1\nC0,C0,A1,C1\nA0,B0,C1,C0\n"
+                  "B0,C0,A1,A0\nA0,C1,C0,A1\nB1,B1,A1,B0\nC1,A0,C1,C1\n", 7),
+    # five tiles that look the same turned by half
+    "half turn": ("C0,C1,C0,C1\nC0,B1,C0,C0\nA0,B0,A0,B0\nC0,A0,A1,A1\nC0,A0,C0,A0\n"
+                  "C1,B1,C1,B1\nC1,C0,A0,A1\nA1,B0,A1,B0\nC0,C0,B0,C1\n", 2),
+    # R0,B1,R0,B1 and G0,R1,G0,R1
+    "R0,B1,R0,B1": ("G0,R1,G0,R1\nB0,B0,B1,G1\nR0,B1,R0,B1\nB0,R0,B1,R0\nR0,G1,B1,R1\n"
+                    "R1,G1,B0,G1\nR0,G1,G0,B0\nR1,R1,R0,B0\nG1,B1,B0,R1\n", 10),
+    "R0,B1,R0,B1 only": ("R0,B1,R0,B1\n" * 9, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYMMETRIC))
+def test_symmetric_tiles_each_drawing_once(name):
+    text, solutions = SYMMETRIC[name]
+    expected = bf.expected_output(bf.tiles_from_text(text))
+    assert api_output(text) == expected
+    assert streamed(text, 1).decode() == expected
+    boards = list(ps.solve(ps.parse(text)))
+    assert len(boards) == solutions
+    if solutions:
+        assert any(b[4].edges[0] == b[4].edges[2] and b[4].edges[1] == b[4].edges[3]
+                   for b in boards)
+
+
+# ---------------------------------------------------------------- properties
+
+
+@st.composite
+def puzzles(draw) -> Tuple[Tuple[str, ...], ...]:
+    letters = draw(st.sampled_from(["A", "AB", "ABC", "ABC", "ABCD"]))
+    edges = st.builds(str.__add__, st.sampled_from(letters), st.sampled_from("01"))
+    if draw(st.booleans()):
+        tiles = draw(st.lists(st.tuples(edges, edges, edges, edges), min_size=9, max_size=9))
+    else:  # a solved board, scrambled
+        cells: List[List[str]] = []
+        for index in range(9):
+            row, col = divmod(index, 3)
+            top = flip(cells[index - 3][2]) if row else draw(edges)
+            left = flip(cells[index - 1][1]) if col else draw(edges)
+            if draw(st.integers(0, 4)) == 0:
+                cells.append([top, left, top, left])
+            else:
+                cells.append([top, draw(edges), draw(edges), left])
+        order = draw(st.permutations(range(9)))
+        turns = draw(st.lists(st.integers(0, 3), min_size=9, max_size=9))
+        tiles = [turned(cells[i], quarters) for i, quarters in zip(order, turns)]
+    return tuple(tuple(tile) for tile in tiles)
+
+
+def as_text(tiles: Sequence[Sequence[str]]) -> str:
+    return "".join(",".join(tile) + "\n" for tile in tiles)
+
+
+SOME = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def matches(a: str, b: str) -> bool:
+    return a[0] == b[0] and {a[1], b[1]} == {"0", "1"}
+
+
+@SOME
+@given(puzzles())
+def test_every_board_is_a_canonical_solution_in_strict_order(tiles):
+    puzzle = ps.Puzzle(tiles)
+    if ps.count(puzzle) > 3000:
+        return
+    boards = list(ps.solve(puzzle))
+    assert len(boards) == ps.count(puzzle)
+    keys = []
+    for board in boards:
+        assert sorted(p.tile for p in board) == list(range(1, 10))
+        for p in board:
+            original = tiles[p.tile - 1]
+            assert any(tuple(turned(original, q)) == p.edges for q in range(4))
+        for index in range(9):
+            row, col = divmod(index, 3)
+            if col < 2:
+                assert matches(board[index].edges[1], board[index + 1].edges[3])
+            if row < 2:
+                assert matches(board[index].edges[2], board[index + 3].edges[0])
+        assert board[0].tile < min(board[2].tile, board[6].tile, board[8].tile)
+        keys.append(("".join(str(p.tile) for p in board), ps.render_board(board)))
+    assert all(a < b for a, b in zip(keys, keys[1:]))
+
+
+@SOME
+@given(puzzles(), st.permutations(range(9)), st.lists(st.integers(0, 3), min_size=9, max_size=9))
+def test_shuffling_or_turning_the_input_keeps_the_count(tiles, order, turns):
+    moved = tuple(tuple(turned(tiles[i], quarters)) for i, quarters in zip(order, turns))
+    assert ps.count(ps.Puzzle(moved)) == ps.count(ps.Puzzle(tiles))
+
+
+@SOME
+@given(puzzles())
+def test_write_output_is_render_of_solve(tiles):
+    text = as_text(tiles)
+    puzzle = ps.parse(text)
+    if ps.count(puzzle) > 3000:
+        return
+    expected = ps.render(puzzle, ps.solve(puzzle)).encode("ascii")
+    assert streamed(text) == expected
+    assert streamed(text, 1) == expected  # the count-first two-pass path
+    assert streamed(text, 2000) == expected  # pauses after a few boards
+
+
+# ---------------------------------------------------------------- streaming
+
+
+def test_tiny_buffer_gives_the_same_bytes_as_the_default():
+    for text in (SAMPLE, WITH_TIE, MANY["2706"], "A0,B0,A1,B1\n" * 9):
+        whole = streamed(text)
+        assert streamed(text, 1) == whole
+        assert streamed(text, 50_000) == whole
+
+
+def cli_digest(text: str, tmp_path: Path) -> Tuple[int, str]:
+    path = tmp_path / "big.txt"
+    path.write_text(text)
+    solver = subprocess.Popen([sys.executable, str(SOLVER), str(path)], stdout=subprocess.PIPE)
+    digest, size = hashlib.md5(), 0
+    for chunk in iter(lambda: solver.stdout.read(1 << 20), b""):
+        digest.update(chunk)
+        size += len(chunk)
+    assert solver.wait(timeout=600) == 0
+    return size, digest.hexdigest()
+
+
+def test_huge_output_streams_exactly(tmp_path):
+    # 362,880 solutions, 137 MB; the digest is the first reference's output.
+    assert cli_digest("A0,B0,A1,B1\n" * 9, tmp_path) == (
+        137_168_864, "a1d0b3dda1361325570d4a94e4e4f979")
+
+
+@pytest.mark.slow
+def test_huger_output_streams_exactly(tmp_path):
+    # 5,806,080 solutions, 2.2 GB.
+    assert cli_digest("A0,A0,A1,A1\n" * 9, tmp_path) == (
+        2_194_698_465, "bb0e7050ac9be1816c43e73b62cb3031")
+
+
+def test_huge_counts():
+    assert ps.count(ps.parse("A0,B0,A1,B1\n" * 9)) == 362_880
+    assert ps.count(ps.parse("A0,A0,A1,A1\n" * 9)) == 5_806_080
