@@ -1,0 +1,117 @@
+"""How much wall time the sandbox adds to one run of a tiny C program.
+
+    .venv/bin/python bench/bench_sandbox.py [--runs 50] [--kind bubblewrap|rlimits|both]
+
+Runs the same binary bare (subprocess.run, output captured) and through the sandbox,
+alternating, and prints the median of each, the median of the per-pair differences
+(the overhead) and the ratio. The machine's load average is printed too: on a busy
+machine every extra process hand-off waits for a core, so the overhead grows with load.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from grader.model import Limits  # noqa: E402
+from grader.sandbox import BubblewrapSandbox, RlimitSandbox, SandboxUnavailable  # noqa: E402
+
+SOURCE = '#include <stdio.h>\nint main(int c, char **v) { printf("%s\\n", v[1]); return 0; }\n'
+BUDGET_MS = 5.0
+
+
+def compile_tiny(folder: Path) -> None:
+    (folder / "tiny.c").write_text(SOURCE)
+    subprocess.run(["gcc", "-O2", "-o", "tiny", "tiny.c"], cwd=folder, check=True)
+    (folder / "case.txt").write_text("Y1,G0,R0,B1\n")
+
+
+def bare(folder: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(["./tiny", str(folder / "case.txt")], cwd=folder, capture_output=True)
+    elapsed = time.perf_counter() - start
+    assert done.returncode == 0
+    return elapsed
+
+
+def boxed(box, folder: Path) -> float:
+    start = time.perf_counter()
+    result = box.run(["./tiny", "{input}"], folder, Limits(), input_file=folder / "case.txt")
+    elapsed = time.perf_counter() - start
+    assert result.exit_code == 0 and result.error is None, result
+    return elapsed
+
+
+def bare_bwrap(folder: Path) -> float:
+    """A floor for reference: bwrap with namespaces and little else, no limits."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+         "--unshare-uts", "--proc", "/proc", "--chdir", str(folder), "--die-with-parent",
+         "./tiny", str(folder / "case.txt")], capture_output=True)
+    elapsed = time.perf_counter() - start
+    assert done.returncode == 0, done.stderr
+    return elapsed
+
+
+def measure(box, folder: Path, runs: int) -> None:
+    floor = box.name == "bubblewrap" and shutil.which("bwrap") is not None
+    for _ in range(3):  # warm caches (and the page cache) first
+        bare(folder)
+        boxed(box, folder)
+    plain, sandboxed, minimal = [], [], []
+    for _ in range(runs):
+        plain.append(bare(folder))
+        sandboxed.append(boxed(box, folder))
+        if floor:
+            minimal.append(bare_bwrap(folder))
+    diffs = [b - a for a, b in zip(plain, sandboxed)]
+    ms = lambda xs: statistics.median(xs) * 1000  # noqa: E731
+    overhead = ms(diffs)
+    print(f"{box.name}: {runs} runs each, alternating")
+    print(f"  bare       median {ms(plain):7.2f} ms   min {min(plain) * 1000:7.2f} ms")
+    print(f"  sandboxed  median {ms(sandboxed):7.2f} ms   min {min(sandboxed) * 1000:7.2f} ms")
+    print(f"  overhead   median {overhead:7.2f} ms   min {min(diffs) * 1000:7.2f} ms   "
+          f"ratio {ms(sandboxed) / ms(plain):.1f}x   "
+          f"({'within' if overhead <= BUDGET_MS else 'over'} the {BUDGET_MS:g} ms budget)")
+    if floor:
+        print(f"  for scale: bare bwrap (namespaces, /proc, nothing else) "
+              f"median {ms(minimal):.2f} ms, min {min(minimal) * 1000:.2f} ms")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--kind", choices=("bubblewrap", "rlimits", "both"), default="both")
+    args = parser.parse_args()
+    if shutil.which("gcc") is None:
+        print("gcc not found: nothing to measure", file=sys.stderr)
+        return 1
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores; "
+          f"running as uid {os.geteuid()}")
+    boxes = []
+    if args.kind in ("bubblewrap", "both"):
+        try:
+            boxes.append(BubblewrapSandbox())
+        except SandboxUnavailable as exc:
+            print(f"bubblewrap: unavailable ({exc})")
+    if args.kind in ("rlimits", "both"):
+        boxes.append(RlimitSandbox())
+    with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as tmp:
+        folder = Path(tmp)
+        compile_tiny(folder)
+        for box in boxes:
+            measure(box, folder, args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
