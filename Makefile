@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup grade demo test bench clean
+.PHONY: setup grade demo test bench clean leaderboard
 
 setup: $(STAMP)
 
@@ -30,3 +30,6 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) results .pytest_cache
+
+leaderboard: setup
+	$(PY) -m grader leaderboard

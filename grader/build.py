@@ -31,6 +31,15 @@ def build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
     """Build `submission` into cache_root/<hash>, or reuse an earlier build."""
     if submission.problem is not None:
         return Artifact(False, Path(), submission.problem)
+    try:
+        return _build(submission, cache_root, sandbox, limits, force)
+    except OSError as error:  # a full disk, say: the grader's failure, retried next run
+        return Artifact(False, Path(), f"cannot write the build folder in {cache_root}: "
+                        f"{error.strerror or error}", internal=True)
+
+
+def _build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
+           force: bool) -> Artifact:
     cache_root.mkdir(parents=True, exist_ok=True)
     final = cache_root / submission.content_hash[:32]
     stamp = final / _STAMP

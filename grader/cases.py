@@ -4,8 +4,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
+from grader.puzzle import TILE_COUNT, parse_output
 from grader.schemas import validate
 
 POLICY_RULES = {
@@ -82,11 +83,16 @@ def _case(root: Path, entry: dict) -> Case:
     for key in ("input", "expected"):
         path = root / entry[key]
         try:
-            digest.update(path.read_bytes())
+            data = path.read_bytes()
         except OSError as error:
             raise CaseError(f"{path}: case {entry['id']!r}: cannot read its {key} file: "
                             f"{error.strerror}") from None
+        digest.update(data)
         paths.append(path)
+    problem = _output_problem(data)
+    if problem:
+        raise CaseError(f"{paths[1]}: case {entry['id']!r}: not a valid expected output "
+                        f"({problem}); rebuild it from the reference")
     return Case(
         id=entry["id"],
         input=paths[0],
@@ -98,3 +104,26 @@ def _case(root: Path, entry: dict) -> Case:
         tags=tuple(entry["tags"]),
         version=digest.hexdigest()[:16],
     )
+
+
+def _output_problem(expected: bytes) -> Optional[str]:
+    """Why `expected` cannot be a solver's whole output (its shape only: `testcases
+    verify` checks it against the reference), or None. A damaged file (empty, cut
+    short, overwritten) would otherwise fail every submission silently."""
+    try:
+        text = expected.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"not UTF-8 text at byte {error.start}"
+    out = parse_output(text)
+    if out.header_line != 1:
+        return 'it does not start with "Input tiles:"'
+    if len(out.listing) != TILE_COUNT:
+        return f"it lists {len(out.listing)} tiles, not {TILE_COUNT}"
+    if out.count is None:
+        return "it has no count line"
+    if out.unreadable or out.stray:
+        line = (out.unreadable or out.stray)[0][0]
+        return f"line {line} is not part of a board"
+    if out.count != len(out.boards):
+        return f"its count line says {out.count}, but it shows {len(out.boards)} boards"
+    return None

@@ -9,6 +9,7 @@ from typing import List, Optional
 
 from grader.cases import CaseError, default_manifest, load_cases
 from grader.config import ConfigError, load_config
+from grader.exports.cli import ExportError, add_export_command
 from grader.grading import Event, execute, plan
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import build_report, case_report, score_line, summary_table
@@ -29,7 +30,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ConfigError, CaseError, SubmissionError, StoreError, UsageError) as error:
+    except (ConfigError, CaseError, SubmissionError, StoreError, UsageError,
+            ExportError) as error:
         print(f"grader: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -62,6 +64,17 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("id")
     show.add_argument("--results", type=Path, default=Path("results"))
     show.set_defaults(func=cmd_show)
+
+    board = sub.add_parser("leaderboard", help="time the programs that pass every case and "
+                           "rank them (instructors)")
+    board.add_argument("--results", type=Path, default=Path("results"))
+    board.add_argument("--anonymize", action="store_true",
+                       help="show stable pseudonyms instead of submission names")
+    board.add_argument("--force-remeasure", action="store_true",
+                       help="forget every stored timing and measure again")
+    board.set_defaults(func=cmd_leaderboard)
+
+    add_export_command(sub)
     return parser
 
 
@@ -88,6 +101,10 @@ def cmd_grade(args) -> int:
         _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, args.force)
         reports = [report(store, store.submission(s.id), cases) for s in submissions]
         print(summary_table(reports))
+        internal = sum(r.verdict_counts.get("IE", 0) for r in reports)
+        if internal:
+            _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
+                  "run the same command again to retry them")
         write_json(results_document(reports, cases, sandbox.name), folder / "results.json",
                    "results")
         print(f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}")
@@ -152,4 +169,56 @@ def cmd_show(args) -> int:
     print(build_report(result))
     print(case_report(result, instructor=True))
     print(score_line(result, ""))
+    return 0
+
+
+def cmd_leaderboard(args) -> int:
+    from tqdm import tqdm
+
+    from grader import leaderboard as lb
+    from grader.reports.leaderboard_html import html_page
+    from grader.reports.leaderboard_md import markdown, terminal
+    from grader.reports.results_json import write_atomic
+
+    config = load_config(args.course)
+    cases = load_cases(args.manifest or default_manifest())
+    if not (args.results / DB_NAME).exists():
+        raise UsageError(f"{args.results / DB_NAME}: no results yet (run `grader grade` first)")
+    with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
+        if args.force_remeasure:
+            store.forget_timings()
+        for caveat in lb.caveats(config):
+            _warn(caveat)
+        sandbox = make_sandbox(config.sandbox, warn=_warn)
+        session = lb.prepare(store, cases, config, sandbox, folder / "builds")
+        work = lb.plan(store, session, config)
+        failed = 0
+        if work.total:
+            with tqdm(total=work.total, unit="run", file=sys.stderr, disable=None,
+                      dynamic_ncols=True) as bar:
+                def on_event(event: lb.Event) -> None:
+                    run = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
+                    bar.set_postfix_str(f"{event.program.id}/{event.case.id} {run}",
+                                        refresh=False)
+                    bar.update(1)
+                failed = lb.measure(work, store, sandbox, config, on_event)
+        if failed:
+            _warn(f"{failed} timed runs failed in the grader and were not stored; "
+                  "run leaderboard again to measure them")
+        board = lb.collect(store, session, config)
+        for caveat in lb.board_caveats(board):
+            _warn(caveat)
+        name = lb.pseudonyms(folder) if args.anonymize else (lambda sid: sid)
+        doc = lb.document(board, lb.machine_info(sandbox.name, lb.pinned_core()), name,
+                          anonymized=args.anonymize)
+        print(terminal(doc))
+        write_json(doc, folder / "leaderboard.json", "leaderboard")
+        write_atomic(folder / "leaderboard.md", markdown(doc))
+        write_atomic(folder / "leaderboard.html", html_page(doc))
+        print(f"\nleaderboard: {folder / 'leaderboard.md'}, {folder / 'leaderboard.json'} and "
+              f"{folder / 'leaderboard.html'}")
+        if args.anonymize:
+            ids = [row.id for row in store.submissions()]
+            key = lb.write_pseudonym_key(folder, ids, name)
+            print(f"pseudonyms: {key} (private: do not publish it, nor {lb.SALT_FILE})")
     return 0

@@ -42,7 +42,7 @@ class RunResult:
     signal: Optional[int]  # the signal that ended it, if any
     cpu_seconds: float  # user + sys of the whole process tree
     wall_seconds: float
-    peak_memory_kb: int  # largest resident set of any process in the tree
+    peak_memory_kb: int  # largest resident set of one process, or of the tree as polled
     stdout: bytes  # at most Limits.stdout_bytes
     stderr: bytes  # at most Limits.stderr_bytes
     stdout_size: int  # bytes the program wrote to stdout in all (may exceed what was kept)

@@ -77,8 +77,10 @@ CPU time and memory
     Processes killed with the tree (or left behind by the command) are reaped by the
     kernel without accounting, so the CPU time is also the largest the polls saw, the
     last poll taken just before a kill. ``peak_memory_kb``: the largest ``ru_maxrss``
-    in pid 1's tree, or a larger RSS seen by a poll. (Not bwrap's own ru_maxrss: bwrap
-    is started by vfork and inherits the grader's size.)
+    in pid 1's tree, or a larger figure seen by a poll: one process's RSS or the tree's
+    total anonymous memory (what the limit applies to: six processes of 64 MB are
+    384 MB). (Not bwrap's own ru_maxrss: bwrap is started by vfork and inherits the
+    grader's size.)
 Exit status
     bwrap reports a command killed by a signal as exit status 128 + signal, like a
     shell. A status in 129..192 is therefore read as a signal: a segfault is
@@ -94,7 +96,8 @@ Verdict flags
     tree memory passed the limit (the tree is killed), or the program failed (non-zero
     exit or a signal, not one of our kills) and either its stderr shows an allocation
     failure (``MemoryError``, ``std::bad_alloc``, ``OutOfMemoryError``, ``Cannot
-    allocate memory``, ``out of memory``...) or RLIMIT_AS was in force and its peak RSS
+    allocate memory``, ``out of memory``...; not the JVM's "OutOfMemoryError: unable to
+    create native thread", which is the process limit) or RLIMIT_AS was in force and its peak RSS
     reached 90% of the limit (a C program that mallocs and touches in a loop, checking
     for NULL or not, ends there). output_exceeded: stdout passed ``stdout_bytes`` (the
     tree is killed at once; ``stdout`` keeps exactly the cap), or stderr passed 64 x
@@ -191,6 +194,8 @@ _OOM_MARKERS = (
     b"insufficient memory",
     b"memory exhausted",
 )
+# The JVM reports a refused thread (the process limit) as an OutOfMemoryError: not memory.
+_NOT_MEMORY = (b"unable to create native thread", b"unable to create new native thread")
 _ETC_ENTRIES = ("ld.so.cache", "alternatives")
 _OWN_MOUNTS = ("/tmp", "/proc", "/dev", "/usr", "/etc", "/input")
 _ETC_GLOBS = ("java-*", "python3.*")
@@ -333,7 +338,9 @@ class _Capture:
 
     def shows_oom(self) -> bool:
         text = bytes(self.stderr) + self.stderr_tail
-        return any(marker in text for marker in _OOM_MARKERS)
+        lines = [line for line in text.splitlines()
+                 if not any(phrase in line for phrase in _NOT_MEMORY)]
+        return any(marker in line for line in lines for marker in _OOM_MARKERS)
 
 
 @dataclass
@@ -442,7 +449,7 @@ class _Supervisor:
     def _sample(self) -> Optional[_Usage]:
         usage = self.poll()
         if usage is not None:
-            self.peak_rss_kb = max(self.peak_rss_kb, usage.max_rss_kb)
+            self.peak_rss_kb = max(self.peak_rss_kb, usage.max_rss_kb, usage.anon_kb)
             self.cpu_seen = max(self.cpu_seen, usage.cpu_seconds)
         return usage
 

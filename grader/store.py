@@ -56,6 +56,22 @@ CREATE TABLE IF NOT EXISTS runs (
     created_at REAL NOT NULL,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
+-- Leaderboard timings: one row per timed run (warm-ups are not stored). program_id is a
+-- submission id, or "startup/<language>" for the program that only starts and exits.
+CREATE TABLE IF NOT EXISTS timings (
+    program_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    case_version TEXT NOT NULL,
+    run_index INTEGER NOT NULL,
+    verdict TEXT NOT NULL,
+    cpu_seconds REAL NOT NULL,
+    wall_seconds REAL NOT NULL,
+    core INTEGER,
+    sandbox TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (program_id, content_hash, case_id, case_version, run_index)
+);
 """
 
 
@@ -78,6 +94,20 @@ class RunRow:
     diagnosis: str
     stderr: str
     sandbox: str
+
+
+@dataclass(frozen=True)
+class TimingRow:
+    program_id: str
+    case_id: str
+    case_version: str
+    run_index: int
+    verdict: str  # AC (or OK for a start-up program), else what went wrong
+    cpu_seconds: float
+    wall_seconds: float
+    core: Optional[int]  # the core it was pinned to, None when not pinned
+    sandbox: str
+    created_at: float
 
 
 @dataclass(frozen=True)
@@ -220,6 +250,33 @@ class Store:
 
     def count_runs(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+    # ------------------------------------------------------------ leaderboard timings
+
+    def record_timing(self, program_id: str, content_hash: str, case, run_index: int,
+                      verdict: str, result, core: Optional[int]) -> None:
+        """One timed run (`result` is its RunResult)."""
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO timings VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (program_id, content_hash, case.id, case.version, run_index, str(verdict),
+                 result.cpu_seconds, result.wall_seconds, core, result.sandbox, time.time()),
+            )
+
+    def timings(self, program_id: str, content_hash: str) -> List[TimingRow]:
+        """Stored timed runs of this content, by case then run index."""
+        rows = self.db.execute(
+            "SELECT program_id, case_id, case_version, run_index, verdict, cpu_seconds,"
+            " wall_seconds, core, sandbox, created_at FROM timings"
+            " WHERE program_id=? AND content_hash=?"
+            " ORDER BY case_id, case_version, run_index",
+            (program_id, content_hash))
+        return [TimingRow(*row) for row in rows]
+
+    def forget_timings(self) -> None:
+        """Drop every stored timing (for --force-remeasure)."""
+        with self._write() as db:
+            db.execute("DELETE FROM timings")
 
 
 @contextmanager

@@ -2,7 +2,9 @@
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 (but tab and newline), DEL, C1, and the bidirectional controls, which reorder
+# what a terminal or a browser shows ("Trojan Source").
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(data, limit: int = 0) -> str:
@@ -12,4 +14,9 @@ def printable(data, limit: int = 0) -> str:
     text = data.decode("utf-8", "backslashreplace") if isinstance(data, bytes) else data
     if limit and len(text) > limit:
         text = text[:limit] + f"... ({len(text) - limit:,} more characters)"
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: "re.Match") -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"

@@ -1,0 +1,99 @@
+"""Inside Gradescope's container: grade one submission on every case and write
+results.json (gradescope.py builds the zip whose run_autograder runs this).
+
+    python -m grader.exports.autograder --source DIR --submission DIR --results DIR
+    python -m grader.exports.autograder --source DIR --check     (setup.sh: ready?)
+
+Exit status 0 when results.json is written; 2 (and no results.json, so that
+Gradescope reports a failed autograder instead of a silent zero) when the
+autograder itself cannot work.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from grader.cases import Case, CaseError, load_cases
+from grader.config import ConfigError, CourseConfig, load_config
+from grader.exports.common import DB_NAME, ExportError
+from grader.exports.gradescope import leaderboard_cases, results_document
+from grader.grading import execute, plan
+from grader.reports.results_json import write_json
+from grader.reports.terminal import build_report, case_report, score_line
+from grader.sandbox import make_sandbox
+from grader.score import SubmissionReport, report
+from grader.store import Store, StoreError
+from grader.submissions import load
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.exports.autograder",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, required=True, help="the unpacked autograder zip")
+    parser.add_argument("--submission", type=Path, help="the student's files")
+    parser.add_argument("--results", type=Path, help="where results.json goes")
+    parser.add_argument("--check", action="store_true",
+                        help="only check that the configuration, the cases and a sandbox work")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args(argv)
+    if not args.check and (args.submission is None or args.results is None):
+        parser.error("--submission and --results are needed (or --check)")
+    try:
+        config, cases = _setup(args.source)
+        if args.check:
+            sandbox = make_sandbox(config.sandbox, warn=_say)
+            public = sum(case.public for case in cases)
+            print(f"autograder ready: {public} public and {len(cases) - public} hidden cases, "
+                  f"sandbox {sandbox.name}")
+            return 0
+        started = time.monotonic()
+        result, sandbox_name = grade(args.submission, config, cases, max(1, args.jobs))
+        document = results_document(result, timed=leaderboard_cases(config, cases),
+                                    sandbox=sandbox_name,
+                                    execution_time=time.monotonic() - started)
+        args.results.mkdir(parents=True, exist_ok=True)
+        write_json(document, args.results / "results.json", "gradescope_results")
+    except (ConfigError, CaseError, StoreError, ExportError) as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    print(build_report(result))
+    print(case_report(result, instructor=True))
+    print(score_line(result, ""))
+    return 0
+
+
+def _setup(source: Path) -> Tuple[CourseConfig, List[Case]]:
+    course = source / "course.toml"
+    config = load_config(course if course.exists() else None)
+    return config, load_cases(source / "testcases" / "manifest.json")
+
+
+def grade(folder: Path, config: CourseConfig, cases: List[Case],
+          jobs: int) -> Tuple[SubmissionReport, str]:
+    """Build and run one submission folder on every case, in a throwaway store."""
+    if not folder.is_dir():
+        raise ExportError(f"{folder}: no submission folder")
+    # One student's folder, whatever it holds: a misplaced or misnamed source file is
+    # a CE with a clear reason, never a second "submission".
+    submission = load(folder, config)
+    with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
+        with Store(Path(tmp) / DB_NAME) as store:
+            sandbox = make_sandbox(config.sandbox, warn=_say)
+            if sandbox.name != "bubblewrap":
+                _say("programs are not isolated from the autograder's files here (no "
+                     "bubblewrap): a program could read the hidden cases' expected outputs")
+            execute(plan([submission], cases, store), store, sandbox, config,
+                    Path(tmp) / "builds", jobs=jobs)
+            return report(store, store.submission(submission.id), cases), sandbox.name
+
+
+def _say(message: str) -> None:
+    print(f"autograder: warning: {message}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

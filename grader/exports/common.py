@@ -1,0 +1,255 @@
+"""What every export shares: reading the last grading run, packing files into
+zips byte for byte reproducibly, and copying a case set with its manifest."""
+
+import json
+import os
+import tempfile
+import zipfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, requires
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from grader.cases import Case, default_manifest, load_cases
+from grader.schemas import validate
+from grader.score import SubmissionReport, report
+from grader.store import Store
+
+DB_NAME = "grader.db"  # the database `grader grade` writes in its results folder
+RESULTS_JSON = "results.json"
+GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same inputs give the same zip
+
+
+class ExportError(Exception):
+    """An export cannot be made; str() is the one-line reason."""
+
+
+# ------------------------------------------------------------------ the last grading run
+
+
+@dataclass
+class Graded:
+    """The last grading run: its store (for stored outputs), the cases, one report per
+    submission, ordered by id."""
+
+    folder: Path
+    store: Store
+    cases: List[Case]
+    reports: List[SubmissionReport]
+
+
+@contextmanager
+def graded(results: Path, manifest: Optional[Path] = None) -> Iterator[Graded]:
+    """Open the results of the last `grade` run in `results`."""
+    results = Path(results)
+    db = results / DB_NAME
+    if not db.is_file():
+        raise ExportError(f"{db}: no results yet (run `grader grade` first, or pass --results)")
+    manifest = Path(manifest or default_manifest())
+    cases = load_cases(manifest)
+    last_run = _last_run(results / RESULTS_JSON)
+    wanted = None
+    if last_run is not None:
+        wanted = {entry["id"] for entry in last_run["submissions"]}
+        _same_cases(last_run, cases, results / RESULTS_JSON, manifest)
+    with Store(db) as store:
+        rows = [row for row in store.submissions() if wanted is None or row.id in wanted]
+        if not rows:
+            raise ExportError(f"{db}: no graded submissions in it")
+        reports = [report(store, row, cases) for row in sorted(rows, key=lambda r: r.id)]
+        yield Graded(results, store, cases, reports)
+
+
+def _last_run(path: Path) -> Optional[dict]:
+    """The last `grade` run's results.json: which submissions and cases it graded (the
+    database also keeps older ones)."""
+    if not path.exists():
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ExportError(f"{path}: cannot read the last run's results: {error}") from None
+    problem = validate(document, "results")
+    if problem:
+        raise ExportError(f"{path}: not the grader's results: {problem}")
+    return document
+
+
+def _same_cases(last_run: dict, cases: Sequence[Case], path: Path, manifest: Path) -> None:
+    """Exports from another case set than the grading used would show every verdict as
+    missing, or stale: refuse, and say what to do."""
+    graded_with = {(c["id"], c["version"]) for c in last_run["cases"]}
+    current = {(c.id, c.version) for c in cases}
+    if graded_with != current:
+        changed = sorted({cid for cid, _ in graded_with ^ current})
+        raise ExportError(f"{path}: graded with other cases than {manifest} "
+                          f"({len(changed)} differ, e.g. {changed[0]!r}); pass the --manifest "
+                          "the grading used, or grade again")
+
+
+# ------------------------------------------------------------------ files and zips
+
+Content = Union[bytes, str, Path]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of a zip: its name inside, what it holds, its mode."""
+
+    name: str
+    content: Content
+    executable: bool = False
+
+    def data(self) -> bytes:
+        if isinstance(self.content, Path):
+            return self.content.read_bytes()
+        if isinstance(self.content, str):
+            return self.content.encode("utf-8")
+        return self.content
+
+
+def package_entries(prefix: str = "") -> List[Entry]:
+    """The grader package's own files (sources and schemas, no caches)."""
+    entries = []
+    for path in sorted(GRADER_ROOT.rglob("*")):
+        relative = path.relative_to(GRADER_ROOT)
+        if not path.is_file() or "__pycache__" in relative.parts:
+            continue
+        if path.suffix not in (".py", ".json"):
+            continue
+        entries.append(Entry(f"{prefix}grader/{relative.as_posix()}", path))
+    return entries
+
+
+def write_zip(out: Path, entries: Sequence[Entry]) -> None:
+    """Write the zip atomically: a failure leaves no half-written archive behind.
+
+    Entries are sorted and dated 1980-01-01, so the same inputs give the same bytes;
+    executables are marked 0755 for `unzip` (Python's zipfile ignores modes)."""
+    out = Path(out)
+    names = [entry.name for entry in entries]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ExportError(f"{out}: two files would have the same name: {', '.join(duplicates)}")
+    tmp = None
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        with os.fdopen(fd, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
+            for entry in sorted(entries, key=lambda e: e.name):
+                info = zipfile.ZipInfo(entry.name, ZIP_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.create_system = 3  # Unix: `unzip` then honours the mode below
+                info.external_attr = ((0o100755 if entry.executable else 0o100644) << 16)
+                archive.writestr(info, entry.data())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600
+        os.replace(tmp, out)
+        tmp = None
+    except OSError as error:
+        raise ExportError(f"{out}: cannot write: {error.strerror or error}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+# ------------------------------------------------------------------ case sets
+
+
+def case_entries(manifest: Optional[Path], keep: Callable[[Case], bool],
+                 prefix: str = "testcases/") -> Tuple[List[Case], List[Entry]]:
+    """The cases `keep` accepts, as a manifest and its files under `prefix`.
+
+    The manifest is validated first (a broken case set is an error, not a zip).
+    Files go to public/ or hidden/ by the case's own visibility, whatever folder
+    they came from, so a public-only copy never has a hidden/ folder."""
+    manifest = Path(manifest or default_manifest())
+    cases = [case for case in load_cases(manifest) if keep(case)]
+    if not cases:
+        raise ExportError(f"{manifest}: no cases to export")
+    raw = {entry["id"]: entry for entry in json.loads(manifest.read_text("utf-8"))["cases"]}
+    entries: Dict[str, Path] = {}
+    out_cases = []
+    for case in cases:
+        entry = dict(raw[case.id])
+        for key, source in (("input", case.input), ("expected", case.expected)):
+            name = f"{case.visibility}/{source.name}"
+            if entries.setdefault(name, source.resolve()) != source.resolve():
+                raise ExportError(f"{manifest}: two case files would both be {name}")
+            entry[key] = name
+        out_cases.append(entry)
+    document = {"version": 1, "cases": out_cases}
+    files = [Entry(prefix + name, path) for name, path in entries.items()]
+    files.append(Entry(prefix + "manifest.json", json.dumps(document, indent=2) + "\n"))
+    return cases, files
+
+
+VERDICT_NAMES = {
+    "AC": "accepted",
+    "WA": "wrong answer",
+    "PE": "presentation error: the output differs only in white space",
+    "TLE": "time limit exceeded",
+    "MLE": "memory limit exceeded",
+    "OLE": "output limit exceeded",
+    "RTE": "run-time error: a crash or a non-zero exit status",
+    "CE": "not built: the program did not compile, or the submission has no usable source file",
+    "IE": "internal error of the grader (not your fault; the course staff will look at it)",
+}
+
+
+LANGUAGE_NAMES = {"c": "C", "cpp": "C++", "java": "Java", "python": "Python"}
+
+
+def language_name(code: str) -> str:
+    return LANGUAGE_NAMES.get(code, code)
+
+
+def verdict_name(verdict: Optional[str]) -> str:
+    if verdict is None:
+        return "not graded"
+    return VERDICT_NAMES.get(verdict, verdict)
+
+
+def cut(text: str, limit: int) -> str:
+    """At most `limit` characters, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... ({len(text) - limit:,} more characters cut)"
+
+
+_FALLBACK_REQUIREMENTS = ("jsonschema>=4.17", "tabulate>=0.9", "tqdm>=4.60",
+                          'tomli>=2.0; python_version < "3.11"')
+
+
+def requirements_txt() -> str:
+    """The grader's run-time dependencies, for a pip requirements file: taken from the
+    installed distribution (so pyproject.toml stays the one list), else a copy of it."""
+    try:
+        found = requires("scramble-grader")
+    except PackageNotFoundError:
+        found = None
+    wanted = [r for r in (found or _FALLBACK_REQUIREMENTS) if "extra ==" not in r]
+    return "\n".join(wanted) + "\n"
+
+
+def write_file(path: Path, data: Union[bytes, str]) -> None:
+    """Write a file atomically, bytes exactly as given (str: UTF-8, invalid code points
+    escaped), so a failure leaves the previous version and no stray file behind."""
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "backslashreplace")
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are meant to be shared
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as error:
+        raise ExportError(f"{path}: cannot write: {error.strerror or error}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)

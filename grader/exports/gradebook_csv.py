@@ -1,0 +1,98 @@
+"""A gradebook CSV for an LMS import: one row per submission.
+
+Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
+  * a header row, then one row per submission, ordered by id;
+  * columns: id, language, score, max_score, leaderboard_rank, then one column per
+    case in manifest order, headed "case:<case id>", holding its verdict (AC, WA,
+    PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded);
+  * leaderboard_rank comes from leaderboard.json in the results folder when it
+    exists (empty for a program the leaderboard does not rank), else it is empty;
+  * numbers are plain, with a dot for decimals (36, 35.5), whatever the locale;
+  * RFC 4180: comma separated, CRLF line ends, fields quoted when they hold a comma,
+    quote or line break (Python's csv module);
+  * plain UTF-8 by default, since LMS importers read it and a byte-order mark can end
+    up inside the first column's name; `bom=True` writes UTF-8 with a BOM, which
+    Excel needs to read UTF-8 rather than the system's code page.
+"""
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from grader.cases import Case
+from grader.exports.common import ExportError, write_file
+from grader.schemas import validate
+from grader.score import SubmissionReport, format_score
+
+FIXED_COLUMNS = ("id", "language", "score", "max_score", "leaderboard_rank")
+LEADERBOARD_FILE = "leaderboard.json"
+BOM = "\ufeff"
+
+
+def header(cases: Sequence[Case]) -> List[str]:
+    return [*FIXED_COLUMNS, *(f"case:{case.id}" for case in cases)]
+
+
+def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]]) -> List[List[str]]:
+    table = []
+    for result in sorted(reports, key=lambda r: r.submission.id):
+        sub = result.submission
+        table.append([
+            sub.id, sub.language, format_score(result.score), format_score(result.max_score),
+            (ranks or {}).get(sub.id, ""),
+            *(outcome.verdict or "-" for outcome in result.outcomes),
+        ])
+    return table
+
+
+def render(reports: Sequence[SubmissionReport], cases: Sequence[Case],
+           ranks: Optional[Dict[str, str]] = None, *, bom: bool = False) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180's CRLF
+    writer.writerow(header(cases))
+    writer.writerows(rows(reports, ranks))
+    return (BOM if bom else "") + buffer.getvalue()
+
+
+def write_gradebook(out: Path, reports: Sequence[SubmissionReport], cases: Sequence[Case],
+                    results: Path, *, bom: bool = False) -> "Ranks":
+    """Write the CSV; returns the ranks it used and what it says about them."""
+    ranks = read_ranks(Path(results))
+    out = Path(out)
+    if out.is_dir():
+        raise ExportError(f"{out}: is a folder; name the CSV file to write")
+    write_file(out, render(reports, cases, ranks.by_id, bom=bom))
+    return ranks
+
+
+@dataclass(frozen=True)
+class Ranks:
+    by_id: Optional[Dict[str, str]]  # None: no usable leaderboard, the column stays empty
+    note: str
+
+
+def read_ranks(results: Path) -> Ranks:
+    """Ranks from the leaderboard's file (`grader leaderboard`), when there is one.
+
+    Its "ranked" list holds every program it ranks, with `id` and `rank`; a program
+    it does not rank gets an empty cell. An anonymized leaderboard names programs by
+    pseudonyms, which a gradebook cannot use: the column then stays empty."""
+    path = results / LEADERBOARD_FILE
+    if not path.exists():
+        return Ranks(None, f"leaderboard_rank empty (no {LEADERBOARD_FILE} yet: "
+                           "run `grader leaderboard`)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ExportError(f"{path}: cannot read the leaderboard: {error}") from None
+    problem = validate(data, "leaderboard")
+    if problem:
+        raise ExportError(f"{path}: not a leaderboard: {problem}")
+    if data["anonymized"]:
+        return Ranks(None, f"leaderboard_rank empty ({path} is anonymized: run "
+                           "`grader leaderboard` without --anonymize for ranks by id)")
+    by_id = {str(entry["id"]): str(entry["rank"]) for entry in data["ranked"]}
+    return Ranks(by_id, f"leaderboard_rank from {path} ({len(by_id)} ranked)")

@@ -1,0 +1,224 @@
+"""Gradescope: an autograder zip, and the results.json it writes for one submission.
+
+Gradescope's autograder specification
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/): the zip holds
+`setup.sh` and `run_autograder` at its root; Gradescope unpacks it into
+/autograder/source, runs setup.sh once (as root, on Ubuntu) to build the image,
+copies run_autograder to /autograder/run_autograder and runs it from /autograder
+for each submission, which it puts in /autograder/submission. run_autograder must
+write /autograder/results/results.json; its own output goes to
+/autograder/results/stdout, shown to instructors only.
+
+The zip holds the grader package, course.toml and every case, public and hidden
+(never the reference solver: grading needs only the expected outputs).
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Collection, List, Optional, Sequence
+
+from grader import __version__
+from grader.cases import Case
+from grader.config import CourseConfig, default_course_file, load_config
+from grader.exports.common import (
+    Entry, case_entries, cut, language_name, package_entries, requirements_txt, verdict_name,
+    write_zip,
+)
+from grader.score import CaseOutcome, SubmissionReport
+from grader.text import printable
+
+TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
+BUILD_LOG_LIMIT = 6000
+LEADERBOARD_NAME = "CPU time (s)"
+
+SETUP_SH = r"""#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image
+# (Ubuntu 22.04 or newer: the grader needs Python 3.10+). It installs the
+# compilers and a JDK for the students' programs, bubblewrap to isolate them,
+# and a virtual environment with the grader's few Python packages.
+# AUTOGRADER_ROOT moves /autograder (for trying this out elsewhere).
+set -euo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+source_dir="$root/source"
+venv="$source_dir/.venv"
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+    ca-certificates python3 python3-venv gcc g++ libc6-dev default-jdk-headless util-linux
+# Best effort: where bubblewrap cannot be installed, or cannot create namespaces in
+# the container, the grader runs programs under rlimits only and says so in its output.
+apt-get install -y -qq --no-install-recommends bubblewrap \
+    || echo "setup.sh: note: bubblewrap not installed; programs will run under rlimits only"
+
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+    echo "setup.sh: the grader needs Python 3.10 or newer; this image has" \
+         "$(python3 --version 2>&1). Choose an Ubuntu 22.04 or newer base image." >&2
+    exit 1
+fi
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r "$source_dir/requirements.txt"
+
+# Fail here, when the image is built, rather than on the first submission.
+cd "$source_dir"
+PYTHONPATH="$source_dir" "$venv/bin/python" -m grader.exports.autograder \
+    --source "$source_dir" --check
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# Gradescope runs this for every submission, as /autograder/run_autograder, from
+# /autograder: grade /autograder/submission on every case, public and hidden, and
+# write /autograder/results/results.json. What it prints reaches instructors only.
+# AUTOGRADER_ROOT moves /autograder and AUTOGRADER_PYTHON picks the interpreter
+# (default: the virtual environment setup.sh made), for trying this out elsewhere.
+set -euo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+source_dir="$root/source"
+python="${AUTOGRADER_PYTHON:-$source_dir/.venv/bin/python}"
+# From source/, `python -m` imports the zip's grader before any other.
+cd "$source_dir"
+export PYTHONPATH="$source_dir"
+exec "$python" -m grader.exports.autograder --source "$source_dir" \
+    --submission "$root/submission" --results "$root/results"
+"""
+
+README = """# Scramble Squares autograder for Gradescope
+
+Made by `python -m grader export gradescope`. Upload this zip as the assignment's
+autograder (Ubuntu 22.04 or newer base image). Each submission is graded on every
+case in testcases/ (public and hidden); public cases are visible to students at
+once, hidden ones after grades are published. Enable the leaderboard in the
+assignment's settings to rank correct programs by the CPU time of the timed cases.
+
+Try it without Gradescope: unpack into DIR/source, copy DIR/source/run_autograder
+to DIR, put a submission in DIR/submission, then
+`AUTOGRADER_ROOT=DIR AUTOGRADER_PYTHON=python3 DIR/run_autograder` (that python
+needs the packages in requirements.txt) and read DIR/results/results.json.
+"""
+
+
+@dataclass(frozen=True)
+class AutograderZip:
+    path: Path
+    public: int
+    hidden: int
+
+
+def build_autograder(out: Path, manifest: Optional[Path] = None,
+                     course: Optional[Path] = None) -> AutograderZip:
+    """Write the Gradescope autograder zip for these cases and this course."""
+    cases, case_files = case_entries(manifest, keep=lambda case: True)
+    course_file = Path(course) if course else default_course_file()
+    load_config(course)  # a broken configuration fails here, not on Gradescope
+    entries: List[Entry] = [
+        Entry("setup.sh", SETUP_SH, executable=True),
+        Entry("run_autograder", RUN_AUTOGRADER, executable=True),
+        Entry("requirements.txt", requirements_txt()),
+        Entry("README.md", README),
+        *package_entries(),
+        *case_files,
+    ]
+    if course_file.exists():
+        entries.append(Entry("course.toml", course_file))
+    write_zip(out, entries)
+    public = sum(case.public for case in cases)
+    return AutograderZip(Path(out), public, len(cases) - public)
+
+
+# ------------------------------------------------------------------ results.json
+
+
+def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> List[str]:
+    """The cases whose CPU time ranks correct programs (the course's choice, else the
+    manifest's timed cases)."""
+    return list(config.leaderboard.cases) or [case.id for case in cases if case.timed]
+
+
+def results_document(result: SubmissionReport, *, timed: Collection[str], sandbox: str,
+                     execution_time: float) -> dict:
+    """Gradescope's results.json for one graded submission: one test per case."""
+    document = {
+        "execution_time": round(execution_time),
+        "output": submission_output(result),
+        "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
+        "stdout_visibility": "hidden",
+        "extra_data": {
+            "grader_version": __version__,
+            "language": result.submission.language,
+            "content_hash": result.submission.content_hash,
+            "sandbox": sandbox,
+            "verdicts": dict(sorted(result.verdict_counts.items())),
+        },
+        "tests": [_test(number, outcome) for number, outcome in enumerate(result.outcomes, 1)],
+    }
+    cpu = _timed_cpu(result, timed)
+    if cpu is not None:
+        document["leaderboard"] = [{"name": LEADERBOARD_NAME, "value": cpu, "order": "asc"}]
+    return document
+
+
+def _test(number: int, outcome: CaseOutcome) -> dict:
+    case, run = outcome.case, outcome.run
+    passed = outcome.verdict == "AC"
+    extra = {"verdict": outcome.verdict or "-", "case_version": case.version}
+    if run is not None and run.cpu_seconds is not None:
+        extra.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
+                     peak_memory_kb=run.peak_memory_kb)
+    return {
+        "name": case.id,
+        "number": str(number),
+        "score": case.weight if passed else 0.0,
+        "max_score": case.weight,
+        "status": "passed" if passed else "failed",
+        "output": case_output(outcome),
+        "tags": [case.visibility, *case.tags],
+        # Hidden cases stay hidden until the instructor publishes the grades.
+        "visibility": "visible" if case.public else "after_published",
+        "extra_data": extra,
+    }
+
+
+def case_output(outcome: CaseOutcome) -> str:
+    """The verdict in words, its figures and the diagnosis, capped."""
+    run = outcome.run
+    if run is None:
+        return "not graded: the grader has no result for this case"
+    head = f"{run.verdict}: {verdict_name(run.verdict)}"
+    if run.cpu_seconds is not None:
+        head += (f"\n{run.cpu_seconds:.3f} s CPU, {run.wall_seconds:.3f} s wall, "
+                 f"{(run.peak_memory_kb or 0) / 1024:.0f} MB")
+    diagnosis = printable(run.diagnosis).strip() if run.verdict != "AC" else ""
+    return cut(head + (f"\n\n{diagnosis}" if diagnosis else ""), TEST_OUTPUT_LIMIT)
+
+
+def submission_output(result: SubmissionReport) -> str:
+    """What the whole submission's box says: build and public results only (a hidden
+    case's result must not show before the grades are published)."""
+    sub = result.submission
+    lines = [f"Language: {language_name(sub.language)}"]
+    if sub.problem:
+        lines.append(f"Not graded: {sub.problem}")
+    elif result.build is not None and not result.build.ok:
+        lines.append("Build failed:")
+        lines.append(cut(printable(result.build.log).rstrip(), BUILD_LOG_LIMIT))
+    else:
+        lines.append("Build: ok")
+    public = [o for o in result.outcomes if o.case.public]
+    passed = sum(o.verdict == "AC" for o in public)
+    lines.append(f"Public cases: {passed} of {len(public)} passed.")
+    if len(public) < len(result.outcomes):
+        lines.append("Hidden cases are graded now and shown when grades are published.")
+    return "\n".join(lines)
+
+
+def _timed_cpu(result: SubmissionReport, timed: Collection[str]) -> Optional[float]:
+    """Total CPU seconds on the timed cases, for a correct program only."""
+    if not result.all_accepted or not timed:
+        return None
+    runs = [o.run for o in result.outcomes if o.case.id in set(timed)]
+    if not runs or any(run is None or run.cpu_seconds is None for run in runs):
+        return None
+    return round(sum(run.cpu_seconds for run in runs), 4)

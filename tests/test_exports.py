@@ -1,0 +1,574 @@
+"""Exports, end to end on a small class graded for real (compilers, sandbox, store):
+the gradebook CSV, Gradescope's results.json and autograder zip (run here in a
+folder laid out like Gradescope's), and the student kit (unpacked and run).
+
+Tests marked slow install the grader's packages from PyPI into a fresh virtual
+environment, as Gradescope's setup.sh and a student's first ./check do; they are
+skipped when PyPI cannot be reached.
+"""
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from grader.cases import load_cases
+from grader.cli import main as grader_main
+from grader.config import load_config
+from grader.exports.common import ExportError, graded
+from grader.exports.gradebook_csv import read_ranks
+from grader.exports.gradescope import build_autograder, leaderboard_cases, results_document
+from grader.exports.student_kit import KIT, build_student_kit
+from grader.schemas import validate
+from tests.helpers import LIGHTBULBS, NO_SOLUTION, ROOT, SAMPLE, make_cases
+
+SUBMISSIONS = ROOT / "submissions"
+REAL_MANIFEST = ROOT / "testcases" / "manifest.json"
+ONE_SOLUTION = (ROOT / "testcases" / "public" / "one-solution.txt").read_text()
+WEIRD_ID = 'o\'brien, "x" <b>'  # a folder name that needs CSV quoting and HTML escaping
+HIDDEN_IDS = ("hidden-bulbs", "hidden-empty")
+
+# A program whose output is hostile to any page that shows it.
+HOSTILE_PY = r'''
+import sys
+out = sys.stdout.buffer
+out.write(b"Input tiles:\n<script>document.title='pwned'</script>\n")
+out.write(b"bad bytes \xff\xfe, a NUL \x00, an escape \x1b[31m, a CR\r\n")
+out.write("\u202e</pre></td></table><img src=x onerror=\"document.title='img'\">\n".encode())
+sys.stderr.write("<script>document.title='stderr'</script> \x00\n")
+'''
+
+
+def class_cases(root: Path) -> Path:
+    """Two public cases and two hidden ones; one hidden case is timed and weighs 2."""
+    manifest = make_cases(root, {
+        "sample": SAMPLE.read_text(),
+        "one-solution": ONE_SOLUTION,
+        "hidden-bulbs": LIGHTBULBS.read_text(),
+        "hidden-empty": NO_SOLUTION,
+    }, hidden=HIDDEN_IDS)
+    document = json.loads(manifest.read_text())
+    for entry in document["cases"]:
+        if entry["id"] == "hidden-bulbs":
+            entry.update(timed=True, weight=2, tags=["letters"])
+    manifest.write_text(json.dumps(document, indent=2))
+    return manifest
+
+
+def grade_class(root: Path) -> SimpleNamespace:
+    """A small class, graded with the real CLI: correct C and Python (the latter in a
+    folder with a hostile name), a compile error, a wrong answer, white-space errors,
+    and a program printing hostile bytes."""
+    manifest = class_cases(root / "cases")
+    folder = root / "class"
+    folder.mkdir()
+    for name in ("ada-c", "compile-error", "wrong-plural", "trailing-spaces"):
+        shutil.copytree(SUBMISSIONS / name, folder / name)
+    shutil.copytree(SUBMISSIONS / "guido-py", folder / WEIRD_ID)
+    (folder / "hostile").mkdir()
+    (folder / "hostile" / "puzzlesolver.py").write_text(HOSTILE_PY)
+    results = root / "results"
+    code = grader_main(["--manifest", str(manifest), "grade", str(folder),
+                        "--results", str(results), "--jobs", "2"])
+    assert code == 0
+    return SimpleNamespace(root=root, manifest=manifest, folder=folder, results=results)
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    return grade_class(tmp_path_factory.mktemp("exports"))
+
+
+def export(*argv) -> int:
+    return grader_main([str(arg) for arg in argv])
+
+
+def unzip(archive: Path, into: Path) -> None:
+    """Unpack as a user would (Info-ZIP keeps the executable bits), else with Python
+    and the modes the zip records."""
+    into.mkdir(parents=True, exist_ok=True)
+    if shutil.which("unzip"):
+        subprocess.run(["unzip", "-q", str(archive), "-d", str(into)], check=True)
+        return
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            zf.extract(info, into)
+            mode = info.external_attr >> 16
+            if mode:
+                os.chmod(into / info.filename, mode & 0o777)
+
+
+def pypi_reachable() -> bool:
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------ gradebook CSV
+
+
+def read_csv(path: Path):
+    data = path.read_bytes()
+    text = data.decode("utf-8")
+    return data, list(csv.reader(io.StringIO(text, newline="")))
+
+
+def test_csv_one_row_per_submission_in_id_order(graded_class, tmp_path):
+    out = tmp_path / "grades.csv"
+    assert export("--manifest", graded_class.manifest, "export", "csv", out,
+                  "--results", graded_class.results) == 0
+    data, rows = read_csv(out)
+    assert data.startswith(b"id,language,")  # plain UTF-8: no byte-order mark
+    assert data.count(b"\r\n") == len(rows) and data.count(b"\n") == len(rows)  # RFC 4180 CRLF
+    header, body = rows[0], rows[1:]
+    assert header == ["id", "language", "score", "max_score", "leaderboard_rank",
+                      "case:sample", "case:one-solution", "case:hidden-bulbs",
+                      "case:hidden-empty"]
+    ids = [row[0] for row in body]
+    assert ids == sorted(ids) and set(ids) == {p.name for p in graded_class.folder.iterdir()}
+    by_id = {row[0]: row for row in body}
+    assert by_id["ada-c"][1:] == ["c", "5", "5", "", "AC", "AC", "AC", "AC"]
+    assert by_id[WEIRD_ID][1:5] == ["python", "5", "5", ""]  # quoted and read back intact
+    assert by_id["compile-error"][1:] == ["cpp", "0", "5", "", "CE", "CE", "CE", "CE"]
+    assert by_id["wrong-plural"][2] == "4" and by_id["wrong-plural"][6] == "WA"
+    assert by_id["trailing-spaces"][5:7] == ["PE", "PE"]
+    assert '"o\'brien, ""x"" <b>"' in data.decode()  # RFC 4180 quoting of the hostile id
+
+
+def test_csv_with_bom_for_excel(graded_class, tmp_path):
+    out = tmp_path / "grades.csv"
+    assert export("--manifest", graded_class.manifest, "export", "csv", out,
+                  "--results", graded_class.results, "--bom") == 0
+    data = out.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfid,")
+    assert next(csv.reader(io.StringIO(data.decode("utf-8-sig"))))[0] == "id"
+
+
+def test_csv_takes_ranks_from_the_leaderboard(graded_class, tmp_path):
+    """Only the programs passing every case are ranked; the others' cells stay empty.
+    The leaderboard file is the real one, made by `grader leaderboard`."""
+    results = tmp_path / "results"
+    shutil.copytree(graded_class.results, results)
+    assert read_ranks(results).by_id is None
+    assert export("--manifest", graded_class.manifest, "leaderboard",
+                  "--results", results) == 0
+    board = json.loads((results / "leaderboard.json").read_text())
+    expected = {entry["id"]: str(entry["rank"]) for entry in board["ranked"]}
+    assert set(expected) == {"ada-c", WEIRD_ID}
+    out = tmp_path / "grades.csv"
+    assert export("--manifest", graded_class.manifest, "export", "csv", out,
+                  "--results", results) == 0
+    _, rows = read_csv(out)
+    ranks = {row[0]: row[4] for row in rows[1:]}
+    assert {sid: rank for sid, rank in ranks.items() if rank} == expected
+    assert ranks["compile-error"] == ""
+
+
+def test_csv_leaves_ranks_empty_for_an_anonymized_leaderboard(graded_class, tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(graded_class.results, results)
+    assert export("--manifest", graded_class.manifest, "leaderboard", "--results", results,
+                  "--anonymize") == 0
+    ranks = read_ranks(results)
+    assert ranks.by_id is None and "anonymized" in ranks.note
+
+
+def test_csv_refuses_a_broken_leaderboard(graded_class, tmp_path, capsys):
+    results = tmp_path / "results"
+    shutil.copytree(graded_class.results, results)
+    (results / "leaderboard.json").write_text('{"ranked": [{"id": "ada-c"}]}')
+    assert export("--manifest", graded_class.manifest, "export", "csv", tmp_path / "g.csv",
+                  "--results", results) == 2
+    error = capsys.readouterr().err
+    assert "leaderboard.json: not a leaderboard" in error and len(error.splitlines()) == 1
+
+
+def test_exports_without_results_say_so(tmp_path, capsys):
+    assert export("export", "csv", tmp_path / "g.csv", "--results", tmp_path / "none") == 2
+    assert export("export", "html", tmp_path / "pages", "--results", tmp_path / "none") == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2 and all("no results yet" in line for line in errors)
+    assert not (tmp_path / "g.csv").exists()
+
+
+def test_exports_refuse_another_case_set_than_the_grading_used(graded_class, tmp_path,
+                                                               capsys):
+    """Exported with the default manifest, this class's verdicts would all be missing."""
+    assert export("export", "csv", tmp_path / "g.csv", "--results", graded_class.results) == 2
+    error = capsys.readouterr().err
+    assert "graded with other cases than" in error and "--manifest" in error
+    assert not (tmp_path / "g.csv").exists()
+
+
+def test_exports_refuse_wrong_output_paths(graded_class, tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "folder").mkdir()
+    assert export("--manifest", graded_class.manifest, "export", "html", tmp_path / "file",
+                  "--results", graded_class.results) == 2
+    assert export("export", "gradescope", tmp_path / "folder") == 2
+    assert export("export", "student-kit", tmp_path / "folder") == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 3 and all(line.startswith("grader: error: ") for line in errors)
+    assert (tmp_path / "file").read_text() == "x"
+
+
+# ------------------------------------------------------------------ Gradescope results.json
+
+
+def gradescope_documents(graded_class) -> dict:
+    config = load_config()
+    with graded(graded_class.results, graded_class.manifest) as results:
+        timed = leaderboard_cases(config, results.cases)
+        return {r.submission.id: results_document(r, timed=timed, sandbox="test",
+                                                  execution_time=1.4)
+                for r in results.reports}
+
+
+def test_gradescope_results_fit_the_specification(graded_class):
+    documents = gradescope_documents(graded_class)
+    assert len(documents) == 6
+    for sid, document in documents.items():
+        assert validate(document, "gradescope_results") is None, sid
+        tests = document["tests"]
+        assert [t["name"] for t in tests] == ["sample", "one-solution", *HIDDEN_IDS]
+        assert [t["number"] for t in tests] == ["1", "2", "3", "4"]
+        assert [t["visibility"] for t in tests] == ["visible", "visible", "after_published",
+                                                    "after_published"]
+        assert [t["max_score"] for t in tests] == [1, 1, 2, 1]
+        for test in tests:
+            assert (test["status"] == "passed") == (test["score"] == test["max_score"] > 0)
+        # the submission's own box never tells a hidden case's result
+        assert "hidden-" not in document["output"]
+    ada = documents["ada-c"]
+    assert all(t["status"] == "passed" for t in ada["tests"])
+    assert ada["tests"][2]["tags"] == ["hidden", "letters"]
+    board = ada["leaderboard"]
+    assert len(board) == 1 and board[0]["order"] == "asc" and board[0]["value"] > 0
+    assert "leaderboard" in documents[WEIRD_ID]
+
+
+def test_gradescope_results_of_failures(graded_class):
+    documents = gradescope_documents(graded_class)
+    broken = documents["compile-error"]
+    assert "leaderboard" not in broken
+    assert all(t["status"] == "failed" and t["score"] == 0 for t in broken["tests"])
+    assert "Build failed:" in broken["output"] and "error" in broken["output"]
+    assert broken["tests"][0]["output"].startswith("CE: ")
+    wrong = documents["wrong-plural"]
+    assert "leaderboard" not in wrong
+    failed = wrong["tests"][1]
+    assert failed["status"] == "failed" and failed["output"].startswith("WA: wrong answer")
+    assert "1 unique solution" in failed["output"]  # the diagnosis, not just the verdict
+    assert wrong["output"].endswith("Public cases: 1 of 2 passed.\n"
+                                    "Hidden cases are graded now and shown when grades are "
+                                    "published.")
+    hostile = documents["hostile"]["tests"][0]["output"]
+    assert "\x00" not in hostile and "\x1b" not in hostile
+
+
+@pytest.mark.parametrize("change, where", [
+    (lambda d: d["tests"][0].update(status="ok"), "tests/0/status"),
+    (lambda d: d["tests"][0].update(visibility="later"), "tests/0/visibility"),
+    (lambda d: d["tests"][0].update(nmae="typo"), "tests/0"),
+    (lambda d: d.update(leaderboard=[{"name": "CPU", "value": 1, "order": "up"}]),
+     "leaderboard/0/order"),
+    (lambda d: d["tests"][1].pop("score"), "(top level)"),
+    (lambda d: d.update(stdout_visibility=True), "stdout_visibility"),
+])
+def test_gradescope_schema_refuses_what_the_specification_does_not_allow(graded_class, change,
+                                                                         where):
+    document = gradescope_documents(graded_class)["ada-c"]
+    change(document)
+    problem = validate(document, "gradescope_results")
+    assert problem is not None and problem.startswith(f"at {where}:")
+
+
+# ------------------------------------------------------------------ Gradescope autograder zip
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory):
+    """The autograder for the real case set, public and hidden."""
+    out = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
+    assert export("export", "gradescope", out) == 0
+    return out
+
+
+def test_autograder_zip_holds_the_grader_and_every_case(autograder_zip, tmp_path):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        infos = {info.filename: info for info in zf.infolist()}
+    for script in ("setup.sh", "run_autograder"):  # at the root, executable
+        assert infos[script].external_attr >> 16 == 0o100755
+    names = set(infos)
+    assert {"requirements.txt", "course.toml", "grader/__init__.py", "grader/cli.py",
+            "grader/schemas/gradescope_results.schema.json",
+            "testcases/manifest.json"} <= names
+    assert not any(n.startswith(("reference/", "results/", "submissions/")) for n in names)
+    assert not any(n.startswith("testcases/") and n.endswith(".py") for n in names)
+    assert not any("__pycache__" in n for n in names)
+    unzip(autograder_zip, tmp_path)
+    cases = load_cases(tmp_path / "testcases" / "manifest.json")
+    originals = {case.id: case for case in load_cases(REAL_MANIFEST)}
+    assert [c.id for c in cases] == list(originals)
+    assert sum(not c.public for c in cases) > 0
+    for case in cases:
+        assert case.version == originals[case.id].version  # same bytes, input and expected
+    requirements = (tmp_path / "requirements.txt").read_text()
+    assert "jsonschema" in requirements and "pytest" not in requirements
+    for script in ("setup.sh", "run_autograder"):
+        subprocess.run(["bash", "-n", str(tmp_path / script)], check=True)
+        if shutil.which("shellcheck"):
+            subprocess.run(["shellcheck", str(tmp_path / script)], check=True)
+
+
+def test_autograder_zip_is_reproducible(autograder_zip, tmp_path):
+    again = tmp_path / "again.zip"
+    assert export("export", "gradescope", again) == 0
+    assert again.read_bytes() == autograder_zip.read_bytes()
+
+
+MARK = "grader imported from the unpacked copy"
+
+
+def mark_grader(folder: Path) -> None:
+    """Make an unpacked copy of the grader say when it is the one imported."""
+    with open(folder / "grader" / "__init__.py", "a") as init:
+        init.write(f"\nimport sys\nsys.stderr.write({MARK!r} + '\\n')\n")
+
+
+def gradescope_layout(autograder_zip: Path, root: Path) -> Path:
+    """/autograder as Gradescope sets it up: source/ (the zip), run_autograder beside it."""
+    unzip(autograder_zip, root / "source")
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    return root
+
+
+def run_autograder(root: Path, submission: Path, python=None) -> dict:
+    """Grade one submission as Gradescope would; returns results.json (validated)."""
+    if (root / "submission").exists():
+        shutil.rmtree(root / "submission")
+    shutil.copytree(submission, root / "submission")
+    shutil.rmtree(root / "results", ignore_errors=True)
+    (root / "results").mkdir()
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root)}
+    env.pop("PYTHONPATH", None)
+    if python:
+        env["AUTOGRADER_PYTHON"] = python
+    with open(root / "results" / "stdout", "wb") as stdout:  # as Gradescope captures it
+        done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env,
+                              stdout=stdout, stderr=subprocess.STDOUT, timeout=300)
+    log = (root / "results" / "stdout").read_text(errors="replace")
+    assert done.returncode == 0, log
+    document = json.loads((root / "results" / "results.json").read_text())
+    assert validate(document, "gradescope_results") is None
+    return document
+
+
+def test_run_autograder_in_a_gradescope_layout(autograder_zip, tmp_path):
+    root = gradescope_layout(autograder_zip, tmp_path / "autograder")
+    mark_grader(root / "source")
+    cases = load_cases(REAL_MANIFEST)
+    correct = run_autograder(root, SUBMISSIONS / "ada-c", python=sys.executable)
+    assert [t["name"] for t in correct["tests"]] == [c.id for c in cases]
+    assert all(t["status"] == "passed" for t in correct["tests"])
+    assert sum(t["visibility"] == "after_published" for t in correct["tests"]) == \
+        sum(not c.public for c in cases)
+    assert correct["leaderboard"][0]["name"] == "CPU time (s)"
+    assert correct["leaderboard"][0]["value"] > 0
+    assert correct["extra_data"]["language"] == "c"
+    log = (root / "results" / "stdout").read_text()
+    assert "score: 36/36" in log
+    assert MARK in log  # the zip's grader ran, not the one this test imports
+
+    broken = run_autograder(root, SUBMISSIONS / "compile-error", python=sys.executable)
+    assert all(t["status"] == "failed" for t in broken["tests"])
+    assert "leaderboard" not in broken
+    assert "Build failed:" in broken["output"] and "error" in broken["output"]
+
+
+def test_run_autograder_with_a_misplaced_source_file(autograder_zip, tmp_path):
+    root = gradescope_layout(autograder_zip, tmp_path / "autograder")
+    nested = tmp_path / "upload"
+    shutil.copytree(SUBMISSIONS / "ada-c", nested / "my-project")
+    document = run_autograder(root, nested, python=sys.executable)
+    assert all(t["output"].startswith("CE: ") for t in document["tests"])
+    assert "must be at the top of the folder" in document["output"]
+
+
+@pytest.mark.slow
+def test_setup_sh_then_run_autograder_with_its_environment(autograder_zip, tmp_path):
+    """setup.sh as Gradescope runs it, apt-get stubbed (it needs root and Ubuntu's
+    archive): a virtual environment with the packages from PyPI, which run_autograder
+    then uses on its own."""
+    system_python = Path("/usr/bin/python3")
+    if not system_python.exists() or not pypi_reachable():
+        pytest.skip("needs /usr/bin/python3 and PyPI")
+    root = gradescope_layout(autograder_zip, tmp_path / "autograder")
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    (stubs / "apt-get").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/apt.log\n')
+    (stubs / "apt-get").chmod(0o755)
+    (stubs / "python3").symlink_to(system_python)  # Ubuntu's python3, not this venv's
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root),
+           "PATH": f"{stubs}:{os.environ['PATH']}"}
+    for key in ("PYTHONPATH", "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV"):
+        env.pop(key, None)
+    done = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "autograder ready: 6 public and 25 hidden cases" in done.stdout
+    installed = {word for line in (tmp_path / "apt.log").read_text().splitlines()
+                 if line.startswith("install ") for word in line.split()}
+    assert {"gcc", "g++", "default-jdk-headless", "python3-venv", "bubblewrap"} <= installed
+    document = run_autograder(root, SUBMISSIONS / "guido-py")  # setup.sh's venv
+    assert all(t["status"] == "passed" for t in document["tests"])
+
+
+# ------------------------------------------------------------------ student kit
+
+
+@pytest.fixture(scope="module")
+def student_kit(tmp_path_factory):
+    out = tmp_path_factory.mktemp("kit") / "scramble-kit.zip"
+    assert export("export", "student-kit", out) == 0
+    return out
+
+
+def runs_of_lines(text: str, n: int = 4) -> set:
+    """Every run of n consecutive code lines (stripped, comments and blanks left out):
+    a file sharing one with the reference solver holds a piece of it."""
+    lines = [line.strip() for line in text.splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    return {"\n".join(lines[i:i + n]) for i in range(len(lines) - n + 1)}
+
+
+def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
+    unzip(student_kit, tmp_path)
+    kit = tmp_path / KIT
+    assert sorted(p.name for p in tmp_path.iterdir()) == [KIT]  # one folder when unpacked
+    files = {p.relative_to(kit).as_posix(): p for p in kit.rglob("*") if p.is_file()}
+    assert os.access(kit / "check", os.X_OK)
+    subprocess.run(["bash", "-n", str(kit / "check")], check=True)
+    if shutil.which("shellcheck"):
+        subprocess.run(["shellcheck", str(kit / "check")], check=True)
+    assert {"check", "README.md", "requirements.txt", "course.toml", "grader/cli.py",
+            "testcases/manifest.json"} <= set(files)
+    # by name: nothing hidden, no solver, no test-case tooling, no results
+    for name in files:
+        assert not re.search(r"(^|/)(hidden|reference|results|submissions)(/|$)", name), name
+        assert name.startswith(("grader/", "testcases/public/")) or "/" not in name or \
+            name == "testcases/manifest.json", name
+    everything = load_cases(REAL_MANIFEST)
+    public = [c for c in everything if c.public]
+    kit_cases = load_cases(kit / "testcases" / "manifest.json")
+    assert [c.id for c in kit_cases] == [c.id for c in public]
+    assert [c.version for c in kit_cases] == [c.version for c in public]
+    # by content: no hidden puzzle or expected output, no solver, nothing importing one
+    contents = {name: path.read_bytes() for name, path in files.items()}
+    secrets = {f"{c.id}/{p.name}": p.read_bytes() for c in everything if not c.public
+               for p in (c.input, c.expected)}
+    assert len(secrets) == 2 * (len(everything) - len(public))
+    for name, data in contents.items():
+        for secret_name, secret in secrets.items():
+            assert secret not in data, f"{name} holds hidden {secret_name}"
+        assert not re.search(rb"^\s*(from|import)\s+(reference|testcases)\b", data, re.M), name
+    solver = runs_of_lines((ROOT / "reference" / "puzzlesolver.py").read_text())
+    assert len(solver) > 100
+    for name, data in contents.items():
+        shared = solver & runs_of_lines(data.decode("utf-8", "replace"))
+        assert not shared, f"{name} holds code of the reference solver: {sorted(shared)[0]}"
+
+
+def test_student_kit_refuses_a_hidden_case_it_would_give_away(tmp_path):
+    """A hidden case whose expected output is a public one's: the kit would hold it."""
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text(),
+                                               "secret": SAMPLE.read_text()},
+                          hidden=("secret",))
+    with pytest.raises(ExportError, match="hidden case 'secret'"):
+        build_student_kit(tmp_path / "kit.zip", manifest)
+    assert not (tmp_path / "kit.zip").exists()
+
+
+def test_student_kit_leaves_the_sandbox_to_auto(tmp_path):
+    """A course requiring bubblewrap would stop every check on macOS: the kit's copy
+    says auto, and keeps everything else."""
+    course = tmp_path / "course.toml"
+    course.write_text('sandbox = "bubblewrap"\n[limits]\ncpu_seconds = 3\n')
+    build_student_kit(tmp_path / "kit.zip", course=course)
+    with zipfile.ZipFile(tmp_path / "kit.zip") as zf:
+        text = zf.read(f"{KIT}/course.toml").decode()
+    (tmp_path / "kit-course.toml").write_text(text)
+    config = load_config(tmp_path / "kit-course.toml")
+    assert config.sandbox == "auto" and config.limits.cpu_seconds == 3
+
+
+def run_check(kit: Path, target: Path, cwd: Path, python: str, timeout=300):
+    env = {**os.environ, "PYTHON": python}
+    for key in ("PYTHONPATH", "VIRTUAL_ENV"):
+        env.pop(key, None)
+    return subprocess.run([str(kit / "check"), str(target)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):
+    unzip(student_kit, tmp_path / "unpacked")
+    kit = tmp_path / "unpacked" / KIT
+    mark_grader(kit)
+    work = tmp_path / "my-work"
+    shutil.copytree(SUBMISSIONS / "ada-c", work / "ada")
+    shutil.copytree(SUBMISSIONS / "wrong-plural", work / "plural")
+    shutil.copytree(ROOT / "grader", work / "grader")  # a decoy in the current folder
+
+    good = run_check(kit, Path("ada") / "puzzlesolver.c", work, sys.executable)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert MARK in good.stderr  # the kit's own grader, not one from the current folder
+    assert "All public cases pass" in good.stdout
+    assert "score on the public cases: 6/6" in good.stdout
+    assert "(hidden)" not in good.stdout
+
+    bad = run_check(kit, work / "plural", work, sys.executable)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "WA" in bad.stdout and "1 unique solution" in bad.stdout
+
+    missing = run_check(kit, work / "nothing-here.c", work, sys.executable)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+    usage = subprocess.run(["bash", str(kit / "check"), "--help"], capture_output=True,
+                           text=True)
+    assert usage.returncode == 0 and "./check path/to/puzzlesolver.c" in usage.stdout
+
+    old = subprocess.run([str(kit / "check"), "x"], env={**os.environ, "PYTHON": "false"},
+                         capture_output=True, text=True)
+    assert old.returncode == 2 and "needs Python 3.10 or newer" in old.stderr
+
+
+@pytest.mark.slow
+def test_student_kit_sets_itself_up_on_a_bare_python(student_kit, tmp_path):
+    """A Python without the grader's packages: the first ./check makes .venv from PyPI."""
+    system_python = "/usr/bin/python3"
+    bare = subprocess.run([system_python, "-c", "import tabulate"], capture_output=True) \
+        if Path(system_python).exists() else None
+    if bare is None or bare.returncode == 0 or not pypi_reachable():
+        pytest.skip("needs a /usr/bin/python3 without the packages, and PyPI")
+    unzip(student_kit, tmp_path)
+    kit = tmp_path / KIT
+    shutil.copytree(SUBMISSIONS / "guido-py", tmp_path / "mine")
+    first = run_check(kit, tmp_path / "mine", tmp_path, system_python, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "first run: installing" in first.stderr
+    assert (kit / ".venv" / ".ready").exists()
+    again = run_check(kit, tmp_path / "mine" / "puzzlesolver.py", tmp_path, system_python)
+    assert again.returncode == 0 and "installing" not in again.stderr

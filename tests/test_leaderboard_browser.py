@@ -1,0 +1,289 @@
+"""leaderboard.html in a real headless browser (Debian's chromium).
+
+The browser is driven over the DevTools protocol through a pipe
+(--remote-debugging-pipe: NUL-separated JSON on fds 3 and 4), so no
+WebSocket library is needed. The test sees what a reader's browser sees:
+every console message, exception, log entry and network request of the page,
+the laid-out DOM, and a screenshot. A deliberately broken page checks that
+each of those detectors really fires.
+"""
+
+import base64
+import fcntl
+import json
+import os
+import random
+import select
+import shutil
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.reports.leaderboard_html import html_page
+from grader.schemas import validate
+
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--remote-debugging-pipe")
+WIDTH, HEIGHT = 1200, 900
+TIMEOUT = 60.0  # the machine is shared: a cold browser start can be slow
+HOSTILE = "<script>alert(1)</script>&amp;"
+
+
+def _browser_path():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+pytestmark = pytest.mark.skipif(_browser_path() is None,
+                                reason="needs a headless Chromium (Debian package chromium)")
+
+
+class Browser:
+    """A headless Chromium and one page, driven over the DevTools pipe."""
+
+    def __init__(self, profile: Path):
+        to_browser, from_us = os.pipe()
+        to_us, from_browser = os.pipe()
+
+        def wire_fds():  # in the child: its fd 3 reads our commands, fd 4 writes replies
+            commands = fcntl.fcntl(to_browser, fcntl.F_DUPFD, 10)
+            replies = fcntl.fcntl(from_browser, fcntl.F_DUPFD, 10)
+            os.dup2(commands, 3)
+            os.dup2(replies, 4)
+
+        self.proc = subprocess.Popen(
+            [_browser_path(), *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            preexec_fn=wire_fds, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_browser)
+        os.close(from_browser)
+        self.writer, self.reader = from_us, to_us
+        self.buffer = b""
+        self.last_id = 0
+        self.events = []
+        self.session = None
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", session=False, timeout=10)
+        except (OSError, RuntimeError, TimeoutError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.writer)
+        os.close(self.reader)
+
+    def call(self, method: str, params=None, *, session=True, timeout=TIMEOUT) -> dict:
+        self.last_id += 1
+        message = {"id": self.last_id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self.writer, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._next(deadline)
+            if reply.get("id") == self.last_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+            self.events.append(reply)
+
+    def wait_for(self, event: str, timeout=TIMEOUT) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for seen in self.events:
+                if seen.get("method") == event:
+                    return seen
+            self.events.append(self._next(deadline))
+
+    def _next(self, deadline: float) -> dict:
+        while b"\0" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the browser did not answer in time")
+            ready, _, _ = select.select([self.reader], [], [], left)
+            if ready:
+                chunk = os.read(self.reader, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("the browser closed the DevTools pipe")
+                self.buffer += chunk
+        raw, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(raw)
+
+    def open(self, page: Path) -> None:
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget",
+                                 {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.call(f"{domain}.enable")
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        self.call("Page.navigate", {"url": page.resolve().as_uri()})
+        self.wait_for("Page.loadEventFired")
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def screenshot(self, path: Path, full_page: bool = False) -> bytes:
+        params = {"format": "png"}
+        if full_page:
+            size = self.call("Page.getLayoutMetrics")["cssContentSize"]
+            params.update(captureBeyondViewport=True,
+                          clip={"x": 0, "y": 0, "width": WIDTH, "height": size["height"],
+                                "scale": 1})
+        data = base64.b64decode(self.call("Page.captureScreenshot", params)["data"])
+        path.write_bytes(data)
+        return data
+
+    def problems(self, page: Path) -> list:
+        """Everything a clean, self-contained page must not cause."""
+        self.call("Runtime.evaluate", {"expression": "1"})  # flush pending events
+        own = page.resolve().as_uri()
+        found = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                found.append(("exception", params["exceptionDetails"].get("text", "")))
+            elif method == "Runtime.consoleAPICalled":  # the page has no script at all
+                found.append(("console", params.get("type")))
+            elif method == "Log.entryAdded" and params["entry"]["level"] in ("error", "warning"):
+                found.append(("log", params["entry"]["text"]))
+            elif method == "Network.loadingFailed":
+                found.append(("failed load", params.get("errorText")))
+            elif method == "Network.requestWillBeSent" and params["request"]["url"] != own:
+                found.append(("request", params["request"]["url"]))
+        return found
+
+
+@pytest.fixture
+def browser(tmp_path):
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    opened = Browser(profile)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _figures(runs):
+    ordered = sorted(runs)
+    median = ordered[len(runs) // 2]
+    mad = sorted(abs(r - median) for r in runs)[len(runs) // 2]
+    outliers = [i for i, r in enumerate(runs) if abs(r - median) > 3 * 1.4826 * mad + 1e-4]
+    return {"cpu_median_s": median, "cpu_min_s": ordered[0], "cpu_max_s": ordered[-1],
+            "cpu_mad_s": mad, "cpu_runs_s": runs, "cpu_outliers": outliers}
+
+
+def document(runs=7) -> dict:
+    """A realistic leaderboard: four languages, a tie, an outlier, a hostile name."""
+    rng = random.Random(5)
+    cases = ["timed-a", "timed-b"]
+
+    def series(centre, spread=0.015, wild=None):
+        values = [round(centre * (1 + rng.gauss(0, spread)), 4) for _ in range(runs)]
+        if wild is not None:
+            values[wild] = round(centre * 1.6, 4)
+        return values
+
+    def program(pid, language, rank, centre, startup, wild=None):
+        totals = series(centre, wild=wild)
+        per_case = [{"id": cid, **_figures([round(t / 2, 5) for t in totals]),
+                     "wall_median_s": centre} for cid in cases]
+        return {"id": pid, "language": language, "rank": rank, "winner": rank == 1,
+                **_figures(totals), "wall_median_s": centre * 2, "wall_min_s": centre * 1.8,
+                "wall_max_s": centre * 2.5, "wall_mad_s": centre * 0.1,
+                "wall_runs_s": [centre * 2] * runs, "startup_cpu_median_s": startup,
+                "beyond_startup_cpu_s": _figures(totals)["cpu_median_s"] - startup,
+                "faster_than": [], "cases": per_case}
+
+    starts = {"c": 0.0078, "cpp": 0.0079, "java": 0.2264, "python": 0.0522}
+    ranked = [program("ada-c", "c", 1, 0.0148, starts["c"]),
+              program(HOSTILE, "c", 1, 0.0150, starts["c"], wild=3),
+              program("grace-cpp", "cpp", 3, 0.0247, starts["cpp"]),
+              program("guido-py", "python", 4, 0.2384, starts["python"]),
+              program("james-java", "java", 5, 0.8359, starts["java"], wild=0)]
+    startup = []
+    for language, centre in starts.items():
+        figures = _figures(series(centre))
+        startup.append({"language": language, "available": True, **figures,
+                        "wall_median_s": centre * 3,
+                        "cases": [{"id": cid, **figures, "wall_median_s": centre}
+                                  for cid in cases]})
+    doc = {
+        "generated_at": "2024-05-01T12:00:00+00:00", "grader_version": "0.1.0",
+        "anonymized": False,
+        "measured": {"first_run": "2024-05-01T11:58:00+00:00",
+                     "last_run": "2024-05-01T11:59:30+00:00"},
+        "settings": {"runs": runs, "warmup": 1,
+                     "cases": [{"id": cid, "version": "abc"} for cid in cases],
+                     "noise_floor": 0.03, "alpha": 0.05, "statistic": "sum", "test": "MWU",
+                     "rank_rule": "1 + faster", "smallest_p_value": 2 / 3432},
+        "machine": {"platform": "Linux", "cpu_model": "Test CPU", "cpu_count": 2,
+                    "pinned_core": 1, "load_average": [1.5, 1.2, 1.0], "python": "3.11",
+                    "sandbox": "bubblewrap"},
+        "startup": startup,
+        "ranked": ranked,
+        "not_eligible": [{"id": "crash", "language": "c", "reason": "RTE on 7 cases"},
+                         {"id": "compile-error", "language": "cpp", "reason": "build failed"}],
+    }
+    assert validate(doc, "leaderboard") is None
+    return doc
+
+
+def _png_size(data: bytes):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_page_loads_cleanly_with_its_table_and_plot(browser, tmp_path):
+    doc = document()
+    page = tmp_path / "leaderboard.html"
+    page.write_text(html_page(doc), encoding="utf-8")
+    browser.open(page)
+
+    assert browser.problems(page) == []
+    assert browser.evaluate("document.scripts.length") == 0
+    rows = browser.evaluate("[...document.querySelectorAll('#ranking tbody tr')]"
+                            ".map(r => r.cells[1].textContent)")
+    assert len(rows) == len(doc["ranked"])
+    assert rows[1] == HOSTILE + " *"  # shown as text, not run, and marked a winner
+    plot = browser.evaluate("(() => { const r = document.querySelector('svg#runs-plot')"
+                            ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    assert plot[0] > 600 and plot[1] > 200
+    dots = browser.evaluate("document.querySelectorAll('#runs-plot g.program circle').length")
+    programs = len(doc["ranked"]) + len(doc["startup"])
+    assert dots == 2 * programs * doc["settings"]["runs"]  # each run in both panels
+    red = browser.evaluate("document.querySelectorAll('#runs-plot circle.outlier').length")
+    assert red >= 2 * 2  # the two wild runs, in both panels (+ the legend's)
+    # reads at the width it was made for: nothing sticks out sideways
+    assert browser.evaluate("document.documentElement.scrollWidth") <= WIDTH
+
+    shot = browser.screenshot(tmp_path / "leaderboard.png")
+    assert _png_size(shot) == (WIDTH, HEIGHT) and len(shot) > 20_000
+    full = browser.screenshot(tmp_path / "leaderboard-full.png", full_page=True)
+    width, height = _png_size(full)
+    assert width == WIDTH and height > HEIGHT
+
+
+def test_the_detectors_see_errors_and_outside_requests(browser, tmp_path):
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><html><body><p>broken</p><img src='missing.png'>"
+                    "<img src='http://127.0.0.1:9/x.png'>"
+                    "<script>console.error('boom'); notDefined();</script></body></html>")
+    browser.open(page)
+    kinds = {kind for kind, _ in browser.problems(page)}
+    assert {"exception", "console", "failed load", "request", "log"} <= kinds
