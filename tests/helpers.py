@@ -9,10 +9,17 @@ from reference import puzzlesolver
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
-SAMPLE = SHARED / "spec" / "sample-input.txt"
-LIGHTBULBS = SHARED / "puzzles" / "lightbulbs.txt"
+PUBLIC = ROOT / "testcases" / "public"
+# The hand-out's example and the lightbulbs puzzle, as shipped public cases
+# (tests/test_testcases.py and tests/test_reference.py check them against the
+# hand-out's own files).
+SAMPLE = PUBLIC / "sample.txt"
+LIGHTBULBS = PUBLIC / "lightbulbs.txt"
+SAMPLE_TEXT = SAMPLE.read_text()
+SAMPLE_EXPECTED = (PUBLIC / "sample.out").read_bytes()
+LIGHTBULBS_TEXT = LIGHTBULBS.read_text()
+LIGHTBULBS_EXPECTED = (PUBLIC / "lightbulbs.out").read_bytes()
 NO_SOLUTION = "A0,A0,A0,A0\n" * 9
-ONE_SOLUTION_SOURCE = SAMPLE
 
 
 def expected_output(puzzle_text: str) -> bytes:

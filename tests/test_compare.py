@@ -17,58 +17,10 @@ from grader.compare import Comparison, compare, show
 from grader.model import Verdict
 from reference import puzzlesolver as ps
 
-# The hand-out's example and its expected output, as restored in the spec.
-SAMPLE = """Y1,G0,R0,B1
-Y0,B1,R1,B0
-Y1,R1,G0,B0
-Y1,G0,B0,G1
-B0,G0,R1,Y1
-Y0,G1,R1,B0
-R0,B1,Y1,G0
-Y0,R1,B1,G0
-R0,G1,Y1,B0
-"""
-SAMPLE_EXPECTED = b"""Input tiles:
-1. <Y1, G0, R0, B1>
-2. <Y0, B1, R1, B0>
-3. <Y1, R1, G0, B0>
-4. <Y1, G0, B0, G1>
-5. <B0, G0, R1, Y1>
-6. <Y0, G1, R1, B0>
-7. <R0, B1, Y1, G0>
-8. <Y0, R1, B1, G0>
-9. <R0, G1, Y1, B0>
+from tests.helpers import LIGHTBULBS_TEXT as LIGHTBULBS
+from tests.helpers import SAMPLE_EXPECTED
+from tests.helpers import SAMPLE_TEXT as SAMPLE
 
-2 unique solutions found:
-+--------+--------+--------+
-|1  G0   |2  B0   |4  G0   |
-|Y1    R0|R1    Y0|Y1    B0|
-|   B1   |   B1   |   G1   |
-+--------+--------+--------+
-|9  B0   |6  B0   |7  G0   |
-|Y1    R0|R1    Y0|Y1    R0|
-|   G1   |   G1   |   B1   |
-+--------+--------+--------+
-|3  G0   |8  G0   |5  B0   |
-|R1    B0|B1    Y0|Y1    G0|
-|   Y1   |   R1   |   R1   |
-+--------+--------+--------+
-
-+--------+--------+--------+
-|3  R1   |9  Y1   |7  Y1   |
-|Y1    G0|G1    B0|B1    G0|
-|   B0   |   R0   |   R0   |
-+--------+--------+--------+
-|8  B1   |6  R1   |2  R1   |
-|R1    G0|G1    B0|B1    B0|
-|   Y0   |   Y0   |   Y0   |
-+--------+--------+--------+
-|5  Y1   |1  Y1   |4  Y1   |
-|R1    B0|B1    G0|G1    G0|
-|   G0   |   R0   |   B0   |
-+--------+--------+--------+
-"""
-LIGHTBULBS = "W1,L1,X0,K0\nK0,W0,X0,L1\nK0,W1,X0,L0\nL0,W1,X1,K0\nK1,L0,X0,W1\nX1,W1,K0,L0\nK1,X1,W0,L0\nK1,X1,W0,L1\nK1,L1,W0,X1\n"
 # Small puzzles found by searching random ones with the reference solver.
 ONE = "C0,B1,A0,C0\nB0,C1,C0,B1\nA0,A1,B1,B1\nB0,A1,B1,B0\nB1,A0,B1,C0\nA1,C0,A1,A0\nB0,A1,C0,B1\nA0,B1,C1,C1\nA1,A0,B1,A1\n"
 NONE = SAMPLE.replace("Y1,G0,R0,B1", "Y1,G0,R0,B0")

@@ -19,114 +19,18 @@ from hypothesis import strategies as st
 
 from reference import puzzlesolver as ps
 from tests import bruteforce as bf
+from tests import helpers
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = ROOT / "reference" / "puzzlesolver.py"
 SHARED = ROOT.parent / "shared"
 
-# The hand-out's example and its expected output (spec/sample-*.txt), and
-# the lightbulbs puzzle (puzzles/lightbulbs.*), kept here so that the tests
-# run anywhere; test_embedded_copies_match_the_shared_files guards them.
-SAMPLE = ("Y1,G0,R0,B1\nY0,B1,R1,B0\nY1,R1,G0,B0\nY1,G0,B0,G1\nB0,G0,R1,Y1\n"
-          "Y0,G1,R1,B0\nR0,B1,Y1,G0\nY0,R1,B1,G0\nR0,G1,Y1,B0\n")
-SAMPLE_EXPECTED = """\
-Input tiles:
-1. <Y1, G0, R0, B1>
-2. <Y0, B1, R1, B0>
-3. <Y1, R1, G0, B0>
-4. <Y1, G0, B0, G1>
-5. <B0, G0, R1, Y1>
-6. <Y0, G1, R1, B0>
-7. <R0, B1, Y1, G0>
-8. <Y0, R1, B1, G0>
-9. <R0, G1, Y1, B0>
-
-2 unique solutions found:
-+--------+--------+--------+
-|1  G0   |2  B0   |4  G0   |
-|Y1    R0|R1    Y0|Y1    B0|
-|   B1   |   B1   |   G1   |
-+--------+--------+--------+
-|9  B0   |6  B0   |7  G0   |
-|Y1    R0|R1    Y0|Y1    R0|
-|   G1   |   G1   |   B1   |
-+--------+--------+--------+
-|3  G0   |8  G0   |5  B0   |
-|R1    B0|B1    Y0|Y1    G0|
-|   Y1   |   R1   |   R1   |
-+--------+--------+--------+
-
-+--------+--------+--------+
-|3  R1   |9  Y1   |7  Y1   |
-|Y1    G0|G1    B0|B1    G0|
-|   B0   |   R0   |   R0   |
-+--------+--------+--------+
-|8  B1   |6  R1   |2  R1   |
-|R1    G0|G1    B0|B1    B0|
-|   Y0   |   Y0   |   Y0   |
-+--------+--------+--------+
-|5  Y1   |1  Y1   |4  Y1   |
-|R1    B0|B1    G0|G1    G0|
-|   G0   |   R0   |   B0   |
-+--------+--------+--------+
-"""
-LIGHTBULBS = ("W1,L1,X0,K0\nK0,W0,X0,L1\nK0,W1,X0,L0\nL0,W1,X1,K0\nK1,L0,X0,W1\n"
-              "X1,W1,K0,L0\nK1,X1,W0,L0\nK1,X1,W0,L1\nK1,L1,W0,X1\n")
-LIGHTBULBS_EXPECTED = """\
-Input tiles:
-1. <W1, L1, X0, K0>
-2. <K0, W0, X0, L1>
-3. <K0, W1, X0, L0>
-4. <L0, W1, X1, K0>
-5. <K1, L0, X0, W1>
-6. <X1, W1, K0, L0>
-7. <K1, X1, W0, L0>
-8. <K1, X1, W0, L1>
-9. <K1, L1, W0, X1>
-
-3 unique solutions found:
-+--------+--------+--------+
-|1  W1   |4  W1   |3  L0   |
-|K0    L1|L0    X1|X0    K0|
-|   X0   |   K0   |   W1   |
-+--------+--------+--------+
-|7  X1   |5  K1   |9  W0   |
-|K1    W0|W1    L0|L1    X1|
-|   L0   |   X0   |   K1   |
-+--------+--------+--------+
-|2  L1   |8  X1   |6  K0   |
-|X0    K0|K1    W0|W1    L0|
-|   W0   |   L1   |   X1   |
-+--------+--------+--------+
-
-+--------+--------+--------+
-|1  L1   |7  W0   |9  W0   |
-|W1    X0|X1    L0|L1    X1|
-|   K0   |   K1   |   K1   |
-+--------+--------+--------+
-|5  K1   |2  K0   |6  K0   |
-|W1    L0|L1    W0|W1    L0|
-|   X0   |   X0   |   X1   |
-+--------+--------+--------+
-|4  X1   |8  X1   |3  X0   |
-|W1    K0|K1    W0|W1    L0|
-|   L0   |   L1   |   K0   |
-+--------+--------+--------+
-
-+--------+--------+--------+
-|2  K0   |1  L1   |4  K0   |
-|L1    W0|W1    X0|X1    L0|
-|   X0   |   K0   |   W1   |
-+--------+--------+--------+
-|8  X1   |5  K1   |9  W0   |
-|K1    W0|W1    L0|L1    X1|
-|   L1   |   X0   |   K1   |
-+--------+--------+--------+
-|3  L0   |7  X1   |6  K0   |
-|X0    K0|K1    W0|W1    L0|
-|   W1   |   L0   |   X1   |
-+--------+--------+--------+
-"""
+# The hand-out's example and the lightbulbs puzzle with their expected outputs,
+# as shipped public cases; test_public_copies_match_the_hand_out guards them.
+SAMPLE = helpers.SAMPLE_TEXT
+SAMPLE_EXPECTED = helpers.SAMPLE_EXPECTED.decode("ascii")
+LIGHTBULBS = helpers.LIGHTBULBS_TEXT
+LIGHTBULBS_EXPECTED = helpers.LIGHTBULBS_EXPECTED.decode("ascii")
 NO_SOLUTION = "A0,A0,A0,A0\n" * 9
 # Exactly one solution; tile 1 looks the same turned by half.
 ONE_SOLUTION = ("A0,C0,A0,C0\nB1,A0,A1,B0\nB1,B1,B1,A0\nA1,C1,B1,C1\nA0,C1,C1,B0\n"
@@ -189,7 +93,7 @@ def test_api_output_is_byte_exact(name):
     assert ps.count(ps.parse(text)) == expected.count("+\n\n") + 1
 
 
-def test_embedded_copies_match_the_shared_files():
+def test_public_copies_match_the_hand_out():
     pairs = [(SHARED / "spec" / "sample-input.txt", SAMPLE),
              (SHARED / "spec" / "sample-expected.txt", SAMPLE_EXPECTED),
              (SHARED / "puzzles" / "lightbulbs.txt", LIGHTBULBS),
