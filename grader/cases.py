@@ -50,6 +50,20 @@ def default_manifest() -> Path:
     return Path(__file__).resolve().parent.parent / "testcases" / "manifest.json"
 
 
+def read_manifest(path: Path) -> dict:
+    """The manifest's data, checked against its schema (CaseError otherwise)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CaseError(f"{path}: cannot read the manifest: {error.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CaseError(f"{path}: not valid JSON: {error}") from None
+    problem = validate(data, "manifest")
+    if problem:
+        raise CaseError(f"{path}: {problem}")
+    return data
+
+
 def load_cases(manifest: Path = None, *, public_only: bool = False) -> List[Case]:
     """Read and validate the manifest and check every file it names exists.
 
@@ -57,15 +71,7 @@ def load_cases(manifest: Path = None, *, public_only: bool = False) -> List[Case
     CaseError naming the file, never a wrong grade.
     """
     manifest = Path(manifest or default_manifest())
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CaseError(f"{manifest}: cannot read the manifest: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CaseError(f"{manifest}: not valid JSON: {error}") from None
-    problem = validate(data, "manifest")
-    if problem:
-        raise CaseError(f"{manifest}: {problem}")
+    data = read_manifest(manifest)
     cases, seen = [], set()
     for entry in data["cases"]:
         if entry["id"] in seen:

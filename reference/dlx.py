@@ -43,17 +43,15 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from reference import puzzlesolver
 from reference.puzzlesolver import (
     Board,
     Placement,
     Puzzle,
-    PuzzleError,
-    read_puzzle,
     render,
     render_board,
 )
 
-USAGE = "usage: python -m reference.dlx INPUT"
 SIDE = 3
 CELLS = SIDE * SIDE
 
@@ -458,22 +456,13 @@ def solve(puzzle: Puzzle) -> Iterator[Board]:
     yield from boards
 
 
+def _write(puzzle: Puzzle, out) -> None:
+    out.write(render(puzzle, solve(puzzle)).encode("ascii"))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = sys.argv[1:] if argv is None else list(argv)
-    if len(args) != 1:
-        print(USAGE, file=sys.stderr)
-        return 2
-    try:
-        puzzle = read_puzzle(args[0])
-    except PuzzleError as error:
-        print(f"dlx: {error}", file=sys.stderr)
-        return 2
-    try:
-        sys.stdout.buffer.write(render(puzzle, solve(puzzle)).encode("ascii"))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        sys.stderr.close()
-    return 0
+    """`python -m reference.dlx INPUT`: the reference's command line, this engine."""
+    return puzzlesolver.main(argv, write=_write, prog="dlx")
 
 
 if __name__ == "__main__":

@@ -694,18 +694,20 @@ def _stream(puzzle: Puzzle, rows: _Rows, out, buffer_bytes: int) -> int:
     return total
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, write=None, prog: str = "puzzlesolver") -> int:
+    """The command line; `write(puzzle, binary_out)` prints (default: write_output),
+    so that another engine can share this front end."""
     args = sys.argv[1:] if argv is None else list(argv)
     if len(args) != 1:
-        print(USAGE, file=sys.stderr)
+        print(USAGE.replace("puzzlesolver.py", f"{prog}.py"), file=sys.stderr)
         return 2
     try:
         puzzle = read_puzzle(args[0])
     except PuzzleError as error:
-        print(f"puzzlesolver: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
     try:
-        write_output(puzzle, sys.stdout.buffer)
+        (write or write_output)(puzzle, sys.stdout.buffer)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): not an error of ours.

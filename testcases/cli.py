@@ -7,7 +7,7 @@ Exit status: 0 done, 1 the command failed (a difference found, gave up),
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 from testcases import DEFAULT_MANIFEST, build, engine, generate, intformat
 from testcases.errors import Failure, UsageError

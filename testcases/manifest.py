@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional
 
+from grader.cases import CaseError, read_manifest
 from grader.schemas import validate
 from testcases.errors import UsageError
 
@@ -23,15 +24,9 @@ def read(path: Path, missing_ok: bool = False) -> dict:
     if missing_ok and not path.exists():
         return {"version": VERSION, "cases": []}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read the manifest: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"{path}: not valid JSON: {error}") from None
-    problem = validate(data, "manifest")
-    if problem:
-        raise UsageError(f"{path}: {problem}")
-    return data
+        return read_manifest(path)
+    except CaseError as error:
+        raise UsageError(str(error)) from None
 
 
 def find(data: dict, case_id: str) -> Optional[dict]:
