@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import socket
-import stat
 import subprocess
 import sys
 import zipfile
@@ -28,7 +27,7 @@ from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.exports.common import ExportError, graded
 from grader.exports.gradebook_csv import read_ranks
-from grader.exports.gradescope import build_autograder, leaderboard_cases, results_document
+from grader.exports.gradescope import leaderboard_cases, results_document
 from grader.exports.student_kit import KIT, build_student_kit
 from grader.schemas import validate
 from tests.helpers import LIGHTBULBS, NO_SOLUTION, ROOT, SAMPLE, make_cases

@@ -1,18 +1,15 @@
 """Grading end to end: real compilers, the real sandbox, a real SQLite file."""
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from grader.cases import load_cases
-from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.grading import execute, plan
 from grader.sandbox import make_sandbox

@@ -1,6 +1,5 @@
 """The SQLite store: runs keyed by content and case version, resumable, locked."""
 
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
