@@ -45,6 +45,9 @@ def judge(result: RunResult, case: Case, expected: bytes, puzzle: bytes,
     if result.error:
         return Judgement(Verdict.IE, f"the grader failed to run the program: {result.error}",
                          result)
+    if result.output_exceeded and result.stdout_size <= limits.stdout_bytes:
+        return Judgement(Verdict.OLE, "the program flooded its error output (standard "
+                         "error) and was stopped", result)
     if result.output_exceeded:
         return Judgement(Verdict.OLE, f"the program printed more than "
                          f"{limits.stdout_bytes:,} bytes and was stopped "

@@ -1,0 +1,1 @@
+# Prints nothing at all and exits 0.
