@@ -2,8 +2,6 @@
 zips byte for byte reproducibly, and copying a case set with its manifest."""
 
 import json
-import os
-import tempfile
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -11,6 +9,7 @@ from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+from grader.atomic import atomic_output
 from grader.cases import Case, default_manifest, load_cases
 from grader.schemas import validate
 from grader.score import SubmissionReport, report
@@ -133,25 +132,16 @@ def write_zip(out: Path, entries: Sequence[Entry]) -> None:
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ExportError(f"{out}: two files would have the same name: {', '.join(duplicates)}")
-    tmp = None
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-        with os.fdopen(fd, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
+        with atomic_output(out) as handle, zipfile.ZipFile(handle, "w") as archive:
             for entry in sorted(entries, key=lambda e: e.name):
                 info = zipfile.ZipInfo(entry.name, ZIP_TIME)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.create_system = 3  # Unix: `unzip` then honours the mode below
                 info.external_attr = ((0o100755 if entry.executable else 0o100644) << 16)
                 archive.writestr(info, entry.data())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600
-        os.replace(tmp, out)
-        tmp = None
     except OSError as error:
         raise ExportError(f"{out}: cannot write: {error.strerror or error}") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 # ------------------------------------------------------------------ case sets
@@ -239,17 +229,8 @@ def write_file(path: Path, data: Union[bytes, str]) -> None:
     path = Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8", "backslashreplace")
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
+        with atomic_output(path) as handle:
             handle.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are meant to be shared
-        os.replace(tmp, path)
-        tmp = None
     except OSError as error:
         raise ExportError(f"{path}: cannot write: {error.strerror or error}") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)

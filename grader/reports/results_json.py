@@ -1,13 +1,12 @@
 """results.json: every submission's score and per-case verdicts, schema-checked."""
 
 import json
-import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Sequence
 
 from grader import __version__
+from grader.atomic import atomic_output
 from grader.cases import Case
 from grader.schemas import validate
 from grader.score import SubmissionReport
@@ -62,16 +61,9 @@ def write_json(document: dict, path: Path, schema: str) -> None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a text file so that a failure (full disk, no permission) leaves
-    the previous version intact and no stray temporary file behind."""
-    tmp = None
+    """Write a text file whole or not at all (see grader.atomic)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        os.fchmod(fd, 0o644)  # mkstemp makes 0600; published files must be readable
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
+        with atomic_output(path) as handle:
+            handle.write(text.encode("utf-8"))
     except OSError as error:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         raise StoreError(f"{path}: cannot write: {error.strerror or error}") from None
