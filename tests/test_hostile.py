@@ -42,7 +42,7 @@ from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import Store, results_folder
 from grader.submissions import discover, load
-from tests.helpers import ROOT, SAMPLE, expected_output, make_cases, submission
+from tests.helpers import ROOT, SAMPLE, expected_output, make_cases, processes, submission
 
 pytestmark = pytest.mark.slow  # about a minute in all, most of it two grading runs
 
@@ -239,14 +239,7 @@ def processes_left(prefix: str, folder: Optional[Path] = None) -> List[str]:
     or from a working folder under it (however they renamed themselves)."""
     idents = _identities(folder) if folder is not None and folder.exists() else {}
     found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-            state = Path(f"/proc/{name}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
+    for name, state, cmdline in processes():
         why = ["argv"] if prefix.encode() in cmdline else []
         for link in ("exe", "cwd"):
             try:
@@ -257,7 +250,7 @@ def processes_left(prefix: str, folder: Optional[Path] = None) -> List[str]:
                 why.append(f"{link} {idents[(st.st_dev, st.st_ino)]}")
         if why:
             words = cmdline.replace(b"\0", b" ").decode(errors="replace")
-            found.append(f"pid {name} state {state.decode()} ({', '.join(why)}): {words}")
+            found.append(f"pid {name} state {state} ({', '.join(why)}): {words}")
     return found
 
 

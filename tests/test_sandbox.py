@@ -26,6 +26,7 @@ from grader.sandbox import (
     SandboxUnavailable,
     make_sandbox,
 )
+from tests.helpers import processes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -245,17 +246,10 @@ def _marker() -> str:
 def _alive_with(marker: str) -> list:
     """Live processes whose command line contains marker."""
     found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-            state = Path(f"/proc/{name}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
+    for name, state, cmdline in processes():
         if marker.encode() in cmdline:
             words = cmdline.replace(b"\0", b" ").decode(errors="replace")
-            found.append((name, state.decode(), words))
+            found.append((name, state, words))
     return found
 
 
