@@ -1,0 +1,65 @@
+"""Run one untrusted command under limits: bubblewrap namespaces, or rlimits only.
+
+Two implementations of one small interface (``Sandbox.run``); ``make_sandbox`` picks one.
+
+- ``bubblewrap``: namespaces, rlimits, a sandbox uid when root (see its docstring).
+  Runs of a read-only workdir go through a warm sandbox (``warm``) when a C compiler
+  is there to build its zygote: namespaces made once per worker, a fresh pid, mount
+  and ipc namespace per run.
+- ``rlimits``: the fallback where bubblewrap cannot run (macOS): limits only.
+- ``supervise``: what both share: output under caps, the clocks, the verdict flags.
+- ``uids``, ``prepared``, ``seccomp``: the host side of the bubblewrap sandbox.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from grader.sandbox.base import INPUT_PLACEHOLDER, Sandbox, SandboxUnavailable
+from grader.sandbox.bubblewrap import BubblewrapSandbox
+from grader.sandbox.rlimits import FALLBACK_WARNING, RlimitSandbox
+
+__all__ = [
+    "BubblewrapSandbox",
+    "FALLBACK_WARNING",
+    "INPUT_PLACEHOLDER",
+    "RlimitSandbox",
+    "Sandbox",
+    "SandboxUnavailable",
+    "make_sandbox",
+]
+
+
+def _print_to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def make_sandbox(
+    kind: str = "auto",
+    *,
+    warn: Callable[[str], None] = _print_to_stderr,
+    extra_paths: Sequence[Path] = (),
+) -> Sandbox:
+    """The sandbox of that kind: "auto", "bubblewrap" or "rlimits".
+
+    "auto" uses bubblewrap when it exists and a trivial probe run works, else the
+    fallback, and then says so once through ``warn``. "bubblewrap" raises
+    SandboxUnavailable when it cannot work. ``extra_paths``: more host folders to
+    show read-only inside bubblewrap (a JDK under /opt, say).
+    """
+    if kind == "rlimits":
+        warn(f"sandbox: rlimits chosen: {FALLBACK_WARNING}")
+        return RlimitSandbox()
+    if kind not in ("auto", "bubblewrap"):
+        raise ValueError(f"unknown sandbox kind {kind!r} (expected auto, bubblewrap or rlimits)")
+    try:
+        box = BubblewrapSandbox(extra_paths=extra_paths)
+        box.probe()
+        return box
+    except SandboxUnavailable as exc:
+        if kind == "bubblewrap":
+            raise
+        warn(f"sandbox: bubblewrap not available ({exc}): {FALLBACK_WARNING}")
+        return RlimitSandbox()

@@ -1,0 +1,71 @@
+"""The sandbox interface, what every sandbox checks of a request, its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Sequence
+
+from grader.model import Limits, RunResult
+
+INPUT_PLACEHOLDER = "{input}"
+
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+class SandboxUnavailable(RuntimeError):
+    """The requested sandbox cannot work on this machine (one-line reason)."""
+
+
+class Sandbox:
+    """Runs one command in a workdir under Limits; never raises for the program."""
+
+    name: str = ""
+
+    def run(
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        *,
+        input_file: Optional[Path] = None,
+        writable: bool = False,
+        memory_rlimit: bool = True,
+    ) -> RunResult:
+        raise NotImplementedError
+
+
+def substitute(argv: Sequence[str], input_path: Optional[str]) -> list[str]:
+    if input_path is None:
+        if any(INPUT_PLACEHOLDER in a for a in argv):
+            raise SetupError(f"argv uses {INPUT_PLACEHOLDER} but no input file was given")
+        return list(argv)
+    return [a.replace(INPUT_PLACEHOLDER, input_path) for a in argv]
+
+
+class SetupError(Exception):
+    """A problem of the sandbox or of the caller's request (becomes RunResult.error)."""
+
+
+def check_request(argv: Sequence[str], workdir: Path, input_file: Optional[Path]) -> None:
+    if not argv:
+        raise SetupError("empty command")
+    if not workdir.is_dir():
+        raise SetupError(f"workdir is not a folder: {workdir}")
+    if input_file is not None and not input_file.is_file():
+        raise SetupError(f"input file not found: {input_file}")
+
+
+def error_result(name: str, message: str, wall: float = 0.0) -> RunResult:
+    line = " ".join(message.split()) or "sandbox failure"
+    return RunResult(
+        exit_code=None,
+        signal=None,
+        cpu_seconds=0.0,
+        wall_seconds=wall,
+        peak_memory_kb=0,
+        stdout=b"",
+        stderr=b"",
+        stdout_size=0,
+        sandbox=name,
+        error=line,
+    )

@@ -1,0 +1,587 @@
+"""Bubblewrap: namespaces, rlimits set on its pid 1, a sandbox uid when root.
+
+Bubblewrap (Linux 5.4+, for pidfds)
+===================================
+What the program sees
+    Its workdir, bind-mounted at its own host path (read-only for runs, read-write for
+    builds), as its working directory; the input file, copied in by bwrap from a
+    descriptor we opened (so its permissions on the host do not matter), read-only at
+    ``/input/input<suffix>`` (a neutral name: a program cannot key answers on a test's
+    file name); read-only ``/usr`` and the ``/bin``, ``/lib*``, ``/sbin`` links; of
+    ``/etc`` only what the toolchains need (``ld.so.cache``, ``alternatives``,
+    ``java-*``, ``python3.*``: no passwd, no shadow); a fresh ``/proc``; a minimal
+    ``/dev`` (null, zero, random, urandom, the fd links); a private ``/tmp`` tmpfs of
+    max(64 MB, 4 x the file-size limit). Nothing else of the host: not /root, /home,
+    /work, the host's /tmp. Standard input is /dev/null. The environment is cleared
+    (PATH, HOME=/tmp, TMPDIR=/tmp, LANG=C.UTF-8). As root, that /etc is a copy bound
+    once, and that /dev a folder of root's own device nodes bound once (each bind costs
+    bwrap a read of the mount table): see "Prepared folders (root)" below.
+Namespaces
+    New pid, net (loopback only: nothing, not even the host's 127.0.0.1, is
+    reachable), ipc and uts namespaces; ``--new-session``; ``--die-with-parent``. A
+    seccomp filter (x86-64 and aarch64) refuses new user namespaces (a nested one could
+    mount an unbounded tmpfs) and the kernel key rings (they outlive a run, so could
+    carry state between runs, and could expose the grader's session keyring).
+Which uid runs the program
+    RLIMIT_NPROC is never enforced for uid 0, so a grader running as root must not run
+    student code as root. As root, bwrap itself runs as root, with no user namespace
+    (so it can mount any workdir, even one under a 0700 folder such as pytest's
+    temporary folders), and starts the command through util-linux ``unshare --setuid
+    --setgid`` (or ``setpriv``), which drops to a sandbox uid, no supplementary groups,
+    no capabilities, before anything of the student's runs (bwrap sets no_new_privs:
+    nothing can regain them). Each concurrent run gets its own uid, 70000 + slot, held
+    by ``flock`` on a file in a root-owned 0700 folder under the system temporary
+    folder, so parallel runs, even from separate grader processes, never share a
+    process budget; uids in the password database are skipped. That uid does not own
+    the workdir, so:
+      * before a run the workdir tree is made world-readable (``o+r``, and ``o+x`` on
+        folders and on files their owner may execute); nothing is made writable;
+      * for a build (``writable=True``) the tree is handed to the sandbox uid
+        (``chown -R``, never following links) and, once every process of the run is
+        dead, handed back to its previous owner and made world-readable, without
+        set-uid/set-gid bits or write access for others;
+      * stdout and stderr are root's pipes: they are made 0666 so that opening
+        ``/dev/stdout`` by name works.
+    The root of the sandbox's tree, /dev and /input belong to root: the program cannot
+    write there. Not root: bwrap creates a user namespace (the program keeps the
+    grader's uid, without capabilities) with ``--disable-userns``, the root of the
+    tree is remounted read-only, nothing is chowned. RLIMIT_NPROC then counts per user
+    namespace (Linux 5.14 and later; older kernels count every process of the user).
+Limits
+    bwrap holds its pid 1 at ``--block-fd`` until we have set the rlimits on it with
+    prlimit(2) (allowed: it runs as our uid), so the command inherits them and bwrap's
+    own set-up is never limited: RLIMIT_CPU (soft = the CPU limit rounded up, then
+    SIGXCPU; hard a second later), RLIMIT_AS (= the memory limit, unless
+    ``memory_rlimit=False``), RLIMIT_NPROC, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE = 0.
+    (CPU, AS and CORE are also set on bwrap itself as soon as it starts, so that pid 1
+    usually inherits them: were the grader killed in the few milliseconds before it
+    releases pid 1, the closed --block-fd would let the command start anyway.)
+    The parent enforces the wall clock and polls the tree through the sandbox's own
+    /proc (``/proc/<pid 1>/root/proc``) every 50 ms (20 ms without RLIMIT_AS): the
+    tree's CPU time (CPU spread over several processes still counts) and its anonymous
+    resident memory (forking cannot reach ``processes x memory``).
+Killing the tree
+    bwrap is killed with SIGKILL; ``--die-with-parent`` then kills its pid 1, and the
+    kernel kills every process of the pid namespace with it: double-forked, setsid'ed,
+    SIGTERM-ignoring alike. When the command exits on its own, bwrap exits at once and
+    the same happens to whatever it left behind. bwrap exits without reaping pid 1, so
+    the grader makes itself a child subreaper (``PR_SET_CHILD_SUBREAPER``, asserted on
+    every run; a process-wide setting) and pid 1 is re-parented to it. ``run`` then
+    kills pid 1 through a pidfd (no pid reuse race) and reaps it: pid 1 exits only
+    after every process of its namespace, so when ``run`` returns nothing is left.
+CPU time and memory
+    CPU time = user + sys of all that pid 1 reaped (``wait4`` of pid 1, less pid 1's own
+    set-up work, read from /proc/<pid>/schedstat while it is a zombie), i.e. the
+    command and its descendants; as root that includes the uid-drop exec, about a
+    millisecond.
+    Processes killed with the tree (or left behind by the command) are reaped by the
+    kernel without accounting, so the CPU time is also the largest the polls saw, the
+    last poll taken just before a kill. ``peak_memory_kb``: the largest ``ru_maxrss``
+    in pid 1's tree, or a larger figure seen by a poll: one process's RSS or the tree's
+    total anonymous memory (what the limit applies to: six processes of 64 MB are
+    384 MB). (Not bwrap's own ru_maxrss: bwrap is started by vfork and inherits the
+    grader's size.)
+Exit status
+    bwrap reports a command killed by a signal as exit status 128 + signal, like a
+    shell. A status in 129..192 is therefore read as a signal: a segfault is
+    ``signal=11``; a program that itself exits with such a status is misreported as
+    signalled (the verdict, RTE, is the same). bwrap writes an ``exit-code`` record to
+    ``--json-status-fd`` for every command that ran: without it the sandbox failed to
+    start (``error``, one line), unless the command could not be executed at all (exit
+    status 127, as a shell would say, with the reason on stderr).
+Verdict flags
+    timed_out: the wall clock ran out, the polled tree CPU passed the limit, the
+    command died of SIGXCPU, or its measured CPU time exceeds the limit (CPU time is
+    what counts, even when the program then finished). memory_exceeded: the polled
+    tree memory passed the limit (the tree is killed), or the program failed (non-zero
+    exit or a signal, not one of our kills) and either its stderr shows an allocation
+    failure (``MemoryError``, ``std::bad_alloc``, ``OutOfMemoryError``, ``Cannot
+    allocate memory``, ``out of memory``...; not the JVM's "OutOfMemoryError: unable to
+    create native thread", which is the process limit) or RLIMIT_AS was in force and its peak RSS
+    reached 90% of the limit (a C program that mallocs and touches in a loop, checking
+    for NULL or not, ends there). output_exceeded: stdout passed ``stdout_bytes`` (the
+    tree is killed at once; ``stdout`` keeps exactly the cap), or stderr passed 64 x
+    ``stderr_bytes`` (a flood: killed too; ``stdout_size`` then shows stdout within its
+    cap). Below the flood mark stderr beyond its cap is read and dropped, so debugging
+    noise costs nothing. The grader holds at most the two caps, a 64 KiB read buffer
+    and a 4 KiB stderr tail, whatever the program prints.
+Java
+    Pass ``memory_rlimit=False`` (the JVM reserves far more address space than it
+    uses) and cap the heap with -Xmx. Measured here: with ``-Xmx128m`` the JVM needs
+    about 256 MB of RLIMIT_DATA to start while its RSS is 37 MB, so RLIMIT_DATA cannot
+    stand for the limit either; memory is held by the 20 ms RSS poll (kill at the
+    limit, MLE) and ``OutOfMemoryError`` in stderr. The JVM's threads count against
+    RLIMIT_NPROC (about 20 on two cores); on many-core machines pass
+    ``-XX:ActiveProcessorCount=2`` or raise the process limit.
+Cost
+    bench/bench_sandbox.py measures it. On the 2-core VM this was written on, at low
+    load, a run costs about 6-7 ms more than running the binary bare: bwrap's
+    namespaces and /proc alone take about 3.5 ms, the uid-drop exec about 1 ms, the
+    other mounts about 1 ms (0.8 ms less with the prepared /etc and /dev), the grader's
+    side under 1 ms. Under load it grows: every hand-off between the processes involved
+    waits for a core. (Measured and not worth it: a static uid-drop helper instead of
+    unshare saved about 0.1 ms more.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from grader.model import Limits, RunResult
+from grader.sandbox.base import (
+    SANDBOX_PATH,
+    Sandbox,
+    SandboxUnavailable,
+    SetupError,
+    check_request,
+    error_result,
+    substitute,
+)
+from grader.sandbox.prepared import DEVICES, DEV_LINKS, OWN_MOUNTS, prepared_folders, system_mounts
+from grader.sandbox.seccomp import seccomp_program
+from grader.sandbox.supervise import (
+    Capture,
+    Ending,
+    Libc,
+    POLL_SECONDS,
+    POLL_SECONDS_NO_RLIMIT,
+    READ_CHUNK,
+    Supervisor,
+    Usage,
+    decode_wait_status,
+    describe,
+    run_result,
+    rlimit_values,
+    rusage_cpu,
+    rusage_peak_kb,
+    tree_usage,
+)
+from grader.sandbox.uids import UidSlots, workdir_for
+
+class _Pid1:
+    """bwrap's pid 1 in the new pid namespace, known from --json-status-fd.
+
+    When its pid arrives, ``on_start`` sets the rlimits on it (bwrap holds it at
+    --block-fd until then, so the command inherits them); at the end it is killed
+    (which takes the namespace down) and reaped.
+    """
+
+    def __init__(self, on_start: Callable[[int], None]) -> None:
+        self.on_start = on_start
+        self.pid: Optional[int] = None
+        self.pidfd: Optional[int] = None
+        self.status = b""  # --json-status-fd records
+        self.ran = False  # the command started and ended (an "exit-code" record)
+        self.own_seconds = 0.0  # bwrap's own work as pid 1 (its set-up), not the command's
+
+    def feed(self, data: bytes) -> None:
+        self.status += data[:4096]
+        while b"\n" in self.status:
+            line, self.status = self.status.split(b"\n", 1)
+            self._record(line)
+
+    def _record(self, line: bytes) -> None:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return
+        if "child-pid" in record and self.pid is None:
+            self.pid = int(record["child-pid"])
+            try:
+                self.pidfd = os.pidfd_open(self.pid)
+            except ProcessLookupError:
+                self.pidfd = None  # bwrap failed and reaped it already
+            else:
+                self.on_start(self.pid)
+        if "exit-code" in record:
+            self.ran = True
+
+    def reap(self) -> Optional[resource.struct_rusage]:
+        """Once bwrap is gone: kill pid 1 (and so its namespace) and reap it.
+
+        bwrap exits without reaping pid 1 (when the command exits, and when we kill
+        bwrap), so pid 1 has been re-parented to us, the subreaper. None if bwrap
+        reaped it after all (its usage is then in bwrap's).
+        """
+        if self.pid is None or self.pidfd is None:
+            return None
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # already dead, maybe not yet reaped
+        try:
+            os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED | os.WNOWAIT)
+            self.own_seconds = _own_cpu_seconds(self.pid)  # a zombie still tells
+            return os.wait4(self.pid, 0)[2]
+        except ChildProcessError:
+            return None
+        finally:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
+def _own_cpu_seconds(pid: int) -> float:
+    """CPU time of the process itself, not its children (0 when the kernel won't say)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _sandbox_usage(pid1: int) -> Optional[Usage]:
+    """The tree's usage, read from the sandbox's own /proc (its pid namespace only)."""
+    proc_root = f"/proc/{pid1}/root/proc"
+    try:
+        # Until bwrap has pivoted into the new root, this path is the host's /proc,
+        # whose every process must not count.
+        if os.stat(proc_root).st_dev == os.stat("/proc").st_dev:
+            return None
+    except OSError:
+        return None
+    return tree_usage(proc_root, init="1")
+
+
+class _Descriptors:
+    """The descriptors of one launch; whatever is still open at the end is closed."""
+
+    def __init__(self) -> None:
+        self.open: list[int] = []
+
+    def pipe(self) -> tuple[int, int]:
+        pair = os.pipe()
+        self.open += pair
+        return pair
+
+    def file(self, path: Path) -> int:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        self.open.append(fd)
+        return fd
+
+    def close(self, fd: int) -> None:
+        if fd in self.open:
+            self.open.remove(fd)
+            os.close(fd)
+
+    def close_all(self) -> None:
+        for fd in list(self.open):
+            self.close(fd)
+
+
+@dataclass
+class _Launch:
+    """One bwrap run: what to run, and the descriptors bwrap reads."""
+
+    command: list[str]
+    workdir: Path
+    limits: Limits
+    writable: bool
+    memory_rlimit: bool
+    uid: Optional[int]  # the sandbox uid (root), None when bwrap runs as the grader
+    input_fd: Optional[int] = None
+    input_seen: Optional[str] = None  # where the program sees the input
+    status_fd: int = -1  # --json-status-fd (write end)
+    block_fd: int = -1  # --block-fd (read end)
+    seccomp_fd: Optional[int] = None
+
+    def passed(self) -> tuple[int, ...]:
+        fds = (self.input_fd, self.status_fd, self.block_fd, self.seccomp_fd)
+        return tuple(fd for fd in fds if fd is not None)
+
+
+def _drain(fd: int, sink: Callable[[bytes], None]) -> None:
+    """Whatever is already in a pipe, without waiting for more."""
+    os.set_blocking(fd, False)
+    try:
+        while True:
+            data = os.read(fd, READ_CHUNK)
+            if not data:
+                return
+            sink(data)
+    except BlockingIOError:
+        return
+
+
+def _find_tool(name: str) -> Optional[str]:
+    return shutil.which(name, path=SANDBOX_PATH + ":/usr/sbin:/sbin")
+
+
+def _uid_dropper() -> Callable[[int], list[str]]:
+    """The command prefix that becomes uid:gid, with no supplementary groups, then execs.
+
+    util-linux ``unshare -S -G`` (2.36 and later) is the lighter exec; ``setpriv`` the
+    fallback. Run as root inside the sandbox; becoming non-root drops every capability.
+    """
+    unshare = _find_tool("unshare")
+    if unshare:
+        usage = subprocess.run([unshare, "--help"], capture_output=True, text=True).stdout
+        if "--setuid" in usage and "--setgid" in usage:
+            return lambda uid: [unshare, f"--setuid={uid}", f"--setgid={uid}", "--"]
+    setpriv = _find_tool("setpriv")
+    if setpriv:
+        return lambda uid: [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                            "--inh-caps=-all", "--"]
+    raise SandboxUnavailable("neither unshare (with --setuid) nor setpriv found (util-linux)")
+
+
+class BubblewrapSandbox(Sandbox):
+    """Namespaces with bubblewrap, rlimits set on its pid 1, a sandbox uid when root."""
+
+    name = "bubblewrap"
+
+    def __init__(self, bwrap: Optional[str] = None, *, extra_paths: Sequence[Path] = ()) -> None:
+        if not sys.platform.startswith("linux"):
+            raise SandboxUnavailable("bubblewrap needs Linux")
+        if not hasattr(os, "pidfd_open"):
+            raise SandboxUnavailable("this Python has no os.pidfd_open")
+        found = bwrap or shutil.which("bwrap")
+        if found is None:
+            raise SandboxUnavailable("bwrap not found on PATH")
+        self.bwrap = found
+        self.as_root = os.geteuid() == 0
+        self.drop_to = _uid_dropper() if self.as_root else None
+        self.slots = UidSlots() if self.as_root else None
+        self.seccomp = seccomp_program(platform.machine())
+        self.etc_folder, self.dev_folder = prepared_folders(self.slots, extra_paths)
+        self.system_mounts = system_mounts(extra_paths, self.etc_folder)
+        try:
+            self.libc = Libc()
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot load the C library: {exc}") from exc
+
+    def probe(self) -> None:
+        """A trivial run through the whole machinery; SandboxUnavailable if it fails."""
+        with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as folder:
+            result = self.run(["true"], Path(folder), Limits(cpu_seconds=5, wall_seconds=10))
+        if result.error or result.exit_code != 0:
+            said = result.stderr.decode(errors="replace").strip()
+            detail = result.error or said or f"exit status {result.exit_code}"
+            raise SandboxUnavailable(f"probe run failed: {detail.splitlines()[0]}")
+
+    def run(
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        *,
+        input_file: Optional[Path] = None,
+        writable: bool = False,
+        memory_rlimit: bool = True,
+    ) -> RunResult:
+        start = time.monotonic()
+        workdir = Path(os.path.abspath(workdir))
+        uid_lock: Optional[int] = None
+        try:
+            check_request(argv, workdir, input_file)
+            self.libc.become_subreaper()
+            uid = None
+            if self.slots is not None:
+                uid, uid_lock = self.slots.acquire()
+            input_seen = "/input/input" + input_file.suffix if input_file else None
+            command = substitute(argv, input_seen)
+            launch = _Launch(command, workdir, limits, writable, memory_rlimit, uid)
+            with workdir_for(uid, workdir, writable):
+                return self._launch(launch, input_file, input_seen, start)
+        except SetupError as exc:
+            return error_result(self.name, str(exc), time.monotonic() - start)
+        except Exception as exc:  # the sandbox's own failure must never escape as a crash
+            wall = time.monotonic() - start
+            return error_result(self.name, f"{type(exc).__name__}: {exc}", wall)
+        finally:
+            if uid_lock is not None:
+                os.close(uid_lock)
+
+    def _launch(
+        self, launch: _Launch, input_file: Optional[Path], input_seen: Optional[str], start: float
+    ) -> RunResult:
+        fds = _Descriptors()
+        try:
+            return self._spawn(launch, input_file, input_seen, fds, start)
+        finally:
+            fds.close_all()
+
+    def _spawn(
+        self,
+        launch: _Launch,
+        input_file: Optional[Path],
+        input_seen: Optional[str],
+        fds: _Descriptors,
+        start: float,
+    ) -> RunResult:
+        if input_file is not None:
+            launch.input_fd, launch.input_seen = fds.file(input_file), input_seen
+        status_r, launch.status_fd = fds.pipe()
+        launch.block_fd, block_w = fds.pipe()
+        if self.seccomp is not None:
+            launch.seccomp_fd, seccomp_w = fds.pipe()
+            os.write(seccomp_w, self.seccomp)  # a few hundred bytes: fits the pipe
+            fds.close(seccomp_w)
+        proc = subprocess.Popen(
+            self._argv(launch), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, pass_fds=launch.passed(),
+        )
+        for fd in launch.passed():
+            fds.close(fd)
+        # Were the grader killed before pid 1 is released, bwrap would start the command
+        # anyway (a closed --block-fd reads as go): give bwrap now, for pid 1 to
+        # inherit, the limits that bound a run on its own. (Not NPROC: in a user
+        # namespace it must be set after the namespace exists.)
+        try:
+            for which, value in rlimit_values(launch.limits, launch.memory_rlimit, nproc=False):
+                if which in (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_CORE):
+                    resource.prlimit(proc.pid, which, value)
+        except ProcessLookupError:
+            pass  # bwrap failed at once: its message says why
+        if launch.uid is not None:
+            # Pipes belong to their creator (root) with mode 0600: open("/dev/stdout"),
+            # which reopens the pipe through /proc, would fail for the sandbox uid.
+            assert proc.stdout is not None and proc.stderr is not None
+            os.fchmod(proc.stdout.fileno(), 0o666)
+            os.fchmod(proc.stderr.fileno(), 0o666)
+
+        def release(pid: int) -> None:
+            # bwrap's pid 1 is blocked before it forks the command: limit it, let it go.
+            for which, value in rlimit_values(launch.limits, launch.memory_rlimit, nproc=True):
+                resource.prlimit(pid, which, value)
+            os.write(block_w, b"x")
+            fds.close(block_w)
+
+        return self._supervise(proc, _Pid1(release), status_r, launch, start)
+
+    def _argv(self, launch: _Launch) -> list[str]:
+        tmp_bytes = max(64, 4 * launch.limits.file_size_mb) << 20
+        workdir = str(launch.workdir)
+        a = [
+            self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--hostname", "sandbox", "--die-with-parent", "--new-session",
+            "--clearenv", "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", "/tmp",
+            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
+        ]
+        if launch.uid is None:
+            a += ["--unshare-user", "--disable-userns"]
+        else:
+            a += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]  # to drop to the uid
+        a += self.system_mounts
+        a += ["--proc", "/proc"]
+        # A minimal /dev, lighter than bwrap's --dev (no tty, no pts): as root one prepared
+        # folder (root's, so read-only to the program), else the devices one by one.
+        if self.dev_folder is not None:
+            a += ["--dev-bind", str(self.dev_folder), "/dev"]
+        else:
+            a += ["--perms", "0755", "--dir", "/dev"]
+            for device in DEVICES:
+                a += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+            for name, target in DEV_LINKS:
+                a += ["--symlink", target, f"/dev/{name}"]
+        a += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+        for parent in reversed(launch.workdir.parents[:-1]):
+            if str(parent) not in OWN_MOUNTS:
+                a += ["--perms", "0755", "--dir", str(parent)]
+        a += ["--bind" if launch.writable else "--ro-bind", workdir, workdir]
+        if launch.input_fd is not None and launch.input_seen is not None:
+            a += ["--perms", "0755", "--dir", "/input"]
+            a += ["--perms", "0444", "--file", str(launch.input_fd), launch.input_seen]
+        if launch.uid is None:
+            # bwrap made the root tmpfs as the grader's uid, which the program has too.
+            # As root it belongs to root, whom the program is not.
+            a += ["--remount-ro", "/"]
+        a += ["--chdir", workdir]
+        a += ["--json-status-fd", str(launch.status_fd), "--block-fd", str(launch.block_fd)]
+        if launch.seccomp_fd is not None:
+            a += ["--seccomp", str(launch.seccomp_fd)]
+        a.append("--")
+        if launch.uid is not None and self.drop_to is not None:
+            a += self.drop_to(launch.uid)
+        return a + launch.command
+
+    def _supervise(
+        self, proc: subprocess.Popen, pid1: _Pid1, status_r: int, launch: _Launch, start: float
+    ) -> RunResult:
+        limits = launch.limits
+        capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
+
+        def poll() -> Optional[Usage]:
+            return _sandbox_usage(pid1.pid) if pid1.pid else None
+
+        # Killing bwrap (not pid 1) keeps bwrap from reaping pid 1: --die-with-parent
+        # kills pid 1, which takes the namespace down, and we reap it ourselves.
+        def kill() -> None:
+            os.kill(proc.pid, signal.SIGKILL)  # not Popen.kill: it may reap bwrap
+
+        every = POLL_SECONDS if launch.memory_rlimit else POLL_SECONDS_NO_RLIMIT
+        watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=kill)
+        watch.extra[status_r] = pid1.feed
+        assert proc.stdout is not None and proc.stderr is not None
+        try:
+            watch.watch(proc.stdout.fileno(), proc.stderr.fileno(), start)
+        finally:
+            kill()  # a no-op when bwrap has exited (unreaped, its pid is still ours)
+            _, status, bwrap_usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            wall = time.monotonic() - start
+            if pid1.pid is None:
+                # Killed before we read pid 1's pid: read it now, so that pid 1 (which
+                # has no parent-death signal yet while it sets up) dies too, never
+                # released to start the command.
+                pid1.on_start = lambda pid: None
+                _drain(status_r, pid1.feed)
+            tree_usage = pid1.reap()
+            proc.stdout.close()
+            proc.stderr.close()
+        # The command's tree is pid 1's, less pid 1's own set-up work; bwrap's own
+        # figures (its CPU, and its ru_maxrss, which is the grader's size: bwrap is
+        # started by vfork) count only if bwrap reaped pid 1 itself.
+        if tree_usage is not None:
+            cpu = max(0.0, rusage_cpu([tree_usage]) - pid1.own_seconds)
+            peak = max(rusage_peak_kb([tree_usage]), watch.peak_rss_kb)
+        else:
+            cpu, peak = rusage_cpu([bwrap_usage]), watch.peak_rss_kb
+        return self._finish(watch, pid1, capture, status, cpu, peak, launch, wall)
+
+    def _finish(
+        self,
+        watch: Supervisor,
+        pid1: _Pid1,
+        capture: Capture,
+        status: int,
+        cpu: float,
+        peak_kb: int,
+        launch: _Launch,
+        wall: float,
+    ) -> RunResult:
+        code, sig = decode_wait_status(status)
+        if not pid1.ran and watch.reason is None:
+            if capture.stderr.startswith(b"bwrap: execvp "):
+                # The command itself could not be executed (not a sandbox failure): say
+                # 127, as a shell (and unshare or setpriv, as root) would. A program that
+                # ran cannot fake this: bwrap records an exit code for every one that ran.
+                code, pid1.ran = 127, True
+            else:
+                message = capture.stderr.decode(errors="replace").strip().splitlines()
+                detail = message[0] if message else f"bwrap ended with {describe(code, sig)}"
+                return error_result(self.name, f"sandbox failed to start: {detail}", wall)
+        if pid1.ran and code is not None:
+            exit_code, sig = (None, code - 128) if 128 < code <= 128 + 64 else (code, None)
+        else:
+            exit_code, sig = None, signal.SIGKILL  # we killed the tree before it ended
+        ending = Ending(
+            exit_code=exit_code,
+            signal=sig,
+            cpu_seconds=max(cpu, watch.cpu_seen),
+            peak_memory_kb=peak_kb,
+        )
+        return run_result(
+            self.name, launch.limits, capture, ending, watch.reason, wall, launch.memory_rlimit
+        )

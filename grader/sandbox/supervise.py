@@ -1,0 +1,342 @@
+"""Watching one running tree: its output under caps, the wall clock, polled CPU and
+memory; rlimits; and the verdict flags worked out at the end."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import resource
+import selectors
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from grader.model import Limits, RunResult
+from grader.sandbox.base import SetupError
+
+POLL_SECONDS = 0.05
+POLL_SECONDS_NO_RLIMIT = 0.02  # memory is only polled then (the JVM): look closer
+_KILL_GRACE_SECONDS = 2.0  # after a kill, how long we wait for the pipes to close
+_EXIT_GRACE_SECONDS = 0.25  # fallback: after the program exits, for leftovers' pipes
+_EXIT_RECHECK_SECONDS = 0.001  # fallback: pipes closed, waiting for the exit status
+READ_CHUNK = 1 << 16
+_STDERR_FLOOD_FACTOR = 64
+_STDERR_TAIL = 4096
+_MLE_RSS_FRACTION = 0.9
+_OOM_MARKERS = (
+    b"MemoryError",
+    b"bad_alloc",
+    b"OutOfMemoryError",
+    b"Cannot allocate memory",
+    b"out of memory",
+    b"Out of memory",
+    b"insufficient memory",
+    b"memory exhausted",
+)
+# The JVM reports a refused thread (the process limit) as an OutOfMemoryError: not memory.
+_NOT_MEMORY = (b"unable to create native thread", b"unable to create new native thread")
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+@dataclass
+class Capture:
+    """stdout and stderr of one run, bounded whatever the program prints."""
+
+    stdout_cap: int
+    stderr_cap: int
+    stdout: bytearray = field(default_factory=bytearray)
+    stderr: bytearray = field(default_factory=bytearray)
+    stderr_tail: bytes = b""
+    stdout_size: int = 0
+    stderr_size: int = 0
+
+    def add_stdout(self, data: bytes) -> bool:
+        """Keep what fits; True once the program has printed more than the cap."""
+        self.stdout_size += len(data)
+        room = self.stdout_cap - len(self.stdout)
+        if room > 0:
+            self.stdout += data[:room]
+        return self.stdout_size > self.stdout_cap
+
+    def add_stderr(self, data: bytes) -> bool:
+        """Keep the head and a short tail; True once stderr floods (64 x its cap)."""
+        self.stderr_size += len(data)
+        room = self.stderr_cap - len(self.stderr)
+        if room > 0:
+            self.stderr += data[:room]
+        self.stderr_tail = (self.stderr_tail + data[-_STDERR_TAIL:])[-_STDERR_TAIL:]
+        return self.stderr_size > _STDERR_FLOOD_FACTOR * max(self.stderr_cap, 1)
+
+    def shows_oom(self) -> bool:
+        text = bytes(self.stderr) + self.stderr_tail
+        lines = [line for line in text.splitlines()
+                 if not any(phrase in line for phrase in _NOT_MEMORY)]
+        return any(marker in line for line in lines for marker in _OOM_MARKERS)
+
+
+@dataclass
+class Usage:
+    """What a poll of the live tree found."""
+
+    cpu_seconds: float = 0.0
+    anon_kb: int = 0
+    max_rss_kb: int = 0
+
+
+class Supervisor:
+    """Reads a running tree's output under caps; enforces wall clock and polled limits.
+
+    ``poll`` returns the live tree's usage (or None when it cannot tell); ``kill``
+    kills the whole tree. Without ``exited`` the run is over when every pipe is
+    closed (bwrap: they close when its namespace is gone). With it (the fallback), the
+    run is over when the main process has exited, ``on_exit`` has killed its group and
+    the pipes are closed, or a short grace later if an escaped process still holds them.
+    """
+
+    def __init__(
+        self,
+        limits: Limits,
+        capture: Capture,
+        *,
+        poll: Callable[[], Optional[Usage]],
+        poll_every: float,
+        kill: Callable[[], None],
+        exited: Optional[Callable[[], bool]] = None,
+        on_exit: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.limits = limits
+        self.capture = capture
+        self.poll = poll
+        self.poll_every = poll_every
+        self.kill = kill
+        self.exited = exited
+        self.on_exit = on_exit
+        self.reason: Optional[str] = None  # "wall", "cpu", "memory", "output"
+        self.peak_rss_kb = 0
+        # Processes killed with the tree, or left behind when the command exits, die
+        # unreaped by anyone who would account for them: their CPU time is known only
+        # from the polls (the last one taken just before a kill).
+        self.cpu_seen = 0.0
+        self.extra: dict[int, Callable[[bytes], None]] = {}
+        self._ended = exited is None
+        self._give_up = math.inf
+
+    def watch(self, stdout_fd: int, stderr_fd: int, start: float) -> None:
+        deadline = start + self.limits.wall_seconds
+        sel = selectors.DefaultSelector()
+        handlers: dict[int, Callable[[bytes], None]] = {
+            stdout_fd: self._on_stdout,
+            stderr_fd: self._on_stderr,
+            **self.extra,
+        }
+        for fd in handlers:
+            sel.register(fd, selectors.EVENT_READ)
+        next_poll = start + self.poll_every
+        try:
+            while True:
+                now = time.monotonic()
+                if self.reason is None and now >= deadline:
+                    self._stop("wall")
+                if now >= next_poll:
+                    next_poll = now + self.poll_every
+                    self._check_usage()
+                self._check_exit(now)
+                if (self._ended and not sel.get_map()) or now >= self._give_up:
+                    return
+                clock = deadline if self.reason is None else math.inf
+                wake = min(clock, next_poll, self._give_up)
+                if not sel.get_map():  # pipes closed: the exit is a moment away
+                    wake = min(wake, now + _EXIT_RECHECK_SECONDS)
+                for key, _ in sel.select(max(0.0, wake - now)):
+                    data = os.read(key.fd, READ_CHUNK)
+                    if data:
+                        handlers[key.fd](data)
+                    else:
+                        sel.unregister(key.fd)
+        finally:
+            sel.close()
+
+    def _check_exit(self, now: float) -> None:
+        if not self._ended and self.exited is not None and self.exited():
+            self._ended = True
+            self.on_exit()
+            self._give_up = min(self._give_up, now + _EXIT_GRACE_SECONDS)
+
+    def _stop(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+            self._sample()
+            self.kill()
+            self._give_up = min(self._give_up, time.monotonic() + _KILL_GRACE_SECONDS)
+
+    def _on_stdout(self, data: bytes) -> None:
+        if self.capture.add_stdout(data):
+            self._stop("output")
+
+    def _on_stderr(self, data: bytes) -> None:
+        if self.capture.add_stderr(data):
+            self._stop("output")
+
+    def _sample(self) -> Optional[Usage]:
+        usage = self.poll()
+        if usage is not None:
+            self.peak_rss_kb = max(self.peak_rss_kb, usage.max_rss_kb, usage.anon_kb)
+            self.cpu_seen = max(self.cpu_seen, usage.cpu_seconds)
+        return usage
+
+    def _check_usage(self) -> None:
+        if self.reason is not None:
+            return
+        usage = self._sample()
+        if usage is None:
+            return
+        if usage.cpu_seconds > self.limits.cpu_seconds:
+            self._stop("cpu")
+        elif usage.anon_kb > self.limits.memory_mb * 1024:
+            self._stop("memory")
+
+
+@dataclass
+class Ending:
+    """How the program ended, before the verdict flags are worked out."""
+
+    exit_code: Optional[int]
+    signal: Optional[int]
+    cpu_seconds: float
+    peak_memory_kb: int
+
+
+def run_result(
+    name: str,
+    limits: Limits,
+    capture: Capture,
+    ending: Ending,
+    reason: Optional[str],
+    wall: float,
+    memory_rlimit: bool,
+) -> RunResult:
+    timed_out = (
+        reason in ("wall", "cpu")
+        or ending.cpu_seconds > limits.cpu_seconds
+        or ending.signal == signal.SIGXCPU
+    )
+    failed = ending.signal is not None or ending.exit_code not in (0, None)
+    limit_kb = limits.memory_mb * 1024
+    memory_exceeded = reason == "memory" or (
+        reason is None
+        and failed
+        and (
+            capture.shows_oom()
+            or (memory_rlimit and ending.peak_memory_kb >= _MLE_RSS_FRACTION * limit_kb)
+        )
+    )
+    return RunResult(
+        exit_code=ending.exit_code,
+        signal=ending.signal,
+        cpu_seconds=round(ending.cpu_seconds, 4),
+        wall_seconds=round(wall, 4),
+        peak_memory_kb=ending.peak_memory_kb,
+        stdout=bytes(capture.stdout),
+        stderr=bytes(capture.stderr),
+        stdout_size=capture.stdout_size,
+        timed_out=timed_out,
+        memory_exceeded=memory_exceeded,
+        output_exceeded=reason == "output",
+        sandbox=name,
+    )
+
+
+def rusage_cpu(usages: Sequence[resource.struct_rusage]) -> float:
+    return sum(u.ru_utime + u.ru_stime for u in usages)
+
+
+def rusage_peak_kb(usages: Sequence[resource.struct_rusage]) -> int:
+    peak = max((u.ru_maxrss for u in usages), default=0)
+    return peak // 1024 if sys.platform == "darwin" else peak  # macOS counts bytes
+
+
+def rlimit_values(
+    limits: Limits, memory_rlimit: bool, nproc: bool
+) -> list[tuple[int, tuple[int, int]]]:
+    """(resource, (soft, hard)) for one run. CPU: soft = the limit rounded up, then
+    SIGXCPU; hard one second later, then SIGKILL."""
+    cpu = max(1, math.ceil(limits.cpu_seconds))
+    wanted = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_FSIZE, (limits.file_size_mb << 20,) * 2),
+        (resource.RLIMIT_NOFILE, (limits.open_files,) * 2),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ]
+    if nproc:
+        wanted.append((resource.RLIMIT_NPROC, (limits.processes,) * 2))
+    if memory_rlimit:
+        wanted.append((resource.RLIMIT_AS, (limits.memory_mb << 20,) * 2))
+    return wanted
+
+
+def decode_wait_status(status: int) -> tuple[Optional[int], Optional[int]]:
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status)
+    return os.WEXITSTATUS(status), None
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE_KB = (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) // 1024
+
+
+def _read_proc(
+    proc_root: str, pid: str, pgrp: Optional[str], children_only: bool = False
+) -> Optional[tuple[int, int, int]]:
+    """(cpu ticks incl. reaped children, rss kb, anon kb) of one process; None when it is
+    gone, or not of process group pgrp (when given)."""
+    try:
+        with open(f"{proc_root}/{pid}/stat", "rb") as f:
+            raw = f.read()
+        fields = raw[raw.rindex(b")") + 2 :].split()
+        if pgrp is not None and fields[2].decode() != pgrp:
+            return None
+        with open(f"{proc_root}/{pid}/statm", "rb") as f:
+            statm = f.read().split()
+    except (OSError, ValueError):
+        return None  # gone meanwhile
+    ticks = sum(int(x) for x in fields[13 if children_only else 11 : 15])  # [u s] cu cs
+    resident, shared = int(statm[1]), int(statm[2])
+    return ticks, resident * _PAGE_KB, (resident - shared) * _PAGE_KB
+
+
+def tree_usage(
+    proc_root: str, pgrp: Optional[str] = None, init: Optional[str] = None
+) -> Optional[Usage]:
+    """Usage summed over the processes listed under proc_root (of one group if asked);
+    of ``init`` (bwrap's pid 1) only what it reaped counts."""
+    try:
+        names = [n for n in os.listdir(proc_root) if n.isdigit()]
+    except OSError:
+        return None
+    usage = Usage()
+    ticks = 0
+    for name in names:
+        entry = _read_proc(proc_root, name, pgrp, children_only=name == init)
+        if entry is None:
+            continue
+        ticks += entry[0]
+        usage.max_rss_kb = max(usage.max_rss_kb, entry[1])
+        usage.anon_kb += entry[2]
+    usage.cpu_seconds = ticks / _CLK_TCK
+    return usage
+
+
+class Libc:
+    def __init__(self) -> None:
+        self.lib = ctypes.CDLL(None, use_errno=True)
+
+    def become_subreaper(self) -> None:
+        if self.lib.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            raise SetupError(f"prctl(PR_SET_CHILD_SUBREAPER): {os.strerror(ctypes.get_errno())}")
+
+
+def describe(code: Optional[int], sig: Optional[int]) -> str:
+    return f"signal {sig}" if sig is not None else f"exit status {code}"

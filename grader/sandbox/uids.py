@@ -1,0 +1,120 @@
+"""Sandbox uids for a grader running as root, and the workdir permissions they need."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pwd
+import stat
+import tempfile
+from pathlib import Path
+from typing import Iterator, Optional
+
+from grader.sandbox.base import SetupError
+
+
+_UID_BASE = 70000
+_UID_SLOTS = 256
+
+
+def walk(top: Path) -> Iterator[tuple[str, os.stat_result]]:
+    """Every entry under top (top included), never following symbolic links."""
+    yield str(top), os.lstat(top)
+    for root, dirs, files in os.walk(top, followlinks=False):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            try:
+                yield path, os.lstat(path)
+            except FileNotFoundError:
+                continue
+
+
+def _make_world_readable(top: Path, built: bool = False) -> None:
+    """o+r everywhere, o+x on folders and on files their owner may execute. After a
+    build, also no set-uid/set-gid bit and nothing writable by others: what the
+    student's build made must not become a root-owned set-uid program, nor be
+    changed by other users before it runs."""
+    for path, st in walk(top):
+        if stat.S_ISLNK(st.st_mode):
+            continue
+        mode = stat.S_IMODE(st.st_mode)
+        wanted = mode | stat.S_IROTH
+        if stat.S_ISDIR(st.st_mode) or mode & stat.S_IXUSR:
+            wanted |= stat.S_IXOTH
+        if built:
+            wanted &= ~(stat.S_ISUID | stat.S_ISGID | stat.S_IWOTH)
+        if wanted != mode:
+            os.chmod(path, wanted)
+
+
+def _chown_tree(top: Path, uid: int, gid: int) -> None:
+    for path, _ in walk(top):
+        os.chown(path, uid, gid, follow_symlinks=False)
+
+
+@contextlib.contextmanager
+def workdir_for(uid: Optional[int], workdir: Path, writable: bool) -> Iterator[None]:
+    """Make the workdir usable by the sandbox uid for the run (see the docstring)."""
+    if uid is None:
+        yield
+        return
+    if not writable:
+        _make_world_readable(workdir)
+        yield
+        return
+    st = os.stat(workdir)
+    try:
+        _chown_tree(workdir, uid, uid)
+        yield
+    finally:  # every process of the run is dead by now: nothing can race the hand-back
+        _chown_tree(workdir, st.st_uid, st.st_gid)
+        _make_world_readable(workdir, built=True)
+
+
+class UidSlots:
+    """One sandbox uid per concurrent run, held by flock (root only)."""
+
+    def __init__(self, base: int = _UID_BASE, count: int = _UID_SLOTS) -> None:
+        self.folder = Path(tempfile.gettempdir()) / "scramble-grader-uids"
+        self.uids = range(base, base + count)
+        self.is_account: dict[int, bool] = {}  # in the password database? (asked once)
+
+    def check_folder(self) -> None:
+        try:
+            self.folder.mkdir(mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise SetupError(f"cannot create {self.folder}: {exc.strerror}") from exc
+        st = os.lstat(self.folder)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            raise SetupError(
+                f"{self.folder} must be a folder owned by the grader, not writable by others"
+            )
+
+    def acquire(self) -> tuple[int, int]:
+        """(uid, lock descriptor); close the descriptor to give the uid back."""
+        self.check_folder()
+        for uid in self.uids:
+            if self.is_account.get(uid):
+                continue
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(self.folder / f"{uid}.lock", flags, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            if uid not in self.is_account:  # asked only of a free slot: lookups can be slow
+                self.is_account[uid] = _uid_exists(uid)
+            if not self.is_account[uid]:
+                return uid, fd
+            os.close(fd)
+        raise SetupError("all sandbox uids are in use")
+
+
+def _uid_exists(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False

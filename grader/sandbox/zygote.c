@@ -1,0 +1,308 @@
+/*
+ * The warm sandbox's zygote: started once per worker inside bubblewrap (which made the
+ * network, uts and outer pid and mount namespaces, the root tree, the seccomp filter
+ * and no_new_privs), it then starts one run per request in namespaces of its own.
+ * The grader compiles it with the system C compiler (see grader/sandbox/warm.py,
+ * which also documents the whole arrangement and the protocol).
+ *
+ * Usage: zygote CONTROL_FD      (a SOCK_SEQPACKET socket to the grader)
+ *
+ * Control messages, grader -> zygote:
+ *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
+ *   nofile tmp_bytes cpus cwd argc argv...; with SCM_RIGHTS: the run's stdout and
+ *   stderr (write ends) and its status socket.
+ *   "reap": wait until the run's init is dead (its namespace with it), then answer.
+ * Zygote -> grader: "ready" once; "cloned" or "error <why>" after a "run";
+ * "reaped <wait status>" after a "reap".
+ * Run's init -> status socket: "started" (the grader learns its pid from the socket's
+ * credentials) or "error <why>"; at the end "exit <wait status> <user us> <sys us>
+ * <peak rss kB>" of the program (with every descendant it reaped).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_MESSAGE 65536
+#define MAX_ARGS 1024
+#define FIELDS 11 /* before argc */
+
+struct request {
+    long long uid, gid, cpu_soft, cpu_hard, as, nproc, fsize, nofile, tmp_bytes;
+    const char *cpus, *cwd;
+    char *argv[MAX_ARGS + 1];
+    int out, err, status;
+};
+
+static void say(int fd, const char *format, ...) {
+    char line[512];
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    if (n > (int)sizeof line - 1) n = sizeof line - 1;
+    if (send(fd, line, n, MSG_NOSIGNAL) < 0) _exit(1); /* the grader is gone */
+}
+
+static int receive(int ctl, char *buf, int fds[3], int *nfds) {
+    struct iovec iov = {buf, MAX_MESSAGE - 1};
+    union {
+        char space[CMSG_SPACE(3 * sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.space;
+    msg.msg_controllen = sizeof control.space;
+    ssize_t n;
+    do n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    *nfds = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        int count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (int i = 0; i < count; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            if (*nfds < 3) fds[(*nfds)++] = fd; else close(fd);
+        }
+    }
+    return (int)n;
+}
+
+static int parse(char *buf, int n, struct request *r) {
+    char *field[FIELDS + 1 + MAX_ARGS];
+    int count = 0;
+    char *p = buf + 4, *end = buf + n; /* after "run\0" */
+    while (p < end && count < FIELDS + 1 + MAX_ARGS) {
+        field[count++] = p;
+        p += strlen(p) + 1;
+    }
+    if (count < FIELDS + 2) return -1;
+    long long *numbers[] = {&r->uid, &r->gid, &r->cpu_soft, &r->cpu_hard, &r->as,
+                            &r->nproc, &r->fsize, &r->nofile, &r->tmp_bytes};
+    for (int i = 0; i < 9; i++) *numbers[i] = atoll(field[i]);
+    r->cpus = field[9];
+    r->cwd = field[10];
+    int argc = atoi(field[11]);
+    if (argc < 1 || argc > MAX_ARGS || FIELDS + 1 + argc != count) return -1;
+    for (int i = 0; i < argc; i++) r->argv[i] = field[FIELDS + 1 + i];
+    r->argv[argc] = NULL;
+    return 0;
+}
+
+static void limit(int which, long long soft, long long hard) {
+    struct rlimit value = {(rlim_t)soft, (rlim_t)hard};
+    if (setrlimit(which, &value) != 0) {
+        dprintf(2, "sandbox: setrlimit %d: %s\n", which, strerror(errno));
+        _exit(126);
+    }
+}
+
+static void pin(const char *cpus) {
+    if (!*cpus) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const char *p = cpus; *p;) {
+        CPU_SET(atoi(p), &set);
+        p = strchr(p, ',');
+        if (!p) break;
+        p++;
+    }
+    sched_setaffinity(0, sizeof set, &set); /* best effort, as for any program */
+}
+
+/* The program: a fresh session, its pipes, the limits, the sandbox uid, no capability. */
+static void program(const struct request *r) {
+    setsid();
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(r->out, 1) < 0 || dup2(r->err, 2) < 0) _exit(126);
+    syscall(SYS_close_range, 3, ~0U, 0);
+    pin(r->cpus);
+    limit(RLIMIT_CPU, r->cpu_soft, r->cpu_hard);
+    limit(RLIMIT_FSIZE, r->fsize, r->fsize);
+    limit(RLIMIT_NOFILE, r->nofile, r->nofile);
+    limit(RLIMIT_CORE, 0, 0);
+    if (r->nproc > 0) limit(RLIMIT_NPROC, r->nproc, r->nproc);
+    if (r->as > 0) limit(RLIMIT_AS, r->as, r->as);
+    if (chdir(r->cwd) != 0) {
+        dprintf(2, "sandbox: chdir %s: %s\n", r->cwd, strerror(errno));
+        _exit(126);
+    }
+    if (r->uid >= 0) {
+        if (setgroups(0, NULL) != 0 || setresgid(r->gid, r->gid, r->gid) != 0 ||
+            setresuid(r->uid, r->uid, r->uid) != 0) {
+            dprintf(2, "sandbox: cannot become uid %lld: %s\n", r->uid, strerror(errno));
+            _exit(126);
+        }
+    }
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct none[2] = {{0}};
+    if (syscall(SYS_capset, &header, none) != 0) _exit(126);
+    execvp(r->argv[0], r->argv);
+    int why = errno;
+    dprintf(2, "%s: %s\n", r->argv[0], strerror(why)); /* as a shell says it */
+    _exit(why == ENOENT ? 127 : 126);
+}
+
+/* Bind the folder open as `keep` at `path` (parents made as needed), read-only and
+ * with the flags it had. */
+static int rebind(int keep, const char *path) {
+    struct statvfs was;
+    if (fstatvfs(keep, &was) != 0) return -1;
+    char partial[4096];
+    size_t length = strlen(path);
+    if (length >= sizeof partial) return errno = ENAMETOOLONG, -1;
+    for (size_t i = 1; i <= length; i++) {
+        if (path[i] != '/' && path[i] != '\0') continue;
+        memcpy(partial, path, i);
+        partial[i] = '\0';
+        if (mkdir(partial, 0755) != 0 && errno != EEXIST) return -1;
+    }
+    char source[64];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", keep);
+    if (mount(source, path, NULL, MS_BIND | MS_REC, NULL) != 0) return -1;
+    unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY;
+    if (was.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+    if (was.f_flag & ST_NODEV) flags |= MS_NODEV;
+    if (was.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+    return mount(NULL, path, NULL, flags, NULL);
+}
+
+/* Pid 1 of the run's namespaces: mounts its /proc and /tmp, starts the program, reaps
+ * until the program is reaped, reports, exits (the kernel then kills what is left). */
+static void init(const struct request *r) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char options[64];
+    snprintf(options, sizeof options, "mode=1777,size=%lld", r->tmp_bytes);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+        say(r->status, "error mount /proc: %s", strerror(errno));
+        _exit(1);
+    }
+    /* A workdir under /tmp would be hidden by the fresh /tmp: bind it again on top. */
+    int under_tmp = strncmp(r->cwd, "/tmp/", 5) == 0;
+    int keep = under_tmp ? open(r->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    if ((under_tmp && keep < 0) || mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) {
+        say(r->status, "error mount /tmp: %s", strerror(errno));
+        _exit(1);
+    }
+    if (under_tmp && rebind(keep, r->cwd) != 0) {
+        say(r->status, "error bind %s: %s", r->cwd, strerror(errno));
+        _exit(1);
+    }
+    say(r->status, "started");
+    pid_t child = fork();
+    if (child < 0) {
+        say(r->status, "error fork: %s", strerror(errno));
+        _exit(1);
+    }
+    if (child == 0) {
+        close(r->status);
+        program(r);
+    }
+    close(r->out);
+    close(r->err);
+    int status = 0;
+    for (;;) {
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid == child) break;
+        if (pid < 0 && errno != EINTR) _exit(1);
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_CHILDREN, &usage);
+    say(r->status, "exit %d %lld %lld %ld", status,
+        (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec,
+        (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec,
+        usage.ru_maxrss);
+    _exit(0);
+}
+
+/* The run's init: pid 1 of a new pid namespace (unshare, fork, then back to our own
+ * namespace for later children), in new mount and ipc namespaces (ipc objects outlive
+ * processes: none may pass to the next run). */
+static pid_t start(int ctl, int own_pidns, struct request *r) {
+    if (unshare(CLONE_NEWPID) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ctl);
+        close(own_pidns);
+        if (unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0) {
+            say(r->status, "error unshare: %s", strerror(errno));
+            _exit(1);
+        }
+        init(r);
+    }
+    int why = errno;
+    if (setns(own_pidns, CLONE_NEWPID) != 0) {
+        say(ctl, "error setns: %s", strerror(errno));
+        _exit(1); /* cannot start another run: the grader starts a new zygote */
+    }
+    errno = why;
+    return pid;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: zygote CONTROL_FD\n");
+        return 2;
+    }
+    int ctl = atoi(argv[1]);
+    signal(SIGPIPE, SIG_IGN);
+    int own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+    if (own_pidns < 0) {
+        perror("zygote: /proc/self/ns/pid");
+        return 1;
+    }
+    static char buf[MAX_MESSAGE];
+    say(ctl, "ready");
+    pid_t running = 0;
+    for (;;) {
+        int fds[3], nfds = 0;
+        int n = receive(ctl, buf, fds, &nfds);
+        if (n < 0) return 0; /* the grader closed the socket: done */
+        if (strcmp(buf, "reap") == 0 && running > 0) {
+            int status = 0;
+            while (waitpid(running, &status, 0) < 0 && errno == EINTR) {}
+            running = 0;
+            say(ctl, "reaped %d", status);
+        } else if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
+            struct request r;
+            if (parse(buf, n, &r) != 0) {
+                say(ctl, "error malformed request");
+            } else {
+                r.out = fds[0], r.err = fds[1], r.status = fds[2];
+                running = start(ctl, own_pidns, &r);
+                if (running < 0) {
+                    running = 0;
+                    say(ctl, "error clone: %s", strerror(errno));
+                } else {
+                    say(ctl, "cloned");
+                }
+            }
+        } else {
+            say(ctl, "error unexpected message");
+        }
+        for (int i = 0; i < nfds; i++) close(fds[i]);
+    }
+}
