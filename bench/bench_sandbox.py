@@ -1,10 +1,15 @@
 """How much wall time the sandbox adds to one run of a tiny C program.
 
     .venv/bin/python bench/bench_sandbox.py [--runs 50] [--kind bubblewrap|rlimits|both]
+                                            [--per-workdir 31]
 
 Runs the same binary bare (subprocess.run, output captured) and through the sandbox,
 alternating, and prints the median of each, the median of the per-pair differences
-(the overhead) and the ratio. The machine's load average is printed too: on a busy
+(the overhead) and the ratio. Bubblewrap is measured both ways a run can start: warm
+(through the worker's zygote: what grading uses) and one-shot (a bwrap per run: builds,
+and machines without a C compiler). A warm zygote serves one workdir: the last figure
+is the mean overhead when the workdir changes every --per-workdir runs (one submission's
+cases), zygote start-ups included. The machine's load average is printed too: on a busy
 machine every extra process hand-off waits for a core, so the overhead grows with load.
 """
 
@@ -62,7 +67,7 @@ def bare_bwrap(folder: Path) -> float:
 
 
 def measure(box, folder: Path, runs: int) -> None:
-    floor = box.name == "bubblewrap" and shutil.which("bwrap") is not None
+    floor = box.name == "bubblewrap" and box.mode == "one-shot"
     for _ in range(3):  # warm caches (and the page cache) first
         bare(folder)
         boxed(box, folder)
@@ -75,7 +80,8 @@ def measure(box, folder: Path, runs: int) -> None:
     diffs = [b - a for a, b in zip(plain, sandboxed)]
     ms = lambda xs: statistics.median(xs) * 1000  # noqa: E731
     overhead = ms(diffs)
-    print(f"{box.name}: {runs} runs each, alternating")
+    label = f"{box.name} ({box.mode})" if box.name == "bubblewrap" else box.name
+    print(f"{label}: {runs} runs each, alternating")
     print(f"  bare       median {ms(plain):7.2f} ms   min {min(plain) * 1000:7.2f} ms")
     print(f"  sandboxed  median {ms(sandboxed):7.2f} ms   min {min(sandboxed) * 1000:7.2f} ms")
     print(f"  overhead   median {overhead:7.2f} ms   min {min(diffs) * 1000:7.2f} ms   "
@@ -86,10 +92,29 @@ def measure(box, folder: Path, runs: int) -> None:
               f"median {ms(minimal):.2f} ms, min {min(minimal) * 1000:.2f} ms")
 
 
+def amortized(box, folder: Path, runs: int, per_workdir: int) -> None:
+    """Mean overhead when every per_workdir runs come from another workdir."""
+    copies = []
+    for index in range(max(1, runs // per_workdir)):
+        copy = folder.parent / f"{folder.name}-{index}"
+        shutil.copytree(folder, copy)
+        copies.append(copy)
+    diffs = []
+    for copy in copies:
+        for _ in range(per_workdir):
+            diffs.append(boxed(box, copy) - bare(copy))
+    mean = statistics.fmean(diffs) * 1000
+    print(f"  a new workdir every {per_workdir} runs ({len(diffs)} runs, zygote start-ups "
+          f"included): mean overhead {mean:.2f} ms, median "
+          f"{statistics.median(diffs) * 1000:.2f} ms")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--kind", choices=("bubblewrap", "rlimits", "both"), default="both")
+    parser.add_argument("--per-workdir", type=int, default=31,
+                        help="runs per workdir for the amortized figure (default: 31 cases)")
     args = parser.parse_args()
     if shutil.which("gcc") is None:
         print("gcc not found: nothing to measure", file=sys.stderr)
@@ -99,17 +124,24 @@ def main() -> int:
           f"running as uid {os.geteuid()}")
     boxes = []
     if args.kind in ("bubblewrap", "both"):
-        try:
-            boxes.append(BubblewrapSandbox())
-        except SandboxUnavailable as exc:
-            print(f"bubblewrap: unavailable ({exc})")
+        for warm in (True, False):
+            try:
+                box = BubblewrapSandbox(warm=warm)
+                box.probe()
+                boxes.append(box)
+            except SandboxUnavailable as exc:
+                print(f"bubblewrap: unavailable ({exc})")
+                break
     if args.kind in ("rlimits", "both"):
         boxes.append(RlimitSandbox())
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as tmp:
-        folder = Path(tmp)
-        compile_tiny(folder)
+        work = Path(tmp) / "work"
+        work.mkdir()
+        compile_tiny(work)
         for box in boxes:
-            measure(box, folder, args.runs)
+            measure(box, work, args.runs)
+            if getattr(box, "mode", None) == "warm":
+                amortized(box, work, max(args.runs, 4 * args.per_workdir), args.per_workdir)
     return 0
 
 

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from grader.sandbox import (
     SandboxUnavailable,
     make_sandbox,
 )
+from grader.sandbox.warm import build_zygote
 from tests.helpers import processes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -218,14 +220,28 @@ def java_dir(tmp_path_factory) -> Path:
     return folder
 
 
+BWRAP_MODES = ("warm", "one-shot")
+
+
 @pytest.fixture(scope="module")
-def bwrap() -> BubblewrapSandbox:
-    try:
-        box = BubblewrapSandbox()
-        box.probe()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bubblewrap unusable here: {exc}")
-    return box
+def bwrap_boxes() -> dict:
+    """Both ways of starting a run: through a worker's zygote, and a bwrap of its own
+    (builds, and every run on a machine without a C compiler)."""
+    boxes = {}
+    for mode in BWRAP_MODES:
+        try:
+            box = BubblewrapSandbox(warm=mode == "warm")
+            box.probe()
+        except SandboxUnavailable as exc:
+            pytest.skip(f"bubblewrap unusable here: {exc}")
+        assert box.mode == mode
+        boxes[mode] = box
+    return boxes
+
+
+@pytest.fixture(params=BWRAP_MODES)
+def bwrap(request, bwrap_boxes) -> BubblewrapSandbox:
+    return bwrap_boxes[request.param]
 
 
 @pytest.fixture(scope="module")
@@ -233,10 +249,12 @@ def fallback() -> RlimitSandbox:
     return RlimitSandbox()
 
 
-@pytest.fixture(params=["bubblewrap", "rlimits"])
+@pytest.fixture(params=[*BWRAP_MODES, "rlimits"])
 def box(request):
-    """Both sandboxes, for behaviour they must share."""
-    return request.getfixturevalue("bwrap" if request.param == "bubblewrap" else "fallback")
+    """Every sandbox, for behaviour they must share."""
+    if request.param == "rlimits":
+        return request.getfixturevalue("fallback")
+    return request.getfixturevalue("bwrap_boxes")[request.param]
 
 
 def _marker() -> str:
@@ -606,11 +624,12 @@ def test_bubblewrap_as_an_ordinary_user(progs):
             os.chown(path, 65534, 65534)
         os.chown(folder, 65534, 65534)
         script = (
-            "import json, sys\n"
+            "import json, shutil, sys\n"
             "from pathlib import Path\n"
             "from grader.model import Limits\n"
             "from grader.sandbox import BubblewrapSandbox\n"
             "box = BubblewrapSandbox(); box.probe(); w = Path(sys.argv[1])\n"
+            "assert box.mode == ('warm' if shutil.which('cc') else 'one-shot'), box.mode\n"
             "a = box.run(['./echo_input', '{input}'], w, Limits(), input_file=w / 'puzzle.txt')\n"
             "b = box.run(['./forkcount'], w, Limits(processes=20))\n"
             "c = box.run(['sh', '-c', 'id -u; touch x'], w, Limits())\n"
@@ -632,6 +651,92 @@ def test_bubblewrap_as_an_ordinary_user(progs):
         assert (missing, error) == (127, None)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- warm runs: one zygote per worker and workdir ------------------------------------------
+
+
+def _zygotes_over(workdir: Path) -> list:
+    """Live bwrap processes of warm sandboxes over workdir (bwrap's argv names it)."""
+    return [words for name, state, words in _alive_with(str(workdir))
+            if "/.zygote" in words and state != "Z"]
+
+
+def test_warm_runs_share_nothing(bwrap_boxes, progs):
+    """Files in /tmp, System V objects, processes: none passes from a run to the next
+    run of the same zygote."""
+    box = bwrap_boxes["warm"]
+    marker = _marker()
+    plant = (f"echo planted > /tmp/left; ipcmk -Q >/dev/null; ipcmk -M 4096 >/dev/null; "
+             f"./daemonize {marker} >/dev/null; ipcs -q -m | grep -c '^0x'")
+    first = box.run(["sh", "-c", plant], progs, QUICK)
+    assert (first.exit_code, first.stdout) == (0, b"2\n"), first.stderr
+    assert _alive_with(marker) == []
+    look = "cat /tmp/left 2>/dev/null; ipcs -q -m | grep -c '^0x'; ls /proc | grep -c '^[0-9]'"
+    second = box.run(["sh", "-c", look], progs, QUICK)
+    objects, pids = second.stdout.split()
+    assert objects == b"0", second.stdout
+    assert int(pids) <= 4  # its own pid namespace: init, sh, ls, grep
+
+
+def test_warm_zygote_outlives_a_fork_bomb_and_a_kill(bwrap_boxes, progs):
+    box = bwrap_boxes["warm"]
+    marker = _marker()
+    bomb = box.run(["./forkbomb", marker], progs, Limits(processes=20, cpu_seconds=1,
+                                                        wall_seconds=2))
+    assert bomb.timed_out and _alive_with(marker) == []
+    zygotes = _zygotes_over(progs)
+    counted = box.run(["./forkcount"], progs, Limits(processes=20))
+    assert counted.exit_code == 0 and 5 <= int(counted.stdout) < 20  # the budget is whole
+    assert _zygotes_over(progs) == zygotes  # and the same zygote served it
+
+
+def test_warm_rebuilt_workdir_is_seen(bwrap_boxes, tmp_path):
+    """A rebuild replaces the folder under the same path: the zygote bound the old one,
+    so the next run gets a new zygote."""
+    box = bwrap_boxes["warm"]
+    work = tmp_path / "build"
+    for version in ("1", "2"):
+        fresh = tmp_path / f"build-{version}"
+        fresh.mkdir()
+        (fresh / "version").write_text(version)
+        if work.exists():
+            work.rename(tmp_path / "old")
+        fresh.rename(work)
+        result = box.run(["cat", "version"], work, QUICK)
+        assert result.stdout == version.encode(), result
+
+
+def test_warm_zygote_ends_with_its_thread(bwrap_boxes, tmp_path):
+    box = bwrap_boxes["warm"]
+    work = tmp_path / "threaded"
+    work.mkdir()
+    seen = []
+
+    def worker():
+        seen.append(box.run(["true"], work, QUICK))
+        seen.append(_zygotes_over(work))
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen[0].exit_code == 0 and seen[1]  # bwrap and its pid 1
+    for _ in range(50):  # bwrap dies with its thread (the parent-death signal)
+        if not _zygotes_over(work):
+            break
+        time.sleep(0.05)
+    assert _zygotes_over(work) == []
+
+
+def test_warm_program_is_not_pid_1_so_signals_are_exact(bwrap_boxes, progs):
+    box = bwrap_boxes["warm"]
+    result = box.run(["sh", "-c", "echo $$; kill -ABRT $$"], progs, QUICK)
+    assert result.stdout == b"2\n" and result.signal == signal.SIGABRT
+
+
+def test_no_compiler_means_no_zygote(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert build_zygote(tmp_path) is None
 
 
 # --- the fallback -------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""Bubblewrap: namespaces, rlimits set on its pid 1, a sandbox uid when root.
+"""Bubblewrap: namespaces, rlimits, a sandbox uid when root.
 
-Bubblewrap (Linux 5.4+, for pidfds)
-===================================
+What follows describes a one-shot run (a bwrap per run). Runs of a read-only workdir
+usually start warm instead (warm.py): the same namespaces, tree and limits, with
+differences that file states. Linux 5.4+ (for pidfds).
+
 What the program sees
     Its workdir, bind-mounted at its own host path (read-only for runs, read-write for
     builds), as its working directory; the input file, copied in by bwrap from a
@@ -115,12 +117,14 @@ Java
     ``-XX:ActiveProcessorCount=2`` or raise the process limit.
 Cost
     bench/bench_sandbox.py measures it. On the 2-core VM this was written on, at low
-    load, a run costs about 6-7 ms more than running the binary bare: bwrap's
+    load, a one-shot run costs about 6-7 ms more than running the binary bare: bwrap's
     namespaces and /proc alone take about 3.5 ms, the uid-drop exec about 1 ms, the
     other mounts about 1 ms (0.8 ms less with the prepared /etc and /dev), the grader's
     side under 1 ms. Under load it grows: every hand-off between the processes involved
-    waits for a core. (Measured and not worth it: a static uid-drop helper instead of
-    unshare saved about 0.1 ms more.)
+    waits for a core. Hence warm runs (warm.py): the namespaces and the tree made once
+    per worker, each run started by a zygote in fresh namespaces of its own, about
+    2 ms more than bare. One-shot runs remain for builds (a writable workdir) and where
+    no C compiler can build the zygote.
 """
 
 from __future__ import annotations
@@ -166,9 +170,11 @@ from grader.sandbox.supervise import (
     rlimit_values,
     rusage_cpu,
     rusage_peak_kb,
-    tree_usage,
+    sandbox_usage,
+    tmpfs_bytes,
 )
-from grader.sandbox.uids import UidSlots, workdir_for
+from grader.sandbox.uids import UidSlots, private_folder, workdir_for
+from grader.sandbox.warm import ZYGOTE_PATH, WarmRuns, ZygoteSpawn, build_zygote
 
 class _Pid1:
     """bwrap's pid 1 in the new pid namespace, known from --json-status-fd.
@@ -239,19 +245,6 @@ def _own_cpu_seconds(pid: int) -> float:
             return int(f.read().split()[0]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0
-
-
-def _sandbox_usage(pid1: int) -> Optional[Usage]:
-    """The tree's usage, read from the sandbox's own /proc (its pid namespace only)."""
-    proc_root = f"/proc/{pid1}/root/proc"
-    try:
-        # Until bwrap has pivoted into the new root, this path is the host's /proc,
-        # whose every process must not count.
-        if os.stat(proc_root).st_dev == os.stat("/proc").st_dev:
-            return None
-    except OSError:
-        return None
-    return tree_usage(proc_root, init="1")
 
 
 class _Descriptors:
@@ -336,12 +329,22 @@ def _uid_dropper() -> Callable[[int], list[str]]:
     raise SandboxUnavailable("neither unshare (with --setuid) nor setpriv found (util-linux)")
 
 
+def _failed(result: RunResult) -> str:
+    """Why a probe run failed (one line), or "" when it worked."""
+    if not result.error and result.exit_code == 0:
+        return ""
+    said = result.stderr.decode(errors="replace").strip()
+    return (result.error or said or f"exit status {result.exit_code}").splitlines()[0]
+
+
 class BubblewrapSandbox(Sandbox):
     """Namespaces with bubblewrap, rlimits set on its pid 1, a sandbox uid when root."""
 
     name = "bubblewrap"
 
-    def __init__(self, bwrap: Optional[str] = None, *, extra_paths: Sequence[Path] = ()) -> None:
+    def __init__(
+        self, bwrap: Optional[str] = None, *, extra_paths: Sequence[Path] = (), warm: bool = True
+    ) -> None:
         if not sys.platform.startswith("linux"):
             raise SandboxUnavailable("bubblewrap needs Linux")
         if not hasattr(os, "pidfd_open"):
@@ -360,15 +363,41 @@ class BubblewrapSandbox(Sandbox):
             self.libc = Libc()
         except OSError as exc:
             raise SandboxUnavailable(f"cannot load the C library: {exc}") from exc
+        self.warm = self._warm_runs() if warm else None
+
+    @property
+    def mode(self) -> str:
+        """How runs of a read-only workdir start: "warm" (warm.py) or "one-shot"."""
+        return "warm" if self.warm is not None else "one-shot"
+
+    def _warm_runs(self) -> Optional[WarmRuns]:
+        """None where zygote.c cannot be built here: every run is then one-shot."""
+        try:
+            if self.slots is not None:
+                self.slots.check_folder()
+                folder = self.slots.folder
+            else:
+                folder = private_folder(
+                    Path(tempfile.gettempdir()) / f"scramble-grader-{os.geteuid()}")
+            binary = build_zygote(folder)
+        except (OSError, SetupError, subprocess.SubprocessError):
+            return None
+        if binary is None:
+            return None
+        return WarmRuns(self._zygote_argv, binary, folder, self.slots, self.seccomp, self.name)
 
     def probe(self) -> None:
-        """A trivial run through the whole machinery; SandboxUnavailable if it fails."""
+        """A trivial run through the whole machinery, one-shot and warm;
+        SandboxUnavailable if a one-shot run fails. A failing warm run turns warm runs
+        off (one-shot runs are slower, no less safe)."""
+        limits = Limits(cpu_seconds=5, wall_seconds=10)
         with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as folder:
-            result = self.run(["true"], Path(folder), Limits(cpu_seconds=5, wall_seconds=10))
-        if result.error or result.exit_code != 0:
-            said = result.stderr.decode(errors="replace").strip()
-            detail = result.error or said or f"exit status {result.exit_code}"
-            raise SandboxUnavailable(f"probe run failed: {detail.splitlines()[0]}")
+            once = self.run_once(["true"], Path(folder), limits)
+            if self.warm is not None and _failed(self.run(["true"], Path(folder), limits)):
+                self.warm = None
+        problem = _failed(once)
+        if problem:
+            raise SandboxUnavailable(f"probe run failed: {problem}")
 
     def run(
         self,
@@ -380,6 +409,24 @@ class BubblewrapSandbox(Sandbox):
         writable: bool = False,
         memory_rlimit: bool = True,
     ) -> RunResult:
+        workdir = Path(os.path.abspath(workdir))
+        if self.warm is not None and not writable:
+            return self.warm.run(argv, workdir, limits, input_file=input_file,
+                                 memory_rlimit=memory_rlimit)
+        return self.run_once(argv, workdir, limits, input_file=input_file, writable=writable,
+                             memory_rlimit=memory_rlimit)
+
+    def run_once(
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        *,
+        input_file: Optional[Path] = None,
+        writable: bool = False,
+        memory_rlimit: bool = True,
+    ) -> RunResult:
+        """One run in a bwrap of its own (builds, and every run when not warm)."""
         start = time.monotonic()
         workdir = Path(os.path.abspath(workdir))
         uid_lock: Optional[int] = None
@@ -461,20 +508,53 @@ class BubblewrapSandbox(Sandbox):
         return self._supervise(proc, _Pid1(release), status_r, launch, start)
 
     def _argv(self, launch: _Launch) -> list[str]:
-        tmp_bytes = max(64, 4 * launch.limits.file_size_mb) << 20
-        workdir = str(launch.workdir)
+        caps = [] if launch.uid is None else ["CAP_SETUID", "CAP_SETGID"]  # to drop to the uid
+        a = self._namespaces(launch.uid, caps)
+        tmp_bytes = str(tmpfs_bytes(launch.limits))
+        a += self._tree(launch.workdir, launch.writable,
+                        ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp"])
+        if launch.input_fd is not None and launch.input_seen is not None:
+            a += ["--perms", "0755", "--dir", "/input"]
+            a += ["--perms", "0444", "--file", str(launch.input_fd), launch.input_seen]
+        a += self._seal(launch.uid, launch.workdir)
+        a += ["--json-status-fd", str(launch.status_fd), "--block-fd", str(launch.block_fd)]
+        if launch.seccomp_fd is not None:
+            a += ["--seccomp", str(launch.seccomp_fd)]
+        a.append("--")
+        if launch.uid is not None and self.drop_to is not None:
+            a += self.drop_to(launch.uid)
+        return a + launch.command
+
+    def _zygote_argv(self, spawn: ZygoteSpawn) -> list[str]:
+        """A warm sandbox over one workdir (see warm.py): the same namespaces and tree,
+        but /tmp and /proc are mounted per run, /input is the zygote's stage folder."""
+        caps = ["CAP_SYS_ADMIN", "CAP_SETPCAP"]  # to make the run; to drop bounding caps
+        caps += [] if spawn.uid is None else ["CAP_SETUID", "CAP_SETGID"]
+        a = self._namespaces(spawn.uid, caps)
+        a += self._tree(spawn.workdir, False, ["--perms", "0755", "--dir", "/tmp"])
+        a += ["--ro-bind", str(spawn.stage), "/input"]
+        a += ["--ro-bind", str(spawn.binary), ZYGOTE_PATH]
+        a += self._seal(spawn.uid, spawn.workdir)
+        if spawn.seccomp_fd is not None:
+            a += ["--seccomp", str(spawn.seccomp_fd)]
+        return a + ["--", ZYGOTE_PATH, str(spawn.control_fd)]
+
+    def _namespaces(self, uid: Optional[int], caps: Sequence[str]) -> list[str]:
         a = [
             self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--hostname", "sandbox", "--die-with-parent", "--new-session",
             "--clearenv", "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", "/tmp",
             "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
         ]
-        if launch.uid is None:
+        if uid is None:
             a += ["--unshare-user", "--disable-userns"]
-        else:
-            a += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]  # to drop to the uid
-        a += self.system_mounts
-        a += ["--proc", "/proc"]
+        for cap in caps:
+            a += ["--cap-add", cap]
+        return a
+
+    def _tree(self, workdir: Path, writable: bool, tmp: list[str]) -> list[str]:
+        """The system tree, /proc, /dev, /tmp (as ``tmp`` says) and the workdir."""
+        a = self.system_mounts + ["--proc", "/proc"]
         # A minimal /dev, lighter than bwrap's --dev (no tty, no pts): as root one prepared
         # folder (root's, so read-only to the program), else the devices one by one.
         if self.dev_folder is not None:
@@ -485,26 +565,17 @@ class BubblewrapSandbox(Sandbox):
                 a += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
             for name, target in DEV_LINKS:
                 a += ["--symlink", target, f"/dev/{name}"]
-        a += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
-        for parent in reversed(launch.workdir.parents[:-1]):
+        a += tmp
+        for parent in reversed(workdir.parents[:-1]):
             if str(parent) not in OWN_MOUNTS:
                 a += ["--perms", "0755", "--dir", str(parent)]
-        a += ["--bind" if launch.writable else "--ro-bind", workdir, workdir]
-        if launch.input_fd is not None and launch.input_seen is not None:
-            a += ["--perms", "0755", "--dir", "/input"]
-            a += ["--perms", "0444", "--file", str(launch.input_fd), launch.input_seen]
-        if launch.uid is None:
-            # bwrap made the root tmpfs as the grader's uid, which the program has too.
-            # As root it belongs to root, whom the program is not.
-            a += ["--remount-ro", "/"]
-        a += ["--chdir", workdir]
-        a += ["--json-status-fd", str(launch.status_fd), "--block-fd", str(launch.block_fd)]
-        if launch.seccomp_fd is not None:
-            a += ["--seccomp", str(launch.seccomp_fd)]
-        a.append("--")
-        if launch.uid is not None and self.drop_to is not None:
-            a += self.drop_to(launch.uid)
-        return a + launch.command
+        return a + ["--bind" if writable else "--ro-bind", str(workdir), str(workdir)]
+
+    @staticmethod
+    def _seal(uid: Optional[int], workdir: Path) -> list[str]:
+        # Not root: bwrap made the root tmpfs as the grader's uid, which the program has
+        # too. As root it belongs to root, whom the program is not.
+        return (["--remount-ro", "/"] if uid is None else []) + ["--chdir", str(workdir)]
 
     def _supervise(
         self, proc: subprocess.Popen, pid1: _Pid1, status_r: int, launch: _Launch, start: float
@@ -513,7 +584,7 @@ class BubblewrapSandbox(Sandbox):
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
 
         def poll() -> Optional[Usage]:
-            return _sandbox_usage(pid1.pid) if pid1.pid else None
+            return sandbox_usage(pid1.pid) if pid1.pid else None
 
         # Killing bwrap (not pid 1) keeps bwrap from reaping pid 1: --die-with-parent
         # kills pid 1, which takes the namespace down, and we reap it ourselves.

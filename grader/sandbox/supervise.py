@@ -258,6 +258,11 @@ def rusage_peak_kb(usages: Sequence[resource.struct_rusage]) -> int:
     return peak // 1024 if sys.platform == "darwin" else peak  # macOS counts bytes
 
 
+def tmpfs_bytes(limits: Limits) -> int:
+    """The size of a run's private /tmp: room for a few files at the file-size limit."""
+    return max(64, 4 * limits.file_size_mb) << 20
+
+
 def rlimit_values(
     limits: Limits, memory_rlimit: bool, nproc: bool
 ) -> list[tuple[int, tuple[int, int]]]:
@@ -340,3 +345,16 @@ class Libc:
 
 def describe(code: Optional[int], sig: Optional[int]) -> str:
     return f"signal {sig}" if sig is not None else f"exit status {code}"
+
+
+def sandbox_usage(pid1: int) -> Optional[Usage]:
+    """The tree's usage, read from the sandbox's own /proc (its pid namespace only)."""
+    proc_root = f"/proc/{pid1}/root/proc"
+    try:
+        # Until bwrap has pivoted into the new root, this path is the host's /proc,
+        # whose every process must not count.
+        if os.stat(proc_root).st_dev == os.stat("/proc").st_dev:
+            return None
+    except OSError:
+        return None
+    return tree_usage(proc_root, init="1")

@@ -72,6 +72,19 @@ def workdir_for(uid: Optional[int], workdir: Path, writable: bool) -> Iterator[N
         _make_world_readable(workdir, built=True)
 
 
+def private_folder(folder: Path) -> Path:
+    """folder, made if missing: ours alone (owned by us, writable by no one else),
+    so what the grader keeps there cannot be swapped by another user."""
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise SetupError(f"cannot create {folder}: {exc.strerror}") from exc
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise SetupError(f"{folder} must be a folder owned by the grader, not writable by others")
+    return folder
+
+
 class UidSlots:
     """One sandbox uid per concurrent run, held by flock (root only)."""
 
@@ -81,15 +94,7 @@ class UidSlots:
         self.is_account: dict[int, bool] = {}  # in the password database? (asked once)
 
     def check_folder(self) -> None:
-        try:
-            self.folder.mkdir(mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise SetupError(f"cannot create {self.folder}: {exc.strerror}") from exc
-        st = os.lstat(self.folder)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-            raise SetupError(
-                f"{self.folder} must be a folder owned by the grader, not writable by others"
-            )
+        private_folder(self.folder)
 
     def acquire(self) -> tuple[int, int]:
         """(uid, lock descriptor); close the descriptor to give the uid back."""

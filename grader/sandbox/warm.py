@@ -1,0 +1,410 @@
+"""The warm sandbox: bubblewrap's namespaces made once per worker, each run started in
+them by a small zygote (zygote.c) in namespaces of its own.
+
+Why
+    A bwrap per run costs 5-6 ms more than the bare program on the 2-core machine this
+    was measured on, nearly all of it bwrap's own set-up (namespaces, the new root,
+    /proc) and the uid-drop exec. A run started by a waiting zygote costs a fraction of
+    a millisecond more (bench/bench_sandbox.py).
+Made once per zygote (one per worker thread, for one workdir)
+    bwrap, exactly as for a one-shot run (bubblewrap.py), with the network, uts, ipc,
+    pid, mount and, not root, user namespaces; the same read-only tree; the workdir
+    read-only at its own path; /input bound read-only from the zygote's stage folder
+    (the grader's, world-readable: the input is copied there before each run); the
+    seccomp filter and no_new_privs. The zygote keeps CAP_SYS_ADMIN (and, as root,
+    CAP_SETUID and CAP_SETGID) to make each run; the program never has a capability.
+    As root the zygote holds one sandbox uid for its life: no two runs at once share it.
+Fresh for each run
+    A new pid namespace, whose pid 1 (the run's init, the zygote's child) starts the
+    program; a new mount namespace with its own /proc and its own /tmp tmpfs (the
+    workdir bound again on top when it lies under /tmp); a new ipc namespace; a new
+    session; the rlimits; as root the zygote's sandbox uid; no capabilities; the CPU
+    affinity the grader's thread has at that moment (the leaderboard pins one core).
+Shared by the runs of one zygote
+    The network namespace (loopback only; nothing is left listening once a run's
+    processes are dead), the uts namespace (no capability to change it), the tree.
+Ending, killing, accounting
+    The init reaps until the program is reaped, reports the program's wait status and
+    the rusage of all it reaped (the program and its descendants), and exits; the
+    kernel then kills whatever is left in the namespace. The grader learns the init's
+    pid from the status socket's credentials, polls the tree through
+    /proc/<init>/root/proc as for a one-shot run, and kills the init (and so the
+    namespace) on a limit. The zygote reaps the init only when the grader says so
+    after the run, so the pid cannot be reused while the grader may still signal it,
+    and answers once the namespace is gone: when ``run`` returns, nothing of the run
+    is left. The program is pid 2, not pid 1: signals work as anywhere (a program that
+    aborts is reported with SIGABRT, not as exit status 134 as bwrap reports it).
+Lifetime
+    A worker's zygote serves one workdir (the same path replaced by a rebuild counts as
+    another); a run of another starts a new one. bwrap's --die-with-parent ends it
+    with its thread; it is closed when its thread's storage goes, and at exit.
+Not used
+    For builds (a writable workdir), and on a machine without a C compiler to build
+    zygote.c: a one-shot bwrap per run then (bubblewrap.py). A zygote that fails
+    before its program starts is replaced once.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import hashlib
+import os
+import resource
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from grader.model import Limits, RunResult
+from grader.sandbox.base import SetupError, check_request, error_result, substitute
+from grader.sandbox.supervise import (
+    POLL_SECONDS,
+    POLL_SECONDS_NO_RLIMIT,
+    Capture,
+    Ending,
+    Supervisor,
+    decode_wait_status,
+    rlimit_values,
+    run_result,
+    sandbox_usage,
+    tmpfs_bytes,
+)
+from grader.sandbox.uids import UidSlots, workdir_for
+
+ZYGOTE_PATH = "/.zygote"
+_SOURCE = Path(__file__).with_name("zygote.c")
+_MAX_REQUEST = 65535  # zygote.c's buffer, less its terminating NUL
+_REPLY_SECONDS = 10.0  # the zygote answers at once: this only catches a wedged one
+_REAP_SECONDS = 30.0  # tearing down a namespace of big processes can take a while
+_CLOSE_SECONDS = 2.0
+
+
+class _Broken(Exception):
+    """The zygote failed before the program started: a fresh one may do better."""
+
+
+@dataclass(frozen=True)
+class ZygoteSpawn:
+    """What bwrap needs to start one zygote (see BubblewrapSandbox._zygote_argv)."""
+
+    workdir: Path
+    stage: Path
+    binary: Path
+    control_fd: int
+    uid: Optional[int]
+    seccomp_fd: Optional[int]
+
+
+def build_zygote(folder: Path) -> Optional[Path]:
+    """zygote.c compiled into folder (private to the grader) once per source; None
+    without a C compiler, or when it does not build."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return None
+    final = folder / f"zygote-{hashlib.sha256(_SOURCE.read_bytes()).hexdigest()[:16]}"
+    if final.is_file():
+        return final
+    with tempfile.TemporaryDirectory(prefix=".zygote-", dir=folder) as tmp:
+        built = Path(tmp) / "zygote"
+        done = subprocess.run([compiler, "-O2", "-o", str(built), str(_SOURCE)],
+                              capture_output=True, timeout=120)
+        if done.returncode != 0:
+            return None
+        os.chmod(built, 0o755)
+        os.replace(built, final)  # another grader may have been first: the same program
+    return final
+
+
+class WarmRuns:
+    """Runs of read-only workdirs, each worker thread through its own zygote."""
+
+    def __init__(self, spawn_argv: Callable[[ZygoteSpawn], list[str]], binary: Path,
+                 folder: Path, slots: Optional[UidSlots], seccomp: Optional[bytes],
+                 name: str) -> None:
+        self.spawn_argv = spawn_argv
+        self.binary = binary
+        self.folder = folder
+        self.slots = slots
+        self.seccomp = seccomp
+        self.name = name
+        self._local = threading.local()
+
+    def run(self, argv: list[str], workdir: Path, limits: Limits, *,
+            input_file: Optional[Path], memory_rlimit: bool) -> RunResult:
+        begun = time.monotonic()
+        try:
+            check_request(argv, workdir, input_file)
+            for attempt in range(2):
+                zygote, fresh = self._zygote(workdir)
+                try:
+                    return zygote.run(argv, limits, input_file, memory_rlimit)
+                except _Broken as exc:
+                    self._discard()
+                    if fresh or attempt:
+                        raise SetupError(f"sandbox failed to start: {exc}") from None
+            raise AssertionError("unreachable")
+        except SetupError as exc:
+            return error_result(self.name, str(exc), time.monotonic() - begun)
+        except Exception as exc:  # the sandbox's own failure must never escape as a crash
+            wall = time.monotonic() - begun
+            return error_result(self.name, f"{type(exc).__name__}: {exc}", wall)
+
+    def _zygote(self, workdir: Path) -> tuple["_Zygote", bool]:
+        st = os.stat(workdir)
+        key = (str(workdir), st.st_dev, st.st_ino)
+        current: Optional[_Zygote] = getattr(self._local, "zygote", None)
+        if current is not None and current.key == key and current.alive():
+            return current, False
+        self._discard()
+        uid, lock = self.slots.acquire() if self.slots is not None else (None, None)
+        held = _Held.start(self, workdir, uid, lock)  # the lock is held's from here
+        self._local.zygote = _Zygote(key, workdir, uid, held, self.name)
+        return self._local.zygote, True
+
+    def _discard(self) -> None:
+        current = getattr(self._local, "zygote", None)
+        self._local.zygote = None
+        if current is not None:
+            current.close()
+
+
+@dataclass
+class _Held:
+    """What one zygote holds, released when it is closed or forgotten."""
+
+    proc: subprocess.Popen
+    control: socket.socket
+    stage: Path
+    lock: Optional[int]
+
+    @classmethod
+    def start(cls, runs: WarmRuns, workdir: Path, uid: Optional[int],
+              lock: Optional[int]) -> "_Held":
+        try:
+            stage = Path(tempfile.mkdtemp(prefix="stage-", dir=runs.folder))
+            os.chmod(stage, 0o755)
+            control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        except BaseException:
+            if lock is not None:
+                os.close(lock)
+            raise
+        passed = [theirs.fileno()]
+        seccomp_fd = None
+        try:
+            if runs.seccomp is not None:
+                seccomp_fd, writer = os.pipe()
+                passed.append(seccomp_fd)
+                os.write(writer, runs.seccomp)  # a few hundred bytes: fits the pipe
+                os.close(writer)
+            spawn = ZygoteSpawn(workdir, stage, runs.binary, theirs.fileno(), uid, seccomp_fd)
+            proc = subprocess.Popen(runs.spawn_argv(spawn), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    pass_fds=passed)
+        except BaseException:
+            control.close()
+            shutil.rmtree(stage, ignore_errors=True)
+            if lock is not None:
+                os.close(lock)
+            raise
+        finally:
+            theirs.close()
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+        held = cls(proc, control, stage, lock)
+        held.expect_ready()
+        return held
+
+    def expect_ready(self) -> None:
+        try:
+            self.control.settimeout(_REPLY_SECONDS)
+            said = self.control.recv(512)
+        except OSError:
+            said = b""
+        if said != b"ready":
+            self.release()
+            assert self.proc.stderr is not None
+            lines = self.proc.stderr.read().decode(errors="replace").strip().splitlines()
+            raise SetupError(
+                f"sandbox failed to start: {lines[0] if lines else 'the zygote did not answer'}")
+
+    def release(self) -> None:
+        """The zygote ends when its socket closes; bwrap with it (killed if slow)."""
+        self.control.close()
+        try:
+            self.proc.wait(timeout=_CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        if self.lock is not None:
+            os.close(self.lock)
+            self.lock = None
+        shutil.rmtree(self.stage, ignore_errors=True)
+
+
+class _Zygote:
+    """One warm sandbox over one workdir; one run at a time (its thread's)."""
+
+    def __init__(self, key: tuple, workdir: Path, uid: Optional[int], held: _Held,
+                 name: str) -> None:
+        self.key = key
+        self.name = name
+        self.workdir = workdir
+        self.uid = uid
+        self.held = held
+        self._finalizer = weakref.finalize(self, held.release)
+
+    def alive(self) -> bool:
+        return self.held.proc.poll() is None
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def run(self, argv: list[str], limits: Limits, input_file: Optional[Path],
+            memory_rlimit: bool) -> RunResult:
+        command = substitute(argv, self._stage(input_file))
+        request = _request(command, self.workdir, limits, memory_rlimit, self.uid)
+        with workdir_for(self.uid, self.workdir, writable=False):
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                if self.uid is not None:  # opening /dev/stdout by name, as bubblewrap.py says
+                    os.fchmod(out_r, 0o666)
+                    os.fchmod(err_r, 0o666)
+                status.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+                start = time.monotonic()
+                self._send(request, [out_w, err_w, theirs.fileno()])
+            finally:
+                for fd in (out_w, err_w):
+                    os.close(fd)
+                theirs.close()
+            try:
+                return self._follow(status, out_r, err_r, limits, memory_rlimit, start)
+            finally:
+                for fd in (out_r, err_r):
+                    os.close(fd)
+                status.close()
+
+    def _stage(self, input_file: Optional[Path]) -> Optional[str]:
+        """The input copied into the stage folder (the program's /input); its name there."""
+        for old in os.listdir(self.held.stage):
+            os.unlink(self.held.stage / old)
+        if input_file is None:
+            return None
+        name = "input" + input_file.suffix
+        shutil.copyfile(input_file, self.held.stage / name)
+        os.chmod(self.held.stage / name, 0o444)
+        return f"/input/{name}"
+
+    def _send(self, request: bytes, fds: list[int]) -> None:
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+        try:
+            self.held.control.sendmsg([request], rights)
+            said = self.held.control.recv(512)
+        except OSError as exc:
+            raise _Broken(f"the zygote is gone ({exc.strerror or exc})") from None
+        if said != b"cloned":
+            raise _Broken(said.decode(errors="replace") or "the zygote is gone")
+
+    def _follow(self, status: socket.socket, out_r: int, err_r: int, limits: Limits,
+                memory_rlimit: bool, start: float) -> RunResult:
+        """From the run's start to its end: nothing is left of it when this returns."""
+        try:
+            pid = _started(status)
+        except BaseException:
+            self._reap()
+            raise
+        capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
+        record = bytearray()
+
+        def kill() -> None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)  # unreaped until we say so: still the init
+
+        every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
+        watch = Supervisor(limits, capture, poll=lambda: sandbox_usage(pid),
+                           poll_every=every, kill=kill)
+        watch.extra[status.fileno()] = lambda data: record.extend(data[:512])
+        try:
+            watch.watch(out_r, err_r, start)
+        finally:
+            kill()  # a no-op when the run ended by itself
+            self._reap()
+        wall = time.monotonic() - start
+        if record.startswith(b"error "):
+            return error_result(self.name, f"sandbox: {record[6:].decode(errors='replace')}", wall)
+        ending = _ending(bytes(record), watch.cpu_seen, watch.peak_rss_kb)
+        return run_result(self.name, limits, capture, ending, watch.reason, wall,
+                          memory_rlimit)
+
+    def _reap(self) -> None:
+        """Until the run's namespace is gone. A zygote that cannot say so is closed:
+        killing bwrap takes every namespace of it down."""
+        control = self.held.control
+        try:
+            control.settimeout(_REAP_SECONDS)
+            control.send(b"reap")
+            said = control.recv(512)
+        except OSError:
+            said = b""
+        if not said.startswith(b"reaped"):
+            self.close()
+
+
+def _started(status: socket.socket) -> int:
+    """The run's init said it has started: its pid, from the message's credentials."""
+    try:
+        status.settimeout(_REPLY_SECONDS)
+        said, ancillary, _, _ = status.recvmsg(512, socket.CMSG_SPACE(struct.calcsize("3i")))
+        status.settimeout(None)
+    except OSError as exc:
+        raise _Broken(f"the run did not start ({exc})") from None
+    if said != b"started":
+        raise _Broken(said.decode(errors="replace") or "the run did not start")
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+            return struct.unpack("3i", payload[:12])[0]
+    raise _Broken("the run's init sent no credentials")
+
+
+def _ending(record: bytes, cpu_seen: float, peak_seen_kb: int) -> Ending:
+    """The init's report; without one, we killed the tree before the program ended."""
+    fields = record.split()
+    if len(fields) == 5 and fields[0] == b"exit":
+        status, user_us, system_us, peak_kb = (int(x) for x in fields[1:])
+        code, sig = decode_wait_status(status)
+        cpu = (user_us + system_us) / 1e6
+        return Ending(code, sig, max(cpu, cpu_seen), max(peak_kb, peak_seen_kb))
+    return Ending(None, signal.SIGKILL, cpu_seen, peak_seen_kb)
+
+
+def _request(command: list[str], workdir: Path, limits: Limits, memory_rlimit: bool,
+             uid: Optional[int]) -> bytes:
+    """A "run" message for zygote.c (its header comment gives the fields)."""
+    values = dict(rlimit_values(limits, memory_rlimit, nproc=True))
+    cpu_soft, cpu_hard = values[resource.RLIMIT_CPU]
+    address_space = values.get(resource.RLIMIT_AS, (0, 0))[0]
+    cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+    owner = -1 if uid is None else uid
+    fields = [owner, owner, cpu_soft, cpu_hard, address_space,
+              values[resource.RLIMIT_NPROC][0], values[resource.RLIMIT_FSIZE][0],
+              values[resource.RLIMIT_NOFILE][0], tmpfs_bytes(limits), cpus, workdir,
+              len(command), *command]
+    encoded = [os.fsencode(str(f)) for f in fields]
+    if any(b"\0" in f for f in encoded):
+        raise SetupError("a NUL character in the command")
+    message = b"run\0" + b"".join(f + b"\0" for f in encoded)
+    if len(message) > _MAX_REQUEST:
+        raise SetupError("the command is too long")
+    return message
