@@ -5,6 +5,7 @@ program that might leave something behind gets a unique marker in its argv (fork
 children keep it), and /proc is searched for it after the run.
 """
 
+import fcntl
 import json
 import os
 import resource
@@ -691,6 +692,21 @@ def test_warm_zygote_outlives_a_fork_bomb_and_a_kill(bwrap_boxes, progs):
     assert _zygotes_over(progs) == zygotes  # and the same zygote served it
 
 
+def test_warm_run_after_its_zygote_died_starts_a_new_one(bwrap_boxes, tmp_path):
+    box = bwrap_boxes["warm"]
+    work = tmp_path / "victim"
+    work.mkdir()
+    assert box.run(["true"], work, QUICK).exit_code == 0
+    zygote = [int(pid) for pid, state, cmdline in processes()
+              if cmdline.startswith(b"/.zygote\0") and state != "Z"
+              and os.path.isdir(f"/proc/{pid}/root{work}")]  # the zygote over this workdir
+    assert zygote
+    for pid in zygote:
+        os.kill(pid, signal.SIGKILL)
+    again = box.run(["echo", "again"], work, QUICK)
+    assert (again.error, again.stdout) == (None, b"again\n")
+
+
 def test_warm_rebuilt_workdir_is_seen(bwrap_boxes, tmp_path):
     """A rebuild replaces the folder under the same path: the zygote bound the old one,
     so the next run gets a new zygote."""
@@ -732,6 +748,23 @@ def test_warm_program_is_not_pid_1_so_signals_are_exact(bwrap_boxes, progs):
     box = bwrap_boxes["warm"]
     result = box.run(["sh", "-c", "echo $$; kill -ABRT $$"], progs, QUICK)
     assert result.stdout == b"2\n" and result.signal == signal.SIGABRT
+
+
+def test_stage_folders_of_killed_graders_are_swept(bwrap_boxes):
+    folder = bwrap_boxes["warm"].warm.folder
+    left = folder / f"stage-left-{uuid.uuid4().hex[:8]}"  # no zygote holds it
+    held = folder / f"stage-held-{uuid.uuid4().hex[:8]}"
+    for stage in (left, held):
+        stage.mkdir()
+        (stage / "input.txt").write_text("A0,B0,C0,D0\n")
+    lock = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert BubblewrapSandbox().mode == "warm"
+        assert not left.exists() and held.exists()
+    finally:
+        os.close(lock)
+        shutil.rmtree(held, ignore_errors=True)
 
 
 def test_no_compiler_means_no_zygote(monkeypatch, tmp_path):

@@ -23,6 +23,8 @@ Fresh for each run
 Shared by the runs of one zygote
     The network namespace (loopback only; nothing is left listening once a run's
     processes are dead), the uts namespace (no capability to change it), the tree.
+    Not root, the zygote and the run's init have the program's uid in the sandbox's
+    user namespace: they count against its process limit (two of it).
 Ending, killing, accounting
     The init reaps until the program is reaped, reports the program's wait status and
     the rusage of all it reaped (the program and its descendants), and exits; the
@@ -48,6 +50,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import fcntl
 import hashlib
 import os
 import resource
@@ -60,7 +63,7 @@ import tempfile
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -124,34 +127,64 @@ def build_zygote(folder: Path) -> Optional[Path]:
     return final
 
 
+def _new_stage(folder: Path) -> tuple[Path, int]:
+    """A stage folder and the flock that says it is in use. It is locked under a name
+    the sweep ignores, then renamed: no sweep can take it in between."""
+    made = Path(tempfile.mkdtemp(prefix=".stage-", dir=folder))
+    lock = os.open(made, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    os.chmod(made, 0o755)
+    stage = made.with_name(made.name[1:])
+    os.rename(made, stage)
+    return stage, lock
+
+
+def _sweep(folder: Path) -> None:
+    """Stage folders left by graders that were killed: those nobody holds locked."""
+    for stage in folder.glob("stage-*"):
+        try:
+            lock = os.open(stage, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(stage, ignore_errors=True)
+        except BlockingIOError:
+            pass  # a live zygote's
+        finally:
+            os.close(lock)
+
+
+@dataclass
 class WarmRuns:
     """Runs of read-only workdirs, each worker thread through its own zygote."""
 
-    def __init__(self, spawn_argv: Callable[[ZygoteSpawn], list[str]], binary: Path,
-                 folder: Path, slots: Optional[UidSlots], seccomp: Optional[bytes],
-                 name: str) -> None:
-        self.spawn_argv = spawn_argv
-        self.binary = binary
-        self.folder = folder
-        self.slots = slots
-        self.seccomp = seccomp
-        self.name = name
-        self._local = threading.local()
+    spawn_argv: Callable[[ZygoteSpawn], list[str]]  # bwrap's, for one zygote
+    binary: Path  # zygote.c, built
+    folder: Path  # private to the grader: the binary, the stage folders
+    slots: Optional[UidSlots]  # root: the sandbox uids
+    seccomp: Optional[bytes]
+    name: str
+    _local: threading.local = field(default_factory=threading.local)
+
+    def __post_init__(self) -> None:
+        _sweep(self.folder)
 
     def run(self, argv: list[str], workdir: Path, limits: Limits, *,
             input_file: Optional[Path], memory_rlimit: bool) -> RunResult:
         begun = time.monotonic()
         try:
             check_request(argv, workdir, input_file)
-            for attempt in range(2):
+            for _ in range(2):  # a reused zygote may have died: then once more, afresh
                 zygote, fresh = self._zygote(workdir)
                 try:
                     return zygote.run(argv, limits, input_file, memory_rlimit)
                 except _Broken as exc:
                     self._discard()
-                    if fresh or attempt:
-                        raise SetupError(f"sandbox failed to start: {exc}") from None
-            raise AssertionError("unreachable")
+                    problem = exc
+                    if fresh:
+                        break
+            raise SetupError(f"sandbox failed to start: {problem}")
         except SetupError as exc:
             return error_result(self.name, str(exc), time.monotonic() - begun)
         except Exception as exc:  # the sandbox's own failure must never escape as a crash
@@ -184,14 +217,14 @@ class _Held:
     proc: subprocess.Popen
     control: socket.socket
     stage: Path
-    lock: Optional[int]
+    stage_lock: int  # flock on the stage folder: see _sweep
+    lock: Optional[int]  # the sandbox uid's (root)
 
     @classmethod
     def start(cls, runs: WarmRuns, workdir: Path, uid: Optional[int],
               lock: Optional[int]) -> "_Held":
         try:
-            stage = Path(tempfile.mkdtemp(prefix="stage-", dir=runs.folder))
-            os.chmod(stage, 0o755)
+            stage, stage_lock = _new_stage(runs.folder)
             control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         except BaseException:
             if lock is not None:
@@ -212,6 +245,7 @@ class _Held:
         except BaseException:
             control.close()
             shutil.rmtree(stage, ignore_errors=True)
+            os.close(stage_lock)
             if lock is not None:
                 os.close(lock)
             raise
@@ -219,7 +253,7 @@ class _Held:
             theirs.close()
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
-        held = cls(proc, control, stage, lock)
+        held = cls(proc, control, stage, stage_lock, lock)
         held.expect_ready()
         return held
 
@@ -250,6 +284,7 @@ class _Held:
             os.close(self.lock)
             self.lock = None
         shutil.rmtree(self.stage, ignore_errors=True)
+        os.close(self.stage_lock)
 
 
 class _Zygote:

@@ -259,6 +259,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     int ctl = atoi(argv[1]);
+    fcntl(ctl, F_SETFD, FD_CLOEXEC); /* no program may ever hold it */
     signal(SIGPIPE, SIG_IGN);
     static char buf[MAX_MESSAGE];
     say(ctl, "ready");
