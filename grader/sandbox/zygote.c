@@ -205,7 +205,8 @@ static void init(const struct request *r) {
     /* A workdir under /tmp would be hidden by the fresh /tmp: bind it again on top. */
     int under_tmp = strncmp(r->cwd, "/tmp/", 5) == 0;
     int keep = under_tmp ? open(r->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-    if ((under_tmp && keep < 0) || mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) {
+    if ((under_tmp && keep < 0) ||
+        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) {
         say(r->status, "error mount /tmp: %s", strerror(errno));
         _exit(1);
     }
