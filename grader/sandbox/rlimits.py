@@ -16,8 +16,8 @@ program in the background, reports its pid and exits; the program, re-parented t
 the grader (a child subreaper, as for bubblewrap), starts when the grader says so and
 is waited for directly: its ``ru_maxrss`` is its own (like any background job of a
 shell, it starts with SIGINT and SIGQUIT ignored; nothing here sends them). Elsewhere
-``peak_memory_kb`` is the program's figure only when larger than the grader's, else the largest RSS the polls
-saw (0 for a program too quick to be seen). On timeout, output overflow and at the
+``peak_memory_kb`` is the program's figure only when larger than the grader's, else
+the largest RSS the polls saw (0 for a program too quick to be seen). On timeout, output overflow and at the
 end of every run the process group is killed (killpg).
 It does NOT protect: the program can read any file the grader's user can read, write
 anywhere that user can write (only the size of each file is limited), use the network,
