@@ -28,7 +28,7 @@ from grader.sandbox import (
     SandboxUnavailable,
     make_sandbox,
 )
-from grader.sandbox.warm import build_zygote
+from grader.sandbox.warm import WarmRuns, ZygoteSpawn, build_zygote
 from tests.helpers import processes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -765,6 +765,16 @@ def test_stage_folders_of_killed_graders_are_swept(bwrap_boxes):
     finally:
         os.close(lock)
         shutil.rmtree(held, ignore_errors=True)
+
+
+def test_warm_zygote_that_cannot_start_says_why(tmp_path):
+    def failing_bwrap(spawn: ZygoteSpawn) -> list:
+        return ["sh", "-c", "echo 'bwrap: Creating new namespace failed' >&2; exit 1"]
+
+    runs = WarmRuns(failing_bwrap, Path("/bin/true"), tmp_path, None, None, "bubblewrap")
+    result = runs.run(["true"], tmp_path, QUICK, input_file=None, memory_rlimit=True)
+    assert result.error == ("sandbox failed to start: bwrap: Creating new namespace failed")
+    assert list(tmp_path.glob("stage-*")) == []  # released
 
 
 def test_no_compiler_means_no_zygote(monkeypatch, tmp_path):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from grader.model import Limits, RunResult
 
@@ -69,3 +70,14 @@ def error_result(name: str, message: str, wall: float = 0.0) -> RunResult:
         sandbox=name,
         error=line,
     )
+
+
+def guarded(name: str, begun: float, work: Callable[[], RunResult]) -> RunResult:
+    """work(), or an error result saying why not: the sandbox's own failure (or a bad
+    request) never escapes as a crash."""
+    try:
+        return work()
+    except SetupError as exc:
+        return error_result(name, str(exc), time.monotonic() - begun)
+    except Exception as exc:
+        return error_result(name, f"{type(exc).__name__}: {exc}", time.monotonic() - begun)

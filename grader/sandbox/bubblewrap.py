@@ -151,6 +151,7 @@ from grader.sandbox.base import (
     SetupError,
     check_request,
     error_result,
+    guarded,
     substitute,
 )
 from grader.sandbox.prepared import DEVICES, DEV_LINKS, OWN_MOUNTS, prepared_folders, system_mounts
@@ -173,7 +174,7 @@ from grader.sandbox.supervise import (
     sandbox_usage,
     tmpfs_bytes,
 )
-from grader.sandbox.uids import UidSlots, private_folder, workdir_for
+from grader.sandbox.uids import UidSlots, pipes_for, private_folder, workdir_for
 from grader.sandbox.warm import ZYGOTE_PATH, WarmRuns, ZygoteSpawn, build_zygote
 
 class _Pid1:
@@ -429,26 +430,22 @@ class BubblewrapSandbox(Sandbox):
         """One run in a bwrap of its own (builds, and every run when not warm)."""
         start = time.monotonic()
         workdir = Path(os.path.abspath(workdir))
-        uid_lock: Optional[int] = None
-        try:
+
+        def work() -> RunResult:
             check_request(argv, workdir, input_file)
             self.libc.become_subreaper()
-            uid = None
-            if self.slots is not None:
-                uid, uid_lock = self.slots.acquire()
-            input_seen = "/input/input" + input_file.suffix if input_file else None
-            command = substitute(argv, input_seen)
-            launch = _Launch(command, workdir, limits, writable, memory_rlimit, uid)
-            with workdir_for(uid, workdir, writable):
-                return self._launch(launch, input_file, input_seen, start)
-        except SetupError as exc:
-            return error_result(self.name, str(exc), time.monotonic() - start)
-        except Exception as exc:  # the sandbox's own failure must never escape as a crash
-            wall = time.monotonic() - start
-            return error_result(self.name, f"{type(exc).__name__}: {exc}", wall)
-        finally:
-            if uid_lock is not None:
-                os.close(uid_lock)
+            uid, uid_lock = self.slots.acquire() if self.slots is not None else (None, None)
+            try:
+                input_seen = "/input/input" + input_file.suffix if input_file else None
+                command = substitute(argv, input_seen)
+                launch = _Launch(command, workdir, limits, writable, memory_rlimit, uid)
+                with workdir_for(uid, workdir, writable):
+                    return self._launch(launch, input_file, input_seen, start)
+            finally:
+                if uid_lock is not None:
+                    os.close(uid_lock)
+
+        return guarded(self.name, start, work)
 
     def _launch(
         self, launch: _Launch, input_file: Optional[Path], input_seen: Optional[str], start: float
@@ -491,12 +488,8 @@ class BubblewrapSandbox(Sandbox):
                     resource.prlimit(proc.pid, which, value)
         except ProcessLookupError:
             pass  # bwrap failed at once: its message says why
-        if launch.uid is not None:
-            # Pipes belong to their creator (root) with mode 0600: open("/dev/stdout"),
-            # which reopens the pipe through /proc, would fail for the sandbox uid.
-            assert proc.stdout is not None and proc.stderr is not None
-            os.fchmod(proc.stdout.fileno(), 0o666)
-            os.fchmod(proc.stderr.fileno(), 0o666)
+        assert proc.stdout is not None and proc.stderr is not None
+        pipes_for(launch.uid, proc.stdout.fileno(), proc.stderr.fileno())
 
         def release(pid: int) -> None:
             # bwrap's pid 1 is blocked before it forks the command: limit it, let it go.

@@ -47,9 +47,8 @@ from grader.model import Limits, RunResult
 from grader.sandbox.base import (
     SANDBOX_PATH,
     Sandbox,
-    SetupError,
     check_request,
-    error_result,
+    guarded,
     substitute,
 )
 from grader.sandbox.supervise import (
@@ -127,17 +126,15 @@ class RlimitSandbox(Sandbox):
     ) -> RunResult:
         start = time.monotonic()
         workdir = Path(os.path.abspath(workdir))
-        try:
+
+        def work() -> RunResult:
             check_request(argv, workdir, input_file)
             with tempfile.TemporaryDirectory(prefix="sandbox-") as folder:
                 private = Path(folder)
                 command, cwd = self._stage(argv, workdir, private, input_file, writable)
                 return self._spawn(command, cwd, private, limits, memory_rlimit, start)
-        except SetupError as exc:
-            return error_result(self.name, str(exc), time.monotonic() - start)
-        except Exception as exc:  # the sandbox's own failure must never escape as a crash
-            wall = time.monotonic() - start
-            return error_result(self.name, f"{type(exc).__name__}: {exc}", wall)
+
+        return guarded(self.name, start, work)
 
     @staticmethod
     def _stage(

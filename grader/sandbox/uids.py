@@ -53,6 +53,20 @@ def _chown_tree(top: Path, uid: int, gid: int) -> None:
         os.chown(path, uid, gid, follow_symlinks=False)
 
 
+def readable_by(uid: Optional[int], workdir: Path) -> None:
+    """A read-only workdir, readable by the sandbox uid (nothing to do without one)."""
+    if uid is not None:
+        _make_world_readable(workdir)
+
+
+def pipes_for(uid: Optional[int], *fds: int) -> None:
+    """Pipes belong to their creator (root) with mode 0600: open("/dev/stdout"), which
+    reopens the pipe through /proc, would fail for the sandbox uid."""
+    if uid is not None:
+        for fd in fds:
+            os.fchmod(fd, 0o666)
+
+
 @contextlib.contextmanager
 def workdir_for(uid: Optional[int], workdir: Path, writable: bool) -> Iterator[None]:
     """Make the workdir usable by the sandbox uid for the run (see the docstring)."""
@@ -60,7 +74,7 @@ def workdir_for(uid: Optional[int], workdir: Path, writable: bool) -> Iterator[N
         yield
         return
     if not writable:
-        _make_world_readable(workdir)
+        readable_by(uid, workdir)
         yield
         return
     st = os.stat(workdir)

@@ -9,7 +9,7 @@ Why
 Made once per zygote (one per worker thread, for one workdir)
     bwrap, exactly as for a one-shot run (bubblewrap.py), with the network, uts, ipc,
     pid, mount and, not root, user namespaces; the same read-only tree; the workdir
-    read-only at its own path; /input bound read-only from the zygote's stage folder
+    read-only at its own path (made readable by the sandbox uid here, not per run); /input bound read-only from the zygote's stage folder
     (the grader's, world-readable: the input is copied there before each run); the
     seccomp filter and no_new_privs. The zygote keeps CAP_SYS_ADMIN (and, as root,
     CAP_SETUID and CAP_SETGID) to make each run; the program never has a capability.
@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from grader.model import Limits, RunResult
-from grader.sandbox.base import SetupError, check_request, error_result, substitute
+from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
 from grader.sandbox.supervise import (
     POLL_SECONDS,
     POLL_SECONDS_NO_RLIMIT,
@@ -81,7 +81,7 @@ from grader.sandbox.supervise import (
     sandbox_usage,
     tmpfs_bytes,
 )
-from grader.sandbox.uids import UidSlots, workdir_for
+from grader.sandbox.uids import UidSlots, pipes_for, readable_by
 
 ZYGOTE_PATH = "/.zygote"
 _SOURCE = Path(__file__).with_name("zygote.c")
@@ -172,8 +172,7 @@ class WarmRuns:
 
     def run(self, argv: list[str], workdir: Path, limits: Limits, *,
             input_file: Optional[Path], memory_rlimit: bool) -> RunResult:
-        begun = time.monotonic()
-        try:
+        def work() -> RunResult:
             check_request(argv, workdir, input_file)
             for _ in range(2):  # a reused zygote may have died: then once more, afresh
                 zygote, fresh = self._zygote(workdir)
@@ -185,11 +184,8 @@ class WarmRuns:
                     if fresh:
                         break
             raise SetupError(f"sandbox failed to start: {problem}")
-        except SetupError as exc:
-            return error_result(self.name, str(exc), time.monotonic() - begun)
-        except Exception as exc:  # the sandbox's own failure must never escape as a crash
-            wall = time.monotonic() - begun
-            return error_result(self.name, f"{type(exc).__name__}: {exc}", wall)
+
+        return guarded(self.name, time.monotonic(), work)
 
     def _zygote(self, workdir: Path) -> tuple["_Zygote", bool]:
         st = os.stat(workdir)
@@ -200,6 +196,7 @@ class WarmRuns:
         self._discard()
         uid, lock = self.slots.acquire() if self.slots is not None else (None, None)
         held = _Held.start(self, workdir, uid, lock)  # the lock is held's from here
+        readable_by(uid, workdir)  # once: another folder at this path is another zygote
         self._local.zygote = _Zygote(key, workdir, uid, held, self.name)
         return self._local.zygote, True
 
@@ -264,9 +261,14 @@ class _Held:
         except OSError:
             said = b""
         if said != b"ready":
+            self.control.close()  # a zygote that is there after all ends with it
+            try:
+                _, err = self.proc.communicate(timeout=_CLOSE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                _, err = self.proc.communicate()
             self.release()
-            assert self.proc.stderr is not None
-            lines = self.proc.stderr.read().decode(errors="replace").strip().splitlines()
+            lines = err.decode(errors="replace").strip().splitlines()
             raise SetupError(
                 f"sandbox failed to start: {lines[0] if lines else 'the zygote did not answer'}")
 
@@ -309,27 +311,24 @@ class _Zygote:
             memory_rlimit: bool) -> RunResult:
         command = substitute(argv, self._stage(input_file))
         request = _request(command, self.workdir, limits, memory_rlimit, self.uid)
-        with workdir_for(self.uid, self.workdir, writable=False):
-            out_r, out_w = os.pipe()
-            err_r, err_w = os.pipe()
-            status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            try:
-                if self.uid is not None:  # opening /dev/stdout by name, as bubblewrap.py says
-                    os.fchmod(out_r, 0o666)
-                    os.fchmod(err_r, 0o666)
-                status.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-                start = time.monotonic()
-                self._send(request, [out_w, err_w, theirs.fileno()])
-            finally:
-                for fd in (out_w, err_w):
-                    os.close(fd)
-                theirs.close()
-            try:
-                return self._follow(status, out_r, err_r, limits, memory_rlimit, start)
-            finally:
-                for fd in (out_r, err_r):
-                    os.close(fd)
-                status.close()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            pipes_for(self.uid, out_r, err_r)
+            status.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+            start = time.monotonic()
+            self._send(request, [out_w, err_w, theirs.fileno()])
+        finally:
+            for fd in (out_w, err_w):
+                os.close(fd)
+            theirs.close()
+        try:
+            return self._follow(status, out_r, err_r, limits, memory_rlimit, start)
+        finally:
+            for fd in (out_r, err_r):
+                os.close(fd)
+            status.close()
 
     def _stage(self, input_file: Optional[Path]) -> Optional[str]:
         """The input copied into the stage folder (the program's /input); its name there."""
