@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup grade demo test bench clean leaderboard
+.PHONY: setup grade demo test test-fast bench clean leaderboard
 
 setup: $(STAMP)
 
@@ -24,6 +24,11 @@ grade: setup
 
 test: setup
 	$(PY) -m pytest
+
+# Pure logic only (no compilers, sandbox or browser; tests/conftest.py enforces it):
+# the edit-test loop. `make test` stays what CI runs.
+test-fast: setup
+	$(PY) -m pytest -q -n 2 -m "fast and not slow"
 
 bench: setup
 	$(PY) bench/bench_reference.py

@@ -4,7 +4,7 @@ engine (reference/dlx.py).
 
     .venv/bin/python bench/bench_engines.py [--repeat N] [--heavy N] [--seed S]
 
-Puzzles: the real ones in ../shared/puzzles (.txt as they are; .int converted:
+Puzzles: the shipped public cases (.txt) and testcases/sources (.int, converted:
 |v| -> letter, 1 = A, sign -> half, + = 1, - = 0; files with a 0 edge are
 skipped, no letter edge matches a flat one) and a few heavier random
 two-letter puzzles (hundreds of solutions).  Per puzzle: CPU time of each
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from reference import dlx  # noqa: E402
 from reference import puzzlesolver as ref  # noqa: E402
 
-PUZZLES = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
+CASES = Path(__file__).resolve().parent.parent / "testcases"
 HEAVY_RANGE = (200, 2000)  # solutions of the random "heavier" puzzles
 
 
@@ -46,9 +46,9 @@ def int_puzzle(path: Path) -> Tuple[Optional[ref.Puzzle], str]:
 
 def real_puzzles() -> List[Tuple[str, ref.Puzzle]]:
     found = []
-    for path in sorted(PUZZLES.glob("*.txt")):
+    for path in sorted((CASES / "public").glob("*.txt")):
         found.append((path.name, ref.read_puzzle(str(path))))
-    for path in sorted(PUZZLES.glob("*.int")):
+    for path in sorted((CASES / "sources").glob("*.int")):
         puzzle, why = int_puzzle(path)
         if puzzle is None:
             print(f"skipped {path.name}: {why}")

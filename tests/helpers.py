@@ -8,8 +8,9 @@ from pathlib import Path
 from reference import puzzlesolver
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 PUBLIC = ROOT / "testcases" / "public"
+# The integer-format puzzles the corpus was imported from.
+SOURCES = ROOT / "testcases" / "sources"
 # The hand-out's example and the lightbulbs puzzle, as shipped public cases
 # (tests/test_testcases.py and tests/test_reference.py check them against the
 # hand-out's own files).

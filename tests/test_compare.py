@@ -21,6 +21,8 @@ from tests.helpers import LIGHTBULBS_TEXT as LIGHTBULBS
 from tests.helpers import SAMPLE_EXPECTED
 from tests.helpers import SAMPLE_TEXT as SAMPLE
 
+pytestmark = pytest.mark.fast
+
 # Small puzzles found by searching random ones with the reference solver.
 ONE = "C0,B1,A0,C0\nB0,C1,C0,B1\nA0,A1,B1,B1\nB0,A1,B1,B0\nB1,A0,B1,C0\nA1,C0,A1,A0\nB0,A1,C0,B1\nA0,B1,C1,C1\nA1,A0,B1,A1\n"
 NONE = SAMPLE.replace("Y1,G0,R0,B1", "Y1,G0,R0,B0")

@@ -4,6 +4,8 @@ import pytest
 
 from grader.config import DEFAULT_LANGUAGES, ConfigError, load_config
 
+pytestmark = pytest.mark.fast
+
 
 def write(tmp_path, text):
     path = tmp_path / "course.toml"

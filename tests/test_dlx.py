@@ -12,12 +12,14 @@ import pytest
 
 from reference import dlx
 from reference.puzzlesolver import Puzzle, count, parse, read_puzzle, render, write_output
+from tests import helpers
+
+pytestmark = pytest.mark.fast
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-SAMPLE_INPUT = SHARED / "spec" / "sample-input.txt"
-SAMPLE_EXPECTED = SHARED / "spec" / "sample-expected.txt"
-LIGHTBULBS = SHARED / "puzzles" / "lightbulbs.txt"
+SAMPLE_INPUT = helpers.SAMPLE
+SAMPLE_EXPECTED = helpers.PUBLIC / "sample.out"
+LIGHTBULBS = helpers.LIGHTBULBS
 
 RANDOM_PUZZLES = 1000  # compared ones; puzzles with too many solutions don't count
 MAX_SOLUTIONS = 2000  # beyond this a puzzle is skipped (the engine collects and sorts)

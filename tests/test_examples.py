@@ -27,12 +27,11 @@ from reference import puzzlesolver as ref
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "submissions"
-SPEC = Path("/work/shared/spec")
-PUZZLES = Path("/work/shared/puzzles")
-SAMPLE = SPEC / "sample-input.txt"
-SAMPLE_EXPECTED = SPEC / "sample-expected.txt"
-LIGHTBULBS = PUZZLES / "lightbulbs.txt"
-LIGHTBULBS_EXPECTED = PUZZLES / "lightbulbs.out"
+PUBLIC = ROOT / "testcases" / "public"
+SAMPLE = PUBLIC / "sample.txt"
+SAMPLE_EXPECTED = PUBLIC / "sample.out"
+LIGHTBULBS = PUBLIC / "lightbulbs.txt"
+LIGHTBULBS_EXPECTED = PUBLIC / "lightbulbs.out"
 
 # Students run under the system interpreter, stdlib only, as the spec says.
 STUDENT_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable

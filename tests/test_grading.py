@@ -1,11 +1,13 @@
 """Grading end to end: real compilers, the real sandbox, a real SQLite file."""
 
+import glob
 import json
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,7 @@ from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import Store
 from grader.submissions import discover
-from tests.helpers import ROOT, make_cases, reference_submission, small_cases, submission
+from tests.helpers import ROOT, SAMPLE_TEXT, make_cases, reference_submission, small_cases, submission
 
 C_WRONG_PLURAL = r'''
 #include <stdio.h>
@@ -43,7 +45,7 @@ C_CRASH = "int main(void) { int *p = 0; return *p; }\n"
 PY_READS_EXPECTED = '''
 import sys, glob, os
 found = []
-for pattern in ["/work/main/testcases/*/*.out", "%s/*/*.out", "/root/*", "/work/*"]:
+for pattern in %r:
     found += glob.glob(pattern)
 for path in found:
     try:
@@ -125,8 +127,19 @@ def test_unchanged_submissions_are_not_rerun_and_changed_ones_are(tmp_path, mani
 
 def test_program_cannot_read_expected_outputs_or_home(tmp_path, manifest):
     klass = tmp_path / "class"
-    submission(klass, "snoop", "puzzlesolver.py", PY_READS_EXPECTED % (tmp_path / "cases"))
-    reports, _ = grade_folder(tmp_path, manifest)
+    # Places that hold something on the host, wherever the clone is: the shipped
+    # expected outputs, this grading run's cases, the class, and the home folder.
+    patterns = [f"{ROOT}/testcases/*/*.out", f"{tmp_path / 'cases'}/*/*.out",
+                f"{klass}/*/*", f"{Path.home()}/*"]
+    home_probe = Path.home() / f"grader-test-snoop-{tmp_path.name}"
+    home_probe.write_text("host secret")
+    try:
+        submission(klass, "snoop", "puzzlesolver.py", PY_READS_EXPECTED % (patterns,))
+        for pattern in patterns:
+            assert glob.glob(pattern), f"the probe {pattern} finds nothing even on the host"
+        reports, _ = grade_folder(tmp_path, manifest)
+    finally:
+        home_probe.unlink()
     for outcome in reports["snoop"].outcomes:
         assert outcome.verdict == "RTE"  # found nothing to read: exit 1
         assert "saw 0 files" in outcome.run.stderr
@@ -139,7 +152,7 @@ def test_program_cannot_open_a_network_connection(tmp_path):
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     port = listener.getsockname()[1]
-    manifest = make_cases(tmp_path / "cases", {"sample": (ROOT.parent / "shared/spec/sample-input.txt").read_text()})
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT})
     klass = tmp_path / "class"
     submission(klass, "net", "puzzlesolver.py", PY_NETWORK.replace(
         "int(sys.argv[2]) if len(sys.argv) > 2 else 22", str(port)))

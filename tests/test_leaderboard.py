@@ -26,6 +26,8 @@ from grader.timing import (mad, mann_whitney, median, mid_ranks, outliers, ranks
 from tests.helpers import ROOT
 from tests.test_store import case as store_case
 
+pytestmark = pytest.mark.fast
+
 # ------------------------------------------------------------------ statistics
 
 

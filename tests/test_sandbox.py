@@ -513,9 +513,11 @@ def test_concurrent_runs_have_their_own_uid_and_process_budget(bwrap, progs):
 def test_host_files_are_invisible(bwrap, progs, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("host secret")
-    probes = ["/work/main/testcases", "/work/main", str(ROOT), "/root", "/home", "/etc/shadow",
-              "/etc/passwd", str(secret), str(tmp_path),
-              str(ROOT / "reference" / "puzzlesolver.py")]
+    # Only paths that exist on the host, wherever the clone is: a probe of a path
+    # that exists nowhere passes whatever the sandbox does.
+    probes = [str(ROOT), str(ROOT / "testcases" / "hidden"), str(Path.home()), "/etc/shadow", "/etc/passwd",
+              str(secret), str(tmp_path), str(ROOT / "reference" / "puzzlesolver.py")]
+    assert all(Path(p).exists() for p in probes)
     code = (
         "import json, sys\n"
         "out = {}\n"
@@ -550,13 +552,14 @@ def test_no_network_even_to_localhost(bwrap, progs):
     code = (
         "import errno, socket, sys\n"
         "out = []\n"
-        "targets = ((sys.argv[1], int(sys.argv[2])), ('10.255.255.1', 80), ('192.0.2.1', 53))\n"
-        "for host, port in targets:\n"
+        "for host, port in ((sys.argv[1], int(sys.argv[2])),):\n"
         "    s = socket.socket(); s.settimeout(3)\n"
         "    try:\n"
         "        s.connect((host, port)); out.append('connected')\n"
         "    except OSError as e:\n"
         "        out.append(errno.errorcode.get(e.errno, str(e)))\n"
+        "names = [line.split(':')[0].strip() for line in open('/proc/net/dev').readlines()[2:]]\n"
+        "out += sorted(names)\n"
         "print(' '.join(out))\n"
     )
     try:
@@ -565,7 +568,9 @@ def test_no_network_even_to_localhost(bwrap, progs):
             listener.accept()
     finally:
         listener.close()
-    assert result.stdout.split() == [b"ECONNREFUSED", b"ENETUNREACH", b"ENETUNREACH"]
+    # Refused by its own loopback, and no interface but that loopback: no route out
+    # (checked without sending anything off this machine).
+    assert result.stdout.split() == [b"ECONNREFUSED", b"lo"]
 
 
 def test_no_nested_user_namespace(bwrap, progs):

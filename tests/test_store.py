@@ -11,6 +11,8 @@ from grader.model import RunResult, Verdict
 from grader.store import Store, StoreError, results_folder
 from grader.submissions import Submission
 
+pytestmark = pytest.mark.fast
+
 
 def sub(sid="amy", digest="h1"):
     return Submission(sid, Path("/x") / sid, None, None, None, digest)

@@ -7,6 +7,8 @@ import pytest
 from grader.config import load_config
 from grader.submissions import SubmissionError, discover, load
 
+pytestmark = pytest.mark.fast
+
 CONFIG = load_config()
 
 

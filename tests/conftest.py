@@ -1,0 +1,40 @@
+"""The fast lane (`make test-fast`, i.e. `pytest -m "fast and not slow"`) promises no compilers, no
+sandbox and no browser. While it runs, starting one of them is an error, so a test
+marked fast that quietly needs one fails at once instead of slowing the lane down."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+HEAVY_PROGRAMS = frozenset({
+    "gcc", "g++", "cc", "c++", "javac", "java", "bwrap", "chromium", "chromium-browser",
+    "google-chrome",
+})
+
+
+def _program(args) -> str:
+    first = args if isinstance(args, (str, bytes, os.PathLike)) else args[0]
+    return os.path.basename(os.fsdecode(first)).split()[0] if first else ""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_lane_guard(request):
+    if not request.config.option.markexpr.startswith("fast"):
+        yield
+        return
+    original = subprocess.Popen._execute_child
+
+    def refuse_heavy(self, args, *rest, **kwargs):
+        if _program(args) in HEAVY_PROGRAMS:
+            raise AssertionError(f"the fast lane must not start {_program(args)}: "
+                                 "mark this test as part of the full suite instead")
+        return original(self, args, *rest, **kwargs)
+
+    subprocess.Popen._execute_child = refuse_heavy
+    try:
+        yield
+    finally:
+        subprocess.Popen._execute_child = original

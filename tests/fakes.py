@@ -1,0 +1,64 @@
+"""A fake sandbox for the fast lane: it runs nothing and answers each request with a
+prepared RunResult, so grading logic (build cache, plan, verdicts, the store, resume,
+IE handling) is tested without compilers, bubblewrap or a browser.
+
+The answer is chosen by a function of the request, so a test states what "the
+program" does on each case, e.g. print the expected output, crash, or time out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, List, Optional
+
+from grader.model import Limits, RunResult
+from grader.sandbox import Sandbox
+
+
+@dataclass(frozen=True)
+class Request:
+    """One call of Sandbox.run, as the fake saw it."""
+
+    argv: List[str]
+    workdir: Path
+    input_file: Optional[Path]
+    writable: bool
+
+
+def result(stdout: bytes = b"", *, exit_code: Optional[int] = 0, signal: Optional[int] = None,
+           cpu: float = 0.01, stderr: bytes = b"", error: Optional[str] = None,
+           **flags: bool) -> RunResult:
+    """A RunResult as a sandbox would return it; flags: timed_out, memory_exceeded,
+    output_exceeded."""
+    return RunResult(exit_code=exit_code, signal=signal, cpu_seconds=cpu,
+                     wall_seconds=cpu * 1.1, peak_memory_kb=2048, stdout=stdout,
+                     stderr=stderr, stdout_size=len(stdout), sandbox="fake", error=error,
+                     **flags)
+
+
+Behaviour = Callable[[Request], RunResult]
+
+
+@dataclass
+class FakeSandbox(Sandbox):
+    """Answers builds (writable runs) with `on_build` and program runs with `on_run`;
+    records every request in `requests`."""
+
+    on_run: Behaviour
+    on_build: Behaviour = lambda request: result()
+    requests: List[Request] = field(default_factory=list)
+    name: str = "fake"
+
+    def run(self, argv: list[str], workdir: Path, limits: Limits, *,
+            input_file: Optional[Path] = None, writable: bool = False,
+            memory_rlimit: bool = True) -> RunResult:
+        request = Request(list(argv), Path(workdir), input_file, writable)
+        self.requests.append(request)
+        return (self.on_build if writable else self.on_run)(request)
+
+    def runs(self) -> List[Request]:
+        return [r for r in self.requests if not r.writable]
+
+    def builds(self) -> List[Request]:
+        return [r for r in self.requests if r.writable]

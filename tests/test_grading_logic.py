@@ -1,0 +1,125 @@
+"""The grading run's logic with a fake sandbox (tests/fakes.py): what is built, what
+runs, which verdict each kind of run gets, what is stored, what a rerun redoes. The
+same steps with the real sandbox and compilers are in tests/test_grading.py."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from grader.cases import load_cases
+from grader.config import load_config
+from grader.grading import execute, plan
+from grader.store import Store
+from grader.submissions import discover
+from tests.fakes import FakeSandbox, Request, result
+from tests.helpers import small_cases, submission
+
+pytestmark = pytest.mark.fast
+
+# What "the program" does is written in its own source: the fake reads it back.
+BEHAVIOURS = {
+    "ac": lambda expected: result(expected),
+    "wa": lambda expected: result(expected.replace(b"solutions", b"solution", 1)),
+    "tle": lambda expected: result(cpu=10.5, exit_code=None, signal=signal.SIGKILL,
+                                   timed_out=True),
+    "mle": lambda expected: result(exit_code=None, signal=signal.SIGKILL,
+                                   memory_exceeded=True),
+    "crash": lambda expected: result(exit_code=None, signal=signal.SIGSEGV,
+                                     stderr=b"Segmentation fault\n"),
+    "grader-fault": lambda expected: result(exit_code=None, error="clone failed: EAGAIN"),
+}
+
+
+def behaving(expected_of: Dict[str, bytes]):
+    def on_run(request: Request):
+        source = next(request.workdir.glob("puzzlesolver.*")).read_text()
+        kind = source.split("behaviour:")[1].split()[0]
+        return BEHAVIOURS[kind](expected_of[request.input_file.name])
+    return on_run
+
+
+@pytest.fixture
+def setup(tmp_path: Path):
+    manifest = small_cases(tmp_path / "cases")
+    cases = load_cases(manifest)
+    expected_of = {case.input.name: case.expected.read_bytes() for case in cases}
+    return tmp_path, cases, expected_of
+
+
+def grade(tmp_path: Path, cases, sandbox, *, force=False):
+    config = load_config()
+    subs = discover(tmp_path / "class", config)
+    with Store(tmp_path / "grader.db") as store:
+        work = plan(subs, cases, store, force=force)
+        execute(work, store, sandbox, config, tmp_path / "builds", jobs=2, force=force)
+        verdicts = {sub.id: {case: row.verdict for (case, _), row in
+                             store.runs(sub.id, sub.content_hash).items()} for sub in subs}
+    return work.total, verdicts
+
+
+def python_class(tmp_path: Path, kinds) -> None:
+    for kind in kinds:
+        submission(tmp_path / "class", kind, "puzzlesolver.py", f"# behaviour: {kind}\n")
+
+
+def test_each_kind_of_run_gets_its_verdict(setup):
+    tmp_path, cases, expected_of = setup
+    python_class(tmp_path, BEHAVIOURS)
+    total, verdicts = grade(tmp_path, cases, FakeSandbox(behaving(expected_of)))
+    assert total == len(BEHAVIOURS) * len(cases)
+    want = {"ac": "AC", "tle": "TLE", "mle": "MLE", "crash": "RTE", "grader-fault": "IE"}
+    for sid, verdict in want.items():
+        assert set(verdicts[sid].values()) == {verdict}, sid
+    # the plural slip only shows where there are several solutions
+    assert verdicts["wa"]["sample"] == "WA"
+
+
+def test_a_rerun_redoes_only_what_the_grader_failed(setup):
+    tmp_path, cases, expected_of = setup
+    python_class(tmp_path, ["ac", "grader-fault"])
+    sandbox = FakeSandbox(behaving(expected_of))
+    first, _ = grade(tmp_path, cases, sandbox)
+    second, verdicts = grade(tmp_path, cases, sandbox)
+    assert (first, second) == (2 * len(cases), len(cases))  # IE is retried, AC is kept
+    assert len(sandbox.runs()) == 3 * len(cases)
+    forced, _ = grade(tmp_path, cases, sandbox, force=True)
+    assert forced == 2 * len(cases)
+
+
+def test_a_failed_build_is_ce_on_every_case_and_built_once(setup):
+    tmp_path, cases, expected_of = setup
+    submission(tmp_path / "class", "broken", "puzzlesolver.c", "int main( {\n")
+    sandbox = FakeSandbox(behaving(expected_of),
+                          on_build=lambda request: result(exit_code=1, stderr=b"error: ')'\n"))
+    grade(tmp_path, cases, sandbox)
+    _, verdicts = grade(tmp_path, cases, sandbox, force=False)
+    assert set(verdicts["broken"].values()) == {"CE"}
+    assert len(sandbox.builds()) == 1 and not sandbox.runs()
+
+
+def test_a_build_the_grader_failed_is_ie_and_not_cached(setup):
+    tmp_path, cases, expected_of = setup
+    submission(tmp_path / "class", "fine", "puzzlesolver.c", "# behaviour: ac\n")
+    failing = FakeSandbox(behaving(expected_of),
+                          on_build=lambda request: result(exit_code=None, error="no bwrap"))
+    _, verdicts = grade(tmp_path, cases, failing)
+    assert set(verdicts["fine"].values()) == {"IE"}
+    working = FakeSandbox(behaving(expected_of))
+    again, verdicts = grade(tmp_path, cases, working)
+    assert again == len(cases) and len(working.builds()) == 1
+    assert set(verdicts["fine"].values()) == {"AC"}
+
+
+def test_the_program_runs_in_its_build_folder_on_the_case_input(setup):
+    tmp_path, cases, expected_of = setup
+    python_class(tmp_path, ["ac"])
+    sandbox = FakeSandbox(behaving(expected_of))
+    grade(tmp_path, cases, sandbox)
+    runs = sandbox.runs()
+    assert sorted(r.input_file.name for r in runs) == sorted(c.input.name for c in cases)
+    assert all(r.workdir.parent == tmp_path / "builds" for r in runs)
+    assert all("{input}" in r.argv for r in runs)  # the sandbox places the input
