@@ -8,6 +8,7 @@ from typing import List, Optional, Tuple
 
 from grader.puzzle import TILE_COUNT, parse_output
 from grader.schemas import validate
+from grader.errors import GraderError
 
 POLICY_RULES = {
     "symmetric-tiles": (
@@ -21,7 +22,7 @@ POLICY_RULES = {
 }
 
 
-class CaseError(Exception):
+class CaseError(GraderError):
     """The manifest or a case file is missing or broken; str() names the file."""
 
 

@@ -7,37 +7,30 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional
 
-from grader.cases import CaseError, default_manifest, load_cases
-from grader.config import ConfigError, load_config
-from grader.exports.cli import ExportError, add_export_command
+from grader.cases import default_manifest, load_cases
+from grader.config import load_config
+from grader.errors import UsageError, run_entry_point
+from grader.exports.cli import add_export_command
 from grader.grading import Event, execute, plan
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import build_report, case_report, score_line, summary_table
 from grader.sandbox import make_sandbox
 from grader.score import report
-from grader.store import Store, StoreError, results_folder
-from grader.submissions import SubmissionError, discover
+from grader.store import Store, results_folder
+from grader.submissions import discover
 
 DB_NAME = "grader.db"
-
-
-class UsageError(Exception):
-    """A command used the wrong way; str() is the one-line reason."""
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except (ConfigError, CaseError, SubmissionError, StoreError, UsageError,
-            ExportError) as error:
-        print(f"grader: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ngrader: interrupted; every finished run is stored, run the same command "
-              "again to resume", file=sys.stderr)
-        return 130
+    return run_entry_point("grader: error", lambda: args.func(args), _interrupted)
+
+
+def _interrupted() -> None:
+    print("\ngrader: interrupted; every finished run is stored, run the same command "
+          "again to resume", file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:

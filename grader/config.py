@@ -15,9 +15,10 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from grader.model import Limits
+from grader.errors import GraderError
 
 
-class ConfigError(Exception):
+class ConfigError(GraderError):
     """A bad course configuration; str() is one line naming the key."""
 
 

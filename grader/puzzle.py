@@ -55,10 +55,6 @@ def turn(edges: Tile, quarter_turns: int = 1) -> Tile:
     return edges[4 - k:] + edges[:4 - k] if k else edges
 
 
-def is_rotation(edges: Sequence[str], tile: Tile) -> bool:
-    return tuple(edges) in all_turns((tile,))[0]
-
-
 def all_turns(tiles: Sequence[Tile]) -> Tuple[FrozenSet[Tile], ...]:
     """Per tile, the edges of its four turns: what a cell showing it may show."""
     return tuple(frozenset(turn(tile, k) for k in range(4)) for tile in tiles)
@@ -128,11 +124,6 @@ def draw(board: Board) -> str:
         out.append("".join(f"|   {c.edges[2]}   " for c in row) + "|")
         out.append(SEPARATOR)
     return "\n".join(out) + "\n"
-
-
-def order_key(board: Board) -> Tuple[str, str]:
-    """Boards go by their 9-digit string, ties by their drawn text."""
-    return digits(board), draw(board)
 
 
 def position(index: int) -> str:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Set, Tuple
+from grader.errors import GraderError
 
 SCHEMA_VERSION = 1
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
@@ -75,7 +76,7 @@ CREATE TABLE IF NOT EXISTS timings (
 """
 
 
-class StoreError(Exception):
+class StoreError(GraderError):
     """The results folder or database cannot be used; str() says why."""
 
 
@@ -247,9 +248,6 @@ class Store:
             "SELECT output FROM runs WHERE submission_id=? AND content_hash=? AND case_id=?"
             " AND case_version=?", (submission_id, content_hash, case_id, case_version)).fetchone()
         return zlib.decompress(row[0]) if row and row[0] is not None else None
-
-    def count_runs(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
     # ------------------------------------------------------------ leaderboard timings
 

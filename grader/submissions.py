@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from grader.config import CourseConfig, LanguageSpec
+from grader.errors import GraderError
 
 MAX_SOURCE_BYTES = 1 << 20
 
@@ -29,7 +30,7 @@ class Submission:
         return self.language.name if self.language else "?"
 
 
-class SubmissionError(Exception):
+class SubmissionError(GraderError):
     """The path given to grade or check does not exist; str() names it."""
 
 

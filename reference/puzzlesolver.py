@@ -510,10 +510,6 @@ def _groups(rows: _Rows) -> Iterator[_Group]:
                 yield _Group(t0, tuple((ids, found) for _, ids, found in same))
 
 
-def _group_count(group: _Group) -> int:
-    return sum(found.counts[group.corner] for _, found in group.pairs)
-
-
 def _group_boards(rows: _Rows, group: _Group) -> List[tuple]:
     """The group's boards (ids), in order."""
     corner = group.corner

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from testcases import DEFAULT_MANIFEST, build, engine, generate, intformat
-from testcases.errors import Failure, UsageError
+from grader.errors import run_entry_point
+from testcases.errors import UsageError
 from testcases.puzzletext import format_puzzle
 
 
@@ -147,14 +148,4 @@ _COMMANDS = {"generate": _generate, "import-int": _import_int, "add": _add,
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        return _COMMANDS[args.command](args)
-    except UsageError as error:
-        print(f"testcases {args.command}: {error}", file=sys.stderr)
-        return 2
-    except engine.NoReference as error:
-        print(f"testcases {args.command}: {error}", file=sys.stderr)
-        return 2
-    except Failure as error:
-        print(f"testcases {args.command}: {error}", file=sys.stderr)
-        return 1
+    return run_entry_point(f"testcases {args.command}", lambda: _COMMANDS[args.command](args))

@@ -6,7 +6,7 @@ import io
 from types import ModuleType
 from typing import Tuple
 
-from testcases.errors import UsageError
+from testcases.errors import GraderError, UsageError
 
 FOR_INSTRUCTORS = (
     "this command is for instructors: it needs the reference solver "
@@ -14,7 +14,7 @@ FOR_INSTRUCTORS = (
 )
 
 
-class NoReference(Exception):
+class NoReference(GraderError):
     """`reference` (or the module asked for) is not installed; str() says so."""
 
 

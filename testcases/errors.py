@@ -1,9 +1,12 @@
-"""Errors every command turns into a one-line message and an exit status."""
+"""Errors every command turns into a one-line message and an exit status: the
+grader's error family (grader/errors.py), so one handler serves every entry point."""
+
+from grader.errors import GraderError, UsageError
+
+__all__ = ["Failure", "GraderError", "UsageError"]
 
 
-class UsageError(Exception):
-    """Bad input from the user (a file, an option, an id): exit status 2."""
-
-
-class Failure(Exception):
+class Failure(GraderError):
     """The command could not do its job (gave up, found a difference): exit status 1."""
+
+    exit_status = 1

@@ -11,7 +11,6 @@ from typing import Iterable, Sequence, Tuple
 
 SYMMETRIC_TILES = "symmetric-tiles"
 TIE_ORDER = "tie-order"
-RULES = (SYMMETRIC_TILES, TIE_ORDER)  # the order flags are listed in
 
 Tile = Sequence[str]
 

@@ -172,7 +172,8 @@ sys.stdout.write(open(sys.argv[1].replace(".txt", ".out")).read() if False else 
 '''
 
 
-def test_sigkill_midway_then_resume_loses_nothing_and_repeats_nothing(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+def test_stopped_midway_then_resume_loses_nothing_and_repeats_nothing(tmp_path, stop):
     puzzles = {f"c{i}": "A0,A0,A0,A0\n" * 9 for i in range(8)}
     manifest = make_cases(tmp_path / "cases", puzzles)
     klass = tmp_path / "class"
@@ -181,7 +182,9 @@ def test_sigkill_midway_then_resume_loses_nothing_and_repeats_nothing(tmp_path):
     results = tmp_path / "results"
     cmd = [sys.executable, "-m", "grader", "--manifest", str(manifest), "grade",
            str(klass), "--results", str(results), "--jobs", "2"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
     db = results / "grader.db"
     deadline = time.time() + 60
     stored = 0
@@ -192,8 +195,12 @@ def test_sigkill_midway_then_resume_loses_nothing_and_repeats_nothing(tmp_path):
                 stored = _count(db)
             except sqlite3.OperationalError:
                 pass
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.send_signal(stop)
+    code = proc.wait(timeout=60)
+    if stop == signal.SIGINT:  # Ctrl-C: a clean stop that says how to resume
+        assert code == 130
+        assert "interrupted; every finished run is stored" in log.read_text()
+        assert "Traceback" not in log.read_text()
     before = _rows(db)
     assert 6 <= len(before) < 24, "the kill should land midway"
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from grader.cases import Case, CaseError, load_cases
-from grader.config import ConfigError, CourseConfig, load_config
+from grader.cases import Case, load_cases
+from grader.config import CourseConfig, load_config
+from grader.errors import GraderError
 from grader.exports.common import DB_NAME, ExportError
 from grader.exports.gradescope import leaderboard_cases, results_document
 from grader.grading import execute, plan
@@ -26,7 +27,7 @@ from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
 from grader.sandbox import make_sandbox
 from grader.score import SubmissionReport, report
-from grader.store import Store, StoreError
+from grader.store import Store
 from grader.submissions import load
 
 
@@ -57,7 +58,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                     execution_time=time.monotonic() - started)
         args.results.mkdir(parents=True, exist_ok=True)
         write_json(document, args.results / "results.json", "gradescope_results")
-    except (ConfigError, CaseError, StoreError, ExportError) as error:
+    except GraderError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
     print(build_report(result))

@@ -14,6 +14,7 @@ from grader.cases import Case, default_manifest, load_cases
 from grader.schemas import validate
 from grader.score import SubmissionReport, report
 from grader.store import Store
+from grader.errors import GraderError
 
 DB_NAME = "grader.db"  # the database `grader grade` writes in its results folder
 RESULTS_JSON = "results.json"
@@ -21,7 +22,7 @@ GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itsel
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same inputs give the same zip
 
 
-class ExportError(Exception):
+class ExportError(GraderError):
     """An export cannot be made; str() is the one-line reason."""
 
 

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from grader.model import Limits, RunResult
+from grader.errors import GraderError
 
 INPUT_PLACEHOLDER = "{input}"
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(GraderError):
     """The requested sandbox cannot work on this machine (one-line reason)."""
 
 
