@@ -4,7 +4,13 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Union
+
+from grader.errors import GraderError
+
+
+class WriteError(GraderError):
+    """A result, report or export file could not be written (full disk, no permission)."""
 
 
 @contextmanager
@@ -24,3 +30,16 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def write_file(path: Path, data: Union[bytes, str]) -> None:
+    """Write a file whole or not at all, bytes exactly as given (str: UTF-8, invalid
+    code points escaped); WriteError names the file and the reason."""
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "backslashreplace")
+    try:
+        with atomic_output(path) as handle:
+            handle.write(data)
+    except OSError as error:
+        raise WriteError(f"{path}: cannot write: {error.strerror or error}") from None

@@ -16,11 +16,8 @@ from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import build_report, case_report, score_line, summary_table
 from grader.sandbox import make_sandbox
 from grader.score import report
-from grader.store import Store, results_folder
+from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import discover
-
-DB_NAME = "grader.db"
-
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = _parser()
@@ -171,7 +168,7 @@ def cmd_leaderboard(args) -> int:
     from grader import leaderboard as lb
     from grader.reports.leaderboard_html import html_page
     from grader.reports.leaderboard_md import markdown, terminal
-    from grader.reports.results_json import write_atomic
+    from grader.atomic import write_file
 
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
@@ -206,8 +203,8 @@ def cmd_leaderboard(args) -> int:
                           anonymized=args.anonymize)
         print(terminal(doc))
         write_json(doc, folder / "leaderboard.json", "leaderboard")
-        write_atomic(folder / "leaderboard.md", markdown(doc))
-        write_atomic(folder / "leaderboard.html", html_page(doc))
+        write_file(folder / "leaderboard.md", markdown(doc))
+        write_file(folder / "leaderboard.html", html_page(doc))
         print(f"\nleaderboard: {folder / 'leaderboard.md'}, {folder / 'leaderboard.json'} and "
               f"{folder / 'leaderboard.html'}")
         if args.anonymize:

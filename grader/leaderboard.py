@@ -43,7 +43,7 @@ from grader.build import build
 from grader.cases import Case, CaseError
 from grader.config import ConfigError, CourseConfig, LanguageSpec
 from grader.judge import command, judge
-from grader.model import Verdict
+from grader.model import VERDICT_ORDER, Verdict
 from grader.score import report
 from grader.store import Store, StoreError, SubmissionRow, TimingRow
 from grader.submissions import Submission, load
@@ -53,7 +53,6 @@ from grader.timing import (EXACT_MAX_TOTAL, Summary, one_core, ranks,
 STARTUP_PREFIX = "startup/"  # no folder name holds a "/": no submission can take it
 SALT_FILE = "leaderboard.salt"
 PSEUDONYM_KEY = "leaderboard-pseudonyms.csv"
-VERDICT_ORDER = ("WA", "PE", "TLE", "MLE", "OLE", "RTE", "CE", "IE")
 
 _STARTUP_SOURCES = {
     "c": "int main(void) { return 0; }\n",
@@ -149,7 +148,7 @@ def failure_summary(verdicts: Sequence[str]) -> str:
     """E.g. "WA on 3 cases, TLE on 1 case"; empty when every verdict is AC."""
     parts = []
     for verdict in VERDICT_ORDER:
-        count = sum(v == verdict for v in verdicts)
+        count = sum(v == verdict for v in verdicts) if verdict != Verdict.AC else 0
         if count:
             parts.append(f"{verdict} on {count} case{'s' if count != 1 else ''}")
     return ", ".join(parts)

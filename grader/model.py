@@ -20,6 +20,12 @@ class Verdict(str, Enum):
         return self.value
 
 
+NOT_GRADED = "-"  # shown for a case with no stored run
+# The order every report lists verdicts in: accepted first, then the student's
+# failures from "almost" to "did not build", then the grader's own, then none.
+VERDICT_ORDER = (*(v.value for v in Verdict), NOT_GRADED)
+
+
 @dataclass(frozen=True)
 class Limits:
     """What one sandboxed process tree may use."""

@@ -6,6 +6,7 @@ from typing import List, Optional, Sequence
 
 from grader.cases import Case
 from grader.store import BuildRow, RunRow, Store, SubmissionRow
+from grader.model import NOT_GRADED
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class SubmissionReport:
 
     @property
     def verdict_counts(self) -> Counter:
-        return Counter(o.verdict or "-" for o in self.outcomes)
+        return Counter(o.verdict or NOT_GRADED for o in self.outcomes)
 
     @property
     def complete(self) -> bool:

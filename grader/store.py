@@ -76,6 +76,9 @@ CREATE TABLE IF NOT EXISTS timings (
 """
 
 
+DB_NAME = "grader.db"  # the database `grader grade` keeps in its results folder
+
+
 class StoreError(GraderError):
     """The results folder or database cannot be used; str() says why."""
 

@@ -1,8 +1,14 @@
 """course.toml: defaults, overrides, and one clear error per bad key."""
 
+import dataclasses
+
 import pytest
 
-from grader.config import DEFAULT_LANGUAGES, ConfigError, load_config
+from grader.config import (
+    DEFAULT_LANGUAGES, ConfigError, CourseConfig, default_course_file, load_config, tomllib,
+)
+from grader.exports.common import _pyproject_dependencies, requirements_txt
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.fast
 
@@ -71,3 +77,31 @@ def test_invalid_toml_and_missing_file(tmp_path):
         load_config(write(tmp_path, "[limits\n"))
     with pytest.raises(ConfigError, match="no such course configuration file"):
         load_config(tmp_path / "nope.toml")
+
+
+def _course_file_with_comments_as_keys(text: str) -> str:
+    """course.toml with its commented-out tables and keys ("# [languages.c]", "# run =
+    [...]") made real: what the file says the defaults are."""
+    lines = []
+    for line in text.splitlines():
+        body = line[2:] if line.startswith("# ") else line
+        if line.startswith("# ") and (body.startswith("[") or " = " in body.split("#")[0]):
+            line = body
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def test_course_toml_shows_exactly_the_defaults_of_the_code(tmp_path):
+    # One home for each default (the code): course.toml only shows them, and this
+    # test fails when the two disagree.
+    shown = _course_file_with_comments_as_keys(default_course_file().read_text())
+    assert "[languages.java]" in shown
+    config = load_config(write(tmp_path, shown))
+    assert dataclasses.replace(config, source=None) == CourseConfig()
+
+
+def test_export_requirements_are_the_pyproject_dependencies():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    listed = [r.replace("'", '"') for r in pyproject["project"]["dependencies"]]
+    assert requirements_txt().splitlines() == listed
+    assert _pyproject_dependencies() == pyproject["project"]["dependencies"]

@@ -20,14 +20,14 @@ from typing import List, Optional, Tuple
 from grader.cases import Case, load_cases
 from grader.config import CourseConfig, load_config
 from grader.errors import GraderError
-from grader.exports.common import DB_NAME, ExportError
+from grader.exports.common import ExportError
 from grader.exports.gradescope import leaderboard_cases, results_document
 from grader.grading import execute, plan
 from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
 from grader.sandbox import make_sandbox
 from grader.score import SubmissionReport, report
-from grader.store import Store
+from grader.store import DB_NAME, Store
 from grader.submissions import load
 
 

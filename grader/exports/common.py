@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from grader.atomic import atomic_output
+from grader.config import tomllib
 from grader.cases import Case, default_manifest, load_cases
 from grader.schemas import validate
 from grader.score import SubmissionReport, report
-from grader.store import Store
+from grader.store import DB_NAME, Store
 from grader.errors import GraderError
 
-DB_NAME = "grader.db"  # the database `grader grade` writes in its results folder
 RESULTS_JSON = "results.json"
 GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same inputs give the same zip
@@ -209,29 +209,23 @@ def cut(text: str, limit: int) -> str:
     return text[:limit] + f"\n... ({len(text) - limit:,} more characters cut)"
 
 
-_FALLBACK_REQUIREMENTS = ("jsonschema>=4.17", "tabulate>=0.9", "tqdm>=4.60",
-                          'tomli>=2.0; python_version < "3.11"')
-
-
 def requirements_txt() -> str:
-    """The grader's run-time dependencies, for a pip requirements file: taken from the
-    installed distribution (so pyproject.toml stays the one list), else a copy of it."""
+    """The grader's run-time dependencies, for a pip requirements file, from their one
+    list: pyproject.toml's, as installed (the distribution's metadata) or, in a checkout
+    without it, as written."""
     try:
         found = requires("scramble-grader")
     except PackageNotFoundError:
-        found = None
-    wanted = [r for r in (found or _FALLBACK_REQUIREMENTS) if "extra ==" not in r]
+        found = _pyproject_dependencies()
+    wanted = [r for r in found or () if "extra ==" not in r]
     return "\n".join(wanted) + "\n"
 
 
-def write_file(path: Path, data: Union[bytes, str]) -> None:
-    """Write a file atomically, bytes exactly as given (str: UTF-8, invalid code points
-    escaped), so a failure leaves the previous version and no stray file behind."""
-    path = Path(path)
-    if isinstance(data, str):
-        data = data.encode("utf-8", "backslashreplace")
+def _pyproject_dependencies() -> List[str]:
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     try:
-        with atomic_output(path) as handle:
-            handle.write(data)
-    except OSError as error:
-        raise ExportError(f"{path}: cannot write: {error.strerror or error}") from None
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        return list(data["project"]["dependencies"])
+    except (OSError, ValueError, KeyError) as error:
+        raise ExportError(f"cannot tell the grader's dependencies: the package is not "
+                          f"installed and {pyproject} cannot be read ({error})") from None

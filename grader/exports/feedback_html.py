@@ -23,18 +23,19 @@ from typing import Dict, Iterable, Optional, Sequence
 from urllib.parse import quote
 
 from grader import __version__
+from grader.atomic import write_file
 from grader.exports.common import (
-    ExportError, Graded, cut, language_name, verdict_name, write_file,
+    ExportError, Graded, cut, language_name, verdict_name,
 )
 from grader.exports.textdiff import LineDiff, Row, line_diff
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
 from grader.text import printable
+from grader.model import NOT_GRADED, VERDICT_ORDER
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
 STDERR_LIMIT = 4000
 BUILD_LOG_LIMIT = 20000
-VERDICT_ORDER = ("AC", "WA", "PE", "TLE", "MLE", "OLE", "RTE", "CE", "IE", "-")
 INDEX = "index.html"
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -215,7 +216,7 @@ def _case_table(result: SubmissionReport, student: bool) -> str:
     rows = []
     hidden_number = 0
     for outcome in result.outcomes:
-        case, run, verdict = outcome.case, outcome.run, outcome.verdict or "-"
+        case, run, verdict = outcome.case, outcome.run, outcome.verdict or NOT_GRADED
         badge = f'<span class="badge v-{e(verdict)}">{e(verdict)}</span>'
         if student and not case.public:
             hidden_number += 1
@@ -240,7 +241,7 @@ def _case_table(result: SubmissionReport, student: bool) -> str:
 
 def _case_details(outcome: CaseOutcome, result: SubmissionReport, store: Store) -> str:
     case, run = outcome.case, outcome.run
-    verdict = outcome.verdict or "-"
+    verdict = outcome.verdict or NOT_GRADED
     parts = [f'<section class="case" id="case-{e(case.id)}">',
              f'<h3><span class="badge v-{e(verdict)}">{e(verdict)}</span> {e(case.id)}'
              + ("" if case.public else ' <span class="hidden-tag">(hidden)</span>') + "</h3>",

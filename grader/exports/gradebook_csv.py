@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from grader.cases import Case
-from grader.exports.common import ExportError, write_file
+from grader.atomic import write_file
+from grader.exports.common import ExportError
 from grader.schemas import validate
 from grader.score import SubmissionReport, format_score
+from grader.model import NOT_GRADED
 
 FIXED_COLUMNS = ("id", "language", "score", "max_score", "leaderboard_rank")
 LEADERBOARD_FILE = "leaderboard.json"
@@ -43,7 +45,7 @@ def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]]) -
         table.append([
             sub.id, sub.language, format_score(result.score), format_score(result.max_score),
             (ranks or {}).get(sub.id, ""),
-            *(outcome.verdict or "-" for outcome in result.outcomes),
+            *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
         ])
     return table
 

@@ -26,6 +26,7 @@ from grader.exports.common import (
 )
 from grader.score import CaseOutcome, SubmissionReport
 from grader.text import printable
+from grader.model import NOT_GRADED
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
 BUILD_LOG_LIMIT = 6000
@@ -163,7 +164,7 @@ def results_document(result: SubmissionReport, *, timed: Collection[str], sandbo
 def _test(number: int, outcome: CaseOutcome) -> dict:
     case, run = outcome.case, outcome.run
     passed = outcome.verdict == "AC"
-    extra = {"verdict": outcome.verdict or "-", "case_version": case.version}
+    extra = {"verdict": outcome.verdict or NOT_GRADED, "case_version": case.version}
     if run is not None and run.cpu_seconds is not None:
         extra.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
                      peak_memory_kb=run.peak_memory_kb)

@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Sequence
 
 from grader import __version__
-from grader.atomic import atomic_output
+from grader.atomic import write_file
 from grader.cases import Case
 from grader.schemas import validate
 from grader.score import SubmissionReport
-from grader.store import StoreError
 
 
 def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
@@ -57,13 +56,4 @@ def write_json(document: dict, path: Path, schema: str) -> None:
     problem = validate(document, schema)
     if problem:
         raise ValueError(f"internal error: {path.name} does not fit its schema {problem}")
-    write_atomic(Path(path), json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a text file whole or not at all (see grader.atomic)."""
-    try:
-        with atomic_output(path) as handle:
-            handle.write(text.encode("utf-8"))
-    except OSError as error:
-        raise StoreError(f"{path}: cannot write: {error.strerror or error}") from None
+    write_file(Path(path), json.dumps(document, indent=2, ensure_ascii=False) + "\n")

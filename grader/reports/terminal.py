@@ -5,8 +5,8 @@ from typing import Sequence
 from tabulate import tabulate
 
 from grader.score import SubmissionReport, format_score
+from grader.model import VERDICT_ORDER
 
-VERDICT_ORDER = ("AC", "WA", "PE", "TLE", "MLE", "OLE", "RTE", "CE", "IE", "-")
 
 
 def verdict_summary(report: SubmissionReport) -> str:
