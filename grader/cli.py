@@ -74,6 +74,17 @@ def _parser() -> argparse.ArgumentParser:
                        help="forget every stored timing and measure again")
     board.set_defaults(func=cmd_leaderboard)
 
+    similar = sub.add_parser("similarity", help="rank every pair of submissions by similarity "
+                             "(copydetect) into one HTML page (instructors)")
+    similar.add_argument("out", type=Path, metavar="OUT.html")
+    similar.add_argument("--submissions", type=Path, default=Path("submissions"),
+                         help="the class folder (default: %(default)s)")
+    similar.add_argument("--base", type=Path, metavar="STARTER_DIR",
+                         help="starter or hand-out code: matches with it are ignored")
+    similar.add_argument("--top", type=int, default=40,
+                         help="pairs shown side by side (default: %(default)s)")
+    similar.set_defaults(func=cmd_similarity)
+
     add_export_command(sub)
     return parser
 
@@ -127,6 +138,12 @@ def _run_with_progress(work, store, sandbox, config, cache_root, jobs, force) ->
                 bar.update(1)
         execute(work, store, sandbox, config, cache_root, jobs=jobs, force=force,
                 on_event=on_event)
+
+
+def cmd_similarity(args) -> int:
+    from grader.similarity_cli import similarity
+
+    return similarity(args)
 
 
 def cmd_check(args) -> int:
