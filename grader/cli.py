@@ -111,7 +111,7 @@ def cmd_grade(args) -> int:
         work = plan(submissions, cases, store, force=args.force)
         _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, args.force)
         reports = [report(store, store.submission(s.id), cases) for s in submissions]
-        print(summary_table(reports))
+        print(summary_table(reports, config.limits.cpu_seconds))
         internal = sum(r.verdict_counts.get("IE", 0) for r in reports)
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
@@ -162,7 +162,7 @@ def cmd_check(args) -> int:
             _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, False)
             result = report(store, store.submission(submissions[0].id), cases)
     print(build_report(result))
-    print(case_report(result, instructor=False))
+    print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
     print(score_line(result, " on the public cases"))
     if result.all_accepted:
         print("All public cases pass. Hidden cases are graded after the deadline.")
@@ -181,10 +181,11 @@ def cmd_show(args) -> int:
             known = ", ".join(s.id for s in store.submissions()) or "none"
             raise UsageError(f"no submission {args.id!r} in {path} (known: {known})")
         result = report(store, row, cases)
+    cpu_limit = load_config(args.course).limits.cpu_seconds
     print(f"submission {row.id}  language {row.language}  folder {row.folder}")
     print(f"content {row.content_hash[:16]}")
     print(build_report(result))
-    print(case_report(result, instructor=True))
+    print(case_report(result, instructor=True, cpu_limit=cpu_limit))
     print(score_line(result, ""))
     return 0
 
