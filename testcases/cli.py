@@ -86,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     _example_options(lim)
     lim.add_argument("--runs", type=int, help="runs per program and case "
                      "(default: [timelimit] runs in course.toml)")
+    lim.add_argument("--csv", type=Path, metavar="OUT.csv",
+                     help="also write every timed run (program, language, case, CPU, wall)")
     return parser
 
 

@@ -1,6 +1,7 @@
 """`testcases verify-examples` and `testcases timelimit`: the commands that grade
 or time the example class (kept apart from cli.py, which needs no grader)."""
 
+import csv
 import sys
 import tempfile
 from pathlib import Path
@@ -85,6 +86,8 @@ def timelimit(args) -> int:
                         for p, lang, n, med, worst, case in tl.table(measured.samples)],
                        headers=("program", "language", "runs", "median CPU s",
                                 "slowest CPU s", "slowest case")))
+        if args.csv is not None:
+            _write_csv(args.csv, measured.samples)
         proposal = tl.propose(measured.samples, config.timelimit)
         slowest = proposal.slowest
         print(f"\nslowest accepted run: {slowest.program} ({slowest.language}) on "
@@ -93,9 +96,23 @@ def timelimit(args) -> int:
         print(f"proposed: CPU {proposal.cpu_seconds:g} s (= {proposal.k:g} x "
               f"{slowest.cpu_seconds:.4f} s, rounded up to a multiple of "
               f"{config.timelimit.round_to:g} s), wall {proposal.wall_seconds:g} s "
-              f"(= {config.timelimit.wall_factor:g} x CPU); now in force: CPU "
+              f"(= {config.timelimit.wall_factor:g} x CPU, at least {proposal.k:g} x the "
+              f"slowest wall time, {proposal.slowest_wall.wall_seconds:.4f} s by "
+              f"{proposal.slowest_wall.program} on {proposal.slowest_wall.case}); now in force: CPU "
               f"{config.limits.cpu_seconds:g} s, wall {config.limits.wall_seconds:g} s")
         print("\n# for course.toml\n" + tl.limits_snippet(proposal))
         for warning in tl.tle_warnings(examples, cases, proposal, sandbox, config, cache):
             _warn(warning)
     return 0
+
+
+def _write_csv(path: Path, samples) -> None:
+    """Every timed run, one row each (the csv module quotes odd folder names)."""
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(("program", "language", "case", "cpu_seconds", "wall_seconds"))
+            writer.writerows((s.program, s.language, s.case, f"{s.cpu_seconds:.6f}",
+                              f"{s.wall_seconds:.6f}") for s in samples)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write: {error.strerror}") from None

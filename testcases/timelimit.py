@@ -55,7 +55,8 @@ class Measurement:
 class Proposal:
     cpu_seconds: float
     wall_seconds: float
-    slowest: Sample
+    slowest: Sample  # by CPU time
+    slowest_wall: Sample  # by wall time
     k: float
 
 
@@ -107,11 +108,16 @@ def measure(programs: Sequence[Program], runs: int, sandbox, config: CourseConfi
 
 
 def propose(samples: Sequence[Sample], settings: TimeLimitConfig) -> Proposal:
-    """k x the slowest accepted run, rounded up to a multiple of round_to."""
+    """CPU: k x the slowest accepted run, rounded up to a multiple of round_to.
+    Wall: wall_factor x that, but never under k x the slowest accepted wall time (a
+    JVM's start-up can wait on more than its CPU time)."""
+    if not samples:
+        raise ValueError("no accepted runs to set a limit from")
     slowest = max(samples, key=lambda s: s.cpu_seconds)
+    slowest_wall = max(samples, key=lambda s: s.wall_seconds)
     cpu = _round_up(settings.k * slowest.cpu_seconds, settings.round_to)
-    return Proposal(cpu, _round_up(cpu * settings.wall_factor, settings.round_to), slowest,
-                    settings.k)
+    wall = max(cpu * settings.wall_factor, settings.k * slowest_wall.wall_seconds)
+    return Proposal(cpu, _round_up(wall, settings.round_to), slowest, slowest_wall, settings.k)
 
 
 def _round_up(value: float, step: float) -> float:
