@@ -74,8 +74,10 @@ def _header(report: Report, generated: str, version: str) -> str:
 
 
 def _ranking(pairs: Sequence[Pair], linked: int) -> str:
+    """The pairs sharing any code, best first (pairs with nothing in common are counted)."""
+    sharing = [p for p in pairs if p.tokens > 0]
     rows = []
-    for rank, pair in enumerate(pairs[:TABLE_ROWS], start=1):
+    for rank, pair in enumerate(sharing[:TABLE_ROWS], start=1):
         name = f'<a href="#pair-{rank}">{rank}</a>' if rank <= linked else str(rank)
         left, right = pair.similarity
         rows.append(f"<tr><td class=\"num\">{name}</td><td>{_who(pair.left)}</td>"
@@ -83,8 +85,11 @@ def _ranking(pairs: Sequence[Pair], linked: int) -> str:
                     f"<td class=\"num\">{_percent(right)}</td>"
                     f'<td><span class="bar" style="width:{round(pair.score * 120)}px"></span>'
                     f"</td><td class=\"num\">{pair.tokens}</td></tr>")
-    more = len(pairs) - TABLE_ROWS
-    note = f'<p class="meta">{more} less similar pairs not listed.</p>' if more > 0 else ""
+    more = max(0, len(sharing) - TABLE_ROWS)
+    notes = [f"{more} less similar pairs not listed"] if more else []
+    if len(pairs) > len(sharing):
+        notes.append(f"{len(pairs) - len(sharing)} pairs share no code at all")
+    note = f'<p class="meta">{"; ".join(notes)}.</p>' if notes else ""
     return ("<h2>Pairs, most similar first</h2><table class=\"rank\"><thead><tr>"
             '<th class="num">#</th><th>submission</th><th>submission</th>'
             '<th class="num">share of first</th><th class="num">share of second</th><th></th>'
