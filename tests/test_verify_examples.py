@@ -148,3 +148,16 @@ def test_a_bad_declaration_stops_before_grading(small_class, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "names 'nope', which is no case in the manifest" in err
     assert "grading" not in err
+
+
+@pytest.mark.slow
+def test_the_example_class_gets_exactly_its_declared_verdicts(tmp_path, capsys):
+    """The shipped class, graded for real (every language, the real sandbox). A 1 s
+    CPU limit keeps the endless loop short; the slowest correct example needs about
+    0.3 s (testcases timelimit)."""
+    course = tmp_path / "course.toml"
+    course.write_text("[limits]\ncpu_seconds = 1\nwall_seconds = 4\n")
+    code = testcases_cli.main(["verify-examples", "--course", str(course), "--jobs", "2"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "get exactly their declared verdicts" in out and "not checked" not in err
