@@ -89,8 +89,8 @@ def main() -> None:
     languages = {}
     for document in documents:
         languages[document.language] = languages.get(document.language, 0) + 1
-    print(f"class: {len(documents)} submissions ({', '.join(f'{n} {l}' for l, n in sorted(languages.items()))}), "
-          f"{len(pairs)} pairs")
+    mix = ", ".join(f"{n} {language}" for language, n in sorted(languages.items()))
+    print(f"class: {len(documents)} submissions ({mix}), {len(pairs)} pairs")
     print(f"fingerprint every file: {fingerprinted - began:7.2f} s")
     print(f"compare every pair:     {compared - fingerprinted:7.2f} s "
           f"({(compared - fingerprinted) / len(pairs) * 1e6:.0f} us a pair)")

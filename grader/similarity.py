@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from grader.config import CourseConfig
 from grader.submissions import Submission, discover
@@ -150,7 +150,3 @@ def similarity_report(folder: Path, config: CourseConfig, base: Optional[Path] =
         pairs = [compare(a, b) for a, b in combinations(documents, 2)]
     pairs.sort(key=lambda p: (-p.score, -p.tokens, p.left.id, p.right.id))
     return Report(pairs, documents, skipped, starter)
-
-
-def ranked_ids(pairs: Sequence[Pair]) -> List[Tuple[str, str]]:
-    return [(p.left.id, p.right.id) for p in pairs]

@@ -98,8 +98,8 @@ def timelimit(args) -> int:
               f"{config.timelimit.round_to:g} s), wall {proposal.wall_seconds:g} s "
               f"(= {config.timelimit.wall_factor:g} x CPU, at least {proposal.k:g} x the "
               f"slowest wall time, {proposal.slowest_wall.wall_seconds:.4f} s by "
-              f"{proposal.slowest_wall.program} on {proposal.slowest_wall.case}); now in force: CPU "
-              f"{config.limits.cpu_seconds:g} s, wall {config.limits.wall_seconds:g} s")
+              f"{proposal.slowest_wall.program} on {proposal.slowest_wall.case}); "
+              f"now in force: CPU {config.limits.cpu_seconds:g} s, wall {config.limits.wall_seconds:g} s")
         print("\n# for course.toml\n" + tl.limits_snippet(proposal))
         for warning in tl.tle_warnings(examples, cases, proposal, sandbox, config, cache):
             _warn(warning)

@@ -4,7 +4,6 @@ out, one self-contained page, checked in headless Chromium like the feedback pag
 import builtins
 import io
 import keyword
-import shutil
 import tokenize
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from grader.config import load_config
 from grader.reports.similarity_html import marked
 from grader.similarity import similarity_report
 from tests.helpers import ROOT
-from tests.test_feedback_browser import (CHROMIUM, WINDOW, Page, chromium, console_messages,
+from tests.test_feedback_browser import (WINDOW, Page, chromium, console_messages,
                                          needs_chromium, png_summary)
 
 EXAMPLES = ROOT / "submissions"

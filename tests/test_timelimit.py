@@ -4,8 +4,6 @@ mark of grade, show and the feedback pages."""
 
 import csv
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 

@@ -133,7 +133,8 @@ def test_a_changed_expected_output_is_caught(small_class, capsys):
     write(examples / "good", 'verdict = "AC"\n')
     write(examples / "plural", 'verdict = "AC"\n')
     expected = manifest.parent / "public" / "sample.out"
-    expected.write_bytes(expected.read_bytes().replace(b"2 unique solutions", b"2 unique  solutions"))
+    expected.write_bytes(expected.read_bytes().replace(b"2 unique solutions",
+                                                       b"2 unique  solutions"))
     code = testcases_cli.main(["--manifest", str(manifest), "verify-examples", str(examples)])
     err = capsys.readouterr().err
     assert code == 1

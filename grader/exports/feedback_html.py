@@ -82,7 +82,8 @@ tr.exp td.code { background: #ffd7d5; } tr.got td.code { background: #aceebb; }
       padding: 0 2px; } .eol { color: #afb8c1; }
 .legend { color: var(--muted); font-size: 13px; }
 .note { color: var(--muted); font-style: italic; }
-.sensitive { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 6px 10px; }
+.sensitive { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
+             padding: 6px 10px; }
 .near { color: #9a6700; font-weight: 600; }
 footer { margin-top: 32px; color: var(--muted); font-size: 13px; }
 a { color: #0969da; }
