@@ -90,6 +90,8 @@ def differences(example: str, expected: Expected, actual: Mapping[str, str],
             continue
         why = (diagnoses.get(case_id) or "").strip().splitlines()[:1]
         detail = f" ({why[0]})" if why else ""
+        if got == "IE":  # not the example's verdict: the grader failed, and says why
+            detail += "; IE is the grader's own failure: run again"
         problems.append(f"example {example!r}, case {case_id!r}: expected {wanted}, "
                         f"got {got}{detail}")
     return problems

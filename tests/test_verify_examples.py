@@ -59,6 +59,9 @@ def test_differences_name_the_example_and_the_case(tmp_path):
     got = {"sample": "AC", "lightbulbs": "PE", "none": "WA"}
     assert differences("ex", expected, got, {"lightbulbs": "line 14 differs\nmore"}) == [
         "example 'ex', case 'lightbulbs': expected AC, got PE (line 14 differs)"]
+    internal = differences("ex", expected, {"sample": "IE"}, {"sample": "sandbox: boom"})
+    assert internal == ["example 'ex', case 'sample': expected AC, got IE (sandbox: boom); "
+                        "IE is the grader's own failure: run again"]
 
 
 def test_render_declares_the_commonest_verdict_and_lists_the_rest(tmp_path):
