@@ -156,7 +156,7 @@ def render_page(result: SubmissionReport, store: Store, *, student: bool,
     if cpu_limit is not None and sensitivity.note(result, cpu_limit):
         parts.append(f'<p class="sensitive">{e(sensitivity.note(result, cpu_limit))}: a '
                      "slightly slower machine or a lower limit could change these verdicts "
-                     "(marked ⏱ below).</p>")
+                     "(marked \"near the limit\" below).</p>")
     parts.append(_build_section(result))
     parts.append(_case_table(result, student, cpu_limit))
     details = [_case_details(outcome, result, store) for outcome in result.outcomes
@@ -242,7 +242,7 @@ def _case_table(result: SubmissionReport, student: bool,
             if cpu_limit is not None and sensitivity.near_limit(run.cpu_seconds, verdict,
                                                                 cpu_limit):
                 cpu = ('<span class="near" title="sensitive to the time limit: over 75% of '
-                       f'{cpu_limit:g} s CPU">⏱ {cpu}</span>')
+                       f'{cpu_limit:g} s CPU">{cpu} near the limit</span>')
         rows.append(f'<tr><td>{name}{tag}</td><td>{badge}</td><td class="num">{cpu}</td>'
                     f'<td class="num">{memory}</td>'
                     f'<td class="num">{format_score(case.weight)}</td></tr>')
