@@ -77,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     exa = commands.add_parser("verify-examples", help="grade the example submissions and "
                               "check each verdict against its expected.toml")
     _example_options(exa)
+    exa.add_argument("--jobs", type=int, default=1, help="runs at once (default: %(default)s)")
     exa.add_argument("--record", action="store_true",
                      help="write expected.toml (the verdicts measured now) into every example "
                           "folder that has none")
@@ -96,8 +97,6 @@ def _example_options(command) -> None:
                          help="the example class (default: %(default)s)")
     command.add_argument("--course", type=Path, help="course configuration "
                          "(default: the project's course.toml)")
-    command.add_argument("--jobs", type=int, default=1, help="programs graded at once "
-                         "(verify-examples only; timing runs one at a time)")
 
 
 def _write(data: bytes, path: Optional[Path]) -> None:

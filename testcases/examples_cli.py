@@ -22,7 +22,7 @@ def _warn(message: str) -> None:
 
 
 def _setup(args):
-    if args.jobs < 1:
+    if getattr(args, "jobs", 1) < 1:  # timelimit has no --jobs: it times one run at a time
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     try:
         config = load_config(args.course)
