@@ -7,6 +7,7 @@ from typing import List, Optional
 from grader.score import SubmissionReport
 
 MARGIN = 0.25  # within 25% of the limit
+SHARE = f"{1 - MARGIN:.0%}"  # "75%", as the reports say it
 
 
 def near_limit(cpu_seconds: Optional[float], verdict: Optional[str], cpu_limit: float) -> bool:
@@ -27,4 +28,4 @@ def note(report: SubmissionReport, cpu_limit: float) -> str:
     if not cases:
         return ""
     return (f"sensitive to the time limit: {len(cases)} case{'s' if len(cases) != 1 else ''} "
-            f"used over {100 - MARGIN * 100:.0f}% of {cpu_limit:g} s CPU")
+            f"used over {SHARE} of {cpu_limit:g} s CPU")

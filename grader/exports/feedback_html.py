@@ -241,8 +241,8 @@ def _case_table(result: SubmissionReport, student: bool,
             memory = f"{(run.peak_memory_kb or 0) / 1024:.0f} MB"
             if cpu_limit is not None and sensitivity.near_limit(run.cpu_seconds, verdict,
                                                                 cpu_limit):
-                cpu = ('<span class="near" title="sensitive to the time limit: over 75% of '
-                       f'{cpu_limit:g} s CPU">{cpu} near the limit</span>')
+                cpu = ('<span class="near" title="sensitive to the time limit: over '
+                       f'{sensitivity.SHARE} of {cpu_limit:g} s CPU">{cpu} near the limit</span>')
         rows.append(f'<tr><td>{name}{tag}</td><td>{badge}</td><td class="num">{cpu}</td>'
                     f'<td class="num">{memory}</td>'
                     f'<td class="num">{format_score(case.weight)}</td></tr>')

@@ -5,7 +5,7 @@ from typing import Optional, Sequence
 from tabulate import tabulate
 
 from grader.score import SubmissionReport, format_score
-from grader.sensitivity import near_limit, sensitive_cases
+from grader.sensitivity import SHARE, near_limit, sensitive_cases
 
 VERDICT_ORDER = ("AC", "WA", "PE", "TLE", "MLE", "OLE", "RTE", "CE", "IE", "-")
 
@@ -32,7 +32,7 @@ def summary_table(reports: Sequence[SubmissionReport], cpu_limit: Optional[float
 
 def _sensitive(report: SubmissionReport, cpu_limit: float) -> str:
     count = len(sensitive_cases(report, cpu_limit))
-    return f"sensitive ({count} case{'s' if count != 1 else ''} >75%)" if count else ""
+    return f"sensitive ({count} case{'s' if count != 1 else ''} >{SHARE})" if count else ""
 
 
 def case_report(report: SubmissionReport, *, instructor: bool,
@@ -50,7 +50,7 @@ def case_report(report: SubmissionReport, *, instructor: bool,
             timing = (f"  {run.cpu_seconds:.3f} s CPU  {run.wall_seconds:.3f} s wall"
                       f"  {(run.peak_memory_kb or 0) / 1024:.0f} MB")
             if cpu_limit is not None and near_limit(run.cpu_seconds, verdict, cpu_limit):
-                timing += f"  (sensitive to the time limit: over 75% of {cpu_limit:g} s)"
+                timing += f"  (sensitive to the time limit: over {SHARE} of {cpu_limit:g} s)"
         lines.append(f"{verdict:<4} {label}{timing}")
         if run is not None and run.diagnosis and verdict not in ("AC", "CE"):
             lines.extend("       " + line for line in run.diagnosis.splitlines())
