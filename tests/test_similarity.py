@@ -191,6 +191,9 @@ def test_starter_code_is_no_evidence(tmp_path):
 def test_marked_escapes_and_merges():
     assert marked("a<b>&c", [(1, 4), (3, 5)]) == "a<mark>&lt;b&gt;&amp;</mark>c"
     assert marked("x\x1by", []) == "x\\x1by"  # a terminal escape is shown, not kept
+    # a range that starts or ends inside a word marks the whole word
+    assert marked("if ok: continue;", [(9, 12)]) == "if ok: <mark>continue</mark>;"
+    assert marked("a_b c", [(1, 2)]) == "<mark>a_b</mark> c"
 
 
 @pytest.fixture(scope="module")

@@ -112,7 +112,7 @@ def _pair_section(rank: int, pair: Pair) -> str:
 def marked(text: str, ranges: Sequence[Tuple[int, int]]) -> str:
     """`text` escaped, each matching range inside <mark>."""
     out, position = [], 0
-    for start, end in _merged(ranges, len(text)):
+    for start, end in _merged(ranges, text):
         out.append(e(text[position:start]))
         out.append(f"<mark>{e(text[start:end])}</mark>")
         position = end
@@ -120,10 +120,18 @@ def marked(text: str, ranges: Sequence[Tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def _merged(ranges: Sequence[Tuple[int, int]], length: int):
+def _merged(ranges: Sequence[Tuple[int, int]], text: str):
+    """Sorted, non-overlapping, widened to whole words: copydetect maps its token
+    positions back to characters only approximately, and a mark that starts in
+    the middle of `continue` reads as a bug."""
+    length = len(text)
     merged = []
     for start, end in sorted(ranges):
         start, end = max(0, min(start, length)), max(0, min(end, length))
+        while 0 < start < length and _word(text[start - 1]) and _word(text[start]):
+            start -= 1
+        while 0 < end < length and _word(text[end - 1]) and _word(text[end]):
+            end += 1
         if end <= start:
             continue
         if merged and start <= merged[-1][1]:
@@ -131,6 +139,10 @@ def _merged(ranges: Sequence[Tuple[int, int]], length: int):
         else:
             merged.append([start, end])
     return merged
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _who(document: Document) -> str:
