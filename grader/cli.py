@@ -64,6 +64,17 @@ def _parser() -> argparse.ArgumentParser:
                        help="forget every stored timing and measure again")
     board.set_defaults(func=cmd_leaderboard)
 
+    similar = sub.add_parser("similarity", help="rank every pair of submissions by similarity "
+                             "(copydetect) into one HTML page (instructors)")
+    similar.add_argument("out", type=Path, metavar="OUT.html")
+    similar.add_argument("--submissions", type=Path, default=Path("submissions"),
+                         help="the class folder (default: %(default)s)")
+    similar.add_argument("--base", type=Path, metavar="STARTER_DIR",
+                         help="starter or hand-out code: matches with it are ignored")
+    similar.add_argument("--top", type=int, default=40,
+                         help="pairs shown side by side (default: %(default)s)")
+    similar.set_defaults(func=cmd_similarity)
+
     add_export_command(sub)
     return parser
 
@@ -90,7 +101,7 @@ def cmd_grade(args) -> int:
         work = plan(submissions, cases, store, force=args.force)
         _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, args.force)
         reports = [report(store, store.submission(s.id), cases) for s in submissions]
-        print(summary_table(reports))
+        print(summary_table(reports, config.limits.cpu_seconds))
         internal = sum(r.verdict_counts.get("IE", 0) for r in reports)
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
@@ -119,6 +130,12 @@ def _run_with_progress(work, store, sandbox, config, cache_root, jobs, force) ->
                 on_event=on_event)
 
 
+def cmd_similarity(args) -> int:
+    from grader.similarity_cli import similarity
+
+    return similarity(args)
+
+
 def cmd_check(args) -> int:
     jobs = _positive_jobs(args.jobs)
     config = load_config(args.course)
@@ -135,7 +152,7 @@ def cmd_check(args) -> int:
             _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, False)
             result = report(store, store.submission(submissions[0].id), cases)
     print(build_report(result))
-    print(case_report(result, instructor=False))
+    print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
     print(score_line(result, " on the public cases"))
     if result.all_accepted:
         print("All public cases pass. Hidden cases are graded after the deadline.")
@@ -154,10 +171,11 @@ def cmd_show(args) -> int:
             known = ", ".join(s.id for s in store.submissions()) or "none"
             raise UsageError(f"no submission {args.id!r} in {path} (known: {known})")
         result = report(store, row, cases)
+    cpu_limit = load_config(args.course).limits.cpu_seconds
     print(f"submission {row.id}  language {row.language}  folder {row.folder}")
     print(f"content {row.content_hash[:16]}")
     print(build_report(result))
-    print(case_report(result, instructor=True))
+    print(case_report(result, instructor=True, cpu_limit=cpu_limit))
     print(score_line(result, ""))
     return 0
 

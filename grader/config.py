@@ -69,12 +69,23 @@ class LeaderboardConfig:
 
 
 @dataclass(frozen=True)
+class TimeLimitConfig:
+    """How `testcases timelimit` turns measured runs into a proposed limit."""
+
+    k: float = 2.0  # CPU limit = k x the slowest accepted run (Kattis uses 2)
+    runs: int = 3  # timed runs per program and case
+    round_to: float = 0.5  # the CPU limit is rounded up to a multiple of this (seconds)
+    wall_factor: float = 2.0  # wall limit = this x the CPU limit
+
+
+@dataclass(frozen=True)
 class CourseConfig:
     limits: Limits = Limits()
     build_limits: Limits = DEFAULT_BUILD_LIMITS
     languages: Dict[str, LanguageSpec] = field(default_factory=lambda: dict(DEFAULT_LANGUAGES))
     sandbox: str = "auto"  # auto, bubblewrap or rlimits
     leaderboard: LeaderboardConfig = LeaderboardConfig()
+    timelimit: TimeLimitConfig = TimeLimitConfig()
     source: Optional[Path] = None  # the file it came from, if any
 
     def language_for(self, filename: str) -> Optional[LanguageSpec]:
@@ -112,7 +123,8 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 
 def _course(data: dict, path: Path) -> CourseConfig:
-    _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard"}, "")
+    _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard",
+                  "timelimit"}, "")
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -122,6 +134,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
         languages=_languages(_table(data, "languages")),
         sandbox=sandbox,
         leaderboard=_leaderboard(_table(data, "leaderboard")),
+        timelimit=_timelimit(_table(data, "timelimit")),
         source=path,
     )
 
@@ -181,6 +194,25 @@ def _leaderboard(table: dict) -> LeaderboardConfig:
     if not 0 < alpha < 1:
         raise ConfigError(f"key '{prefix}.alpha': must be in (0, 1), not {alpha}")
     return LeaderboardConfig(runs, warmup, tuple(cases), float(noise), float(alpha))
+
+
+def _timelimit(table: dict) -> TimeLimitConfig:
+    prefix = "timelimit"
+    _known(table, {f.name for f in dataclasses.fields(TimeLimitConfig)}, prefix)
+    default = TimeLimitConfig()
+    k = _typed(table, "k", (int, float), default.k, prefix)
+    runs = _typed(table, "runs", int, default.runs, prefix)
+    round_to = _typed(table, "round_to", (int, float), default.round_to, prefix)
+    wall = _typed(table, "wall_factor", (int, float), default.wall_factor, prefix)
+    if k < 1:
+        raise ConfigError(f"key '{prefix}.k': must be at least 1, not {k}")
+    if runs < 1:
+        raise ConfigError(f"key '{prefix}.runs': must be at least 1, not {runs}")
+    if round_to <= 0:
+        raise ConfigError(f"key '{prefix}.round_to': must be positive, not {round_to}")
+    if wall < 1:
+        raise ConfigError(f"key '{prefix}.wall_factor': must be at least 1, not {wall}")
+    return TimeLimitConfig(float(k), runs, float(round_to), float(wall))
 
 
 def _command(table, key, default, prefix, allow_empty):

@@ -10,3 +10,4 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_MANIFEST = HERE / "manifest.json"
+DEFAULT_EXAMPLES = HERE.parent / "submissions"  # the example class, with expected.toml files

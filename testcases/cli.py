@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from testcases import DEFAULT_MANIFEST, build, engine, generate, intformat
 from grader.errors import run_entry_point
+from testcases import DEFAULT_EXAMPLES, DEFAULT_MANIFEST, build, engine, generate, intformat
 from testcases.errors import UsageError
 from testcases.puzzletext import format_puzzle
 
@@ -74,7 +74,30 @@ def _parser() -> argparse.ArgumentParser:
     ver = commands.add_parser("verify", help="check the manifest, the files and every expected output")
     ver.add_argument("--cross-check", action="store_true",
                      help="also compare with the second engine, reference.dlx")
+
+    exa = commands.add_parser("verify-examples", help="grade the example submissions and "
+                              "check each verdict against its expected.toml")
+    _example_options(exa)
+    exa.add_argument("--jobs", type=int, default=1, help="runs at once (default: %(default)s)")
+    exa.add_argument("--record", action="store_true",
+                     help="write expected.toml (the verdicts measured now) into every example "
+                          "folder that has none")
+
+    lim = commands.add_parser("timelimit", help="propose the CPU and wall limits from timed "
+                              "runs of the reference and the examples expected to pass")
+    _example_options(lim)
+    lim.add_argument("--runs", type=int, help="runs per program and case "
+                     "(default: [timelimit] runs in course.toml)")
+    lim.add_argument("--csv", type=Path, metavar="OUT.csv",
+                     help="also write every timed run (program, language, case, CPU, wall)")
     return parser
+
+
+def _example_options(command) -> None:
+    command.add_argument("folder", nargs="?", type=Path, default=DEFAULT_EXAMPLES,
+                         help="the example class (default: %(default)s)")
+    command.add_argument("--course", type=Path, help="course configuration "
+                         "(default: the project's course.toml)")
 
 
 def _write(data: bytes, path: Optional[Path]) -> None:
@@ -142,8 +165,21 @@ def _verify(args) -> int:
     return 0
 
 
+def _verify_examples(args) -> int:
+    from testcases.examples_cli import verify_examples  # imports the grader, needed only here
+
+    return verify_examples(args)
+
+
+def _timelimit(args) -> int:
+    from testcases.examples_cli import timelimit  # imports the grader, needed only here
+
+    return timelimit(args)
+
+
 _COMMANDS = {"generate": _generate, "import-int": _import_int, "add": _add,
-             "rebuild": _rebuild, "verify": _verify}
+             "rebuild": _rebuild, "verify": _verify, "verify-examples": _verify_examples,
+             "timelimit": _timelimit}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

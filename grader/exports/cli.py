@@ -11,6 +11,7 @@ csv and html read the last `grade` run from --results (default: results/).
 import argparse
 from pathlib import Path
 
+from grader.config import load_config
 from grader.exports.common import ExportError, graded
 
 __all__ = ["ExportError", "add_export_command"]
@@ -78,8 +79,9 @@ def cmd_csv(args) -> int:
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
 
+    cpu_limit = load_config(args.course).limits.cpu_seconds  # what grading runs under
     with graded(args.results, args.manifest) as results:
-        made = write_feedback(results, args.out, student=args.student)
+        made = write_feedback(results, args.out, student=args.student, cpu_limit=cpu_limit)
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""
     print(f"{args.out}: {len(made.pages)} {kind} feedback pages{where}")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Optional, Sequence
 from urllib.parse import quote
 
-from grader import __version__
+from grader import __version__, sensitivity
 from grader.atomic import write_file
 from grader.exports.common import (
     ExportError, Graded, cut, language_name, verdict_name,
@@ -83,6 +83,9 @@ tr.exp td.code { background: #ffd7d5; } tr.got td.code { background: #aceebb; }
       padding: 0 2px; } .eol { color: #afb8c1; }
 .legend { color: var(--muted); font-size: 13px; }
 .note { color: var(--muted); font-style: italic; }
+.sensitive { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
+             padding: 6px 10px; }
+.near { color: #9a6700; font-weight: 600; }
 footer { margin-top: 32px; color: var(--muted); font-size: 13px; }
 a { color: #0969da; }
 """
@@ -146,12 +149,17 @@ def page_names(ids: Iterable[str]) -> Dict[str, str]:
 
 
 def render_page(result: SubmissionReport, store: Store, *, student: bool,
-                generated: str, index_link: bool = False) -> str:
+                generated: str, index_link: bool = False,
+                cpu_limit: Optional[float] = None) -> str:
     sub = result.submission
     title = f"Feedback: {sub.id}"
     parts = [_header(result, student, generated, index_link)]
+    if cpu_limit is not None and sensitivity.note(result, cpu_limit):
+        parts.append(f'<p class="sensitive">{e(sensitivity.note(result, cpu_limit))}: a '
+                     "slightly slower machine or a lower limit could change these verdicts "
+                     "(marked \"near the limit\" below).</p>")
     parts.append(_build_section(result))
-    parts.append(_case_table(result, student))
+    parts.append(_case_table(result, student, cpu_limit))
     details = [_case_details(outcome, result, store) for outcome in result.outcomes
                if _has_details(outcome, student)]
     if details:
@@ -212,7 +220,8 @@ def _build_section(result: SubmissionReport) -> str:
     return f"<h2>Build failed</h2><pre>{e(log)}</pre>"
 
 
-def _case_table(result: SubmissionReport, student: bool) -> str:
+def _case_table(result: SubmissionReport, student: bool,
+                cpu_limit: Optional[float] = None) -> str:
     rows = []
     hidden_number = 0
     for outcome in result.outcomes:
@@ -231,6 +240,10 @@ def _case_table(result: SubmissionReport, student: bool) -> str:
         if run is not None and run.cpu_seconds is not None:
             cpu = f"{run.cpu_seconds:.3f} s"
             memory = f"{(run.peak_memory_kb or 0) / 1024:.0f} MB"
+            if cpu_limit is not None and sensitivity.near_limit(run.cpu_seconds, verdict,
+                                                                cpu_limit):
+                cpu = ('<span class="near" title="sensitive to the time limit: over '
+                       f'{sensitivity.SHARE} of {cpu_limit:g} s CPU">{cpu} near the limit</span>')
         rows.append(f'<tr><td>{name}{tag}</td><td>{badge}</td><td class="num">{cpu}</td>'
                     f'<td class="num">{memory}</td>'
                     f'<td class="num">{format_score(case.weight)}</td></tr>')
@@ -352,7 +365,8 @@ def _pass_rates(reports: Sequence[SubmissionReport]) -> str:
 # ------------------------------------------------------------------ writing
 
 
-def write_feedback(results: Graded, out: Path, *, student: bool = False) -> Feedback:
+def write_feedback(results: Graded, out: Path, *, student: bool = False,
+                   cpu_limit: Optional[float] = None) -> Feedback:
     """A page per submission in `out` and, for instructors, index.html linking them."""
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -363,7 +377,8 @@ def write_feedback(results: Graded, out: Path, *, student: bool = False) -> Feed
     for result in results.reports:
         path = out / names[result.submission.id]
         write_file(path, render_page(result, results.store, student=student,
-                                     generated=generated, index_link=not student))
+                                     generated=generated, index_link=not student,
+                                     cpu_limit=cpu_limit))
         pages[result.submission.id] = path
     index = None
     if not student:

@@ -1,11 +1,12 @@
 """What `grade`, `check` and `show` print."""
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from tabulate import tabulate
 
 from grader.score import SubmissionReport, format_score
 from grader.model import VERDICT_ORDER
+from grader.sensitivity import SHARE, near_limit, sensitive_cases
 
 
 
@@ -14,17 +15,28 @@ def verdict_summary(report: SubmissionReport) -> str:
     return " ".join(f"{v}:{counts[v]}" for v in VERDICT_ORDER if counts.get(v))
 
 
-def summary_table(reports: Sequence[SubmissionReport]) -> str:
+def summary_table(reports: Sequence[SubmissionReport], cpu_limit: Optional[float] = None) -> str:
+    """With `cpu_limit`, a last column names the submissions sensitive to it."""
     rows = [
         (r.submission.id, r.submission.language,
          f"{format_score(r.score)}/{format_score(r.max_score)}",
          verdict_summary(r), _cut(r.build_status, 60))
         for r in reports
     ]
-    return tabulate(rows, headers=("id", "language", "score", "verdicts", "build"))
+    headers = ("id", "language", "score", "verdicts", "build")
+    if cpu_limit is not None:
+        rows = [row + (_sensitive(r, cpu_limit),) for row, r in zip(rows, reports)]
+        headers += ("time limit",)
+    return tabulate(rows, headers=headers)
 
 
-def case_report(report: SubmissionReport, *, instructor: bool) -> str:
+def _sensitive(report: SubmissionReport, cpu_limit: float) -> str:
+    count = len(sensitive_cases(report, cpu_limit))
+    return f"sensitive ({count} case{'s' if count != 1 else ''} >{SHARE})" if count else ""
+
+
+def case_report(report: SubmissionReport, *, instructor: bool,
+                cpu_limit: Optional[float] = None) -> str:
     """Every case with its verdict, time and diagnosis; students see public cases only."""
     lines = []
     for outcome in report.outcomes:
@@ -37,6 +49,8 @@ def case_report(report: SubmissionReport, *, instructor: bool) -> str:
         if run is not None and run.cpu_seconds is not None:
             timing = (f"  {run.cpu_seconds:.3f} s CPU  {run.wall_seconds:.3f} s wall"
                       f"  {(run.peak_memory_kb or 0) / 1024:.0f} MB")
+            if cpu_limit is not None and near_limit(run.cpu_seconds, verdict, cpu_limit):
+                timing += f"  (sensitive to the time limit: over {SHARE} of {cpu_limit:g} s)"
         lines.append(f"{verdict:<4} {label}{timing}")
         if run is not None and run.diagnosis and verdict not in ("AC", "CE"):
             lines.extend("       " + line for line in run.diagnosis.splitlines())

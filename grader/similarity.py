@@ -1,0 +1,153 @@
+"""Similarity of every pair of submissions, with copydetect (a tokenising
+winnowing detector, after Schleimer, Wilkerson and Aiken's MOSS).
+
+copydetect tokenises each file with Pygments and replaces identifiers, function
+names and string contents by one letter each, so renaming variables changes
+nothing; it then fingerprints k-grams of tokens (winnowing), so moving whole
+functions around keeps most fingerprints. Fingerprints that also occur in the
+starter code (--base) are dropped from every file before comparing: code the
+whole class was handed is never evidence.
+
+Pairs across languages are compared too (the tokens of C, C++ and Java are close
+enough that a port can show); each file is tokenised by its own language.
+"""
+
+import io
+import logging
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple
+
+from grader.config import CourseConfig
+from grader.errors import GraderError
+from grader.submissions import Submission, discover
+
+NOISE_TOKENS = 25  # k: matches shorter than this are never reported (copydetect's default)
+GUARANTEE_TOKENS = 30  # matches at least this long are always found
+STARTER_SUFFIXES = {".c", ".h", ".cpp", ".cc", ".hpp", ".java", ".py"}
+
+
+class SimilarityError(GraderError):
+    """copydetect is missing or the starter folder is unusable; str() says which."""
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str  # the submission id
+    language: str
+    path: Path
+    text: str
+    fingerprint: object  # copydetect.CodeFingerprint
+
+
+@dataclass(frozen=True)
+class Pair:
+    left: Document
+    right: Document
+    similarity: Tuple[float, float]  # share of each side's code found in the other
+    tokens: int  # matching tokens
+    slices: Tuple[Tuple[Tuple[int, int], ...], Tuple[Tuple[int, int], ...]]  # char ranges
+
+    @property
+    def score(self) -> float:
+        """The larger share: a small program copied whole into a big one still ranks high."""
+        return max(self.similarity)
+
+
+@dataclass
+class Report:
+    pairs: List[Pair]  # every pair, most similar first
+    documents: List[Document]
+    skipped: List[Tuple[str, str]]  # (submission id, why it was not compared)
+    starter_files: List[Path]
+
+
+def _copydetect():
+    try:
+        import copydetect
+        from copydetect import detector, utils
+    except ImportError:
+        raise SimilarityError("the similarity report needs copydetect: "
+                              "pip install 'scramble-grader[similarity]'") from None
+    return copydetect, detector, utils
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """copydetect logs a warning per file it cannot tokenise and warns on empty
+    matches; the report says what it skipped itself. Restored afterwards."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.disable(previous)
+
+
+def starter_hashes(base: Optional[Path]) -> Tuple[List[Path], object]:
+    """Fingerprints of every source file under `base` (the hand-out code)."""
+    if base is None:
+        return [], []
+    base = Path(base)
+    if not base.is_dir():
+        raise SimilarityError(f"{base}: the starter code folder does not exist")
+    _, detector, _ = _copydetect()
+    import numpy as np
+
+    files = sorted(p for p in base.rglob("*") if p.is_file() and p.suffix in STARTER_SUFFIXES)
+    hashes = set()
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        fingerprint = detector.CodeFingerprint(str(path), NOISE_TOKENS, _window(),
+                                               fp=io.StringIO(text))
+        hashes |= set(fingerprint.hashes)
+    return files, np.array(sorted(hashes), dtype=np.int64)
+
+
+def _window() -> int:
+    return GUARANTEE_TOKENS - NOISE_TOKENS + 1
+
+
+def fingerprint(sub: Submission, boilerplate) -> Document:
+    _, detector, _ = _copydetect()
+    text = sub.source.read_text(encoding="utf-8", errors="replace")
+    print_name = sub.source.name  # the extension picks the lexer
+    fp = detector.CodeFingerprint(print_name, NOISE_TOKENS, _window(), boilerplate=boilerplate,
+                                  fp=io.StringIO(text))
+    return Document(sub.id, sub.language_name, sub.source, text, fp)
+
+
+def compare(left: Document, right: Document) -> Pair:
+    _, detector, _ = _copydetect()
+    tokens, (sim_left, sim_right), (slices_left, slices_right) = detector.compare_files(
+        left.fingerprint, right.fingerprint)
+    return Pair(left, right, (float(sim_left), float(sim_right)), int(tokens),
+                (_ranges(slices_left), _ranges(slices_right)))
+
+
+def _ranges(slices) -> Tuple[Tuple[int, int], ...]:
+    if len(slices) == 0 or len(slices[0]) == 0:
+        return ()
+    return tuple(sorted((int(a), int(b)) for a, b in zip(slices[0], slices[1])))
+
+
+def similarity_report(folder: Path, config: CourseConfig, base: Optional[Path] = None) -> Report:
+    """Compare every pair of gradable submissions under `folder`."""
+    _copydetect()
+    submissions = discover(folder, config)
+    with _quiet():
+        starter, boilerplate = starter_hashes(base)
+        documents, skipped = [], []
+        for sub in submissions:
+            if sub.problem is not None or sub.source is None:
+                skipped.append((sub.id, sub.problem or "no source file"))
+                continue
+            documents.append(fingerprint(sub, boilerplate))
+        pairs = [compare(a, b) for a, b in combinations(documents, 2)]
+    pairs.sort(key=lambda p: (-p.score, -p.tokens, p.left.id, p.right.id))
+    return Report(pairs, documents, skipped, starter)
