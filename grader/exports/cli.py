@@ -4,6 +4,8 @@
     export csv OUT.csv [--bom]            gradebook, one row per submission of the last run
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
+    export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
+    export moodle OUT.csv [--roster WORKSHEET.csv] Moodle grading worksheet (final scores)
 
 csv and html read the last `grade` run from --results (default: results/).
 """
@@ -12,6 +14,7 @@ import argparse
 from pathlib import Path
 
 from grader.exports.common import ExportError, graded
+from grader.lms.cli import add_lms_exports
 
 __all__ = ["ExportError", "add_export_command"]
 
@@ -47,6 +50,8 @@ def add_export_command(sub) -> None:
                            "cases only)")
     kit.add_argument("out", type=Path, metavar="OUT.zip")
     kit.set_defaults(func=cmd_student_kit)
+
+    add_lms_exports(kinds)  # canvas, moodle: the LMS's own grade import formats
 
 
 def _zip_path(out: Path) -> Path:

@@ -1,9 +1,10 @@
 """What `grade`, `check` and `show` print."""
 
-from typing import Sequence
+from typing import Mapping, Optional, Sequence
 
 from tabulate import tabulate
 
+from grader.late import NOT_LATE, Lateness
 from grader.score import SubmissionReport, format_score
 
 VERDICT_ORDER = ("AC", "WA", "PE", "TLE", "MLE", "OLE", "RTE", "CE", "IE", "-")
@@ -14,7 +15,12 @@ def verdict_summary(report: SubmissionReport) -> str:
     return " ".join(f"{v}:{counts[v]}" for v in VERDICT_ORDER if counts.get(v))
 
 
-def summary_table(reports: Sequence[SubmissionReport]) -> str:
+def summary_table(reports: Sequence[SubmissionReport],
+                  lateness: Optional[Mapping[str, Lateness]] = None) -> str:
+    """One row per submission; with `lateness`, the penalty and final score beside the
+    raw score."""
+    if lateness is not None:
+        return _late_table(reports, lateness)
     rows = [
         (r.submission.id, r.submission.language,
          f"{format_score(r.score)}/{format_score(r.max_score)}",
@@ -22,6 +28,32 @@ def summary_table(reports: Sequence[SubmissionReport]) -> str:
         for r in reports
     ]
     return tabulate(rows, headers=("id", "language", "score", "verdicts", "build"))
+
+
+def _late_table(reports, lateness) -> str:
+    rows = []
+    for r in reports:
+        late = lateness.get(r.submission.id, NOT_LATE)
+        rows.append((r.submission.id, r.submission.language,
+                     f"{format_score(r.score)}/{format_score(r.max_score)}",
+                     f"-{format_score(late.penalty(r.score))}" if late.percent else "",
+                     format_score(late.final(r.score)), _cut(late.note, 30),
+                     verdict_summary(r), _cut(r.build_status, 40)))
+    return tabulate(rows, headers=("id", "language", "raw", "penalty", "final", "late",
+                                   "verdicts", "build"))
+
+
+def late_report(report: SubmissionReport, late: Lateness, source: str = "") -> str:
+    """`show`'s lines on when it came in and what that costs."""
+    when = late.submitted_at or "unknown"
+    marker = "  (the LMS marks it late)" if late.late_marker else ""
+    lines = [f"submitted: {when}{f' ({source})' if source and late.submitted_at else ''}{marker}"]
+    if late.note:
+        lines.append(f"late: {late.note}")
+    lines.append(f"raw score {format_score(report.score)}/{format_score(report.max_score)}"
+                 f"  penalty -{format_score(late.penalty(report.score))}"
+                 f"  final {format_score(late.final(report.score))}")
+    return "\n".join(lines)
 
 
 def case_report(report: SubmissionReport, *, instructor: bool) -> str:

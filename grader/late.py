@@ -1,0 +1,89 @@
+"""The late policy: from a submission's time to a penalty beside its raw score.
+
+A submission after `deadline` + `grace_minutes` loses `per_day_percent` of its
+raw score for every started day past the deadline (a minute late counts as one
+day), never more than `max_percent` in all. The raw score is never changed:
+every report shows raw score, penalty and the final score side by side.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Dict, Optional
+
+from grader.lms.metadata import SubmissionMeta, read_meta
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    deadline: Optional[datetime] = None  # None: no late policy
+    grace_minutes: float = 0
+    per_day_percent: float = 0  # of the raw score, per started day late
+    max_percent: float = 100  # the penalty's cap
+
+    @property
+    def enabled(self) -> bool:
+        return self.deadline is not None
+
+    def describe(self) -> dict:
+        return {"deadline": self.deadline.isoformat() if self.deadline else None,
+                "grace_minutes": self.grace_minutes, "per_day_percent": self.per_day_percent,
+                "max_percent": self.max_percent}
+
+
+@dataclass(frozen=True)
+class Lateness:
+    submitted_at: Optional[str]  # ISO 8601, as imported
+    late_marker: Optional[bool]  # the LMS's own flag
+    days_late: int  # started days past the deadline, 0 when on time or within grace
+    percent: float  # penalty in percent of the raw score
+    note: str  # one line for people: "2 days late: -20%", "on time", "no submission time"
+
+    def penalty(self, raw: float) -> float:
+        return round(raw * self.percent / 100, 4)
+
+    def final(self, raw: float) -> float:
+        return max(0.0, round(raw - self.penalty(raw), 4))
+
+
+NOT_LATE = Lateness(None, None, 0, 0.0, "")
+
+
+def assess(policy: LatePolicy, meta: Optional[SubmissionMeta]) -> Lateness:
+    """How late a submission is under the policy; no penalty without a policy or a time."""
+    if meta is None:
+        return NOT_LATE
+    marker = meta.late_marker
+    submitted = meta.submitted
+    if not policy.enabled:
+        note = "the LMS marks it late (no late policy in course.toml)" if marker else ""
+        return Lateness(meta.submitted_at, marker, 0, 0.0, note)
+    if submitted is None:
+        note = ("the LMS marks it late, but gave no submission time: no penalty applied"
+                if marker else "no submission time: no penalty applied")
+        return Lateness(meta.submitted_at, marker, 0, 0.0, note)
+    deadline = policy.deadline
+    # A zip entry's time has no zone: read it in the deadline's zone (the course's).
+    if submitted.tzinfo is None and deadline.tzinfo is not None:
+        submitted = submitted.replace(tzinfo=deadline.tzinfo)
+    elif submitted.tzinfo is not None and deadline.tzinfo is None:
+        submitted = submitted.astimezone().replace(tzinfo=None)
+    late_by = submitted - deadline
+    if late_by <= timedelta(minutes=policy.grace_minutes):
+        note = "on time" if late_by <= timedelta(0) else "within the grace period"
+        return Lateness(meta.submitted_at, marker, 0, 0.0, note)
+    days = math.ceil(late_by / timedelta(days=1))
+    percent = min(policy.max_percent, days * policy.per_day_percent)
+    capped = " (capped)" if percent < days * policy.per_day_percent else ""
+    note = f"{days} day{'s' if days != 1 else ''} late: -{percent:g}%{capped}"
+    return Lateness(meta.submitted_at, marker, days, float(percent), note)
+
+
+def lateness_of(reports, policy: LatePolicy) -> Dict[str, Lateness]:
+    """Each report's lateness, from the metadata its folder's import left (if any)."""
+    return {r.submission.id: assess(policy, read_meta(r.submission.folder)) for r in reports}
+
+
+def worth_showing(lateness: Dict[str, Lateness], policy: LatePolicy) -> bool:
+    """Late columns appear once there is a policy or anything imported with a time."""
+    return policy.enabled or any(l.submitted_at or l.late_marker for l in lateness.values())
