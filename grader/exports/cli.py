@@ -72,9 +72,15 @@ def cmd_gradescope(args) -> int:
 def cmd_csv(args) -> int:
     from grader.exports.gradebook_csv import write_gradebook
 
+    from grader.config import load_config
+    from grader.late import lateness_of, worth_showing
+
+    policy = load_config(args.course).late
     with graded(args.results, args.manifest) as results:
+        lateness = lateness_of(results.reports, policy)
         ranks = write_gradebook(args.out, results.reports, results.cases, args.results,
-                                bom=args.bom)
+                                bom=args.bom,
+                                lateness=lateness if worth_showing(lateness, policy) else None)
         count = len(results.reports)
     print(f"{args.out}: {count} submissions; {ranks.note}")
     return 0
@@ -83,8 +89,14 @@ def cmd_csv(args) -> int:
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
 
+    from grader.config import load_config
+    from grader.late import lateness_of, worth_showing
+
+    policy = load_config(args.course).late
     with graded(args.results, args.manifest) as results:
-        made = write_feedback(results, args.out, student=args.student)
+        lateness = lateness_of(results.reports, policy)
+        made = write_feedback(results, args.out, student=args.student,
+                              lateness=lateness if worth_showing(lateness, policy) else None)
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""
     print(f"{args.out}: {len(made.pages)} {kind} feedback pages{where}")
