@@ -291,7 +291,7 @@ def meta(when, marker=None) -> SubmissionMeta:
     (DEADLINE + timedelta(minutes=16), 1, 10),  # a started day counts
     (DEADLINE + timedelta(days=1, seconds=1), 2, 20),
     (DEADLINE + timedelta(days=9), 9, 50),  # capped
-    (datetime(2026, 3, 2, 23, 0), 1, 10),  # no zone (a zip time): the deadline's zone
+    (datetime(2026, 3, 2, 2, 0), 1, 10),  # no zone (a zip time): in the deadline's zone
     (datetime(2026, 3, 2, 4, 58, tzinfo=timezone.utc), 0, 0),  # 23:58 -05:00
 ])
 def test_late_penalty(submitted, days, percent):
@@ -332,3 +332,15 @@ def test_roster_keeps_canvas_rows_and_points_possible(tmp_path):
     assert roster.header[0] == "Student" and len(roster.preamble) == 1
     assert roster.ids(roster.rows[0]) == {"7", "S7", "jd"}
     assert json.dumps(roster.rows) == json.dumps([["Doe, Jane", "7", "S7", "jd", "X", ""]])
+
+
+def test_size_and_ratio_limits_each_refuse_an_entry(tmp_path):
+    big = os.urandom(200_000)  # incompressible: only the size limit can stop it
+    archive = make_zip(tmp_path / "big.zip", [("s_1_1_big.bin", big, T0),
+                                              ("s_2_2_zeros.txt", bytes(1 << 20), T0),
+                                              ("s_3_3_ok.txt", b"fine", T0)])
+    result = read_zip(archive, UnpackLimits(max_file_bytes=100_000 + (2 << 20)))
+    assert [m.path.name for m in result.members] == ["s_1_1_big.bin", "s_3_3_ok.txt"]
+    assert "to 1" in refused_names(result)["s_2_2_zeros.txt"]  # ~1000:1
+    result = read_zip(archive, UnpackLimits(max_file_bytes=100_000))
+    assert "more than the limit of 100,000" in refused_names(result)["s_1_1_big.bin"]
