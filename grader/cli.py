@@ -2,6 +2,7 @@
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -112,6 +113,11 @@ def cmd_grade(args) -> int:
         raise UsageError(f"{args.folder}: no submissions found (one folder per student)")
     with results_folder(args.results) as folder:
         previous = regrade.read_results(folder / "results.json")
+        if previous is None and (folder / "results.json").exists() and not args.dry_run:
+            # Not comparable (another grader version?), but still not overwritten unseen.
+            shutil.copyfile(folder / "results.json", folder / regrade.PREVIOUS_NAME)
+            _warn(f"{folder / 'results.json'} is not this grader's results: kept as "
+                  f"{regrade.PREVIOUS_NAME}, no comparison")
         course = regrade.course_fingerprint(config)
         force = args.force
         if previous and previous.get("course") and \

@@ -344,3 +344,13 @@ def test_size_and_ratio_limits_each_refuse_an_entry(tmp_path):
     assert "to 1" in refused_names(result)["s_2_2_zeros.txt"]  # ~1000:1
     result = read_zip(archive, UnpackLimits(max_file_bytes=100_000))
     assert "more than the limit of 100,000" in refused_names(result)["s_1_1_big.bin"]
+
+
+def test_a_hand_made_folder_of_the_same_id_is_left_alone(tmp_path):
+    into = tmp_path / "class"
+    (into / "1001").mkdir(parents=True)
+    (into / "1001" / "puzzlesolver.py").write_text("the instructor's own\n")
+    archive = make_zip(tmp_path / "a.zip", [("smithjohn_1001_5001_puzzlesolver.py", "x\n", T0)])
+    result = import_archive("canvas", archive, into, source_names=SOURCES)
+    assert result.added == [] and "not made by an import" in result.refused[0].reason
+    assert (into / "1001" / "puzzlesolver.py").read_text() == "the instructor's own\n"

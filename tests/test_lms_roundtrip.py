@@ -239,3 +239,16 @@ def test_regrade_after_a_changed_expected_output_lists_exactly_who_changes(tmp_p
     # Nothing changed since: a dry run says so.
     again = cli(*base, "--dry-run")
     assert "no student's verdicts or scores change" in again.out
+
+
+def test_a_results_json_that_cannot_be_compared_is_still_kept(tmp_path):
+    manifest = make_cases(tmp_path / "cases", {"none": NO_SOLUTION})
+    (tmp_path / "class" / "nosol").mkdir(parents=True)
+    (tmp_path / "class" / "nosol" / "puzzlesolver.py").write_text(NO_SOLUTION_PY)
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "results.json").write_text('{"made by": "an older grader"}\n')
+    done = cli("--manifest", manifest, "grade", tmp_path / "class", "--results", results)
+    assert done.code == 0 and "kept as results.previous.json" in done.err
+    assert (results / "results.previous.json").read_text() == '{"made by": "an older grader"}\n'
+    assert json.loads((results / "results.json").read_text())["submissions"][0]["score"] == 1

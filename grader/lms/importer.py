@@ -89,6 +89,12 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path,
         files={str(p): hashlib.sha256(d).hexdigest() for p, d in sorted(student.files.items())},
         archive=archive)
     old = read_meta(folder) if folder.exists() else None
+    if old is None and folder.is_dir() and any(folder.iterdir()):
+        # A folder someone made by hand (or another tool): not ours to overwrite.
+        result.refused.extend(Refused(f"{student.student_id}/{p}", f"{folder} exists and was "
+                                      f"not made by an import: left alone")
+                              for p in student.files)
+        return
     if old is not None and old.same_submission(meta):
         result.unchanged.append(student.student_id)
         return
