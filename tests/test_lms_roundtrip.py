@@ -252,3 +252,21 @@ def test_a_results_json_that_cannot_be_compared_is_still_kept(tmp_path):
     assert done.code == 0 and "kept as results.previous.json" in done.err
     assert (results / "results.previous.json").read_text() == '{"made by": "an older grader"}\n'
     assert json.loads((results / "results.json").read_text())["submissions"][0]["score"] == 1
+
+
+def test_canvas_export_to_a_new_assignment_column(course, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n"
+                      "    Points Possible,,,,\n"
+                      ",,,,Manual Posting\n"
+                      '"Hopper, Grace",1002,S-1002,grace,Sec 1\n', encoding="utf-8")
+    out = tmp_path / "canvas.csv"
+    done = cli(*course.base, "export", "canvas", out, "--roster", roster,
+               "--results", course.results)
+    assert done.code == 0, done.err
+    assert read_csv(out) == [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Scramble Squares"],
+        ["    Points Possible", "", "", "", "", "2"],
+        ["", "", "", "", "Manual Posting", ""],
+        ["Hopper, Grace", "1002", "S-1002", "grace", "Sec 1", "0.85"]]
+    assert "not in the roster (not exported): 1001, 1003" in done.out

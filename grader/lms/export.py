@@ -89,9 +89,11 @@ def canvas(reports: Sequence[SubmissionReport], lateness: Dict[str, Lateness], r
     existing = roster.column(target)
     max_score = format_score(max((r.max_score for r in reports), default=0))
     rows = [identity + [target]]
-    for row in roster.preamble:  # "Points Possible": Canvas reads it, keep it
-        points = row[existing] if existing is not None and row[existing].strip() else max_score
-        rows.append([row[i] for i in picks] + [points])
+    for row in roster.preamble:  # "Points Possible" (and a posting-policy row): keep them
+        cell = row[existing] if existing is not None else ""
+        if not cell.strip() and "Points Possible" in row[0]:
+            cell = max_score
+        rows.append([row[i] for i in picks] + [cell])
     matched = _match(reports, [roster.ids(row) for row in roster.rows])
     for index, row in enumerate(roster.rows):
         result = matched.get(index)
