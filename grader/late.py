@@ -52,6 +52,8 @@ NOT_LATE = Lateness(None, None, 0, 0.0, "")
 def assess(policy: LatePolicy, meta: Optional[SubmissionMeta]) -> Lateness:
     """How late a submission is under the policy; no penalty without a policy or a time."""
     if meta is None:
+        if policy.enabled:  # a folder made by hand: say why it has no penalty
+            return Lateness(None, None, 0, 0.0, "no submission time (not imported): no penalty")
         return NOT_LATE
     marker = meta.late_marker
     submitted = meta.submitted

@@ -302,6 +302,8 @@ def test_late_penalty(submitted, days, percent):
 
 
 def test_no_policy_or_no_time_means_no_penalty():
+    assert assess(LatePolicy(), None).note == ""
+    assert "not imported" in assess(LatePolicy(DEADLINE, per_day_percent=10), None).note
     assert assess(LatePolicy(), meta(DEADLINE + timedelta(days=3), True)).percent == 0
     late = assess(LatePolicy(DEADLINE, per_day_percent=10), meta(None, True))
     assert late.percent == 0 and "no submission time" in late.note
@@ -354,3 +356,26 @@ def test_a_hand_made_folder_of_the_same_id_is_left_alone(tmp_path):
     result = import_archive("canvas", archive, into, source_names=SOURCES)
     assert result.added == [] and "not made by an import" in result.refused[0].reason
     assert (into / "1001" / "puzzlesolver.py").read_text() == "the instructor's own\n"
+
+
+def test_a_zip_the_student_uploaded_is_unpacked_as_safely(tmp_path):
+    inner = make_zip(tmp_path / "inner.zip", [
+        ("my project/puzzlesolver.c", "int main(){}\n", T0),
+        ("my project/lib/util.h", "#pragma once\n", T0),
+        ("my project/../../../../escape.c", "x", T0),
+        ("my project/nested.zip", b"PK\x05\x06" + bytes(18), T0),
+    ], symlinks=[("my project/link.c", "/etc/passwd")])
+    archive = make_zip(tmp_path / "canvas.zip", [
+        ("smithjohn_1001_5001_project.zip", inner.read_bytes(), T0),
+        ("doejane_1002_5002_broken.zip", b"not a zip", T0),
+    ])
+    into = tmp_path / "class"
+    result = import_archive("canvas", archive, into, source_names=SOURCES)
+    assert tree(into / "1001") == {META_NAME, "puzzlesolver.c", "lib", "lib/util.h"}
+    refused = refused_names(result)
+    assert "outside the target" in refused["1001/project.zip: my project/../../../../escape.c"]
+    assert "symbolic link" in refused["1001/project.zip: my project/link.c"]
+    assert "a zip inside" in refused["1001/project.zip: my project/nested.zip"]
+    assert "kept as it is" in refused["1002/broken.zip"]
+    assert (into / "1002" / "broken.zip").exists()
+    assert not list(tmp_path.parent.rglob("escape.c"))

@@ -53,6 +53,7 @@ def import_archive(kind: str, archive: Path, into: Path, *, roster: Optional[Ros
                                   for p in student.files)
             continue
         taken[student.student_id] = student
+        _expand_zips(student, result)
         if roster is not None:
             _match_roster(student, roster, result)
         result.notes.extend(f"{student.student_id}: {note}" for note in student.notes)
@@ -64,6 +65,41 @@ def import_archive(kind: str, archive: Path, into: Path, *, roster: Optional[Ros
         result.no_submission = [roster.name(row) or sorted(roster.ids(row))[0]
                                 for row in roster.rows if not roster.ids(row) & found]
     return result
+
+
+# A zip a student uploaded: smaller limits than the download's, and never a zip in it.
+NESTED_LIMITS = UnpackLimits(max_entries=2_000, max_total_bytes=64 << 20)
+
+
+def _expand_zips(student: Incoming, result: ImportResult) -> None:
+    """Students upload their folder zipped: unpack it (as safely as the download) in
+    place of the zip, without the one folder that often wraps everything."""
+    for path, data in sorted(student.files.items()):
+        if path.suffix.lower() != ".zip":
+            continue
+        label = f"{student.student_id}/{path}"
+        try:
+            inner = read_zip(data, NESTED_LIMITS, label=label)
+        except ArchiveError as error:
+            result.refused.append(Refused(label, f"kept as it is: {error}"))
+            continue
+        del student.files[path]
+        result.refused.extend(Refused(f"{label}: {r.name}", r.reason) for r in inner.refused)
+        members = inner.members
+        wrapped = (len({m.path.parts[0] for m in members}) == 1
+                   and all(len(m.path.parts) > 1 for m in members))
+        for member in members:
+            relative = PurePosixPath(*member.path.parts[1:]) if wrapped else member.path
+            relative = path.parent / relative
+            if relative.suffix.lower() == ".zip":
+                result.refused.append(Refused(f"{label}: {member.path}", "a zip inside an "
+                                              "uploaded zip (not unpacked)"))
+            elif relative in student.files:
+                result.refused.append(Refused(f"{label}: {member.path}", "a file of that "
+                                              "name was also submitted outside the zip"))
+            else:
+                student.files[relative] = member.data
+        student.notes.append(f"unpacked {path} ({len(members)} files)")
 
 
 def _ids(student: Incoming) -> set:

@@ -6,12 +6,13 @@ symbolic link, or fill the disk (zip bomb). Each entry that is refused is named
 with the reason; the importers decide what the accepted ones mean.
 """
 
+import io
 import stat
 import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import List, Optional
+from typing import List, Optional, Union
 
 # macOS adds these to zips it makes; they are never part of a submission.
 _JUNK_DIRS = ("__MACOSX",)
@@ -50,11 +51,17 @@ class Unpacked:
     refused: List[Refused] = field(default_factory=list)
 
 
-def read_zip(archive: Path, limits: UnpackLimits = UnpackLimits()) -> Unpacked:
-    """Every acceptable file entry of `archive`, and every refused one with why."""
-    archive = Path(archive)
+def read_zip(archive: Union[Path, bytes], limits: UnpackLimits = UnpackLimits(), *,
+             label: str = "") -> Unpacked:
+    """Every acceptable file entry of `archive` (a path, or a zip's bytes named `label`),
+    and every refused one with why."""
+    if isinstance(archive, bytes):
+        source, archive = io.BytesIO(archive), Path(label or "zip")
+    else:
+        archive = Path(archive)
+        source = archive
     try:
-        handle = zipfile.ZipFile(archive)
+        handle = zipfile.ZipFile(source)
     except FileNotFoundError:
         raise ArchiveError(f"{archive}: no such file") from None
     except (zipfile.BadZipFile, OSError) as error:
