@@ -270,3 +270,44 @@ def test_canvas_export_to_a_new_assignment_column(course, tmp_path):
         ["", "", "", "", "Manual Posting", ""],
         ["Hopper, Grace", "1002", "S-1002", "grace", "Sec 1", "0.85"]]
     assert "not in the roster (not exported): 1001, 1003" in done.out
+
+
+def test_moodle_round_trip_in_a_terminal(tmp_path):
+    """As an instructor types it: import into ./submissions, grade, show, export."""
+    import sys
+
+    import pexpect
+
+    def run(*args):
+        child = pexpect.spawn(sys.executable, ["-m", "grader", *map(str, args)],
+                              cwd=str(tmp_path), timeout=180, encoding="utf-8",
+                              dimensions=(40, 200))
+        child.expect(pexpect.EOF)
+        child.close()
+        return child.exitstatus, child.before
+
+    manifest = make_cases(tmp_path / "cases", {"none": NO_SOLUTION})
+    (tmp_path / "course.toml").write_text(COURSE)
+    make_zip(tmp_path / "moodle.zip", [
+        ("Grace Hopper_31_assignsubmission_file_/puzzlesolver.py", NO_SOLUTION_PY,
+         datetime(2026, 3, 2, 8, 0)),
+        ("Alan Turing_32_assignsubmission_file_/puzzlesolver.py", WRONG_PY,
+         datetime(2026, 3, 1, 8, 0)),
+    ])
+    base = ["--course", "course.toml", "--manifest", manifest]
+    code, out = run(*base, "import", "moodle", "moodle.zip")
+    assert code == 0 and "2 added, 0 updated, 0 unchanged, 0 entries refused" in out
+    code, out = run(*base, "grade")
+    assert code == 0, out
+    assert "1 day late: -10%" in out
+    code, out = run(*base, "show", "31")
+    assert code == 0 and "from moodle: Grace Hopper (LMS id 31)" in out
+    assert "raw score 1/1  penalty -0.1  final 0.9" in out
+    code, out = run(*base, "export", "moodle", "grades.csv")
+    assert code == 0, out
+    assert read_csv(tmp_path / "grades.csv") == [
+        ["Identifier", "Full name", "Email address", "Grade", "Maximum Grade",
+         "Feedback comments"],
+        ["Participant 31", "Grace Hopper", "", "0.9", "1",
+         "Raw score 1, late penalty -0.1 (1 day late: -10%)."],
+        ["Participant 32", "Alan Turing", "", "0", "1", ""]]
