@@ -6,7 +6,6 @@ import contextlib
 import csv
 import io
 import json
-import shutil
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -77,7 +76,8 @@ def test_import_reports_the_student_without_a_submission(course):
 
 
 def test_grade_table_shows_raw_score_and_penalty_side_by_side(course):
-    lines = {line.split()[0]: line for line in course.graded.out.splitlines() if line.startswith("100")}
+    lines = {line.split()[0]: line for line in course.graded.out.splitlines()
+             if line.startswith("100")}
     assert lines["1002"].split()[1:5] == ["python", "1/2", "-0.15", "0.85"]
     assert "2 days late: -15% (capped)" in lines["1002"]
     assert lines["1001"].split()[1:4] == ["python", "2/2", "2"]

@@ -48,7 +48,8 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
         previous = chosen.setdefault(uid, {}).get(original)
         if previous is not None:
             # Two uploads of one name in one submission: the higher copy number is the later one.
-            keep, drop = (previous, (copy, member)) if previous[0] >= copy else ((copy, member), previous)
+            current = (copy, member)
+            keep, drop = (previous, current) if previous[0] >= copy else (current, previous)
             student.notes.append(f"{drop[1].path.name} dropped: {keep[1].path.name} is a later "
                                  f"upload of {original}")
             chosen[uid][original] = keep

@@ -39,7 +39,8 @@ class Matched:
     late: List[str] = field(default_factory=list)  # "id: raw 5, penalty -1 (note), final 4"
 
 
-def _match(reports: Sequence[SubmissionReport], roster_ids: List[set]) -> Dict[int, SubmissionReport]:
+def _match(reports: Sequence[SubmissionReport],
+           roster_ids: List[set]) -> Dict[int, SubmissionReport]:
     """Roster row index -> its submission."""
     keys = []
     for r in reports:
@@ -98,8 +99,8 @@ def canvas(reports: Sequence[SubmissionReport], lateness: Dict[str, Lateness], r
     for index, row in enumerate(roster.rows):
         result = matched.get(index)
         late = lateness.get(result.submission.id, NOT_LATE) if result else NOT_LATE
-        rows.append([row[i] for i in picks]
-                    + [_cell(result, late, missing_as_zero, roster.name(row) or row[picks[0]], out)])
+        name = roster.name(row) or row[picks[0]]
+        rows.append([row[i] for i in picks] + [_cell(result, late, missing_as_zero, name, out)])
     used = {id(r) for r in matched.values()}
     out.unmatched = [r.submission.id for r in reports if id(r) not in used]
     out.text = _csv(rows)

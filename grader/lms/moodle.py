@@ -16,7 +16,8 @@ from typing import Dict
 from grader.lms.incoming import Incoming, Parsed, newest, safe_id
 from grader.lms.unpack import Refused, Unpacked
 
-_PREFIX = re.compile(r"^(?P<name>.+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
+_PREFIX = re.compile(
+    r"^(?P<name>.+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
 
 
 def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:

@@ -59,7 +59,8 @@ def read_roster(path: Path) -> Roster:
         raise RosterError(f"{path}: cannot read the roster: {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise RosterError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
-    table = [row for row in csv.reader(io.StringIO(text, newline="")) if any(c.strip() for c in row)]
+    table = [row for row in csv.reader(io.StringIO(text, newline=""))
+             if any(c.strip() for c in row)]
     if not table:
         raise RosterError(f"{path}: empty roster")
     header = table[0]
