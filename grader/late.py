@@ -2,7 +2,10 @@
 
 A submission after `deadline` + `grace_minutes` loses `per_day_percent` of its
 raw score for every started day past the deadline (a minute late counts as one
-day), never more than `max_percent` in all. The raw score is never changed:
+day), never more than `max_percent` in all. Where the LMS marks lateness itself
+(Canvas's LATE), its marker decides whether a submission is late, since it knows
+each student's own due date and extensions; the time then only counts the days
+(at least one). The raw score is never changed:
 every report shows raw score, penalty and the final score side by side.
 """
 
@@ -60,25 +63,36 @@ def assess(policy: LatePolicy, meta: Optional[SubmissionMeta]) -> Lateness:
     if not policy.enabled:
         note = "the LMS marks it late (no late policy in course.toml)" if marker else ""
         return Lateness(meta.submitted_at, marker, 0, 0.0, note)
+    if marker is False:
+        # The LMS judged it against the student's own due date (extensions included);
+        # a zip entry's time may not even be the submission's.
+        return Lateness(meta.submitted_at, marker, 0, 0.0, "on time (the LMS's own marker)")
+    late_by = _late_by(submitted, policy.deadline)
+    if late_by is None or late_by <= timedelta(0):
+        if not marker:
+            note = "on time" if late_by is not None else "no submission time: no penalty applied"
+            return Lateness(meta.submitted_at, marker, 0, 0.0, note)
+        known = "its time is not past the deadline" if late_by is not None else "no time"
+        days, why = 1, f" (the LMS marks it late; {known})"
+    elif late_by <= timedelta(minutes=policy.grace_minutes):
+        return Lateness(meta.submitted_at, marker, 0, 0.0, "within the grace period")
+    else:
+        days, why = math.ceil(late_by / timedelta(days=1)), ""
+    percent = min(policy.max_percent, days * policy.per_day_percent)
+    capped = " (capped)" if percent < days * policy.per_day_percent else ""
+    note = f"{days} day{'s' if days != 1 else ''} late: -{percent:g}%{capped}{why}"
+    return Lateness(meta.submitted_at, marker, days, float(percent), note)
+
+
+def _late_by(submitted: Optional[datetime], deadline: datetime) -> Optional[timedelta]:
     if submitted is None:
-        note = ("the LMS marks it late, but gave no submission time: no penalty applied"
-                if marker else "no submission time: no penalty applied")
-        return Lateness(meta.submitted_at, marker, 0, 0.0, note)
-    deadline = policy.deadline
+        return None
     # A zip entry's time has no zone: read it in the deadline's zone (the course's).
     if submitted.tzinfo is None and deadline.tzinfo is not None:
         submitted = submitted.replace(tzinfo=deadline.tzinfo)
     elif submitted.tzinfo is not None and deadline.tzinfo is None:
         submitted = submitted.astimezone().replace(tzinfo=None)
-    late_by = submitted - deadline
-    if late_by <= timedelta(minutes=policy.grace_minutes):
-        note = "on time" if late_by <= timedelta(0) else "within the grace period"
-        return Lateness(meta.submitted_at, marker, 0, 0.0, note)
-    days = math.ceil(late_by / timedelta(days=1))
-    percent = min(policy.max_percent, days * policy.per_day_percent)
-    capped = " (capped)" if percent < days * policy.per_day_percent else ""
-    note = f"{days} day{'s' if days != 1 else ''} late: -{percent:g}%{capped}"
-    return Lateness(meta.submitted_at, marker, days, float(percent), note)
+    return submitted - deadline
 
 
 def lateness_of(reports, policy: LatePolicy) -> Dict[str, Lateness]:

@@ -305,8 +305,21 @@ def test_no_policy_or_no_time_means_no_penalty():
     assert assess(LatePolicy(), None).note == ""
     assert "not imported" in assess(LatePolicy(DEADLINE, per_day_percent=10), None).note
     assert assess(LatePolicy(), meta(DEADLINE + timedelta(days=3), True)).percent == 0
-    late = assess(LatePolicy(DEADLINE, per_day_percent=10), meta(None, True))
+    late = assess(LatePolicy(DEADLINE, per_day_percent=10), meta(None))
     assert late.percent == 0 and "no submission time" in late.note
+
+
+@pytest.mark.parametrize("submitted, marker, days", [
+    (DEADLINE + timedelta(days=3), False, 0),  # the LMS knows of an extension
+    (DEADLINE + timedelta(days=3), True, 3),  # late: the time counts the days
+    (DEADLINE - timedelta(days=1), True, 1),  # late by the LMS, whatever the zip's time
+    (None, True, 1),
+    (DEADLINE + timedelta(minutes=5), True, 0),  # the course's grace still applies
+])
+def test_the_lms_late_marker_decides_whether_it_is_late(submitted, marker, days):
+    policy = LatePolicy(DEADLINE, grace_minutes=10, per_day_percent=10, max_percent=100)
+    late = assess(policy, meta(submitted, marker))
+    assert (late.days_late, late.percent) == (days, 10 * days)
 
 
 def test_late_config(tmp_path):
