@@ -21,7 +21,12 @@ REFERENCE = (ROOT / "reference" / "puzzlesolver.py").read_text()
 NO_SOLUTION_PY = f"import sys\nsys.stdout.write({expected_output(NO_SOLUTION).decode()!r})\n"
 WRONG_PY = "print('hello')\n"
 
+# A generous wall limit: these tests are about scores, and a loaded CI machine must not
+# turn a correct program into TLE.
 COURSE = """
+[limits]
+wall_seconds = 120
+
 [late]
 deadline = 2026-03-01T23:59:00
 per_day_percent = 10
@@ -205,7 +210,9 @@ def test_regrade_after_a_changed_expected_output_lists_exactly_who_changes(tmp_p
         (folder / sid).mkdir(parents=True)
         (folder / sid / "puzzlesolver.py").write_text(source)
     results = tmp_path / "results"
-    base = ["--manifest", manifest, "grade", folder, "--results", results, "--jobs", "2"]
+    (tmp_path / "course.toml").write_text("[limits]\nwall_seconds = 120\n")
+    base = ["--course", tmp_path / "course.toml", "--manifest", manifest, "grade", folder,
+            "--results", results, "--jobs", "2"]
     assert cli(*base).code == 0
     first = (results / "results.json").read_bytes()
 
