@@ -97,9 +97,11 @@ def _reasons(old: dict, new: dict) -> List[str]:
     removed = [cid for cid in a if cid not in b]
     changed = [cid for cid in b if cid in a and a[cid]["version"] != b[cid]["version"]]
     reweighed = [cid for cid in b if cid in a and a[cid]["weight"] != b[cid]["weight"]]
+    ruled = [cid for cid in b if cid in a and a[cid]["policy"] != b[cid]["policy"]]
     for what, ids in (("cases added", added), ("cases removed", removed),
                       ("input or expected output changed", changed),
-                      ("weight changed", reweighed)):
+                      ("weight changed", reweighed),
+                      ("policy rules (symmetric tiles, ties) changed", ruled)):
         if ids:
             reasons.append(f"{what}: {', '.join(ids)}")
     ca, cb = old.get("course"), new.get("course")

@@ -392,3 +392,37 @@ def test_a_zip_the_student_uploaded_is_unpacked_as_safely(tmp_path):
     assert "kept as it is" in refused["1002/broken.zip"]
     assert (into / "1002" / "broken.zip").exists()
     assert not list(tmp_path.parent.rglob("escape.c"))
+
+
+def test_gradescope_metadata_with_plain_keys(tmp_path):
+    """Some exports write `submission_1:` rather than Ruby's `:submission_1:`."""
+    metadata = gradescope_metadata({"submission_5": ([("Solo", "S5", "s@u.edu")],
+                                                     "2026-03-01 10:00:00 +0000")})
+    metadata = metadata.replace(":submission_5:", "submission_5:")
+    archive = make_zip(tmp_path / "gs.zip", [("submission_metadata.yml", metadata, T0),
+                                             ("submission_5/puzzlesolver.py", "x\n", T0)])
+    result = import_archive("gradescope", archive, tmp_path / "c", source_names=SOURCES)
+    assert result.added == ["S5"]
+    assert read_meta(tmp_path / "c" / "S5").submitted_at == "2026-03-01T10:00:00+00:00"
+
+
+def test_regrade_names_every_reason():
+    from grader.regrade import diff
+
+    def doc(version, weight, policy, late, limits, verdict, score):
+        return {"cases": [{"id": "c", "version": version, "weight": weight,
+                           "policy": policy}],
+                "course": {"limits": limits, "late": late},
+                "submissions": [{"id": "s", "score": score,
+                                 "cases": [{"id": "c", "verdict": verdict}]}]}
+
+    late = {"deadline": None, "grace_minutes": 0, "per_day_percent": 0, "max_percent": 100}
+    old = doc("v1", 1, [], late, "L1", "AC", 1)
+    new = doc("v2", 2, ["tie-order"], {**late, "deadline": "2026-03-01T00:00:00"}, "L2",
+              "WA", 0)
+    result = diff(old, new)
+    assert [r.split(":")[0] for r in result.reasons] == [
+        "input or expected output changed", "weight changed",
+        "policy rules (symmetric tiles, ties) changed", "course.toml", "course.toml"]
+    assert result.changes[0].cases == (("c", "AC", "WA"),)
+    assert diff(old, old).changes == [] and diff(old, old).reasons == []
