@@ -426,3 +426,13 @@ def test_regrade_names_every_reason():
         "policy rules (symmetric tiles, ties) changed", "course.toml", "course.toml"]
     assert result.changes[0].cases == (("c", "AC", "WA"),)
     assert diff(old, old).changes == [] and diff(old, old).reasons == []
+
+
+def test_a_file_the_file_system_cannot_hold_is_refused_by_name(tmp_path):
+    long_name = "n" * 300 + ".txt"  # more than the 255 bytes a file name may have
+    archive = make_zip(tmp_path / "a.zip", [
+        (f"smithjohn_1001_5001_{long_name}", "x\n", T0),
+        ("smithjohn_1001_5002_puzzlesolver.py", "print(1)\n", T0)])
+    result = import_archive("canvas", archive, tmp_path / "c", source_names=SOURCES)
+    assert result.added == ["1001"] and (tmp_path / "c" / "1001" / "puzzlesolver.py").exists()
+    assert refused_names(result) == {f"1001/{long_name}": "cannot be written: File name too long"}

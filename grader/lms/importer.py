@@ -141,7 +141,11 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path,
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     for relative, data in student.files.items():
-        _write_if_changed(folder, relative, data, old)
+        try:
+            _write_if_changed(folder, relative, data, old)
+        except OSError as error:  # a name too long for this file system, a full disk...
+            result.refused.append(Refused(f"{student.student_id}/{relative}",
+                                          f"cannot be written: {error.strerror or error}"))
     if old is not None:
         # Files the previous import wrote that this submission no longer has are the
         # student's old files: remove them. Anything else in the folder is not ours.
