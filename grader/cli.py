@@ -2,18 +2,24 @@
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import List, Optional
 
+from grader import regrade
 from grader.cases import default_manifest, load_cases
 from grader.config import load_config
 from grader.errors import UsageError, run_entry_point
 from grader.exports.cli import add_export_command
+from grader.late import assess, lateness_of, worth_showing
+from grader.lms.cli import add_import_command
+from grader.lms.metadata import read_meta
 from grader.grading import Event, execute, plan
 from grader.reports.results_json import results_document, write_json
-from grader.reports.terminal import build_report, case_report, score_line, summary_table
+from grader.reports.terminal import (build_report, case_report, late_report, score_line,
+                                    summary_table)
 from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import DB_NAME, Store, results_folder
@@ -43,7 +49,17 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     grade.add_argument("--force", action="store_true",
                        help="rebuild and rerun even what is already graded")
+    grade.add_argument("--dry-run", action="store_true",
+                       help="grade on a copy and list per student what would change; "
+                            "writes nothing in the results folder")
     grade.set_defaults(func=cmd_grade)
+
+    changes = sub.add_parser("diff", help="what the last grade run changed (per student, old "
+                             "and new verdicts and scores)")
+    changes.add_argument("--results", type=Path, default=Path("results"))
+    changes.set_defaults(func=cmd_diff)
+
+    add_import_command(sub)
 
     check = sub.add_parser("check", help="a student's self-check on the public cases")
     check.add_argument("path", type=Path, help="your source file or its folder")
@@ -96,19 +112,87 @@ def cmd_grade(args) -> int:
     submissions = discover(args.folder, config)
     if not submissions:
         raise UsageError(f"{args.folder}: no submissions found (one folder per student)")
-    with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
-        sandbox = make_sandbox(config.sandbox, warn=_warn)
-        work = plan(submissions, cases, store, force=args.force)
-        _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, args.force)
-        reports = [report(store, store.submission(s.id), cases) for s in submissions]
-        print(summary_table(reports, config.limits.cpu_seconds))
+    with results_folder(args.results) as folder:
+        previous = regrade.read_results(folder / "results.json")
+        if previous is None and (folder / "results.json").exists() and not args.dry_run:
+            # Not comparable (another grader version?), but still not overwritten unseen.
+            shutil.copyfile(folder / "results.json", folder / regrade.PREVIOUS_NAME)
+            _warn(f"{folder / 'results.json'} is not this grader's results: kept as "
+                  f"{regrade.PREVIOUS_NAME}, no comparison")
+        course = regrade.course_fingerprint(config)
+        force = args.force
+        if previous and previous.get("course") and \
+                previous["course"]["limits"] != course["limits"]:
+            print("course.toml's limits or sandbox changed since the last run: every "
+                  "submission is graded again", file=sys.stderr)
+            force = True
+        if args.dry_run:
+            return _dry_run(folder, previous, course, submissions, cases, config, jobs, force)
+        with Store(folder / DB_NAME) as store:
+            sandbox = make_sandbox(config.sandbox, warn=_warn)
+            work = plan(submissions, cases, store, force=force)
+            _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, force)
+            reports = [report(store, store.submission(s.id), cases) for s in submissions]
+        lateness = lateness_of(reports, config.late)
+        print(summary_table(reports, config.limits.cpu_seconds,
+                            lateness if worth_showing(lateness, config.late) else None))
         internal = sum(r.verdict_counts.get("IE", 0) for r in reports)
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
                   "run the same command again to retry them")
-        write_json(results_document(reports, cases, sandbox.name), folder / "results.json",
-                   "results")
-        print(f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}")
+        document = results_document(reports, cases, sandbox.name, lateness, course)
+        if previous is not None:
+            # The run before this one stays readable: `grader diff` compares the two.
+            write_json(previous, folder / regrade.PREVIOUS_NAME, "results")
+            print("\n" + regrade.render(regrade.diff(previous, document),
+                                        headline="since the previous run:"))
+        write_json(document, folder / "results.json", "results")
+        print(f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}"
+              + (f" (the previous run: {folder / regrade.PREVIOUS_NAME})" if previous else ""))
+    return 0
+
+
+def _dry_run(folder, previous, course, submissions, cases, config, jobs, force) -> int:
+    """Grade on a copy of the database, in a scratch folder; compare with the last run."""
+    import sqlite3
+
+    with tempfile.TemporaryDirectory(prefix="grader-dry-run-") as tmp:
+        scratch = Path(tmp)
+        if (folder / DB_NAME).exists():
+            source = sqlite3.connect(folder / DB_NAME)
+            target = sqlite3.connect(scratch / DB_NAME)
+            with target:
+                source.backup(target)
+            source.close()
+            target.close()
+        with Store(scratch / DB_NAME) as store:
+            sandbox = make_sandbox(config.sandbox, warn=_warn)
+            work = plan(submissions, cases, store, force=force)
+            _run_with_progress(work, store, sandbox, config, scratch / "builds", jobs, force)
+            reports = [report(store, store.submission(s.id), cases) for s in submissions]
+    lateness = lateness_of(reports, config.late)
+    document = results_document(reports, cases, sandbox.name, lateness, course)
+    if previous is None:
+        print(summary_table(reports, lateness if worth_showing(lateness, config.late) else None))
+        print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
+        return 0
+    print(regrade.render(regrade.diff(previous, document),
+                         headline=f"dry run: what `grader grade` would change in {folder}:"))
+    print("\nnothing written (run `grader grade` without --dry-run to apply)")
+    return 0
+
+
+def cmd_diff(args) -> int:
+    current = args.results / "results.json"
+    before = args.results / regrade.PREVIOUS_NAME
+    new, old = regrade.read_results(current), regrade.read_results(before)
+    if new is None:
+        raise UsageError(f"{current}: no results yet (run `grader grade` first)")
+    if old is None:
+        raise UsageError(f"{before}: no previous run to compare with (it appears after the "
+                         "second `grader grade`; `grader grade --dry-run` previews one)")
+    print(regrade.render(regrade.diff(old, new),
+                         headline=f"{old['generated_at']} -> {new['generated_at']}:"))
     return 0
 
 
@@ -171,12 +255,19 @@ def cmd_show(args) -> int:
             known = ", ".join(s.id for s in store.submissions()) or "none"
             raise UsageError(f"no submission {args.id!r} in {path} (known: {known})")
         result = report(store, row, cases)
-    cpu_limit = load_config(args.course).limits.cpu_seconds
+    config = load_config(args.course)
+    cpu_limit = config.limits.cpu_seconds
     print(f"submission {row.id}  language {row.language}  folder {row.folder}")
     print(f"content {row.content_hash[:16]}")
+    meta = read_meta(row.folder)
+    if meta is not None:
+        print(f"from {meta.lms}: {meta.name or '?'} (LMS id {meta.lms_user_id})")
     print(build_report(result))
     print(case_report(result, instructor=True, cpu_limit=cpu_limit))
     print(score_line(result, ""))
+    late = assess(config.late, meta)
+    if meta is not None or late.note:
+        print(late_report(result, late, meta.time_source if meta else ""))
     return 0
 
 

@@ -6,6 +6,7 @@ ConfigError naming the file and the key, before anything is graded.
 
 import dataclasses
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
@@ -14,6 +15,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+from grader.late import LatePolicy
 from grader.model import Limits
 from grader.errors import GraderError
 
@@ -79,6 +81,11 @@ class TimeLimitConfig:
 
 
 @dataclass(frozen=True)
+class LmsConfig:
+    missing_as_zero: bool = False  # LMS exports: no submission -> 0 instead of an empty cell
+
+
+@dataclass(frozen=True)
 class CourseConfig:
     limits: Limits = Limits()
     build_limits: Limits = DEFAULT_BUILD_LIMITS
@@ -86,6 +93,8 @@ class CourseConfig:
     sandbox: str = "auto"  # auto, bubblewrap or rlimits
     leaderboard: LeaderboardConfig = LeaderboardConfig()
     timelimit: TimeLimitConfig = TimeLimitConfig()
+    late: LatePolicy = LatePolicy()  # no deadline: no late policy
+    lms: LmsConfig = LmsConfig()
     source: Optional[Path] = None  # the file it came from, if any
 
     def language_for(self, filename: str) -> Optional[LanguageSpec]:
@@ -124,7 +133,7 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 def _course(data: dict, path: Path) -> CourseConfig:
     _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard",
-                  "timelimit"}, "")
+                  "timelimit", "late", "lms"}, "")
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -135,6 +144,8 @@ def _course(data: dict, path: Path) -> CourseConfig:
         sandbox=sandbox,
         leaderboard=_leaderboard(_table(data, "leaderboard")),
         timelimit=_timelimit(_table(data, "timelimit")),
+        late=_late(_table(data, "late")),
+        lms=_lms(_table(data, "lms")),
         source=path,
     )
 
@@ -213,6 +224,39 @@ def _timelimit(table: dict) -> TimeLimitConfig:
     if wall < 1:
         raise ConfigError(f"key '{prefix}.wall_factor': must be at least 1, not {wall}")
     return TimeLimitConfig(float(k), runs, float(round_to), float(wall))
+
+
+def _late(table: dict) -> LatePolicy:
+    prefix = "late"
+    _known(table, {"deadline", "grace_minutes", "per_day_percent", "max_percent"}, prefix)
+    deadline = table.get("deadline")
+    if isinstance(deadline, str):
+        try:
+            deadline = datetime.fromisoformat(deadline)
+        except ValueError:
+            raise ConfigError(f"key '{prefix}.deadline': not a date and time: {deadline!r}") \
+                from None
+    if deadline is not None and not isinstance(deadline, datetime):
+        raise ConfigError(f"key '{prefix}.deadline': must be a date and time "
+                          f"(2026-03-01T23:59:00-05:00), not {deadline!r}")
+    grace = _typed(table, "grace_minutes", (int, float), 0, prefix)
+    per_day = _typed(table, "per_day_percent", (int, float), 0, prefix)
+    cap = _typed(table, "max_percent", (int, float), 100, prefix)
+    for key, value in (("grace_minutes", grace), ("per_day_percent", per_day),
+                       ("max_percent", cap)):
+        if value < 0 or (key != "grace_minutes" and value > 100):
+            raise ConfigError(f"key '{prefix}.{key}': out of range: {value}")
+    if deadline is None and (per_day or "max_percent" in table or grace):
+        raise ConfigError(f"key '{prefix}.deadline': a late penalty needs a deadline")
+    return LatePolicy(deadline, float(grace), float(per_day), float(cap))
+
+
+def _lms(table: dict) -> LmsConfig:
+    _known(table, {"missing_as_zero"}, "lms")
+    value = table.get("missing_as_zero", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"key 'lms.missing_as_zero': must be true or false, not {value!r}")
+    return LmsConfig(missing_as_zero=value)
 
 
 def _command(table, key, default, prefix, allow_empty):

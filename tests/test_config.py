@@ -80,13 +80,17 @@ def test_invalid_toml_and_missing_file(tmp_path):
 
 
 def _course_file_with_comments_as_keys(text: str) -> str:
-    """course.toml with its commented-out tables and keys ("# [languages.c]", "# run =
-    [...]") made real: what the file says the defaults are."""
-    lines = []
+    """course.toml with its commented-out tables ("# [languages.c]" and the "# run = [...]"
+    keys under them) made real: what the file says the defaults are. Commented keys
+    under a real table are examples (a deadline, say), not defaults, and stay comments."""
+    lines, in_commented_table = [], False
     for line in text.splitlines():
-        body = line[2:] if line.startswith("# ") else line
-        if line.startswith("# ") and (body.startswith("[") or " = " in body.split("#")[0]):
-            line = body
+        if line.startswith("# ["):
+            in_commented_table = True
+        elif not line.startswith("# "):
+            in_commented_table = False
+        if in_commented_table and line.startswith("# "):
+            line = line[2:]
         lines.append(line)
     return "\n".join(lines) + "\n"
 

@@ -4,6 +4,8 @@
     export csv OUT.csv [--bom]            gradebook, one row per submission of the last run
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
+    export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
+    export moodle OUT.csv [--roster WORKSHEET.csv] Moodle grading worksheet (final scores)
 
 csv and html read the last `grade` run from --results (default: results/).
 """
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from grader.config import load_config
 from grader.exports.common import ExportError, graded
+from grader.lms.cli import add_lms_exports
 
 __all__ = ["ExportError", "add_export_command"]
 
@@ -49,6 +52,8 @@ def add_export_command(sub) -> None:
     kit.add_argument("out", type=Path, metavar="OUT.zip")
     kit.set_defaults(func=cmd_student_kit)
 
+    add_lms_exports(kinds)  # canvas, moodle: the LMS's own grade import formats
+
 
 def _zip_path(out: Path) -> Path:
     if out.is_dir():
@@ -68,9 +73,15 @@ def cmd_gradescope(args) -> int:
 def cmd_csv(args) -> int:
     from grader.exports.gradebook_csv import write_gradebook
 
+    from grader.config import load_config
+    from grader.late import lateness_of, worth_showing
+
+    policy = load_config(args.course).late
     with graded(args.results, args.manifest) as results:
+        lateness = lateness_of(results.reports, policy)
         ranks = write_gradebook(args.out, results.reports, results.cases, args.results,
-                                bom=args.bom)
+                                bom=args.bom,
+                                lateness=lateness if worth_showing(lateness, policy) else None)
         count = len(results.reports)
     print(f"{args.out}: {count} submissions; {ranks.note}")
     return 0
@@ -79,9 +90,15 @@ def cmd_csv(args) -> int:
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
 
-    cpu_limit = load_config(args.course).limits.cpu_seconds  # what grading runs under
+    from grader.late import lateness_of, worth_showing
+
+    config = load_config(args.course)
+    cpu_limit = config.limits.cpu_seconds  # what grading runs under
     with graded(args.results, args.manifest) as results:
-        made = write_feedback(results, args.out, student=args.student, cpu_limit=cpu_limit)
+        lateness = lateness_of(results.reports, config.late)
+        made = write_feedback(results, args.out, student=args.student, cpu_limit=cpu_limit,
+                              lateness=lateness if worth_showing(lateness, config.late)
+                              else None)
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""
     print(f"{args.out}: {len(made.pages)} {kind} feedback pages{where}")

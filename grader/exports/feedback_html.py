@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, Iterable, Optional, Sequence
+from typing import Dict, Iterable, Mapping, Optional, Sequence
 from urllib.parse import quote
 
 from grader import __version__, sensitivity
@@ -28,6 +28,7 @@ from grader.exports.common import (
     ExportError, Graded, cut, language_name, verdict_name,
 )
 from grader.exports.textdiff import LineDiff, Row, line_diff
+from grader.late import Lateness
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
 from grader.text import printable
@@ -150,10 +151,12 @@ def page_names(ids: Iterable[str]) -> Dict[str, str]:
 
 def render_page(result: SubmissionReport, store: Store, *, student: bool,
                 generated: str, index_link: bool = False,
-                cpu_limit: Optional[float] = None) -> str:
+                cpu_limit: Optional[float] = None, late: Optional[Lateness] = None) -> str:
     sub = result.submission
     title = f"Feedback: {sub.id}"
     parts = [_header(result, student, generated, index_link)]
+    if late is not None and (late.submitted_at or late.note):
+        parts.append(_late_line(result, late))
     if cpu_limit is not None and sensitivity.note(result, cpu_limit):
         parts.append(f'<p class="sensitive">{e(sensitivity.note(result, cpu_limit))}: a '
                      "slightly slower machine or a lower limit could change these verdicts "
@@ -196,6 +199,16 @@ def _header(result: SubmissionReport, student: bool, generated: str, index_link:
             f'<p class="score">{format_score(result.score)} / {format_score(result.max_score)}'
             f'</p><p class="counts">{_badges(result)}</p>'
             f"<p>Build: {e(_build_line(result))}</p>")
+
+
+def _late_line(result: SubmissionReport, late: Lateness) -> str:
+    """Raw score and penalty side by side: the score above is the raw one."""
+    when = f"Submitted {e(late.submitted_at)}. " if late.submitted_at else ""
+    return (f'<p class="late">{when}{e(late.note)}{"." if late.note else ""} '
+            f"Raw score {format_score(result.score)}, late penalty "
+            f"−{format_score(late.penalty(result.score))}, final score "
+            f"<b>{format_score(late.final(result.score))}</b> / "
+            f"{format_score(result.max_score)}.</p>")
 
 
 def _badges(result: SubmissionReport) -> str:
@@ -366,7 +379,8 @@ def _pass_rates(reports: Sequence[SubmissionReport]) -> str:
 
 
 def write_feedback(results: Graded, out: Path, *, student: bool = False,
-                   cpu_limit: Optional[float] = None) -> Feedback:
+                   cpu_limit: Optional[float] = None,
+                   lateness: Optional[Mapping[str, Lateness]] = None) -> Feedback:
     """A page per submission in `out` and, for instructors, index.html linking them."""
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -378,7 +392,8 @@ def write_feedback(results: Graded, out: Path, *, student: bool = False,
         path = out / names[result.submission.id]
         write_file(path, render_page(result, results.store, student=student,
                                      generated=generated, index_link=not student,
-                                     cpu_limit=cpu_limit))
+                                     cpu_limit=cpu_limit,
+                                     late=(lateness or {}).get(result.submission.id)))
         pages[result.submission.id] = path
     index = None
     if not student:

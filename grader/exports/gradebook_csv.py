@@ -5,6 +5,9 @@ Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
   * columns: id, language, score, max_score, leaderboard_rank, then one column per
     case in manifest order, headed "case:<case id>", holding its verdict (AC, WA,
     PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded);
+  * with a late policy in course.toml (or submissions imported from an LMS with their
+    times), three more columns follow max_score: penalty (points), final_score
+    (score - penalty) and late (what the policy made of the submission time);
   * leaderboard_rank comes from leaderboard.json in the results folder when it
     exists (empty for a program the leaderboard does not rank), else it is empty;
   * numbers are plain, with a dot for decimals (36, 35.5), whatever the locale;
@@ -20,11 +23,12 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from grader.cases import Case
 from grader.atomic import write_file
 from grader.exports.common import ExportError
+from grader.late import NOT_LATE, Lateness
 from grader.schemas import validate
 from grader.score import SubmissionReport, format_score
 from grader.model import NOT_GRADED
@@ -34,39 +38,53 @@ LEADERBOARD_FILE = "leaderboard.json"
 BOM = "\ufeff"
 
 
-def header(cases: Sequence[Case]) -> List[str]:
-    return [*FIXED_COLUMNS, *(f"case:{case.id}" for case in cases)]
+LATE_COLUMNS = ("penalty", "final_score", "late")
 
 
-def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]]) -> List[List[str]]:
+def header(cases: Sequence[Case], late: bool = False) -> List[str]:
+    fixed = list(FIXED_COLUMNS)
+    if late:
+        fixed[4:4] = LATE_COLUMNS
+    return [*fixed, *(f"case:{case.id}" for case in cases)]
+
+
+def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]],
+         lateness: Optional[Mapping[str, Lateness]] = None) -> List[List[str]]:
     table = []
     for result in sorted(reports, key=lambda r: r.submission.id):
         sub = result.submission
+        late = []
+        if lateness is not None:
+            info = lateness.get(sub.id, NOT_LATE)
+            late = [format_score(info.penalty(result.score)),
+                    format_score(info.final(result.score)), info.note]
         table.append([
             sub.id, sub.language, format_score(result.score), format_score(result.max_score),
-            (ranks or {}).get(sub.id, ""),
+            *late, (ranks or {}).get(sub.id, ""),
             *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
         ])
     return table
 
 
 def render(reports: Sequence[SubmissionReport], cases: Sequence[Case],
-           ranks: Optional[Dict[str, str]] = None, *, bom: bool = False) -> str:
+           ranks: Optional[Dict[str, str]] = None, *, bom: bool = False,
+           lateness: Optional[Mapping[str, Lateness]] = None) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180's CRLF
-    writer.writerow(header(cases))
-    writer.writerows(rows(reports, ranks))
+    writer.writerow(header(cases, late=lateness is not None))
+    writer.writerows(rows(reports, ranks, lateness))
     return (BOM if bom else "") + buffer.getvalue()
 
 
 def write_gradebook(out: Path, reports: Sequence[SubmissionReport], cases: Sequence[Case],
-                    results: Path, *, bom: bool = False) -> "Ranks":
+                    results: Path, *, bom: bool = False,
+                    lateness: Optional[Mapping[str, Lateness]] = None) -> "Ranks":
     """Write the CSV; returns the ranks it used and what it says about them."""
     ranks = read_ranks(Path(results))
     out = Path(out)
     if out.is_dir():
         raise ExportError(f"{out}: is a folder; name the CSV file to write")
-    write_file(out, render(reports, cases, ranks.by_id, bom=bom))
+    write_file(out, render(reports, cases, ranks.by_id, bom=bom, lateness=lateness))
     return ranks
 
 

@@ -3,31 +3,39 @@
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Optional, Sequence
 
 from grader import __version__
 from grader.atomic import write_file
 from grader.cases import Case
+from grader.late import Lateness
 from grader.schemas import validate
 from grader.score import SubmissionReport
 
 
 def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
-                     sandbox: str = "") -> dict:
-    return {
+                     sandbox: str = "", lateness: Optional[Mapping[str, Lateness]] = None,
+                     course: Optional[dict] = None) -> dict:
+    """The document; `lateness` adds each submission's penalty and final score, `course`
+    what of the course configuration the scores depend on (for regrade diffs)."""
+    document = {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
         "sandbox": sandbox,
         "cases": [{"id": c.id, "visibility": c.visibility, "weight": c.weight,
                    "timed": c.timed, "policy": list(c.policy), "version": c.version}
                   for c in cases],
-        "submissions": [_submission(report) for report in reports],
+        "submissions": [_submission(report, (lateness or {}).get(report.submission.id))
+                        for report in reports],
     }
+    if course is not None:
+        document["course"] = course
+    return document
 
 
-def _submission(report: SubmissionReport) -> dict:
+def _submission(report: SubmissionReport, late: Optional[Lateness]) -> dict:
     sub = report.submission
-    return {
+    entry = {
         "id": sub.id,
         "language": sub.language,
         "content_hash": sub.content_hash,
@@ -38,6 +46,14 @@ def _submission(report: SubmissionReport) -> dict:
                   "log": report.build.log if report.build else (sub.problem or "")},
         "cases": [_case(outcome) for outcome in report.outcomes],
     }
+    if late is not None:
+        # Raw score stays in "score"; the penalty and what is left sit beside it.
+        entry["penalty"] = late.penalty(report.score)
+        entry["final_score"] = late.final(report.score)
+        entry["late"] = {"submitted_at": late.submitted_at, "late_marker": late.late_marker,
+                         "days_late": late.days_late, "penalty_percent": late.percent,
+                         "note": late.note}
+    return entry
 
 
 def _case(outcome) -> dict:

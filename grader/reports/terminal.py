@@ -1,9 +1,10 @@
 """What `grade`, `check` and `show` print."""
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from tabulate import tabulate
 
+from grader.late import NOT_LATE, Lateness
 from grader.score import SubmissionReport, format_score
 from grader.model import VERDICT_ORDER
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
@@ -15,15 +16,20 @@ def verdict_summary(report: SubmissionReport) -> str:
     return " ".join(f"{v}:{counts[v]}" for v in VERDICT_ORDER if counts.get(v))
 
 
-def summary_table(reports: Sequence[SubmissionReport], cpu_limit: Optional[float] = None) -> str:
-    """With `cpu_limit`, a last column names the submissions sensitive to it."""
-    rows = [
-        (r.submission.id, r.submission.language,
-         f"{format_score(r.score)}/{format_score(r.max_score)}",
-         verdict_summary(r), _cut(r.build_status, 60))
-        for r in reports
-    ]
-    headers = ("id", "language", "score", "verdicts", "build")
+def summary_table(reports: Sequence[SubmissionReport], cpu_limit: Optional[float] = None,
+                  lateness: Optional[Mapping[str, Lateness]] = None) -> str:
+    """One row per submission; with `lateness`, the penalty and final score beside the
+    raw score; with `cpu_limit`, a last column names the submissions sensitive to it."""
+    if lateness is not None:
+        rows, headers = _late_rows(reports, lateness)
+    else:
+        rows = [
+            (r.submission.id, r.submission.language,
+             f"{format_score(r.score)}/{format_score(r.max_score)}",
+             verdict_summary(r), _cut(r.build_status, 60))
+            for r in reports
+        ]
+        headers = ("id", "language", "score", "verdicts", "build")
     if cpu_limit is not None:
         rows = [row + (_sensitive(r, cpu_limit),) for row, r in zip(rows, reports)]
         headers += ("time limit",)
@@ -33,6 +39,31 @@ def summary_table(reports: Sequence[SubmissionReport], cpu_limit: Optional[float
 def _sensitive(report: SubmissionReport, cpu_limit: float) -> str:
     count = len(sensitive_cases(report, cpu_limit))
     return f"sensitive ({count} case{'s' if count != 1 else ''} >{SHARE})" if count else ""
+
+
+def _late_rows(reports, lateness):
+    rows = []
+    for r in reports:
+        late = lateness.get(r.submission.id, NOT_LATE)
+        rows.append((r.submission.id, r.submission.language,
+                     f"{format_score(r.score)}/{format_score(r.max_score)}",
+                     f"-{format_score(late.penalty(r.score))}" if late.percent else "",
+                     format_score(late.final(r.score)), _cut(late.note, 30),
+                     verdict_summary(r), _cut(r.build_status, 40)))
+    return rows, ("id", "language", "raw", "penalty", "final", "late", "verdicts", "build")
+
+
+def late_report(report: SubmissionReport, late: Lateness, source: str = "") -> str:
+    """`show`'s lines on when it came in and what that costs."""
+    when = late.submitted_at or "unknown"
+    marker = "  (the LMS marks it late)" if late.late_marker else ""
+    lines = [f"submitted: {when}{f' ({source})' if source and late.submitted_at else ''}{marker}"]
+    if late.note:
+        lines.append(f"late: {late.note}")
+    lines.append(f"raw score {format_score(report.score)}/{format_score(report.max_score)}"
+                 f"  penalty -{format_score(late.penalty(report.score))}"
+                 f"  final {format_score(late.final(report.score))}")
+    return "\n".join(lines)
 
 
 def case_report(report: SubmissionReport, *, instructor: bool,

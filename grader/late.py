@@ -1,0 +1,105 @@
+"""The late policy: from a submission's time to a penalty beside its raw score.
+
+A submission after `deadline` + `grace_minutes` loses `per_day_percent` of its
+raw score for every started day past the deadline (a minute late counts as one
+day), never more than `max_percent` in all. Where the LMS marks lateness itself
+(Canvas's LATE), its marker decides whether a submission is late, since it knows
+each student's own due date and extensions; the time then only counts the days
+(at least one). The raw score is never changed:
+every report shows raw score, penalty and the final score side by side.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Dict, Optional
+
+from grader.lms.metadata import SubmissionMeta, read_meta
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    deadline: Optional[datetime] = None  # None: no late policy
+    grace_minutes: float = 0
+    per_day_percent: float = 0  # of the raw score, per started day late
+    max_percent: float = 100  # the penalty's cap
+
+    @property
+    def enabled(self) -> bool:
+        return self.deadline is not None
+
+    def describe(self) -> dict:
+        return {"deadline": self.deadline.isoformat() if self.deadline else None,
+                "grace_minutes": self.grace_minutes, "per_day_percent": self.per_day_percent,
+                "max_percent": self.max_percent}
+
+
+@dataclass(frozen=True)
+class Lateness:
+    submitted_at: Optional[str]  # ISO 8601, as imported
+    late_marker: Optional[bool]  # the LMS's own flag
+    days_late: int  # started days past the deadline, 0 when on time or within grace
+    percent: float  # penalty in percent of the raw score
+    note: str  # one line for people: "2 days late: -20%", "on time", "no submission time"
+
+    def penalty(self, raw: float) -> float:
+        return round(raw * self.percent / 100, 4)
+
+    def final(self, raw: float) -> float:
+        return max(0.0, round(raw - self.penalty(raw), 4))
+
+
+NOT_LATE = Lateness(None, None, 0, 0.0, "")
+
+
+def assess(policy: LatePolicy, meta: Optional[SubmissionMeta]) -> Lateness:
+    """How late a submission is under the policy; no penalty without a policy or a time."""
+    if meta is None:
+        if policy.enabled:  # a folder made by hand: say why it has no penalty
+            return Lateness(None, None, 0, 0.0, "no submission time (not imported): no penalty")
+        return NOT_LATE
+    marker = meta.late_marker
+    submitted = meta.submitted
+    if not policy.enabled:
+        note = "the LMS marks it late (no late policy in course.toml)" if marker else ""
+        return Lateness(meta.submitted_at, marker, 0, 0.0, note)
+    if marker is False:
+        # The LMS judged it against the student's own due date (extensions included);
+        # a zip entry's time may not even be the submission's.
+        return Lateness(meta.submitted_at, marker, 0, 0.0, "on time (the LMS's own marker)")
+    late_by = _late_by(submitted, policy.deadline)
+    if late_by is None or late_by <= timedelta(0):
+        if not marker:
+            note = "on time" if late_by is not None else "no submission time: no penalty applied"
+            return Lateness(meta.submitted_at, marker, 0, 0.0, note)
+        known = "its time is not past the deadline" if late_by is not None else "no time"
+        days, why = 1, f" (the LMS marks it late; {known})"
+    elif late_by <= timedelta(minutes=policy.grace_minutes):
+        return Lateness(meta.submitted_at, marker, 0, 0.0, "within the grace period")
+    else:
+        days, why = math.ceil(late_by / timedelta(days=1)), ""
+    percent = min(policy.max_percent, days * policy.per_day_percent)
+    capped = " (capped)" if percent < days * policy.per_day_percent else ""
+    note = f"{days} day{'s' if days != 1 else ''} late: -{percent:g}%{capped}{why}"
+    return Lateness(meta.submitted_at, marker, days, float(percent), note)
+
+
+def _late_by(submitted: Optional[datetime], deadline: datetime) -> Optional[timedelta]:
+    if submitted is None:
+        return None
+    # A zip entry's time has no zone: read it in the deadline's zone (the course's).
+    if submitted.tzinfo is None and deadline.tzinfo is not None:
+        submitted = submitted.replace(tzinfo=deadline.tzinfo)
+    elif submitted.tzinfo is not None and deadline.tzinfo is None:
+        submitted = submitted.astimezone().replace(tzinfo=None)
+    return submitted - deadline
+
+
+def lateness_of(reports, policy: LatePolicy) -> Dict[str, Lateness]:
+    """Each report's lateness, from the metadata its folder's import left (if any)."""
+    return {r.submission.id: assess(policy, read_meta(r.submission.folder)) for r in reports}
+
+
+def worth_showing(lateness: Dict[str, Lateness], policy: LatePolicy) -> bool:
+    """Late columns appear once there is a policy or anything imported with a time."""
+    return policy.enabled or any(l.submitted_at or l.late_marker for l in lateness.values())

@@ -1,0 +1,74 @@
+"""Canvas "Download Submissions": one flat zip, one file per submitted attachment.
+
+Canvas names each file `<name>_<user id>_<attachment id>_<original name>`, with
+`LATE_` before the user id when the submission came after the due date, and it
+renames a re-uploaded file `puzzlesolver-1.py`, `puzzlesolver-2.py`, ...: such a
+copy of a source file the course accepts gets its name back (the highest copy
+number wins; other files keep Canvas's name, which is all they have). The
+name part is the student's sortable name squashed to letters (`smithjohn`); the
+user id is Canvas's own, the one its gradebook CSV has in the "ID" column, so
+it is the folder name. Canvas writes no submission time into the names: the
+zip entry's time is taken instead, and the metadata says so.
+"""
+
+import re
+from pathlib import PurePosixPath
+from typing import Dict
+
+from grader.lms.incoming import Incoming, Parsed, newest, safe_id
+from grader.lms.unpack import Refused, Unpacked
+
+_NAME = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<att>\d+)_(?P<file>.+)$")
+_COPY = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]*)?$")
+
+
+def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
+    parsed = Parsed(refused=list(unpacked.refused))
+    students: Dict[str, Incoming] = {}
+    chosen: Dict[str, Dict[str, tuple]] = {}  # uid -> canonical name -> (copy number, member)
+    for member in unpacked.members:
+        if len(member.path.parts) != 1:
+            parsed.refused.append(Refused(str(member.path), "in a folder, but Canvas's "
+                                          "download is flat: not a Canvas submission file"))
+            continue
+        match = _NAME.match(member.path.name)
+        if not match:
+            parsed.refused.append(Refused(str(member.path), "not named like a Canvas "
+                                          "submission (name_userid_fileid_file)"))
+            continue
+        uid = match["uid"]
+        student = students.get(uid)
+        if student is None:
+            student = students[uid] = Incoming(
+                student_id=safe_id(uid), name=match["name"], lms_user_id=uid,
+                late_marker=False, time_source="zip entry time")
+        if match["late"]:
+            student.late_marker = True
+        original, copy = _original_name(match["file"], source_names)
+        previous = chosen.setdefault(uid, {}).get(original)
+        if previous is not None:
+            # Two uploads of one name in one submission: the higher copy number is the later one.
+            current = (copy, member)
+            keep, drop = (previous, current) if previous[0] >= copy else (current, previous)
+            student.notes.append(f"{drop[1].path.name} dropped: {keep[1].path.name} is a later "
+                                 f"upload of {original}")
+            chosen[uid][original] = keep
+        else:
+            chosen[uid][original] = (copy, member)
+    for uid, student in students.items():
+        members = [member for _, member in chosen[uid].values()]
+        student.files = {PurePosixPath(name): member.data
+                         for name, (_, member) in chosen[uid].items()}
+        student.submitted_at = newest(m.mtime for m in members)
+        student.submission_id = ",".join(sorted(_NAME.match(m.path.name)["att"] for m in members))
+        parsed.students.append(student)
+    return parsed
+
+
+def _original_name(name: str, source_names: frozenset):
+    """(the name the student uploaded, Canvas's copy number: 0 for none). Only a
+    source file's name is restored: `data-2020.txt` may well be the student's own."""
+    match = _COPY.match(name)
+    if not match or match["stem"] + (match["ext"] or "") not in source_names:
+        return name, 0
+    return match["stem"] + (match["ext"] or ""), int(match["n"])

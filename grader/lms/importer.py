@@ -1,0 +1,187 @@
+"""`grader import KIND ARCHIVE`: an LMS's bulk download -> one folder per student.
+
+Each student's folder holds their files and `.lms.json` (see metadata). A
+second import of a newer download touches only the students whose files or
+submission time changed; a student missing from it keeps their folder, and an
+older download never replaces a newer submission.
+"""
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Callable, Dict, List, Optional
+
+from grader.lms import canvas, gradescope, moodle
+from grader.lms.incoming import Incoming, Parsed
+from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta, write_meta
+from grader.lms.roster import Roster
+from grader.lms.unpack import ArchiveError, Refused, UnpackLimits, read_zip
+
+FORMATS: Dict[str, Callable[..., Parsed]] = {
+    "canvas": canvas.parse, "moodle": moodle.parse, "gradescope": gradescope.parse,
+}
+
+
+@dataclass
+class ImportResult:
+    added: List[str] = field(default_factory=list)
+    updated: List[str] = field(default_factory=list)
+    unchanged: List[str] = field(default_factory=list)
+    kept_newer: List[str] = field(default_factory=list)  # the folder holds a later submission
+    absent: List[str] = field(default_factory=list)  # folders this archive has nobody for
+    refused: List[Refused] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+    not_in_roster: List[str] = field(default_factory=list)
+    no_submission: List[str] = field(default_factory=list)  # roster students without one
+
+
+def import_archive(kind: str, archive: Path, into: Path, *, roster: Optional[Roster] = None,
+                   source_names: frozenset = frozenset(),
+                   limits: UnpackLimits = UnpackLimits()) -> ImportResult:
+    if kind not in FORMATS:
+        raise ArchiveError(f"unknown LMS {kind!r} (known: {', '.join(sorted(FORMATS))})")
+    parsed = FORMATS[kind](read_zip(archive, limits), source_names)
+    result = ImportResult(refused=list(parsed.refused))
+    into = Path(into)
+    into.mkdir(parents=True, exist_ok=True)
+    taken: Dict[str, Incoming] = {}
+    for student in parsed.students:
+        if student.student_id in taken:
+            result.refused.extend(Refused(f"{student.student_id}/{p}", "a second submission "
+                                          "for the same student id in this archive")
+                                  for p in student.files)
+            continue
+        taken[student.student_id] = student
+        _expand_zips(student, result)
+        if roster is not None:
+            _match_roster(student, roster, result)
+        result.notes.extend(f"{student.student_id}: {note}" for note in student.notes)
+        _store(kind, Path(archive).name, student, into / student.student_id, result)
+    result.absent = sorted(p.name for p in into.iterdir()
+                           if p.is_dir() and read_meta(p) is not None and p.name not in taken)
+    if roster is not None:
+        found = set().union(*(_ids(s) for s in taken.values())) if taken else set()
+        result.no_submission = [roster.name(row) or sorted(roster.ids(row))[0]
+                                for row in roster.rows if not roster.ids(row) & found]
+    return result
+
+
+# A zip a student uploaded: smaller limits than the download's, and never a zip in it.
+NESTED_LIMITS = UnpackLimits(max_entries=2_000, max_total_bytes=64 << 20)
+
+
+def _expand_zips(student: Incoming, result: ImportResult) -> None:
+    """Students upload their folder zipped: unpack it (as safely as the download) in
+    place of the zip, without the one folder that often wraps everything."""
+    for path, data in sorted(student.files.items()):
+        if path.suffix.lower() != ".zip":
+            continue
+        label = f"{student.student_id}/{path}"
+        try:
+            inner = read_zip(data, NESTED_LIMITS, label=label)
+        except ArchiveError as error:
+            result.refused.append(Refused(label, f"kept as it is: {error}"))
+            continue
+        del student.files[path]
+        result.refused.extend(Refused(f"{label}: {r.name}", r.reason) for r in inner.refused)
+        members = inner.members
+        wrapped = (len({m.path.parts[0] for m in members}) == 1
+                   and all(len(m.path.parts) > 1 for m in members))
+        for member in members:
+            relative = PurePosixPath(*member.path.parts[1:]) if wrapped else member.path
+            relative = path.parent / relative
+            if relative.suffix.lower() == ".zip":
+                result.refused.append(Refused(f"{label}: {member.path}", "a zip inside an "
+                                              "uploaded zip (not unpacked)"))
+            elif relative in student.files:
+                result.refused.append(Refused(f"{label}: {member.path}", "a file of that "
+                                              "name was also submitted outside the zip"))
+            else:
+                student.files[relative] = member.data
+        student.notes.append(f"unpacked {path} ({len(members)} files)")
+
+
+def _ids(student: Incoming) -> set:
+    return {i for i in (student.student_id, student.lms_user_id, *student.other_ids) if i}
+
+
+def _match_roster(student: Incoming, roster: Roster, result: ImportResult) -> None:
+    for row in roster.rows:
+        if roster.ids(row) & _ids(student):
+            student.name = roster.name(row) or student.name
+            return
+    result.not_in_roster.append(f"{student.student_id} ({student.name})")
+
+
+def _store(kind: str, archive: str, student: Incoming, folder: Path,
+           result: ImportResult) -> None:
+    meta = SubmissionMeta(
+        student_id=student.student_id, lms=kind, name=student.name,
+        lms_user_id=student.lms_user_id, submission_id=student.submission_id,
+        submitted_at=student.submitted_at.isoformat() if student.submitted_at else None,
+        time_source=student.time_source if student.submitted_at else "",
+        late_marker=student.late_marker, other_ids=student.other_ids,
+        files={str(p): hashlib.sha256(d).hexdigest() for p, d in sorted(student.files.items())},
+        archive=archive)
+    old = read_meta(folder) if folder.exists() else None
+    if old is None and folder.is_dir() and any(folder.iterdir()):
+        # A folder someone made by hand (or another tool): not ours to overwrite.
+        result.refused.extend(Refused(f"{student.student_id}/{p}", f"{folder} exists and was "
+                                      f"not made by an import: left alone")
+                              for p in student.files)
+        return
+    if old is not None and old.same_submission(meta):
+        result.unchanged.append(student.student_id)
+        return
+    if old is not None and _older(meta, old):
+        result.kept_newer.append(f"{student.student_id} (this archive: {meta.submitted_at}, "
+                                 f"the folder: {old.submitted_at})")
+        return
+    existed = folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    for relative, data in student.files.items():
+        try:
+            _write_if_changed(folder, relative, data, old)
+        except OSError as error:  # a name too long for this file system, a full disk...
+            result.refused.append(Refused(f"{student.student_id}/{relative}",
+                                          f"cannot be written: {error.strerror or error}"))
+    if old is not None:
+        # Files the previous import wrote that this submission no longer has are the
+        # student's old files: remove them. Anything else in the folder is not ours.
+        for gone in set(old.files) - set(meta.files):
+            path = folder / gone
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+    write_meta(folder, meta)
+    (result.updated if existed else result.added).append(student.student_id)
+
+
+def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
+    a, b = new.submitted, old.submitted
+    if a is None or b is None:
+        return False
+    if (a.tzinfo is None) != (b.tzinfo is None):
+        a, b = a.replace(tzinfo=None), b.replace(tzinfo=None)
+    return a < b
+
+
+def _write_if_changed(folder: Path, relative: PurePosixPath, data: bytes,
+                      old: Optional[SubmissionMeta]) -> None:
+    path = folder.joinpath(*relative.parts)
+    if path.name == META_NAME:
+        return
+    if old is not None and old.files.get(str(relative)) == hashlib.sha256(data).hexdigest() \
+            and path.is_file() and not path.is_symlink() and path.read_bytes() == data:
+        return  # untouched: its time stays, nothing downstream sees a change
+    # A link planted in the folder since the last import must not redirect the write.
+    for parent in [folder, *[folder.joinpath(*relative.parts[:i])
+                             for i in range(1, len(relative.parts))]]:
+        if parent.is_symlink():
+            raise ArchiveError(f"{parent}: is a symbolic link; refusing to write through it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise ArchiveError(f"{path}: exists and is not a regular file; refusing to replace it")
+    tmp = path.with_name(f".{path.name}.import-tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

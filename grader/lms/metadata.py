@@ -1,0 +1,84 @@
+"""The small file an import leaves beside a student's files: who, when, late or not.
+
+`.lms.json` in the student's folder. Its name starts with a dot, so the grader's
+discovery never takes it for a source file, and it is not part of the content
+hash: fixing a name or a time never regrades anyone.
+"""
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+META_NAME = ".lms.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class SubmissionMeta:
+    student_id: str  # the folder's name: stable across downloads of the same course
+    lms: str  # canvas, moodle or gradescope
+    name: str = ""  # the student's name as the LMS spells it
+    lms_user_id: str = ""  # Canvas user id, Moodle participant id, Gradescope submission id
+    submission_id: str = ""
+    submitted_at: Optional[str] = None  # ISO 8601; naive = the course's local time
+    time_source: str = ""  # where submitted_at came from
+    late_marker: Optional[bool] = None  # the LMS's own "late" flag, None when it has none
+    other_ids: Tuple[str, ...] = ()  # SIS ids, e-mails: what a roster may match on
+    files: Dict[str, str] = field(default_factory=dict)  # relative path -> sha256
+    archive: str = ""  # the download it came from
+
+    @property
+    def submitted(self) -> Optional[datetime]:
+        return parse_time(self.submitted_at)
+
+    def ids(self) -> set:
+        """Every identifier a roster row might use for this student."""
+        return {i for i in (self.student_id, self.lms_user_id, *self.other_ids) if i}
+
+    def same_submission(self, other: "SubmissionMeta") -> bool:
+        return (self.files == other.files and self.submitted_at == other.submitted_at
+                and self.late_marker == other.late_marker)
+
+
+def parse_time(text: Optional[str]) -> Optional[datetime]:
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def write_meta(folder: Path, meta: SubmissionMeta) -> None:
+    data = {"format": FORMAT, **asdict(meta)}
+    data["other_ids"] = list(meta.other_ids)
+    path = Path(folder) / META_NAME
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def read_meta(folder) -> Optional[SubmissionMeta]:
+    """The folder's metadata, or None when there is none or it is unreadable (a
+    hand-made folder, or one copied without its dot files)."""
+    path = Path(folder) / META_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    try:
+        return SubmissionMeta(
+            student_id=str(data["student_id"]), lms=str(data["lms"]),
+            name=str(data.get("name", "")), lms_user_id=str(data.get("lms_user_id", "")),
+            submission_id=str(data.get("submission_id", "")),
+            submitted_at=data.get("submitted_at"), time_source=str(data.get("time_source", "")),
+            late_marker=data.get("late_marker"),
+            other_ids=tuple(str(i) for i in data.get("other_ids", [])),
+            files={str(k): str(v) for k, v in data.get("files", {}).items()},
+            archive=str(data.get("archive", "")))
+    except (KeyError, TypeError, AttributeError):
+        return None

@@ -1,0 +1,88 @@
+"""A class roster as the LMS exports it: Canvas's gradebook CSV or Moodle's
+grading worksheet. Read as text rows, so writing it back keeps every column the
+instructor downloaded exactly as it was."""
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Set
+from grader.errors import GraderError
+
+# Identity columns of each LMS's export; whichever a row has, a submission may match.
+CANVAS_IDS = ("ID", "SIS User ID", "SIS Login ID", "Integration ID")
+CANVAS_IDENTITY = ("Student", *CANVAS_IDS, "Section")
+MOODLE_IDS = ("Identifier", "ID number", "Email address", "Username")
+_PARTICIPANT = re.compile(r"^\D*(\d+)$")  # Moodle: "Participant 123456"
+
+
+class RosterError(GraderError):
+    """The roster cannot be read; str() names the file and the problem."""
+
+
+@dataclass
+class Roster:
+    path: Path
+    header: List[str]
+    rows: List[List[str]]  # students, each as long as the header
+    preamble: List[List[str]] = field(default_factory=list)  # Canvas's "Points Possible" row(s)
+
+    def column(self, name: str) -> Optional[int]:
+        return self.header.index(name) if name in self.header else None
+
+    def ids(self, row: List[str]) -> Set[str]:
+        found = set()
+        for name in (*CANVAS_IDS, *MOODLE_IDS):
+            index = self.column(name)
+            if index is None or not row[index].strip():
+                continue
+            value = row[index].strip()
+            found.add(value)
+            match = _PARTICIPANT.match(value)
+            if name == "Identifier" and match:
+                found.add(match[1])
+        return found
+
+    def name(self, row: List[str]) -> str:
+        for column in ("Student", "Full name"):
+            index = self.column(column)
+            if index is not None:
+                return row[index]
+        return ""
+
+
+def read_roster(path: Path) -> Roster:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # Canvas and Excel may add a BOM
+    except OSError as error:
+        raise RosterError(f"{path}: cannot read the roster: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise RosterError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
+    table = [row for row in csv.reader(io.StringIO(text, newline=""))
+             if any(c.strip() for c in row)]
+    if not table:
+        raise RosterError(f"{path}: empty roster")
+    header = table[0]
+    if not any(name in header for name in (*CANVAS_IDS, *MOODLE_IDS)):
+        raise RosterError(f"{path}: no student id column (expected Canvas's "
+                          f"{', '.join(CANVAS_IDS)} or Moodle's {', '.join(MOODLE_IDS)})")
+    preamble, rows = [], []
+    for number, row in enumerate(table[1:], start=2):
+        if len(row) > len(header):
+            raise RosterError(f"{path}: line {number} has {len(row)} fields, the header "
+                              f"{len(header)}")
+        row = row + [""] * (len(header) - len(row))
+        # Canvas puts "Points Possible" (and, lately, a posting-policy row) under the
+        # header: rows with no student id at all.
+        target = rows if _has_id(header, row) else preamble
+        target.append(row)
+    return Roster(path, header, rows, preamble)
+
+
+def _has_id(header: List[str], row: List[str]) -> bool:
+    for name in (*CANVAS_IDS, *MOODLE_IDS):
+        if name in header and row[header.index(name)].strip():
+            return True
+    return False

@@ -1,0 +1,143 @@
+"""What a regrade changes: the previous run's results.json against the new one.
+
+Both documents are what `grade` writes, so a diff needs nothing else: per
+student the verdicts that differ case by case, the raw and final scores before
+and after, and why the run differs at all (cases added, removed or changed,
+limits or the late policy changed in course.toml).
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from tabulate import tabulate
+
+from grader.config import CourseConfig
+from grader.schemas import validate
+from grader.score import format_score
+
+PREVIOUS_NAME = "results.previous.json"
+
+
+def course_fingerprint(config: CourseConfig) -> dict:
+    """What of course.toml the verdicts and scores depend on (the build and run commands
+    are already in each submission's content hash)."""
+    limits = repr((config.limits, config.build_limits, config.sandbox)).encode()
+    return {"limits": hashlib.sha256(limits).hexdigest()[:16], "late": config.late.describe(),
+            "missing_as_zero": config.lms.missing_as_zero}
+
+
+def read_results(path: Path) -> Optional[dict]:
+    """A results.json, or None when there is none or it is not the grader's."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return document if validate(document, "results") is None else None
+
+
+@dataclass(frozen=True)
+class Change:
+    id: str
+    old_score: Optional[float]  # None: not in that run
+    new_score: Optional[float]
+    old_final: Optional[float]
+    new_final: Optional[float]
+    cases: Tuple[Tuple[str, Optional[str], Optional[str]], ...]  # (case, old, new) that differ
+
+
+@dataclass
+class Diff:
+    reasons: List[str] = field(default_factory=list)
+    changes: List[Change] = field(default_factory=list)
+    students: int = 0  # in the new run
+
+    @property
+    def score_changes(self) -> List[Change]:
+        return [c for c in self.changes
+                if (c.old_score, c.old_final) != (c.new_score, c.new_final)]
+
+
+def diff(old: dict, new: dict) -> Diff:
+    result = Diff(reasons=_reasons(old, new), students=len(new["submissions"]))
+    before = {s["id"]: s for s in old["submissions"]}
+    after = {s["id"]: s for s in new["submissions"]}
+    for sid in sorted(set(before) | set(after)):
+        a, b = before.get(sid), after.get(sid)
+        cases = _case_changes(a, b)
+        scores = (_score(a), _score(b), _final(a), _final(b))
+        if cases or scores[0] != scores[1] or scores[2] != scores[3]:
+            result.changes.append(Change(sid, *scores, cases=tuple(cases)))
+    return result
+
+
+def _score(entry: Optional[dict]) -> Optional[float]:
+    return None if entry is None else entry["score"]
+
+
+def _final(entry: Optional[dict]) -> Optional[float]:
+    return None if entry is None else entry.get("final_score", entry["score"])
+
+
+def _case_changes(a: Optional[dict], b: Optional[dict]) -> List[tuple]:
+    va = {c["id"]: c["verdict"] for c in (a or {}).get("cases", [])}
+    vb = {c["id"]: c["verdict"] for c in (b or {}).get("cases", [])}
+    order = [c["id"] for c in (b or {}).get("cases", [])]
+    order += [cid for cid in va if cid not in vb]
+    return [(cid, va.get(cid), vb.get(cid)) for cid in order if va.get(cid) != vb.get(cid)]
+
+
+def _reasons(old: dict, new: dict) -> List[str]:
+    reasons = []
+    a = {c["id"]: c for c in old["cases"]}
+    b = {c["id"]: c for c in new["cases"]}
+    added = [cid for cid in b if cid not in a]
+    removed = [cid for cid in a if cid not in b]
+    changed = [cid for cid in b if cid in a and a[cid]["version"] != b[cid]["version"]]
+    reweighed = [cid for cid in b if cid in a and a[cid]["weight"] != b[cid]["weight"]]
+    ruled = [cid for cid in b if cid in a and a[cid]["policy"] != b[cid]["policy"]]
+    for what, ids in (("cases added", added), ("cases removed", removed),
+                      ("input or expected output changed", changed),
+                      ("weight changed", reweighed),
+                      ("policy rules (symmetric tiles, ties) changed", ruled)):
+        if ids:
+            reasons.append(f"{what}: {', '.join(ids)}")
+    ca, cb = old.get("course"), new.get("course")
+    if ca and cb:
+        if ca["limits"] != cb["limits"]:
+            reasons.append("course.toml: limits or sandbox changed")
+        if ca["late"] != cb["late"]:
+            reasons.append(f"course.toml: late policy changed ({_policy(ca['late'])} -> "
+                           f"{_policy(cb['late'])})")
+    return reasons
+
+
+def _policy(late: dict) -> str:
+    if not late.get("deadline"):
+        return "none"
+    return (f"deadline {late['deadline']}, grace {late['grace_minutes']:g} min, "
+            f"-{late['per_day_percent']:g}%/day, cap {late['max_percent']:g}%")
+
+
+def render(result: Diff, *, headline: str) -> str:
+    lines = [headline]
+    lines.extend(f"  why: {reason}" for reason in result.reasons)
+    if not result.changes:
+        lines.append("no student's verdicts or scores change")
+        return "\n".join(lines)
+    moved = result.score_changes
+    lines.append(f"{len(moved)} student(s) change score, {len(result.changes)} change "
+                 f"verdicts or score (of {result.students}):")
+    rows = [(c.id, _arrow(c.old_score, c.new_score), _arrow(c.old_final, c.new_final),
+             "; ".join(f"{cid} {old or '-'} -> {new or '-'}" for cid, old, new in c.cases))
+            for c in result.changes]
+    lines.append(tabulate(rows, headers=("id", "raw score", "final score", "verdicts")))
+    return "\n".join(lines)
+
+
+def _arrow(old: Optional[float], new: Optional[float]) -> str:
+    a = "absent" if old is None else format_score(old)
+    b = "absent" if new is None else format_score(new)
+    return a if a == b else f"{a} -> {b}"
