@@ -75,6 +75,9 @@ class CourseConfig:
     sandbox: str = "auto"  # auto, bubblewrap or rlimits
     leaderboard: LeaderboardConfig = LeaderboardConfig()
     source: Optional[Path] = None  # the file it came from, if any
+    # [submissions] extra_files: "same-language" copies a submission's other source and
+    # header files of its language beside the main file; "none" uses the main file only.
+    extra_files: str = "same-language"
 
     def language_for(self, filename: str) -> Optional[LanguageSpec]:
         for spec in self.languages.values():
@@ -111,7 +114,8 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 
 def _course(data: dict, path: Path) -> CourseConfig:
-    _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard"}, "")
+    _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard",
+                  "submissions"}, "")
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -122,7 +126,20 @@ def _course(data: dict, path: Path) -> CourseConfig:
         sandbox=sandbox,
         leaderboard=_leaderboard(_table(data, "leaderboard")),
         source=path,
+        extra_files=_extra_files(_table(data, "submissions")),
     )
+
+
+EXTRA_FILE_POLICIES = ("same-language", "none")
+
+
+def _extra_files(table: dict) -> str:
+    _known(table, {"extra_files"}, "submissions")
+    value = _typed(table, "extra_files", str, "same-language", "submissions")
+    if value not in EXTRA_FILE_POLICIES:
+        raise ConfigError(f"key 'submissions.extra_files': must be "
+                          f"{' or '.join(EXTRA_FILE_POLICIES)}, not {value!r}")
+    return value
 
 
 def _limits(table: dict, default: Limits, prefix: str) -> Limits:
