@@ -112,7 +112,7 @@ def _compile(submission: Submission, work: Path, sandbox, limits: Limits) -> Art
     if shutil.which(spec.build[0], path=SANDBOX_PATH) is None and "/" not in spec.build[0]:
         return Artifact(False, work, f"the build command {spec.build[0]!r} is not installed "
                         "on the grading machine", internal=True)
-    result = sandbox.run(list(spec.build), work, limits, writable=True,
+    result = sandbox.run(build_command(submission), work, limits, writable=True,
                          memory_rlimit=spec.memory_rlimit)
     if result.error:
         return Artifact(False, work, f"the build could not run: {result.error}", internal=True)
@@ -127,6 +127,21 @@ def _compile(submission: Submission, work: Path, sandbox, limits: Limits) -> Art
     if len(log) > MAX_LOG_CHARS:
         log = log[:MAX_LOG_CHARS] + f"\n... (compiler output cut at {MAX_LOG_CHARS:,} characters)"
     return Artifact(problem is None, work, log, result.cpu_seconds, result.wall_seconds)
+
+
+def build_command(submission: Submission) -> list:
+    """The course's build command; a word "{sources}" becomes the main file and
+    the extra files that are compiled (not headers), for courses that want them."""
+    spec = submission.language
+    compiled = [name for name in submission.extra_files
+                if name.lower().endswith(_COMPILED_SUFFIXES.get(spec.name, ()))]
+    command = []
+    for word in spec.build:
+        command += [spec.source, *compiled] if word == "{sources}" else [word]
+    return command
+
+
+_COMPILED_SUFFIXES = {"c": (".c",), "cpp": (".cpp", ".cc", ".cxx", ".c++"), "java": (".java",)}
 
 
 def _build_failure(result: RunResult, limits: Limits):

@@ -1,8 +1,8 @@
 """Scores: per-case weights from the manifest, summed per submission."""
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
 
 from grader.cases import Case
 from grader.store import BuildRow, RunRow, Store, SubmissionRow
@@ -23,6 +23,8 @@ class SubmissionReport:
     submission: SubmissionRow
     build: Optional[BuildRow]
     outcomes: List[CaseOutcome]
+    files_used: List[str] = field(default_factory=list)  # shown names, main file first
+    files_ignored: List[Tuple[str, str]] = field(default_factory=list)  # (name, why)
 
     @property
     def score(self) -> float:
@@ -62,7 +64,8 @@ def report(store: Store, submission: SubmissionRow, cases: Sequence[Case]) -> Su
     runs = store.runs(submission.id, submission.content_hash)
     outcomes = [CaseOutcome(case, runs.get((case.id, case.version))) for case in cases]
     build = store.build(submission.content_hash) if not submission.problem else None
-    return SubmissionReport(submission, build, outcomes)
+    used, ignored = store.files(submission.id)
+    return SubmissionReport(submission, build, outcomes, used, ignored)
 
 
 def format_score(value: float) -> str:

@@ -37,6 +37,9 @@ def _submission(report: SubmissionReport) -> dict:
         "complete": report.complete,
         "build": {"status": report.build_status,
                   "log": report.build.log if report.build else (sub.problem or "")},
+        "files": {"used": list(report.files_used),
+                  "ignored": [{"name": name, "reason": why}
+                              for name, why in report.files_ignored]},
         "cases": [_case(outcome) for outcome in report.outcomes],
     }
 

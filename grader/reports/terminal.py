@@ -46,9 +46,21 @@ def case_report(report: SubmissionReport, *, instructor: bool) -> str:
 def build_report(report: SubmissionReport) -> str:
     status = report.build_status
     log = report.build.log.strip() if report.build else ""
+    files = files_report(report)
     if status == "ok" or not log:
-        return f"build: {status}"
-    return f"build: {status.split(':')[0]}\n" + "\n".join("  " + l for l in log.splitlines())
+        return files + f"build: {status}"
+    return files + f"build: {status.split(':')[0]}\n" + "\n".join("  " + l for l in log.splitlines())
+
+
+def files_report(report: SubmissionReport) -> str:
+    """Which files the build got and which were ignored, with why ("" if unknown)."""
+    lines = []
+    if report.files_used:
+        lines.append("files used: " + ", ".join(report.files_used))
+    if report.files_ignored:
+        lines.append("files ignored:")
+        lines += [f"  {name} ({why})" for name, why in report.files_ignored]
+    return "".join(line + "\n" for line in lines)
 
 
 def score_line(report: SubmissionReport, what: str) -> str:
