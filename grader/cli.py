@@ -16,7 +16,8 @@ from grader.reports.terminal import build_report, case_report, score_line, summa
 from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import Store, StoreError, results_folder
-from grader.submissions import SubmissionError, discover
+from grader.submissions import SubmissionError, discover, survey
+from grader.text import safe_name
 
 DB_NAME = "grader.db"
 
@@ -92,9 +93,13 @@ def cmd_grade(args) -> int:
     jobs = _positive_jobs(args.jobs)
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
-    submissions = discover(args.folder, config)
+    found = survey(args.folder, config)
+    for skipped in found.skipped:
+        _warn(f"{skipped.name}: not graded: {skipped.reason}")
+    submissions = found.submissions
     if not submissions:
-        raise UsageError(f"{args.folder}: no submissions found (one folder per student)")
+        raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per "
+                         "student)")
     with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
         sandbox = make_sandbox(config.sandbox, warn=_warn)
         work = plan(submissions, cases, store, force=args.force)
@@ -135,7 +140,7 @@ def cmd_check(args) -> int:
     cases = load_cases(args.manifest or default_manifest(), public_only=True)
     submissions = discover(args.path, config)
     if len(submissions) != 1:
-        raise UsageError(f"{args.path}: check takes one submission (a source file or the "
+        raise UsageError(f"{safe_name(args.path)}: check takes one submission (a source file or the "
                          f"folder holding it), found {len(submissions)}")
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         folder = Path(tmp)
@@ -159,10 +164,10 @@ def cmd_show(args) -> int:
         raise UsageError(f"{path}: no results yet (run `grader grade` first)")
     cases = load_cases(args.manifest or default_manifest())
     with Store(path) as store:
-        row = store.submission(args.id)
+        row = store.submission(safe_name(args.id))
         if row is None:
             known = ", ".join(s.id for s in store.submissions()) or "none"
-            raise UsageError(f"no submission {args.id!r} in {path} (known: {known})")
+            raise UsageError(f"no submission {safe_name(args.id)!r} in {path} (known: {known})")
         result = report(store, row, cases)
     print(f"submission {row.id}  language {row.language}  folder {row.folder}")
     print(f"content {row.content_hash[:16]}")

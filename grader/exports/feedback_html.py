@@ -14,7 +14,9 @@ As a second line of defence the pages carry a Content-Security-Policy that
 allows no script, no request and no external asset at all: a page is one file.
 """
 
+import hashlib
 import html
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -127,15 +129,30 @@ def visible(text: str, limit: int = LINE_LIMIT) -> str:
     return "".join(out)
 
 
+_UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+MAX_STEM = 80  # characters of an id kept in its page's file name
+
+
+def page_stem(sid: str) -> str:
+    """A file name stem for a submission id: the id itself when it is short and
+    plain; otherwise its plain characters, cut, and a digest of the whole id."""
+    stem = _UNSAFE_IN_FILE_NAME.sub("_", sid).lstrip(".") or "submission"
+    if stem == sid and len(sid) <= MAX_STEM:
+        return sid
+    digest = hashlib.sha256(sid.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{stem[:MAX_STEM]}-{digest}"
+
+
 def page_names(ids: Iterable[str]) -> Dict[str, str]:
-    """A file name per submission id: `<id>.html`, never index.html, never two alike
-    (even on a case-insensitive file system)."""
+    """A file name per submission id: `<id>.html` (see page_stem), never index.html,
+    never two alike (even on a case-insensitive file system)."""
     used = {INDEX}
     names = {}
     for sid in sorted(ids):
-        name, n = f"{sid}.html", 2
+        stem = page_stem(sid)
+        name, n = f"{stem}.html", 2
         while name.lower() in used:
-            name, n = f"{sid}-{n}.html", n + 1
+            name, n = f"{stem}-{n}.html", n + 1
         used.add(name.lower())
         names[sid] = name
     return names

@@ -10,6 +10,8 @@ Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
   * numbers are plain, with a dot for decimals (36, 35.5), whatever the locale;
   * RFC 4180: comma separated, CRLF line ends, fields quoted when they hold a comma,
     quote or line break (Python's csv module);
+  * an id that starts with =, +, -, @, tab or CR gets a ' before it, so that a
+    spreadsheet shows it as text and never runs it as a formula;
   * plain UTF-8 by default, since LMS importers read it and a byte-order mark can end
     up inside the first column's name; `bom=True` writes UTF-8 with a BOM, which
     Excel needs to read UTF-8 rather than the system's code page.
@@ -36,12 +38,22 @@ def header(cases: Sequence[Case]) -> List[str]:
     return [*FIXED_COLUMNS, *(f"case:{case.id}" for case in cases)]
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralised(text: str) -> str:
+    """A name from a student as a CSV cell a spreadsheet shows as text: a leading
+    formula character gets a ' before it (the usual guard)."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]]) -> List[List[str]]:
     table = []
     for result in sorted(reports, key=lambda r: r.submission.id):
         sub = result.submission
         table.append([
-            sub.id, sub.language, format_score(result.score), format_score(result.max_score),
+            neutralised(sub.id), sub.language, format_score(result.score), format_score(result.max_score),
             (ranks or {}).get(sub.id, ""),
             *(outcome.verdict or "-" for outcome in result.outcomes),
         ])
