@@ -153,3 +153,134 @@ def test_error_output_shows_its_end_and_the_reason_printed_on_stdout(tmp_path):
     stdout = reports["stdout"].outcomes[0].run
     assert stdout.verdict == "RTE" and stdout.exit_code == 3
     assert "can't find input.txt" in stdout.diagnosis, stdout.diagnosis
+
+
+# ------------------------------------------------------------------ odd names, odd entries
+
+import csv  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import zipfile  # noqa: E402
+
+from grader.schemas import validate  # noqa: E402
+
+GRADER = [sys.executable, "-m", "grader"]
+ESCAPE = "esc\x1b[31mred\x1b]0;title\x07"
+LONG = "x" * 251 + ".dir"  # 255 bytes: the longest name a folder can have
+
+
+def _run(args, **kw):
+    return subprocess.run(GRADER + [os.fsencode(a) if isinstance(a, bytes) else str(a)
+                                    for a in args],
+                          cwd=ROOT, capture_output=True, timeout=300, **kw)
+
+
+def _odd_class(tmp_path):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    guido = ROOT / "submissions/guido-py/puzzlesolver.py"
+    raw = os.fsencode(klass)
+    for name in (b"caf\xe9-latin1", ESCAPE.encode(), b"=2+3", b"<img src=x onerror=alert(1)>",
+                 LONG.encode()):
+        os.mkdir(raw + b"/" + name)
+        shutil.copyfile(guido, os.fsdecode(raw + b"/" + name + b"/puzzlesolver.py"))
+    os.mkdir(raw + b"/windows-zip")
+    with open(raw + b"/windows-zip/\xdcbung.py", "wb") as handle:
+        handle.write(b"print('hallo')\n")
+    (klass / ".dot-folder").mkdir()
+    shutil.copyfile(guido, klass / ".dot-folder" / "puzzlesolver.py")
+    (klass / ".git").mkdir()
+    os.symlink("loop", klass / "loop")
+    os.symlink("nowhere", klass / "dangling")
+    with zipfile.ZipFile(klass / "amy.zip", "w") as archive:
+        archive.writestr("puzzlesolver.py", "print()")
+    return klass
+
+
+def test_odd_names_and_entries_are_graded_or_listed_and_always_escaped(tmp_path):
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text()})
+    klass = _odd_class(tmp_path)
+    results = tmp_path / "results"
+    done = _run(["--manifest", manifest, "grade", klass, "--results", results, "--jobs", "2"])
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    data = json.loads((results / "results.json").read_text())
+    assert validate(data, "results") is None
+    subs = {s["id"]: s for s in data["submissions"]}
+    for sid in ("caf\\xe9-latin1", "esc\\x1b[31mred\\x1b]0;title\\x07", "=2+3",
+                "<img src=x onerror=alert(1)>", LONG, ".dot-folder"):
+        assert [c["verdict"] for c in subs[sid]["cases"]] == ["AC"], sid
+    assert "found \\xdcbung.py, but the file must be named puzzlesolver.py" in \
+        subs["windows-zip"]["build"]["status"]
+    assert "loops" in subs["loop"]["build"]["status"]
+    assert "nowhere, which does not exist" in subs["dangling"]["build"]["status"]
+    assert "an archive" in subs["amy.zip"]["build"]["status"]
+    assert ".git: not graded: hidden folder without a source file" in err
+    assert "esc\\x1b[31mred" in out and "caf\\xe9-latin1" in out
+
+    shown = _run(["--manifest", manifest, "show", "esc\\x1b[31mred\\x1b]0;title\\x07",
+                  "--results", results])
+    assert shown.returncode == 0 and b"\x1b" not in shown.stdout, shown.stderr
+    missing = _run(["--manifest", manifest, "show", ESCAPE + "x", "--results", results])
+    assert missing.returncode == 2 and b"\x1b" not in missing.stderr
+
+    gradebook = tmp_path / "grades.csv"
+    assert _run(["--manifest", manifest, "export", "csv", gradebook, "--results",
+                 results]).returncode == 0
+    ids = [row[0] for row in csv.reader(gradebook.read_text(encoding="utf-8").splitlines())]
+    assert "'=2+3" in ids and "=2+3" not in ids
+
+    pages = tmp_path / "pages"
+    done = _run(["--manifest", manifest, "export", "html", pages, "--results", results])
+    assert done.returncode == 0, done.stderr
+    names = os.listdir(pages)
+    assert all(len(os.fsencode(name)) <= 120 for name in names), names
+    assert len(names) == len(subs) + 1  # a page each, and the index
+
+
+def test_check_names_the_only_misnamed_file(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "Puzzlesolver.py").write_text("print()\n")
+    done = _run(["check", folder])
+    assert "found Puzzlesolver.py, but the file must be named puzzlesolver.py" in \
+        done.stdout.decode() + done.stderr.decode()
+    raw = os.fsencode(tmp_path) + b"/latin1"
+    os.mkdir(raw)
+    with open(raw + b"/\xdcbung.py", "wb") as handle:
+        handle.write(b"print()\n")
+    done = _run(["check", raw])
+    text = done.stdout.decode() + done.stderr.decode()
+    assert "Traceback" not in text and "found \\xdcbung.py" in text, text
+
+
+def test_gradescope_runner_survives_a_latin1_file_name(tmp_path):
+    from grader.exports.autograder import main as autograder
+
+    manifest = make_cases(tmp_path / "source" / "testcases", {"sample": SAMPLE.read_text()})
+    assert manifest.exists()
+    raw = os.fsencode(tmp_path) + b"/submission"
+    os.mkdir(raw)
+    with open(raw + b"/\xdcbung.py", "wb") as handle:
+        handle.write(b"print()\n")
+    code = autograder(["--source", str(tmp_path / "source"), "--submission", os.fsdecode(raw),
+                       "--results", str(tmp_path / "out"), "--jobs", "1"])
+    assert code == 0
+    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert "\\xdcbung.py" in json.dumps(data)
+
+
+def test_leaderboard_markdown_shows_names_as_text():
+    from grader.reports.leaderboard_md import markdown, terminal
+    from tests.test_leaderboard import _tiny_document
+
+    doc = _tiny_document()
+    doc["ranked"][0]["id"] = "<img src=x onerror=alert(1)>"
+    doc["not_eligible"][0]["id"] = "[click](http://evil.example)\x1b[2J"
+    text = markdown(doc)
+    assert "<img" not in text and "&lt;img src=x onerror=alert\\(1\\)&gt;" in text
+    assert "](http" not in text and "\\[click\\]\\(http://evil.example\\)" in text
+    assert "\x1b" not in text and "\x1b" not in terminal(doc)
