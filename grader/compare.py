@@ -12,6 +12,7 @@ decides, the diagnosis names the rule.
 Never raises: whatever the program printed, the caller gets a Comparison.
 """
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
@@ -54,7 +55,7 @@ def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[b
     policy = (policy,) if isinstance(policy, str) else tuple(policy or ())
     if expected == got:
         return Comparison(Verdict.AC, "")
-    verdict = Verdict.PE if expected.split() == got.split() else Verdict.WA
+    verdict = Verdict.PE if same_tokens(expected, got) else Verdict.WA
     try:
         first = first_difference(expected, got)
     except Exception as error:  # a diagnosis must never cost the verdict
@@ -68,6 +69,32 @@ def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[b
         issues = [Issue(99, f"(the grader could not diagnose this output further: "
                             f"{type(error).__name__})")]
     return _assemble(verdict, first, issues)
+
+
+TOKEN_CHUNK = 1 << 18  # bytes split into tokens at a time by same_tokens
+_WHITE = re.compile(rb"[ \t\n\r\x0b\x0c]")  # what bytes.split() splits on
+
+
+def same_tokens(a: bytes, b: bytes) -> bool:
+    """a.split() == b.split(), without holding millions of tokens at once: both
+    are split a chunk at a time, and the first difference ends it."""
+    missing = object()
+    for x, y in itertools.zip_longest(_tokens(a), _tokens(b), fillvalue=missing):
+        if x != y:
+            return False
+    return True
+
+
+def _tokens(data: bytes):
+    """data.split(), chunk by chunk (a token cut by a chunk's end is carried over)."""
+    start, size = 0, len(data)
+    while start < size:
+        end = min(size, start + TOKEN_CHUNK)
+        if end < size:  # never cut a token in two: end the chunk at white space
+            space = _WHITE.search(data, end)
+            end = space.start() if space else size
+        yield from data[start:end].split()
+        start = end
 
 
 def _as_bytes(data: Union[bytes, str, None]) -> bytes:
@@ -180,11 +207,30 @@ def whitespace_notes(expected: bytes, got: bytes, full: bool) -> List[str]:
         line = got.count(b"\n", 0, got.index(b"\t")) + 1
         notes.append(f"tab characters where the layout has spaces (first at line {line})")
     notes += _ending_notes(expected, got)
-    if full:
+    if full and got.count(b"\n") > max(MAX_LINE_NOTES, 4 * expected.count(b"\n")):
+        notes.append(_many_lines_note(expected, got))  # millions of lines: count, not list
+    elif full:
         exp_lines, got_lines = _clean_lines(expected), _clean_lines(got)
         if exp_lines != got_lines:
             notes += _line_notes(exp_lines, got_lines)
     return notes
+
+
+MAX_LINE_NOTES = 100_000  # lines beyond which white space is summed up, not compared line by line
+# Two blank lines in a row (the expected output never has that); no repeated group,
+# which would cost the regex engine memory for every line of a long run.
+_BLANK_RUN = re.compile(rb"\n[ \t\r\x0b\x0c]*\n[ \t\r\x0b\x0c]*\n")
+
+
+def _many_lines_note(expected: bytes, got: bytes) -> str:
+    extra = got.count(b"\n") - expected.count(b"\n")
+    run = _BLANK_RUN.search(got)
+    where = ""
+    if run:
+        line = got.count(b"\n", 0, run.start()) + 2
+        where = f" (the first run of empty lines starts at line {line})"
+    return (f"the output has {extra:,} more lines than the expected output, empty or only white "
+            f"space{where}")
 
 
 _TRAILING_ENDS = (b" \n", b"\t\n", b" \r\n", b"\t\r\n")
@@ -231,7 +277,9 @@ def _ending_notes(expected: bytes, got: bytes) -> List[str]:
         return ["the output does not end with a newline: print \\n after the last line"]
     if got_tail > exp_tail:
         extra = got_tail - exp_tail
-        return [f"{extra} extra empty line{'s' if extra > 1 else ''} at the end of the output"]
+        at_least = "at least " if len(got) > 4096 and got[-4096:].isspace() else ""
+        return [f"{at_least}{extra} extra empty line{'s' if extra > 1 else ''} at the end of "
+                "the output"]
     return ["empty lines missing at the end of the output"]
 
 
@@ -452,6 +500,9 @@ def _stray_issues(out: PrintedOutput) -> List[Issue]:
         return []
     line, text = out.stray[0]
     more = f" ({len(out.stray)} such lines in all)" if len(out.stray) > 1 else ""
+    if out.read_up_to is not None:
+        more = (f" ({len(out.stray):,} such lines before line {out.read_up_to:,}; the "
+                "output's lines were not read one by one past there)")
     return [Issue(25, f"line {line} is not part of the required output: {quote(text)}{more}; "
                       "print nothing but the tile listing, the count line and the boards")]
 

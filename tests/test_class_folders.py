@@ -284,3 +284,41 @@ def test_leaderboard_markdown_shows_names_as_text():
     assert "<img" not in text and "&lt;img src=x onerror=alert\\(1\\)&gt;" in text
     assert "](http" not in text and "\\[click\\]\\(http://evil.example\\)" in text
     assert "\x1b" not in text and "\x1b" not in terminal(doc)
+
+
+# ------------------------------------------------------------------ huge outputs
+
+
+def test_judging_a_million_short_lines_holds_no_line_objects():
+    """Memory, not time (bench/bench_judging.py prints the CPU figures): an output
+    of a million short lines is judged without a million Python objects."""
+    import tracemalloc
+
+    from grader.compare import compare
+    from tests.helpers import SAMPLE_EXPECTED
+
+    for output in (b"x\n" * 1_000_000, SAMPLE_EXPECTED + b"ab \n" * 500_000,
+                   b"\n" * 1_000_000 + SAMPLE_EXPECTED, b"1 unique solution found:\n" * 80_000):
+        tracemalloc.start()
+        try:
+            result = compare(SAMPLE_EXPECTED, output, SAMPLE.read_bytes())
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert result.verdict in ("WA", "PE")
+        assert peak < 6 * len(output) + (4 << 20), (output[:20], peak)
+
+
+def test_a_flood_of_junk_lines_is_reported_as_read_up_to_a_point():
+    from grader.compare import compare, same_tokens
+    from grader.puzzle import MAX_SLOW_LINES
+    from tests.helpers import SAMPLE_EXPECTED
+
+    result = compare(SAMPLE_EXPECTED, SAMPLE_EXPECTED + b"debug\n" * (3 * MAX_SLOW_LINES),
+                     SAMPLE.read_bytes())
+    text = result.text()
+    assert "line 40 is not part of the required output" in text
+    assert "not read one by one" in text
+    for a, b in ((b"a b", b" a\n\nb "), (b"a" * 300_000 + b" b", b"a" * 300_000 + b"\nb"),
+                 (b"ab", b"a b"), (b"", b" \n"), (b"a", b"")):
+        assert same_tokens(a, b) == (a.split() == b.split())
