@@ -65,6 +65,7 @@ def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[b
             issues = [Issue(90, text) for text in whitespace_notes(expected, got, full=True)]
         else:
             issues = answer_issues(expected, got, puzzle, policy)
+        issues = _crlf_input_issues(puzzle, expected, got, issues)
     except Exception as error:
         issues = [Issue(99, f"(the grader could not diagnose this output further: "
                             f"{type(error).__name__})")]
@@ -95,6 +96,40 @@ def _tokens(data: bytes):
             end = space.start() if space else size
         yield from data[start:end].split()
         start = end
+
+
+_CRLF_INPUT = ("the puzzle file of this case ends its lines with CR LF (\\r\\n, Windows "
+               "style): your program mishandles CRLF input")
+_CRLF_FIX = "remove the \\r (as well as the \\n) from each line it reads"
+
+
+def _crlf_input_issues(puzzle: Union[bytes, str], expected: bytes, got: bytes,
+                       issues: List[Issue]) -> List[Issue]:
+    """When the input has CR LF line ends, a \\r in the output that the expected
+    output lacks comes from the input, not from how the program ends its lines;
+    and finding nothing where there are solutions is what a \\r kept in the last
+    edge of every tile does. Say that first, instead of talking about line ends."""
+    if b"\r\n" not in _as_bytes(puzzle):
+        return issues
+    every_line = got.count(b"\r\n") == got.count(b"\n")  # its own line ends, not the input's
+    extra_cr = got.count(b"\r") > expected.count(b"\r") and not every_line
+    if extra_cr:
+        line = got.count(b"\n", 0, got.index(b"\r")) + 1
+        text = (f"{_CRLF_INPUT}: it carries the \\r into its output (first at line {line}); "
+                f"{_CRLF_FIX}")
+        kept = [issue for issue in issues if "CR LF" not in issue.text
+                and "carriage return" not in issue.text]
+        return [Issue(2, text)] + kept
+    if _finds_nothing(expected, got):
+        text = (f"{_CRLF_INPUT}: it finds no solution where there are some, which is what "
+                f"keeping the \\r as part of each tile's last edge does; {_CRLF_FIX}")
+        return [Issue(2, text)] + issues
+    return issues
+
+
+def _finds_nothing(expected: bytes, got: bytes) -> bool:
+    return (b"No solution found." in got and b"No solution found." not in expected
+            and b"+--------+" not in got)
 
 
 def _as_bytes(data: Union[bytes, str, None]) -> bytes:

@@ -619,3 +619,43 @@ def test_parse_output_prefers_the_worded_count_line():
     parsed = gp.parse_output(text)
     assert parsed.count_line == (13, "2 unique solutions found:") and parsed.count == 2
     assert parsed.stray == [(11, "looking for solutions")]
+
+
+# ---------------------------------------------------------------- CRLF input (issue 11)
+
+CRLF_SAMPLE = SAMPLE.replace("\n", "\r\n")
+
+
+def test_a_cr_carried_from_crlf_input_is_named_as_such():
+    # What a C program that splits lines on "," and "\n" prints: the \r stays in the
+    # last edge of the tile listing (and nowhere else, since it then finds nothing).
+    got = SAMPLE_EXPECTED.replace(b">\n", b"\r>\n")
+    result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
+    assert "mishandles CRLF input" in result.summary
+    assert "first at line 2" in result.summary
+    assert "CR LF (\\r\\n, Windows style)" in result.summary
+    assert not any("end lines with \\n only" in line for line in result.details)
+    # The same output for an input without CR LF is not blamed on the input.
+    plain = compare(SAMPLE_EXPECTED, got, SAMPLE.encode())
+    assert "CRLF input" not in plain.text()
+
+
+def test_crlf_input_with_nothing_found_is_named_as_such():
+    head = SAMPLE_EXPECTED[:SAMPLE_EXPECTED.index(b"\n\n") + 2]
+    got = head + b"No solution found.\n"
+    result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
+    assert result.verdict is Verdict.WA
+    assert "mishandles CRLF input" in result.summary
+    assert "finds no solution" in result.summary
+
+
+def test_output_line_ends_are_still_about_the_output_when_the_input_is_plain():
+    got = SAMPLE_EXPECTED.replace(b"\n", b"\r\n")
+    result = compare(SAMPLE_EXPECTED, got, SAMPLE.encode())
+    assert "every line ends in CR LF" in result.summary
+
+
+def test_every_output_line_in_crlf_is_the_output_s_own_doing_even_for_crlf_input():
+    got = SAMPLE_EXPECTED.replace(b"\n", b"\r\n")
+    result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
+    assert "every line ends in CR LF" in result.summary and "CRLF input" not in result.text()
