@@ -659,3 +659,50 @@ def test_every_output_line_in_crlf_is_the_output_s_own_doing_even_for_crlf_input
     got = SAMPLE_EXPECTED.replace(b"\n", b"\r\n")
     result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
     assert "every line ends in CR LF" in result.summary and "CRLF input" not in result.text()
+
+
+# ---------------------------------------------------------------- root causes (issue 11)
+
+# Tiles 1 and 5 each look the same turned by 180 degrees; one solution.
+TWO_SYMMETRIC = ("D1,B0,D1,B0\nD0,C0,A1,B1\nD0,B1,C0,C1\nD0,D1,A1,D0\nA0,D0,A0,D0\n"
+                 "C1,C0,A0,D1\nA0,B0,C0,B1\nA1,D0,D0,B1\nA1,B1,A1,D1\n")
+
+
+def test_a_board_printed_four_times_names_both_symmetric_tiles():
+    case = Case(TWO_SYMMETRIC)
+    assert len(case.boards) == 1
+    result = case.check(case.render(case.boards * 4), policy=("symmetric-tiles",))
+    assert "is printed 4 times" in result.summary
+    assert "tiles 1 <D1, B0, D1, B0> and 5 <A0, D0, A0, D0>" in result.summary
+    assert "4 of its placements draw the same board" in result.summary
+
+
+def _turn_cells(board, cells, quarter):
+    board = list(board)
+    for i in cells:
+        edges = board[i].edges
+        board[i] = ps.Placement(board[i].tile, edges[4 - quarter:] + edges[:4 - quarter])
+    return tuple(board)
+
+
+def test_tiles_in_the_right_cells_drawn_turned_are_named_so(sample):
+    turned = _turn_cells(sample.boards[0], (0, 4, 8), 1)
+    result = sample.check(sample.render([turned] + sample.boards[1:]))
+    assert result.summary.startswith("board 124967385 (line 13) has every tile in the right "
+                                     "cell, but 3 of them are drawn turned: row 1, column 1 "
+                                     "(tile 1) by a quarter turn clockwise")
+    text = result.text()
+    assert "not a solution" not in text and "missing" not in text
+
+
+@pytest.mark.parametrize("old, new, named", [
+    (b"1. <", "\uff11. <".encode(), "U+FF11 FULLWIDTH DIGIT ONE"),
+    (b"Input tiles", "Inp\u0443t tiles".encode(), "U+0443 CYRILLIC SMALL LETTER U"),
+    (b"<Y1,", "<\u03a51,".encode(), "U+03A5 GREEK CAPITAL LETTER UPSILON"),
+    (b"2 unique", "2\u0301 unique".encode(), "a combining mark U+0301 COMBINING ACUTE ACCENT"),
+])
+def test_look_alike_characters_are_named(sample, old, new, named):
+    result = sample.check(sample.expected.replace(old, new, 1))
+    assert named in result.summary
+    text = result.text()
+    assert "spacing differs" not in text and "this is tile" not in text
