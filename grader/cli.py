@@ -104,7 +104,8 @@ def cmd_grade(args) -> int:
         sandbox = make_sandbox(config.sandbox, warn=_warn)
         work = plan(submissions, cases, store, force=args.force)
         _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, args.force)
-        reports = [report(store, store.submission(s.id), cases) for s in submissions]
+        reports = [report(store, store.submission(s.id), cases, config.policy_cases)
+                   for s in submissions]
         print(summary_table(reports))
         internal = sum(r.verdict_counts.get("IE", 0) for r in reports)
         if internal:
@@ -148,7 +149,8 @@ def cmd_check(args) -> int:
             sandbox = make_sandbox(config.sandbox, warn=_warn)
             work = plan(submissions, cases, store)
             _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, False)
-            result = report(store, store.submission(submissions[0].id), cases)
+            result = report(store, store.submission(submissions[0].id), cases,
+                            config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False))
     print(score_line(result, " on the public cases"))
@@ -162,13 +164,14 @@ def cmd_show(args) -> int:
     path = args.results / DB_NAME
     if not path.exists():
         raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
     with Store(path) as store:
         row = store.submission(safe_name(args.id))
         if row is None:
             known = ", ".join(s.id for s in store.submissions()) or "none"
             raise UsageError(f"no submission {safe_name(args.id)!r} in {path} (known: {known})")
-        result = report(store, row, cases)
+        result = report(store, row, cases, config.policy_cases)
     print(f"submission {row.id}  language {row.language}  folder {row.folder}")
     print(f"content {row.content_hash[:16]}")
     print(build_report(result))

@@ -26,6 +26,9 @@ from grader.puzzle import (
     is_symmetric, parse_output, parse_puzzle, position, repeated_tiles, turn,
 )
 
+# Begins the diagnosis line of a difference that a policy rule decides (grader.score
+# reads it back from stored diagnoses).
+POLICY_MARKER = "This case is policy-dependent"
 SHOWN_WIDTH = 100  # characters of a line shown in a diagnosis
 MAX_EXAMPLES = 3  # boards named one by one before "and N more"
 LAYOUT_CHECKS = 300  # boards whose drawing is checked at most, beyond those equal to expected ones
@@ -156,7 +159,7 @@ def _assemble(verdict: Verdict, first: List[str], issues: List[Issue]) -> Compar
             rules.append(issue.rule)
     for rule in rules:
         explanation = POLICY_RULES.get(rule, rule)
-        details.append(f"This case is policy-dependent: its expected output follows {explanation}.")
+        details.append(f"{POLICY_MARKER}: its expected output follows {explanation}.")
     return Comparison(verdict, summary, details)
 
 

@@ -78,6 +78,11 @@ class CourseConfig:
     # [submissions] extra_files: "same-language" copies a submission's other source and
     # header files of its language beside the main file; "none" uses the main file only.
     extra_files: str = "same-language"
+    # [scoring] policy_cases: how a case whose expected output depends on the project's
+    # policy rules (manifest "policy") counts: "count" like any other (its losses shown
+    # apart), "apart" outside the score with a score of its own, "forgive" a failure
+    # the rule decides counts as passed (shown as forgiven).
+    policy_cases: str = "count"
 
     def language_for(self, filename: str) -> Optional[LanguageSpec]:
         for spec in self.languages.values():
@@ -115,7 +120,7 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 def _course(data: dict, path: Path) -> CourseConfig:
     _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard",
-                  "submissions"}, "")
+                  "submissions", "scoring"}, "")
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -127,7 +132,21 @@ def _course(data: dict, path: Path) -> CourseConfig:
         leaderboard=_leaderboard(_table(data, "leaderboard")),
         source=path,
         extra_files=_extra_files(_table(data, "submissions")),
+        policy_cases=_policy_cases(_table(data, "scoring")),
     )
+
+
+POLICY_CASE_MODES = ("count", "apart", "forgive")
+
+
+def _policy_cases(table: dict) -> str:
+    _known(table, {"policy_cases"}, "scoring")
+    value = _typed(table, "policy_cases", str, "count", "scoring")
+    if value not in POLICY_CASE_MODES:
+        raise ConfigError(f"key 'scoring.policy_cases': must be "
+                          f"{', '.join(POLICY_CASE_MODES[:-1])} or {POLICY_CASE_MODES[-1]}, "
+                          f"not {value!r}")
+    return value
 
 
 EXTRA_FILE_POLICIES = ("same-language", "none")

@@ -322,3 +322,91 @@ def test_a_flood_of_junk_lines_is_reported_as_read_up_to_a_point():
     for a, b in ((b"a b", b" a\n\nb "), (b"a" * 300_000 + b" b", b"a" * 300_000 + b"\nb"),
                  (b"ab", b"a b"), (b"", b" \n"), (b"a", b"")):
         assert same_tokens(a, b) == (a.split() == b.split())
+
+
+# ------------------------------------------------------------------ policy-dependent cases
+
+# Tile 9 looks the same turned by 180 degrees; one solution (as in tests/test_compare.py).
+SYMMETRIC = ("A0,B1,C0,C0\nC1,A0,A0,C0\nC0,C1,B0,A1\nB1,C1,A0,A1\nA0,B0,A0,A0\nA0,A1,B0,B1\n"
+             "B1,C0,A0,A1\nC1,C1,B0,B0\nC0,B1,C0,B1\n")
+NAIVE = '''
+import sys
+# A solver that prints a symmetric tile's look-alike placements as two solutions.
+puzzle = open(sys.argv[1]).read()
+sys.stdout.write(DOUBLED if puzzle == SYMMETRIC else SAMPLE_OUT)
+'''
+
+
+def _policy_class(tmp_path):
+    from tests.helpers import SAMPLE_EXPECTED, expected_output
+
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text(), "sym": SYMMETRIC})
+    data = json.loads(manifest.read_text())
+    data["cases"][1]["policy"] = ["symmetric-tiles"]
+    data["cases"][1]["weight"] = 3
+    manifest.write_text(json.dumps(data))
+    expected = expected_output(SYMMETRIC).decode()
+    head, board = expected.split("\n\n", 1)
+    doubled = head.replace("1 unique solution found:", "2 unique solutions found:") + \
+        "\n\n" + board + "\n" + board
+    folder = tmp_path / "class" / "naive"
+    folder.mkdir(parents=True)
+    (folder / "puzzlesolver.py").write_text(
+        f"DOUBLED = {doubled!r}\nSYMMETRIC = {SYMMETRIC!r}\n"
+        f"SAMPLE_OUT = {SAMPLE_EXPECTED.decode()!r}\n" + NAIVE)
+    return manifest
+
+
+def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configured(tmp_path):
+    from grader.exports import gradescope
+    from grader.exports.feedback_html import render_page
+    from grader.exports.gradebook_csv import render
+    from grader.reports.results_json import results_document
+    from grader.reports.terminal import case_report, score_line, summary_table
+
+    manifest = _policy_class(tmp_path)
+    cases = load_cases(manifest)
+    grade(tmp_path, tmp_path / "class", manifest)
+    expect = {"count": ("1/4", "3 lost on policy-dependent cases"),
+              "apart": ("1/1", "policy-dependent cases apart: 0/3"),
+              "forgive": ("4/4", "3 forgiven on policy-dependent cases")}
+    with Store(tmp_path / "results.db") as store:
+        for mode, (score, note) in expect.items():
+            result = report(store, store.submission("naive"), cases, mode)
+            assert [o.verdict for o in result.outcomes] == ["AC", "WA"]
+            assert result.policy_note == note
+            table = summary_table([result])
+            assert score in table and note in table and "policy-dependent" in table
+            assert note in score_line(result, "") and score in score_line(result, "")
+            assert "sym (policy-dependent" in case_report(result, instructor=True)
+            doc = results_document([result], cases)
+            assert validate(doc, "results") is None
+            entry = doc["submissions"][0]
+            assert entry["policy"]["mode"] == mode and entry["policy"]["note"] == note
+            assert f"{entry['score']:g}/{entry['max_score']:g}" == score
+            assert [c["policy_failure"] for c in entry["cases"]] == [False, True]
+            row = list(csv.reader(render([result], cases).splitlines()))[1]
+            assert row[-1] == note
+            assert note in render_page(result, store, student=False, generated="now")
+            scope = gradescope.results_document(result, timed=[], sandbox="x",
+                                                execution_time=1)
+            assert validate(scope, "gradescope_results") is None
+            test = scope["tests"][1]
+            assert "policy-dependent" in test["tags"] and "policy-dependent" in test["name"]
+            total = sum(t["score"] for t in scope["tests"])
+            assert f"{total:g}/{sum(t['max_score'] for t in scope['tests']):g}" == score
+
+
+def test_policy_cases_setting_is_checked(tmp_path):
+    from grader.config import ConfigError
+
+    course = tmp_path / "course.toml"
+    course.write_text('[scoring]\npolicy_cases = "forgive"\n')
+    assert load_config(course).policy_cases == "forgive"
+    course.write_text('[scoring]\npolicy_cases = "ignore"\n')
+    try:
+        load_config(course)
+    except ConfigError as error:
+        assert "scoring.policy_cases" in str(error) and "count, apart or forgive" in str(error)
+    else:
+        raise AssertionError("a bad policy_cases was accepted")

@@ -67,7 +67,7 @@ def cmd_gradescope(args) -> int:
 def cmd_csv(args) -> int:
     from grader.exports.gradebook_csv import write_gradebook
 
-    with graded(args.results, args.manifest) as results:
+    with graded(args.results, args.manifest, _policy_cases(args)) as results:
         ranks = write_gradebook(args.out, results.reports, results.cases, args.results,
                                 bom=args.bom)
         count = len(results.reports)
@@ -78,12 +78,18 @@ def cmd_csv(args) -> int:
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
 
-    with graded(args.results, args.manifest) as results:
+    with graded(args.results, args.manifest, _policy_cases(args)) as results:
         made = write_feedback(results, args.out, student=args.student)
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""
     print(f"{args.out}: {len(made.pages)} {kind} feedback pages{where}")
     return 0
+
+
+def _policy_cases(args) -> str:
+    from grader.config import load_config
+
+    return load_config(args.course).policy_cases
 
 
 def cmd_student_kit(args) -> int:

@@ -202,8 +202,15 @@ def _header(result: SubmissionReport, student: bool, generated: str, index_link:
     return (f"{back}<header><h1>Feedback for <code>{e(printable(sub.id))}</code></h1>"
             f'<p class="meta">{" · ".join(meta)}</p></header>'
             f'<p class="score">{format_score(result.score)} / {format_score(result.max_score)}'
-            f'</p><p class="counts">{_badges(result)}</p>'
+            f'</p>{_policy_line(result)}<p class="counts">{_badges(result)}</p>'
             f"<p>Build: {e(_build_line(result))}</p>")
+
+
+def _policy_line(result: SubmissionReport) -> str:
+    """The policy-dependent cases, apart from the score (nothing when nothing to say)."""
+    if not result.policy_note:
+        return ""
+    return f'<p class="meta policy">{e(result.policy_note)}</p>'
 
 
 def _badges(result: SubmissionReport) -> str:
@@ -339,6 +346,8 @@ def render_index(reports: Sequence[SubmissionReport], names: Dict[str, str],
         sub = result.submission
         link = f'<a href="{e(quote(names[sub.id]))}">{e(printable(sub.id))}</a>'
         score = f"{format_score(result.score)} / {format_score(result.max_score)}"
+        if result.policy_note:
+            score += f'<br><span class="meta">{e(result.policy_note)}</span>'
         rows.append(f"<tr><td>{link}</td><td>{e(language_name(sub.language))}</td>"
                     f'<td class="num">{score}</td><td class="counts">{_badges(result)}</td>'
                     f"<td>{e(_build_line(result, 80))}</td></tr>")

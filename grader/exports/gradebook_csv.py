@@ -4,7 +4,9 @@ Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
   * a header row, then one row per submission, ordered by id;
   * columns: id, language, score, max_score, leaderboard_rank, then one column per
     case in manifest order, headed "case:<case id>", holding its verdict (AC, WA,
-    PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded);
+    PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded), then policy_dependent: what
+    the policy-dependent cases cost, were forgiven or scored apart, in words (empty
+    when nothing; course.toml [scoring] policy_cases);
   * leaderboard_rank comes from leaderboard.json in the results folder when it
     exists (empty for a program the leaderboard does not rank), else it is empty;
   * numbers are plain, with a dot for decimals (36, 35.5), whatever the locale;
@@ -30,12 +32,13 @@ from grader.schemas import validate
 from grader.score import SubmissionReport, format_score
 
 FIXED_COLUMNS = ("id", "language", "score", "max_score", "leaderboard_rank")
+LAST_COLUMN = "policy_dependent"
 LEADERBOARD_FILE = "leaderboard.json"
 BOM = "\ufeff"
 
 
 def header(cases: Sequence[Case]) -> List[str]:
-    return [*FIXED_COLUMNS, *(f"case:{case.id}" for case in cases)]
+    return [*FIXED_COLUMNS, *(f"case:{case.id}" for case in cases), LAST_COLUMN]
 
 
 # A spreadsheet runs a cell that starts with one of these as a formula.
@@ -55,7 +58,7 @@ def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]]) -
         table.append([
             neutralised(sub.id), sub.language, format_score(result.score), format_score(result.max_score),
             (ranks or {}).get(sub.id, ""),
-            *(outcome.verdict or "-" for outcome in result.outcomes),
+            *(outcome.verdict or "-" for outcome in result.outcomes), result.policy_note,
         ])
     return table
 

@@ -35,6 +35,9 @@ def _submission(report: SubmissionReport) -> dict:
         "score": report.score,
         "max_score": report.max_score,
         "complete": report.complete,
+        "policy": {"mode": report.policy_cases, "lost": report.policy_lost,
+                   "score": report.policy_score, "max_score": report.policy_max,
+                   "note": report.policy_note},
         "build": {"status": report.build_status,
                   "log": report.build.log if report.build else (sub.problem or "")},
         "files": {"used": list(report.files_used),
@@ -46,7 +49,8 @@ def _submission(report: SubmissionReport) -> dict:
 
 def _case(outcome) -> dict:
     run = outcome.run
-    entry = {"id": outcome.case.id, "verdict": outcome.verdict}
+    entry = {"id": outcome.case.id, "verdict": outcome.verdict,
+             "policy_failure": outcome.policy_failure}
     if run is not None:
         entry.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
                      peak_memory_kb=run.peak_memory_kb, output_size=run.output_size,

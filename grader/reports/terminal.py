@@ -21,7 +21,11 @@ def summary_table(reports: Sequence[SubmissionReport]) -> str:
          verdict_summary(r), _cut(r.build_status, 60))
         for r in reports
     ]
-    return tabulate(rows, headers=("id", "language", "score", "verdicts", "build"))
+    headers = ("id", "language", "score", "verdicts", "build")
+    if any(r.policy_note for r in reports):  # shown apart only when there is something
+        rows = [row[:3] + (r.policy_note,) + row[3:] for row, r in zip(rows, reports)]
+        headers = headers[:3] + ("policy-dependent",) + headers[3:]
+    return tabulate(rows, headers=headers)
 
 
 def case_report(report: SubmissionReport, *, instructor: bool) -> str:
@@ -32,6 +36,12 @@ def case_report(report: SubmissionReport, *, instructor: bool) -> str:
         if not instructor and not case.public:
             continue
         label = case.id + ("" if case.public else " (hidden)")
+        if outcome.policy_failure:
+            label += {"forgive": " (policy-dependent: forgiven)",
+                      "apart": " (policy-dependent: scored apart)"}.get(
+                report.policy_cases, " (policy-dependent)")
+        elif outcome.policy_dependent and report.policy_cases == "apart":
+            label += " (policy-dependent: scored apart)"
         verdict = outcome.verdict or "not graded"
         timing = ""
         if run is not None and run.cpu_seconds is not None:
@@ -64,8 +74,9 @@ def files_report(report: SubmissionReport) -> str:
 
 
 def score_line(report: SubmissionReport, what: str) -> str:
+    note = f"; {report.policy_note}" if report.policy_note else ""
     return (f"score{what}: {format_score(report.score)}/{format_score(report.max_score)}"
-            f"  ({verdict_summary(report)})")
+            f"  ({verdict_summary(report)}{note})")
 
 
 def _cut(text: str, width: int) -> str:
