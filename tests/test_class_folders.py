@@ -410,3 +410,21 @@ def test_policy_cases_setting_is_checked(tmp_path):
         assert "scoring.policy_cases" in str(error) and "count, apart or forgive" in str(error)
     else:
         raise AssertionError("a bad policy_cases was accepted")
+
+
+def test_a_build_that_fails_on_the_grading_machine_is_ie_and_never_cached(tmp_path):
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text()})
+    klass = tmp_path / "class"
+    for copy in range(2):
+        shutil.copytree(ROOT / "submissions" / "ada-c", klass / f"c-{copy}")
+    course = tmp_path / "course.toml"
+    course.write_text('[languages.c]\nbuild = ["gcc-not-installed", "-o", "puzzlesolver", '
+                      '"puzzlesolver.c"]\n')
+    reports = grade(tmp_path, klass, manifest, config=load_config(course))
+    for result in reports.values():
+        assert [o.verdict for o in result.outcomes] == ["IE"]
+        assert "'gcc-not-installed' is not installed" in result.outcomes[0].run.diagnosis
+        assert result.build is None  # nothing stored, nothing cached
+    assert not [p for p in (tmp_path / "builds").iterdir() if p.is_dir()]
+    again = grade(tmp_path, klass, manifest)  # with the compiler there: graded, AC
+    assert all([o.verdict for o in r.outcomes] == ["AC"] for r in again.values())
