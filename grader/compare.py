@@ -29,6 +29,7 @@ from grader.puzzle import (
 # Begins the diagnosis line of a difference that a policy rule decides (grader.score
 # reads it back from stored diagnoses).
 POLICY_MARKER = "This case is policy-dependent"
+POLICY_ONLY = "The output differs only in what the policy rule below decides."
 SHOWN_WIDTH = 100  # characters of a line shown in a diagnosis
 MAX_EXAMPLES = 3  # boards named one by one before "and N more"
 LAYOUT_CHECKS = 300  # boards whose drawing is checked at most, beyond those equal to expected ones
@@ -157,6 +158,8 @@ def _assemble(verdict: Verdict, first: List[str], issues: List[Issue]) -> Compar
     for issue in issues:
         if issue.rule and issue.rule not in rules:
             rules.append(issue.rule)
+    if rules and all(issue.rule for issue in issues if issue.rank < 90):
+        details.append(POLICY_ONLY)  # nothing else is wrong: grader.score reads this back
     for rule in rules:
         explanation = POLICY_RULES.get(rule, rule)
         details.append(f"{POLICY_MARKER}: its expected output follows {explanation}.")

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
 from grader.cases import Case
-from grader.compare import POLICY_MARKER
+from grader.compare import POLICY_ONLY
 from grader.store import BuildRow, RunRow, Store, SubmissionRow
 
 
@@ -25,9 +25,9 @@ class CaseOutcome:
 
     @property
     def policy_failure(self) -> bool:
-        """It failed only in what a policy rule decides (the diagnosis names the rule)."""
+        """It failed only in what a policy rule decides (its diagnosis says so)."""
         return (self.policy_dependent and self.verdict in ("WA", "PE")
-                and POLICY_MARKER in (self.run.diagnosis or ""))
+                and POLICY_ONLY in (self.run.diagnosis or ""))
 
 
 @dataclass(frozen=True)

@@ -338,17 +338,16 @@ sys.stdout.write(DOUBLED if puzzle == SYMMETRIC else SAMPLE_OUT)
 
 
 def _policy_class(tmp_path):
-    from tests.helpers import SAMPLE_EXPECTED, expected_output
+    from tests.helpers import SAMPLE_EXPECTED
+    from tests.test_compare import Case
 
     manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text(), "sym": SYMMETRIC})
     data = json.loads(manifest.read_text())
     data["cases"][1]["policy"] = ["symmetric-tiles"]
     data["cases"][1]["weight"] = 3
     manifest.write_text(json.dumps(data))
-    expected = expected_output(SYMMETRIC).decode()
-    head, board = expected.split("\n\n", 1)
-    doubled = head.replace("1 unique solution found:", "2 unique solutions found:") + \
-        "\n\n" + board + "\n" + board
+    symmetric = Case(SYMMETRIC)  # the board twice, "2 unique solutions found:"
+    doubled = symmetric.render(symmetric.boards * 2).decode()
     folder = tmp_path / "class" / "naive"
     folder.mkdir(parents=True)
     (folder / "puzzlesolver.py").write_text(

@@ -706,3 +706,15 @@ def test_look_alike_characters_are_named(sample, old, new, named):
     assert named in result.summary
     text = result.text()
     assert "spacing differs" not in text and "this is tile" not in text
+
+
+def test_only_a_difference_the_rule_decides_is_marked_as_policy_only():
+    from grader.compare import POLICY_ONLY
+
+    case = Case(SYMMETRIC)
+    twice = case.check(case.render(case.boards * 2), policy=("symmetric-tiles",))
+    assert POLICY_ONLY in twice.details
+    # The same, with a stray line as well: the rule is named, but it is not the only cause.
+    got = case.render(case.boards * 2).replace(b"\n+", b"\ndebug\n+", 1)
+    mixed = case.check(got, policy=("symmetric-tiles",))
+    assert "policy-dependent" in mixed.text() and POLICY_ONLY not in mixed.details
