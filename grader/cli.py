@@ -141,8 +141,8 @@ def cmd_check(args) -> int:
     cases = load_cases(args.manifest or default_manifest(), public_only=True)
     submissions = discover(args.path, config)
     if len(submissions) != 1:
-        raise UsageError(f"{safe_name(args.path)}: check takes one submission (a source file or the "
-                         f"folder holding it), found {len(submissions)}")
+        raise UsageError(f"{safe_name(args.path)}: check takes one submission (a source file "
+                         f"or the folder holding it), found {len(submissions)}")
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         folder = Path(tmp)
         with Store(folder / DB_NAME) as store:

@@ -56,7 +56,8 @@ def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]]) -
     for result in sorted(reports, key=lambda r: r.submission.id):
         sub = result.submission
         table.append([
-            neutralised(sub.id), sub.language, format_score(result.score), format_score(result.max_score),
+            neutralised(sub.id), sub.language, format_score(result.score),
+            format_score(result.max_score),
             (ranks or {}).get(sub.id, ""),
             *(outcome.verdict or "-" for outcome in result.outcomes), result.policy_note,
         ])

@@ -59,7 +59,8 @@ def build_report(report: SubmissionReport) -> str:
     files = files_report(report)
     if status == "ok" or not log:
         return files + f"build: {status}"
-    return files + f"build: {status.split(':')[0]}\n" + "\n".join("  " + l for l in log.splitlines())
+    indented = "\n".join("  " + line for line in log.splitlines())
+    return files + f"build: {status.split(':')[0]}\n" + indented
 
 
 def files_report(report: SubmissionReport) -> str:
