@@ -111,8 +111,8 @@ def cmd_grade(args) -> int:
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
                   "run the same command again to retry them")
-        write_json(results_document(reports, cases, sandbox.name), folder / "results.json",
-                   "results")
+        write_json(results_document(reports, cases, sandbox.name, found.skipped),
+                   folder / "results.json", "results")
         print(f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}")
     return 0
 

@@ -219,6 +219,7 @@ def test_odd_names_and_entries_are_graded_or_listed_and_always_escaped(tmp_path)
     assert "nowhere, which does not exist" in subs["dangling"]["build"]["status"]
     assert "an archive" in subs["amy.zip"]["build"]["status"]
     assert ".git: not graded: hidden folder without a source file" in err
+    assert data["skipped"] == [{"name": ".git", "reason": "hidden folder without a source file"}]
     assert "esc\\x1b[31mred" in out and "caf\\xe9-latin1" in out
 
     shown = _run(["--manifest", manifest, "show", "esc\\x1b[31mred\\x1b]0;title\\x07",

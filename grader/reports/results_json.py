@@ -14,7 +14,8 @@ from grader.store import StoreError
 
 
 def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
-                     sandbox: str = "") -> dict:
+                     sandbox: str = "", skipped: Sequence = ()) -> dict:
+    """`skipped`: entries of the class folder not graded (grader.submissions.Skipped)."""
     return {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
@@ -23,6 +24,7 @@ def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
                    "timed": c.timed, "policy": list(c.policy), "version": c.version}
                   for c in cases],
         "submissions": [_submission(report) for report in reports],
+        "skipped": [{"name": entry.name, "reason": entry.reason} for entry in skipped],
     }
 
 
