@@ -59,6 +59,8 @@ def _build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
                 return _read_stamp(stamp, final)
             except (OSError, ValueError, KeyError):
                 pass  # a damaged cache entry: build again
+        for stale in cache_root.glob(f".tmp-{name[:16]}-*"):  # left by a killed grader
+            shutil.rmtree(stale, ignore_errors=True)
         work = Path(tempfile.mkdtemp(prefix=f".tmp-{name[:16]}-", dir=cache_root))
         try:
             copy_sources(submission, work)
