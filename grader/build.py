@@ -4,15 +4,22 @@ import json
 import os
 import shutil
 import signal
+import tempfile
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Iterator
 
 from grader.model import Limits, RunResult
+from grader.sandbox.base import SANDBOX_PATH
 from grader.submissions import Submission
 from grader.text import printable
 
 MAX_LOG_CHARS = 16_000
 _STAMP = ".build.json"
+# Compiler messages that mean the grading machine failed, not the student's code.
+_MACHINE_FAILURES = ("No space left on device", "Cannot allocate memory",
+                     "Disk quota exceeded", "virtual memory exhausted")
 
 
 @dataclass(frozen=True)
@@ -41,27 +48,57 @@ def build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
 def _build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
            force: bool) -> Artifact:
     cache_root.mkdir(parents=True, exist_ok=True)
-    final = cache_root / submission.content_hash[:32]
+    name = submission.content_hash[:32]
+    final = cache_root / name
     stamp = final / _STAMP
-    if stamp.exists() and not force:
+    # Identical submissions share one folder: whoever holds the lock builds it,
+    # the others wait and reuse it (threads and processes alike).
+    with _content_lock(cache_root / f"{name}.lock"):
+        if stamp.exists() and not force:
+            try:
+                return _read_stamp(stamp, final)
+            except (OSError, ValueError, KeyError):
+                pass  # a damaged cache entry: build again
+        for stale in cache_root.glob(f".tmp-{name[:16]}-*"):  # left by a killed grader
+            shutil.rmtree(stale, ignore_errors=True)
+        work = Path(tempfile.mkdtemp(prefix=f".tmp-{name[:16]}-", dir=cache_root))
         try:
-            return _read_stamp(stamp, final)
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged cache entry: build again
-    work = cache_root / f".tmp-{submission.content_hash[:16]}-{os.getpid()}"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
+            copy_sources(submission, work)
+            artifact = _compile(submission, work, sandbox, limits)
+            if artifact.internal:
+                return artifact
+            stamp_data = {k: v for k, v in asdict(artifact).items()
+                          if k not in ("folder", "cached", "internal")}
+            (work / _STAMP).write_text(json.dumps(stamp_data), encoding="utf-8")
+            shutil.rmtree(final, ignore_errors=True)
+            os.replace(work, final)  # atomic: a half-built folder never looks finished
+            return Artifact(**{**stamp_data, "folder": final})
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def copy_sources(submission: Submission, work: Path) -> None:
+    """The main file under the course's name, and the extra files the course's
+    policy keeps (see grader.submissions), beside it."""
     shutil.copyfile(submission.source, work / submission.language.source)
-    artifact = _compile(submission, work, sandbox, limits)
-    if artifact.internal:
-        shutil.rmtree(work, ignore_errors=True)
-        return artifact
-    stamp_data = {k: v for k, v in asdict(artifact).items()
-                  if k not in ("folder", "cached", "internal")}
-    (work / _STAMP).write_text(json.dumps(stamp_data), encoding="utf-8")
-    shutil.rmtree(final, ignore_errors=True)
-    os.replace(work, final)  # atomic: a half-built folder never looks finished
-    return Artifact(**{**stamp_data, "folder": final})
+    for relative in submission.extra_files:
+        shutil.copyfile(submission.folder / relative, work / relative)
+
+
+@contextmanager
+def _content_lock(path: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # Windows: the grading run's own memo (grader.grading) suffices
+        yield
+        return
+    # flock locks an open file description: two threads opening the file block each other.
+    with open(path, "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _read_stamp(stamp: Path, folder: Path) -> Artifact:
@@ -74,17 +111,39 @@ def _compile(submission: Submission, work: Path, sandbox, limits: Limits) -> Art
     spec = submission.language
     if not spec.build:
         return Artifact(True, work, "")
-    result = sandbox.run(list(spec.build), work, limits, writable=True,
+    if shutil.which(spec.build[0], path=SANDBOX_PATH) is None and "/" not in spec.build[0]:
+        return Artifact(False, work, f"the build command {spec.build[0]!r} is not installed "
+                        "on the grading machine", internal=True)
+    result = sandbox.run(build_command(submission), work, limits, writable=True,
                          memory_rlimit=spec.memory_rlimit)
     if result.error:
         return Artifact(False, work, f"the build could not run: {result.error}", internal=True)
     log = printable(result.stderr + result.stdout)
     problem = _build_failure(result, limits)
+    machine = next((text for text in _MACHINE_FAILURES if text in log), None)
+    if problem and machine:
+        return Artifact(False, work, f"the build failed on the grading machine ({machine}); "
+                        "it will be retried", internal=True)
     if problem:
         log = f"{problem}\n{log}" if log.strip() else problem
     if len(log) > MAX_LOG_CHARS:
         log = log[:MAX_LOG_CHARS] + f"\n... (compiler output cut at {MAX_LOG_CHARS:,} characters)"
     return Artifact(problem is None, work, log, result.cpu_seconds, result.wall_seconds)
+
+
+def build_command(submission: Submission) -> list:
+    """The course's build command; a word "{sources}" becomes the main file and
+    the extra files that are compiled (not headers), for courses that want them."""
+    spec = submission.language
+    compiled = [name for name in submission.extra_files
+                if name.lower().endswith(_COMPILED_SUFFIXES.get(spec.name, ()))]
+    command = []
+    for word in spec.build:
+        command += [spec.source, *compiled] if word == "{sources}" else [word]
+    return command
+
+
+_COMPILED_SUFFIXES = {"c": (".c",), "cpp": (".cpp", ".cc", ".cxx", ".c++"), "java": (".java",)}
 
 
 def _build_failure(result: RunResult, limits: Limits):

@@ -23,7 +23,8 @@ from grader.reports.terminal import (build_report, case_report, late_report, sco
 from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import DB_NAME, Store, results_folder
-from grader.submissions import discover
+from grader.submissions import discover, survey
+from grader.text import safe_name
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = _parser()
@@ -109,9 +110,13 @@ def cmd_grade(args) -> int:
     jobs = _positive_jobs(args.jobs)
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
-    submissions = discover(args.folder, config)
+    found = survey(args.folder, config)
+    for skipped in found.skipped:
+        _warn(f"{skipped.name}: not graded: {skipped.reason}")
+    submissions = found.submissions
     if not submissions:
-        raise UsageError(f"{args.folder}: no submissions found (one folder per student)")
+        raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per "
+                         "student)")
     with results_folder(args.results) as folder:
         previous = regrade.read_results(folder / "results.json")
         if previous is None and (folder / "results.json").exists() and not args.dry_run:
@@ -132,7 +137,8 @@ def cmd_grade(args) -> int:
             sandbox = make_sandbox(config.sandbox, warn=_warn)
             work = plan(submissions, cases, store, force=force)
             _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, force)
-            reports = [report(store, store.submission(s.id), cases) for s in submissions]
+            reports = [report(store, store.submission(s.id), cases, config.policy_cases)
+                       for s in submissions]
         lateness = lateness_of(reports, config.late)
         print(summary_table(reports, config.limits.cpu_seconds,
                             lateness if worth_showing(lateness, config.late) else None))
@@ -140,7 +146,8 @@ def cmd_grade(args) -> int:
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
                   "run the same command again to retry them")
-        document = results_document(reports, cases, sandbox.name, lateness, course)
+        document = results_document(reports, cases, sandbox.name, lateness, course,
+                                    found.skipped)
         if previous is not None:
             # The run before this one stays readable: `grader diff` compares the two.
             write_json(previous, folder / regrade.PREVIOUS_NAME, "results")
@@ -169,11 +176,13 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force) 
             sandbox = make_sandbox(config.sandbox, warn=_warn)
             work = plan(submissions, cases, store, force=force)
             _run_with_progress(work, store, sandbox, config, scratch / "builds", jobs, force)
-            reports = [report(store, store.submission(s.id), cases) for s in submissions]
+            reports = [report(store, store.submission(s.id), cases, config.policy_cases)
+                       for s in submissions]
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox.name, lateness, course)
     if previous is None:
-        print(summary_table(reports, lateness if worth_showing(lateness, config.late) else None))
+        print(summary_table(reports, config.limits.cpu_seconds,
+                            lateness if worth_showing(lateness, config.late) else None))
         print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
         return 0
     print(regrade.render(regrade.diff(previous, document),
@@ -226,15 +235,16 @@ def cmd_check(args) -> int:
     cases = load_cases(args.manifest or default_manifest(), public_only=True)
     submissions = discover(args.path, config)
     if len(submissions) != 1:
-        raise UsageError(f"{args.path}: check takes one submission (a source file or the "
-                         f"folder holding it), found {len(submissions)}")
+        raise UsageError(f"{safe_name(args.path)}: check takes one submission (a source file "
+                         f"or the folder holding it), found {len(submissions)}")
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         folder = Path(tmp)
         with Store(folder / DB_NAME) as store:
             sandbox = make_sandbox(config.sandbox, warn=_warn)
             work = plan(submissions, cases, store)
             _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, False)
-            result = report(store, store.submission(submissions[0].id), cases)
+            result = report(store, store.submission(submissions[0].id), cases,
+                            config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
     print(score_line(result, " on the public cases"))
@@ -248,14 +258,14 @@ def cmd_show(args) -> int:
     path = args.results / DB_NAME
     if not path.exists():
         raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
     with Store(path) as store:
-        row = store.submission(args.id)
+        row = store.submission(safe_name(args.id))
         if row is None:
             known = ", ".join(s.id for s in store.submissions()) or "none"
-            raise UsageError(f"no submission {args.id!r} in {path} (known: {known})")
-        result = report(store, row, cases)
-    config = load_config(args.course)
+            raise UsageError(f"no submission {safe_name(args.id)!r} in {path} (known: {known})")
+        result = report(store, row, cases, config.policy_cases)
     cpu_limit = config.limits.cpu_seconds
     print(f"submission {row.id}  language {row.language}  folder {row.folder}")
     print(f"content {row.content_hash[:16]}")

@@ -12,7 +12,9 @@ decides, the diagnosis names the rule.
 Never raises: whatever the program printed, the caller gets a Comparison.
 """
 
+import itertools
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -21,9 +23,13 @@ from grader.model import Verdict
 from grader.puzzle import (
     SIDES, Board, Key, PrintedBoard, PrintedOutput, PuzzleFormatError, Tile, all_turns, board_of,
     canonical_key, clashes, digits, draw, foreign_cells, is_count_line, is_solution_key,
-    is_symmetric, parse_output, parse_puzzle, position, repeated_tiles,
+    is_symmetric, parse_output, parse_puzzle, position, repeated_tiles, turn,
 )
 
+# Begins the diagnosis line of a difference that a policy rule decides (grader.score
+# reads it back from stored diagnoses).
+POLICY_MARKER = "This case is policy-dependent"
+POLICY_ONLY = "The output differs only in what the policy rule below decides."
 SHOWN_WIDTH = 100  # characters of a line shown in a diagnosis
 MAX_EXAMPLES = 3  # boards named one by one before "and N more"
 LAYOUT_CHECKS = 300  # boards whose drawing is checked at most, beyond those equal to expected ones
@@ -54,7 +60,7 @@ def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[b
     policy = (policy,) if isinstance(policy, str) else tuple(policy or ())
     if expected == got:
         return Comparison(Verdict.AC, "")
-    verdict = Verdict.PE if expected.split() == got.split() else Verdict.WA
+    verdict = Verdict.PE if same_tokens(expected, got) else Verdict.WA
     try:
         first = first_difference(expected, got)
     except Exception as error:  # a diagnosis must never cost the verdict
@@ -64,10 +70,71 @@ def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[b
             issues = [Issue(90, text) for text in whitespace_notes(expected, got, full=True)]
         else:
             issues = answer_issues(expected, got, puzzle, policy)
+        issues = _crlf_input_issues(puzzle, expected, got, issues)
     except Exception as error:
         issues = [Issue(99, f"(the grader could not diagnose this output further: "
                             f"{type(error).__name__})")]
     return _assemble(verdict, first, issues)
+
+
+TOKEN_CHUNK = 1 << 18  # bytes split into tokens at a time by same_tokens
+_WHITE = re.compile(rb"[ \t\n\r\x0b\x0c]")  # what bytes.split() splits on
+
+
+def same_tokens(a: bytes, b: bytes) -> bool:
+    """a.split() == b.split(), without holding millions of tokens at once: both
+    are split a chunk at a time, and the first difference ends it."""
+    missing = object()
+    for x, y in itertools.zip_longest(_tokens(a), _tokens(b), fillvalue=missing):
+        if x != y:
+            return False
+    return True
+
+
+def _tokens(data: bytes):
+    """data.split(), chunk by chunk (a token cut by a chunk's end is carried over)."""
+    start, size = 0, len(data)
+    while start < size:
+        end = min(size, start + TOKEN_CHUNK)
+        if end < size:  # never cut a token in two: end the chunk at white space
+            space = _WHITE.search(data, end)
+            end = space.start() if space else size
+        yield from data[start:end].split()
+        start = end
+
+
+_CRLF_INPUT = ("the puzzle file of this case ends its lines with CR LF (\\r\\n, Windows "
+               "style): your program mishandles CRLF input")
+_CRLF_FIX = "remove the \\r (as well as the \\n) from each line it reads"
+
+
+def _crlf_input_issues(puzzle: Union[bytes, str], expected: bytes, got: bytes,
+                       issues: List[Issue]) -> List[Issue]:
+    """When the input has CR LF line ends, a \\r in the output that the expected
+    output lacks comes from the input, not from how the program ends its lines;
+    and finding nothing where there are solutions is what a \\r kept in the last
+    edge of every tile does. Say that first, instead of talking about line ends."""
+    if b"\r\n" not in _as_bytes(puzzle):
+        return issues
+    every_line = got.count(b"\r\n") == got.count(b"\n")  # its own line ends, not the input's
+    extra_cr = got.count(b"\r") > expected.count(b"\r") and not every_line
+    if extra_cr:
+        line = got.count(b"\n", 0, got.index(b"\r")) + 1
+        text = (f"{_CRLF_INPUT}: it carries the \\r into its output (first at line {line}); "
+                f"{_CRLF_FIX}")
+        kept = [issue for issue in issues if "CR LF" not in issue.text
+                and "carriage return" not in issue.text]
+        return [Issue(2, text)] + kept
+    if _finds_nothing(expected, got):
+        text = (f"{_CRLF_INPUT}: it finds no solution where there are some, which is what "
+                f"keeping the \\r as part of each tile's last edge does; {_CRLF_FIX}")
+        return [Issue(2, text)] + issues
+    return issues
+
+
+def _finds_nothing(expected: bytes, got: bytes) -> bool:
+    return (b"No solution found." in got and b"No solution found." not in expected
+            and b"+--------+" not in got)
 
 
 def _as_bytes(data: Union[bytes, str, None]) -> bytes:
@@ -91,9 +158,11 @@ def _assemble(verdict: Verdict, first: List[str], issues: List[Issue]) -> Compar
     for issue in issues:
         if issue.rule and issue.rule not in rules:
             rules.append(issue.rule)
+    if rules and all(issue.rule for issue in issues if issue.rank < 90):
+        details.append(POLICY_ONLY)  # nothing else is wrong: grader.score reads this back
     for rule in rules:
         explanation = POLICY_RULES.get(rule, rule)
-        details.append(f"This case is policy-dependent: its expected output follows {explanation}.")
+        details.append(f"{POLICY_MARKER}: its expected output follows {explanation}.")
     return Comparison(verdict, summary, details)
 
 
@@ -180,11 +249,30 @@ def whitespace_notes(expected: bytes, got: bytes, full: bool) -> List[str]:
         line = got.count(b"\n", 0, got.index(b"\t")) + 1
         notes.append(f"tab characters where the layout has spaces (first at line {line})")
     notes += _ending_notes(expected, got)
-    if full:
+    if full and got.count(b"\n") > max(MAX_LINE_NOTES, 4 * expected.count(b"\n")):
+        notes.append(_many_lines_note(expected, got))  # millions of lines: count, not list
+    elif full:
         exp_lines, got_lines = _clean_lines(expected), _clean_lines(got)
         if exp_lines != got_lines:
             notes += _line_notes(exp_lines, got_lines)
     return notes
+
+
+MAX_LINE_NOTES = 100_000  # lines beyond which white space is summed up, not compared line by line
+# Two blank lines in a row (the expected output never has that); no repeated group,
+# which would cost the regex engine memory for every line of a long run.
+_BLANK_RUN = re.compile(rb"\n[ \t\r\x0b\x0c]*\n[ \t\r\x0b\x0c]*\n")
+
+
+def _many_lines_note(expected: bytes, got: bytes) -> str:
+    extra = got.count(b"\n") - expected.count(b"\n")
+    run = _BLANK_RUN.search(got)
+    where = ""
+    if run:
+        line = got.count(b"\n", 0, run.start()) + 2
+        where = f" (the first run of empty lines starts at line {line})"
+    return (f"the output has {extra:,} more lines than the expected output, empty or only white "
+            f"space{where}")
 
 
 _TRAILING_ENDS = (b" \n", b"\t\n", b" \r\n", b"\t\r\n")
@@ -231,7 +319,9 @@ def _ending_notes(expected: bytes, got: bytes) -> List[str]:
         return ["the output does not end with a newline: print \\n after the last line"]
     if got_tail > exp_tail:
         extra = got_tail - exp_tail
-        return [f"{extra} extra empty line{'s' if extra > 1 else ''} at the end of the output"]
+        at_least = "at least " if len(got) > 4096 and got[-4096:].isspace() else ""
+        return [f"{at_least}{extra} extra empty line{'s' if extra > 1 else ''} at the end of "
+                "the output"]
     return ["empty lines missing at the end of the output"]
 
 
@@ -307,6 +397,7 @@ def answer_issues(expected: bytes, got: bytes, puzzle: Union[bytes, str],
     issues = _shape_issues(got, out)
     if any(issue.rank <= 1 for issue in issues):
         return issues  # nothing to read: listing every missing piece would only bury that
+    issues += _lookalike_issues(expected, got)
     issues += _count_issues(exp, out, tiles, policy)
     issues += _listing_issues(exp, out)
     issues += _stray_issues(out)
@@ -353,6 +444,55 @@ def _first_non_text(data: bytes) -> Optional[int]:
     except UnicodeDecodeError as error:
         first = error.start if first is None else min(first, error.start)
     return first
+
+
+# ---------------------------------------------------------------- look-alike characters
+
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+# Letters of other scripts drawn like the Latin letters and digits the output uses
+# (NFKC already maps fullwidth forms and the like to ASCII).
+_CONFUSABLE = {
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+    "Т": "T", "Х": "X", "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
+    "і": "i", "І": "I", "ѕ": "s", "Ѕ": "S", "ј": "j", "Ј": "J",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ο": "o", "ν": "v",
+    "\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2013": "-", "\u00a0": " ",
+}
+
+
+def _lookalike_issues(expected: bytes, got: bytes) -> List[Issue]:
+    """Characters that look like the ASCII the output needs but are not: fullwidth
+    digits, a Cyrillic or Greek letter, a combining mark. Named as such, so that
+    nobody hunts for a wrong tile or spacing that is not there."""
+    if not expected.isascii() or got.isascii():
+        return []
+    text = got.decode("utf-8", "replace")
+    found = _NOT_ASCII.search(text)
+    if found is None:
+        return []
+    char = found.group()
+    line = text.count("\n", 0, found.start()) + 1
+    total = len(_NOT_ASCII.findall(text, 0, min(len(text), 1 << 20)))
+    more = f" ({total:,} characters that are not ASCII in all)" if total > 1 else ""
+    return [Issue(3, f"line {line} contains {_describe(char, text, found.start())}; the "
+                     f"output must use plain ASCII characters only{more}")]
+
+
+def _describe(char: str, text: str, at: int) -> str:
+    code = f"U+{ord(char):04X} {unicodedata.name(char, 'an unnamed character')}"
+    if unicodedata.combining(char):
+        base = text[at - 1] if at else ""
+        return (f"a combining mark {code} on {quote(base)}: it draws over the character "
+                "before it and is a character of its own")
+    if char == "\ufffd":
+        return "bytes that are not UTF-8 text"
+    plain = _CONFUSABLE.get(char) or unicodedata.normalize("NFKC", char)
+    if plain.isascii() and plain.strip() and plain != char:
+        return f"the look-alike character {quote(char)} ({code}) where {quote(plain)} belongs"
+    if plain.isascii() and plain != char:
+        return f"the look-alike white space {code} where a plain space belongs"
+    return f"the character {quote(char)} ({code}), which is not ASCII"
 
 
 # ---------------------------------------------------------------- count line
@@ -435,6 +575,8 @@ def _listing_issues(exp: PrintedOutput, out: PrintedOutput) -> List[Issue]:
 
 
 def _listing_hint(want: str, text: str) -> str:
+    if not text.isascii():
+        return " (it contains a character that only looks like the expected one)"
     want_match, got_match = _LISTING_LINE.match(want), _LISTING_LINE.match(text)
     if want_match and got_match and want_match.group(1) != got_match.group(1):
         return f" (tiles are numbered from 1: this is tile {want_match.group(1)})"
@@ -452,6 +594,9 @@ def _stray_issues(out: PrintedOutput) -> List[Issue]:
         return []
     line, text = out.stray[0]
     more = f" ({len(out.stray)} such lines in all)" if len(out.stray) > 1 else ""
+    if out.read_up_to is not None:
+        more = (f" ({len(out.stray):,} such lines before line {out.read_up_to:,}; the "
+                "output's lines were not read one by one past there)")
     return [Issue(25, f"line {line} is not part of the required output: {quote(text)}{more}; "
                       "print nothing but the tile listing, the count line and the boards")]
 
@@ -472,8 +617,9 @@ def _board_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[
                   policy: Tuple[str, ...]) -> List[Issue]:
     where = {printed.key: index for index, printed in enumerate(exp.boards)}
     seen = _sort_boards(out, tiles, where)
-    issues = _invalid_issues(seen.invalid, tiles)
     missing = [printed for printed in exp.boards if printed.key not in seen.found]
+    issues, seen.invalid, missing = _turned_cells(seen.invalid, missing)
+    issues += _invalid_issues(seen.invalid, tiles)
     if missing:
         issues.append(Issue(40, _missing_text(missing)))
     extra = [copies[0] for key, copies in seen.found.items() if key not in where]
@@ -567,6 +713,59 @@ def _invalid_issues(invalid: List[PrintedBoard], tiles: Optional[Tuple[Tile, ...
     return issues
 
 
+_TURN_NAMES = {1: "a quarter turn clockwise", 2: "half a turn",
+               3: "a quarter turn counterclockwise"}
+
+
+def _turned_cells(invalid: List[PrintedBoard], missing: List[PrintedBoard]):
+    """Printed boards with every tile in the cell of a missing expected board, some
+    drawn turned: one issue each, instead of "not a solution" and "missing".
+    Returns (issues, the other invalid boards, the other missing boards)."""
+    by_digits: Dict[str, List[PrintedBoard]] = {}
+    for printed in missing:
+        by_digits.setdefault(digits(printed.board), []).append(printed)
+    issues, rest, matched = [], [], set()
+    for printed in invalid:
+        match = next((want for want in by_digits.get(digits(printed.board), ())
+                      if id(want) not in matched and _turns_of(printed.board, want.board)), None)
+        if match is None:
+            rest.append(printed)
+            continue
+        matched.add(id(match))
+        if len(issues) < MAX_EXAMPLES:
+            issues.append(Issue(29, _turned_text(printed, match)))
+    if len(matched) > MAX_EXAMPLES:
+        issues.append(Issue(29, f"{len(matched) - MAX_EXAMPLES} more boards have their tiles in "
+                                "the right cells but some drawn turned"))
+    return issues, rest, [want for want in missing if id(want) not in matched]
+
+
+def _turns_of(got: Board, want: Board) -> Optional[List[Tuple[int, int]]]:
+    """(cell index, quarter turns) of every cell of `got` drawn turned from `want`'s;
+    None unless every cell holds the same tile, drawn as some turn of it."""
+    turned = []
+    for index, (a, b) in enumerate(zip(got, want)):
+        if a.tile != b.tile:
+            return None
+        k = next((k for k in range(4) if turn(b.edges, k) == a.edges), None)
+        if k is None:
+            return None
+        if k:
+            turned.append((index, k))
+    return turned or None
+
+
+def _turned_text(printed: PrintedBoard, want: PrintedBoard) -> str:
+    turned = _turns_of(printed.board, want.board)
+    cells = "; ".join(f"{position(i)} (tile {printed.board[i].tile}) by {_TURN_NAMES[k]}"
+                      for i, k in turned[:MAX_EXAMPLES])
+    more = f" and {len(turned) - MAX_EXAMPLES} more" if len(turned) > MAX_EXAMPLES else ""
+    count = f"{len(turned)} of them are" if len(turned) > 1 else "one of them is"
+    return (f"board {digits(printed.board)} (line {printed.line}) has every tile in the right "
+            f"cell, but {count} drawn turned: {cells}{more} (the solution expected at line "
+            f"{want.line} draws each tile as it is placed)")
+
+
 def _boards_named(boards: List[PrintedBoard], which: str) -> str:
     shown = ", ".join(f"{digits(p.board)} ({which} line {p.line})" for p in boards[:MAX_EXAMPLES])
     rest = len(boards) - MAX_EXAMPLES
@@ -610,16 +809,26 @@ def _repeat_issues(seen: _Seen, tiles: Optional[Tuple[Tile, ...]],
 def _duplicate_issue(board: Board, copies, lines: str, tiles: Optional[Tuple[Tile, ...]],
                      policy: Tuple[str, ...]) -> Issue:
     text = f"board {digits(board)} is printed {_times(len(copies))} (lines {lines})"
-    symmetric = [cell for cell in board if is_symmetric(cell.edges)]
+    symmetric = sorted({cell.tile: cell for cell in board if is_symmetric(cell.edges)}.items())
     if not symmetric:
         return Issue(50, text)
-    cell = symmetric[0]
-    edges = tiles[cell.tile - 1] if tiles and 1 <= cell.tile <= len(tiles) else cell.edges
-    text += (f"; it contains tile {cell.tile} <{', '.join(edges)}>, which looks the same "
-             "turned by 180 degrees, so two of its placements draw the same board")
+    named = [f"{number} <{', '.join(_tile_edges(cell, tiles))}>" for number, cell in symmetric]
+    if len(named) == 1:
+        text += (f"; it contains tile {named[0]}, which looks the same turned by 180 degrees, "
+                 "so two of its placements draw the same board")
+    else:
+        placements = 2 ** len(named)
+        text += (f"; it contains tiles {', '.join(named[:-1])} and {named[-1]}, which each look "
+                 f"the same turned by 180 degrees, so {placements} of its placements draw the "
+                 "same board")
     if "symmetric-tiles" in policy:
         return Issue(5, text + ": they are one solution, printed once", "symmetric-tiles")
     return Issue(50, text)
+
+
+def _tile_edges(cell, tiles: Optional[Tuple[Tile, ...]]) -> Tile:
+    """The tile's edges as the puzzle gives them (as drawn when the puzzle is unknown)."""
+    return tiles[cell.tile - 1] if tiles and 1 <= cell.tile <= len(tiles) else cell.edges
 
 
 def _rotation_issues(seen: _Seen) -> List[Issue]:

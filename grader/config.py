@@ -96,6 +96,14 @@ class CourseConfig:
     late: LatePolicy = LatePolicy()  # no deadline: no late policy
     lms: LmsConfig = LmsConfig()
     source: Optional[Path] = None  # the file it came from, if any
+    # [submissions] extra_files: "same-language" copies a submission's other source and
+    # header files of its language beside the main file; "none" uses the main file only.
+    extra_files: str = "same-language"
+    # [scoring] policy_cases: how a case whose expected output depends on the project's
+    # policy rules (manifest "policy") counts: "count" like any other (its losses shown
+    # apart), "apart" outside the score with a score of its own, "forgive" a failure
+    # the rule decides counts as passed (shown as forgiven).
+    policy_cases: str = "count"
 
     def language_for(self, filename: str) -> Optional[LanguageSpec]:
         for spec in self.languages.values():
@@ -133,7 +141,7 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 def _course(data: dict, path: Path) -> CourseConfig:
     _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard",
-                  "timelimit", "late", "lms"}, "")
+                  "timelimit", "late", "lms", "submissions", "scoring"}, "")
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -147,7 +155,34 @@ def _course(data: dict, path: Path) -> CourseConfig:
         late=_late(_table(data, "late")),
         lms=_lms(_table(data, "lms")),
         source=path,
+        extra_files=_extra_files(_table(data, "submissions")),
+        policy_cases=_policy_cases(_table(data, "scoring")),
     )
+
+
+POLICY_CASE_MODES = ("count", "apart", "forgive")
+
+
+def _policy_cases(table: dict) -> str:
+    _known(table, {"policy_cases"}, "scoring")
+    value = _typed(table, "policy_cases", str, "count", "scoring")
+    if value not in POLICY_CASE_MODES:
+        raise ConfigError(f"key 'scoring.policy_cases': must be "
+                          f"{', '.join(POLICY_CASE_MODES[:-1])} or {POLICY_CASE_MODES[-1]}, "
+                          f"not {value!r}")
+    return value
+
+
+EXTRA_FILE_POLICIES = ("same-language", "none")
+
+
+def _extra_files(table: dict) -> str:
+    _known(table, {"extra_files"}, "submissions")
+    value = _typed(table, "extra_files", str, "same-language", "submissions")
+    if value not in EXTRA_FILE_POLICIES:
+        raise ConfigError(f"key 'submissions.extra_files': must be "
+                          f"{' or '.join(EXTRA_FILE_POLICIES)}, not {value!r}")
+    return value
 
 
 def _limits(table: dict, default: Limits, prefix: str) -> Limits:

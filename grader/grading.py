@@ -9,7 +9,7 @@ finished; the next run skips it.
 
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -80,13 +80,37 @@ def plan(submissions: Sequence[Submission], cases: Sequence[Case], store: Store,
     return Plan(list(submissions), todo)
 
 
+class _BuildOnce:
+    """One build per content in a grading run: identical submissions share it
+    (the others wait for it), and --force rebuilds each content once, not once
+    per copy while the other copies run in its folder. A build that failed in
+    the grader (IE) is not kept: the next copy tries again."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.locks: Dict[str, threading.Lock] = {}
+        self.done: Dict[str, Artifact] = {}
+
+    def build(self, sub: Submission, make: Callable[[], Artifact]) -> Artifact:
+        with self.lock:
+            lock = self.locks.setdefault(sub.content_hash, threading.Lock())
+        with lock:
+            if sub.content_hash in self.done:
+                return replace(self.done[sub.content_hash], cached=True)
+            artifact = make()
+            if not artifact.internal:
+                self.done[sub.content_hash] = artifact
+            return artifact
+
+
 def execute(work: Plan, store: Store, sandbox, config: CourseConfig, cache_root: Path, *,
             jobs: int = 1, force: bool = False,
             on_event: Callable[[Event], None] = lambda event: None) -> None:
     """Build and run everything in the plan, storing each result as it comes."""
     locked = _LockedStore(store)
+    once = _BuildOnce()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        running = {pool.submit(_build, sub, locked, sandbox, config, cache_root, force)
+        running = {pool.submit(_build, sub, locked, sandbox, config, cache_root, force, once)
                    for sub in work.submissions if sub.id in work.todo}
         try:
             while running:
@@ -100,8 +124,12 @@ def execute(work: Plan, store: Store, sandbox, config: CourseConfig, cache_root:
             raise
 
 
-def _build(sub, store, sandbox, config, cache_root, force):
-    artifact = build(sub, cache_root, sandbox, config.build_limits, force=force)
+def _build(sub, store, sandbox, config, cache_root, force, once):
+    if sub.problem is None:
+        artifact = once.build(sub, lambda: build(sub, cache_root, sandbox, config.build_limits,
+                                                 force=force))
+    else:
+        artifact = build(sub, cache_root, sandbox, config.build_limits, force=force)
     if sub.problem is None and not artifact.internal:
         store.record_build(sub.content_hash, artifact)
     return ("build", sub, artifact)

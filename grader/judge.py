@@ -12,6 +12,8 @@ from grader.model import Limits, RunResult, Verdict
 from grader.text import printable
 
 STDERR_TAIL_LINES = 12
+STDOUT_TAIL_LINES = 5
+TAIL_BYTES = 4000  # of the END of what it printed: the reason for a crash comes last
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,10 @@ def judge(result: RunResult, case: Case, expected: bytes, puzzle: bytes,
                          result)
     if result.signal:
         return Judgement(Verdict.RTE, f"the program crashed: killed by signal {result.signal} "
-                         f"({_signal_name(result.signal)})" + _stderr_tail(result), result)
+                         f"({_signal_name(result.signal)})" + _output_tails(result), result)
     if result.exit_code != 0:
         return Judgement(Verdict.RTE, f"the program exited with status {result.exit_code} "
-                         "(a correct run exits with 0)" + _stderr_tail(result), result)
+                         "(a correct run exits with 0)" + _output_tails(result), result)
     comparison = compare(expected, result.stdout, puzzle, case.policy)
     return Judgement(comparison.verdict, comparison.text(), result)
 
@@ -88,8 +90,22 @@ def _signal_name(number: int) -> str:
 
 
 def _stderr_tail(result: RunResult) -> str:
-    text = printable(result.stderr, limit=4000).rstrip()
-    if not text:
+    return _tail(result.stderr, STDERR_TAIL_LINES, "error output")
+
+
+def _output_tails(result: RunResult) -> str:
+    """The end of its error output, and of its standard output: a program that
+    fails often says why on either ("can't open input.txt")."""
+    return _stderr_tail(result) + _tail(result.stdout, STDOUT_TAIL_LINES, "standard output")
+
+
+def _tail(data: bytes, lines: int, what: str) -> str:
+    cut = len(data) > TAIL_BYTES
+    text = printable(data[-TAIL_BYTES:]).rstrip()
+    if not text.strip():
         return ""
-    lines = text.splitlines()[-STDERR_TAIL_LINES:]
-    return "\nLast lines of its error output:\n" + "\n".join("  " + line for line in lines)
+    shown = text.splitlines()
+    if cut or len(shown) > lines:
+        shown = shown[1:] if cut and len(shown) > 1 else shown  # may start mid-line
+        shown = shown[-lines:]
+    return f"\nLast lines of its {what}:\n" + "\n".join("  " + line for line in shown)

@@ -292,6 +292,38 @@ class PrintedOutput:
     boards: List[PrintedBoard] = field(default_factory=list)
     unreadable: List[Tuple[int, str]] = field(default_factory=list)  # (line, why) of broken boards
     stray: List[Tuple[int, str]] = field(default_factory=list)  # (line, text) of lines nothing explains
+    # Lines outside well-drawn boards are read one by one only up to a budget, so that
+    # millions of junk lines cost little: None when everything was read, else the
+    # first line that was not (boards in the required layout are found everywhere).
+    read_up_to: Optional[int] = None
+
+
+# Lines outside well-drawn boards read one by one in all (an output of millions of
+# short lines would otherwise cost seconds and hundreds of MB of line objects).
+MAX_SLOW_LINES = 20_000
+
+
+class _Budget:
+    """How many more lines the slow path may read in this output."""
+
+    def __init__(self, lines: int):
+        self.left = lines
+
+    def take(self, text: str, base: int, out: "PrintedOutput") -> List[str]:
+        """The lines of `text` within the budget (see _split); notes where reading stopped."""
+        if self.left <= 0:
+            if out.read_up_to is None:
+                out.read_up_to = base
+            return []
+        pieces = text.split("\n", self.left)
+        if len(pieces) > self.left and pieces[-1]:
+            pieces[-1] = ""  # the rest goes unread
+            if out.read_up_to is None:
+                out.read_up_to = base + self.left
+        if pieces and not pieces[-1]:
+            pieces.pop()
+        self.left -= len(pieces)
+        return [line.rstrip() for line in pieces]
 
 
 def is_count_line(line: str) -> bool:
@@ -329,19 +361,23 @@ def parse_output(text: str) -> PrintedOutput:
     counts: List[Tuple[int, str]] = []  # every line that looks like a count line
     pos, line_no = 0, 1
     boards = out.boards
+    budget = _Budget(MAX_SLOW_LINES)
     for match in _BOARD.finditer(text):
         start = match.start()
         if start != pos + 1 or text[pos] != "\n":  # anything but the one empty line between boards
             gap = text[pos:start]
-            if gap.strip():
-                _read_lines(_split(gap), line_no, out, counts, header=pos == 0)
+            if not gap.isspace():
+                _read_lines(budget.take(gap, line_no, out), line_no, out, counts,
+                            header=pos == 0)
             line_no += gap.count("\n")
         else:
             line_no += 1
         pos = match.end()
         boards.append(PrintedBoard(" ".join(match.groups()), line_no, text, (start, pos)))
         line_no += 13  # a drawing is 13 lines (the last may lack its newline: then nothing follows)
-    _read_lines(_split(text[pos:]), line_no, out, counts, header=pos == 0)
+    rest = text[pos:]
+    if rest and not rest.isspace():
+        _read_lines(budget.take(rest, line_no, out), line_no, out, counts, header=pos == 0)
     _choose_count_line(out, counts)
     return out
 

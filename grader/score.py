@@ -1,10 +1,11 @@
 """Scores: per-case weights from the manifest, summed per submission."""
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
 
 from grader.cases import Case
+from grader.compare import POLICY_ONLY
 from grader.store import BuildRow, RunRow, Store, SubmissionRow
 from grader.model import NOT_GRADED
 
@@ -18,20 +19,71 @@ class CaseOutcome:
     def verdict(self) -> Optional[str]:
         return self.run.verdict if self.run else None
 
+    @property
+    def policy_dependent(self) -> bool:
+        """Its expected output depends on a policy rule the hand-out leaves open."""
+        return bool(self.case.policy)
+
+    @property
+    def policy_failure(self) -> bool:
+        """It failed only in what a policy rule decides (its diagnosis says so)."""
+        return (self.policy_dependent and self.verdict in ("WA", "PE")
+                and POLICY_ONLY in (self.run.diagnosis or ""))
+
 
 @dataclass(frozen=True)
 class SubmissionReport:
     submission: SubmissionRow
     build: Optional[BuildRow]
     outcomes: List[CaseOutcome]
+    files_used: List[str] = field(default_factory=list)  # shown names, main file first
+    files_ignored: List[Tuple[str, str]] = field(default_factory=list)  # (name, why)
+
+    policy_cases: str = "count"  # course.toml [scoring] policy_cases: count, apart, forgive
+
+    @property
+    def counted(self) -> List[CaseOutcome]:
+        """The outcomes the score is made of ("apart" leaves policy-dependent cases out)."""
+        if self.policy_cases == "apart":
+            return [o for o in self.outcomes if not o.policy_dependent]
+        return list(self.outcomes)
 
     @property
     def score(self) -> float:
-        return sum(o.case.weight for o in self.outcomes if o.verdict == "AC")
+        forgive = self.policy_cases == "forgive"
+        return sum(o.case.weight for o in self.counted
+                   if o.verdict == "AC" or (forgive and o.policy_failure))
 
     @property
     def max_score(self) -> float:
-        return sum(o.case.weight for o in self.outcomes)
+        return sum(o.case.weight for o in self.counted)
+
+    @property
+    def policy_lost(self) -> float:
+        """Points that failures decided by a policy rule cost (or were forgiven)."""
+        return sum(o.case.weight for o in self.outcomes if o.policy_failure)
+
+    @property
+    def policy_score(self) -> float:
+        return sum(o.case.weight for o in self.outcomes if o.policy_dependent and o.verdict == "AC")
+
+    @property
+    def policy_max(self) -> float:
+        return sum(o.case.weight for o in self.outcomes if o.policy_dependent)
+
+    @property
+    def policy_note(self) -> str:
+        """The policy-dependent cases, shown apart from the score ("" when nothing to say)."""
+        if self.policy_cases == "apart":
+            if not self.policy_max:
+                return ""
+            return (f"policy-dependent cases apart: {format_score(self.policy_score)}/"
+                    f"{format_score(self.policy_max)}")
+        if not self.policy_lost:
+            return ""
+        if self.policy_cases == "forgive":
+            return f"{format_score(self.policy_lost)} forgiven on policy-dependent cases"
+        return f"{format_score(self.policy_lost)} lost on policy-dependent cases"
 
     @property
     def verdict_counts(self) -> Counter:
@@ -58,12 +110,15 @@ class SubmissionReport:
         return "ok"
 
 
-def report(store: Store, submission: SubmissionRow, cases: Sequence[Case]) -> SubmissionReport:
-    """A submission's current results: its current content, the current cases."""
+def report(store: Store, submission: SubmissionRow, cases: Sequence[Case],
+           policy_cases: str = "count") -> SubmissionReport:
+    """A submission's current results: its current content, the current cases;
+    `policy_cases` is course.toml's [scoring] policy_cases."""
     runs = store.runs(submission.id, submission.content_hash)
     outcomes = [CaseOutcome(case, runs.get((case.id, case.version))) for case in cases]
     build = store.build(submission.content_hash) if not submission.problem else None
-    return SubmissionReport(submission, build, outcomes)
+    used, ignored = store.files(submission.id)
+    return SubmissionReport(submission, build, outcomes, used, ignored, policy_cases)
 
 
 def format_score(value: float) -> str:

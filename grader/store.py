@@ -7,6 +7,7 @@ grader's failures, so they are retried rather than kept.
 """
 
 import errno
+import json
 import os
 import sqlite3
 import time
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 from grader.errors import GraderError
+
+from grader.text import safe_name
 
 SCHEMA_VERSION = 1
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
@@ -56,6 +59,12 @@ CREATE TABLE IF NOT EXISTS runs (
     sandbox TEXT NOT NULL,
     created_at REAL NOT NULL,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
+);
+-- Which files of a submission's folder the build got, and which it ignored (and why).
+CREATE TABLE IF NOT EXISTS submission_files (
+    id TEXT PRIMARY KEY,
+    used TEXT NOT NULL,     -- JSON list of shown names, the main file first
+    ignored TEXT NOT NULL   -- JSON list of [shown name, reason]
 );
 -- Leaderboard timings: one row per timed run (warm-ups are not stored). program_id is a
 -- submission id, or "startup/<language>" for the program that only starts and exits.
@@ -173,12 +182,16 @@ class Store:
     # ------------------------------------------------------------ writes
 
     def record_submission(self, sub) -> None:
+        used = list(getattr(sub, "used_files", ()))
+        ignored = [list(pair) for pair in getattr(sub, "ignored", ())]
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO submissions VALUES (?, ?, ?, ?, ?, ?)",
-                (sub.id, sub.language_name, sub.content_hash, str(sub.folder), sub.problem,
-                 time.time()),
+                (sub.id, sub.language_name, sub.content_hash, safe_name(sub.folder),
+                 sub.problem, time.time()),
             )
+            db.execute("INSERT OR REPLACE INTO submission_files VALUES (?, ?, ?)",
+                       (sub.id, json.dumps(used), json.dumps(ignored)))
 
     def record_build(self, content_hash: str, artifact) -> None:
         with self._write() as db:
@@ -229,6 +242,14 @@ class Store:
         rows = self.db.execute(
             "SELECT id, language, content_hash, folder, problem FROM submissions ORDER BY id")
         return [SubmissionRow(*row) for row in rows]
+
+    def files(self, submission_id: str) -> Tuple[List[str], List[Tuple[str, str]]]:
+        """(files used, (file, why) ignored) as last recorded for the submission."""
+        row = self.db.execute("SELECT used, ignored FROM submission_files WHERE id=?",
+                              (submission_id,)).fetchone()
+        if row is None:
+            return [], []
+        return json.loads(row[0]), [tuple(pair) for pair in json.loads(row[1])]
 
     def build(self, content_hash: str) -> Optional[BuildRow]:
         row = self.db.execute(

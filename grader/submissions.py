@@ -2,18 +2,42 @@
 
 A folder that cannot be graded (no source file, two, a wrong name, a link, a
 file that is not text) is still a Submission: it carries the reason, and the
-judge grades it CE. Nothing is skipped silently.
+judge grades it CE. So is every other entry of a class folder that is not a
+folder (a zip file, a dangling link, a link loop); hidden entries without a
+program are listed with the reason they were skipped. Nothing is skipped silently.
+
+Names come from students: ids and every name in a message are escaped
+(grader.text.safe_name), so a name that is not UTF-8 or holds escape sequences
+is shown, never crashes the grader or drives a terminal. The real path stays
+in Submission.folder for building.
+
+Extra files: besides the main file, the course's policy ([submissions]
+extra_files in course.toml) decides which other files are copied beside it;
+every entry of the folder is listed as used or ignored, with the reason.
 """
 
 import hashlib
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import List, Optional
+from typing import Iterable, List, Optional, Tuple
 
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
+from grader.text import safe_name
 
 MAX_SOURCE_BYTES = 1 << 20
+MAX_EXTRA_FILES = 64
+MAX_EXTRA_BYTES = 4 << 20
+# The files of each language that a build or an import can use beside the main file.
+COMPANION_SUFFIXES = {
+    "c": (".c", ".h"),
+    "cpp": (".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".ipp", ".tpp", ".inl"),
+    "java": (".java",),
+    "python": (".py",),
+}
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".7z", ".rar",
+                    ".gz")
 
 
 @dataclass(frozen=True)
@@ -24,10 +48,36 @@ class Submission:
     language: Optional[LanguageSpec]
     problem: Optional[str]  # why it cannot be built, or None
     content_hash: str  # changes whenever what is graded changes
+    extra_files: Tuple[str, ...] = ()  # real names, beside `source`, copied into the build
+    ignored: Tuple[Tuple[str, str], ...] = ()  # (shown name, why) of every entry not used
 
     @property
     def language_name(self) -> str:
         return self.language.name if self.language else "?"
+
+    @property
+    def used_files(self) -> Tuple[str, ...]:
+        """Shown names of the files the build gets (the main file first)."""
+        if self.source is None:
+            return ()
+        return (safe_name(self.source.name), *(safe_name(n) for n in self.extra_files))
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry of a class folder that is not graded: a hidden file or folder
+    without a program."""
+
+    name: str  # shown (escaped)
+    reason: str
+
+
+@dataclass
+class Survey:
+    """Everything found in a class folder: what is graded, and what is not, with why."""
+
+    submissions: List[Submission] = field(default_factory=list)
+    skipped: List[Skipped] = field(default_factory=list)
 
 
 class SubmissionError(GraderError):
@@ -37,87 +87,231 @@ class SubmissionError(GraderError):
 def discover(path: Path, config: CourseConfig) -> List[Submission]:
     """Submissions under `path`: a folder of student folders, one student's
     folder, or a single source file."""
+    return survey(path, config).submissions
+
+
+def survey(path: Path, config: CourseConfig) -> Survey:
+    """Like discover, and the hidden entries skipped, each with the reason."""
     path = Path(path)
     if not path.exists():
-        raise SubmissionError(f"{path}: no such file or folder")
+        if path.is_symlink():
+            raise SubmissionError(f"{safe_name(path)}: a symbolic link to "
+                                  f"{safe_name(_link_target(path))}, which does not exist")
+        raise SubmissionError(f"{safe_name(path)}: no such file or folder")
     if path.is_file():
-        return [_from_file(path, config)]
-    if _source_names(path, config):
-        return [load(path, config)]
-    folders = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
-    return [load(folder, config) for folder in folders]
+        return Survey([_from_file(path, config)])
+    entries = _entries(path)
+    if _source_names(path, config) or _is_student_folder(entries, config):
+        return Survey([load(path, config)])
+    result = Survey()
+    for entry in entries:
+        if entry.name.startswith(".") and not (_is_real_folder(entry)
+                                               and _source_names(entry, config)):
+            what = "folder" if _is_real_folder(entry) else "file"
+            result.skipped.append(Skipped(safe_name(entry.name),
+                                          f"hidden {what} without a source file"))
+            continue
+        sub = load(entry, config) if _is_folder(entry) else _not_a_folder(entry)
+        result.submissions.append(sub)
+    _unique_ids(result.submissions)
+    return result
+
+
+def _entries(folder: Path) -> List[Path]:
+    try:
+        return sorted(folder.iterdir(), key=lambda p: os.fsencode(p.name))
+    except OSError as error:
+        raise SubmissionError(f"{safe_name(folder)}: cannot list the folder: "
+                              f"{error.strerror or error}") from None
+
+
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a link loop, say
+        return False
+
+
+def _is_real_folder(path: Path) -> bool:
+    return not path.is_symlink() and _is_folder(path)
+
+
+def _is_student_folder(entries: List[Path], config: CourseConfig) -> bool:
+    """No folder, but a file that looks like a misnamed source: one student's
+    folder (`check DIR` names the file), not a class folder."""
+    if any(_is_folder(e) for e in entries if not e.name.startswith(".")):
+        return False
+    return any(_wrong_name(e.name, config, strict=True) for e in entries
+               if not e.name.startswith("."))
+
+
+def _not_a_folder(entry: Path) -> Submission:
+    """An entry of a class folder that is not a folder: graded CE with the reason."""
+    sid = safe_name(entry.name)
+    if entry.is_symlink():
+        target = safe_name(_link_target(entry))
+        try:
+            entry.resolve(strict=True)
+        except (OSError, RuntimeError) as error:
+            if isinstance(error, RuntimeError) or getattr(error, "errno", None) == 40:
+                why = f"a symbolic link that loops (to {target}, which leads back to itself)"
+            else:
+                why = f"a symbolic link to {target}, which does not exist"
+            return _rejected(sid, entry, why + ": each submission must be a folder")
+        return _rejected(sid, entry, f"a symbolic link to the file {target}: each submission "
+                         "must be a folder")
+    if not entry.is_file():
+        return _rejected(sid, entry, "neither a file nor a folder: each submission must be a "
+                         "folder")
+    lower = entry.name.lower()
+    if lower.endswith(ARCHIVE_SUFFIXES) or _starts_with(entry, b"PK\x03\x04"):
+        return _rejected(sid, entry, "an archive, not a folder: unpack it into a folder of "
+                         "its own to grade it")
+    return _rejected(sid, entry, "a file, not a folder: put each submission in a folder of "
+                     "its own")
+
+
+def _starts_with(path: Path, magic: bytes) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
+def _unique_ids(subs: List[Submission]) -> None:
+    """Two raw names can escape to one id: number the later ones."""
+    seen = set()
+    for index, sub in enumerate(subs):
+        sid, n = sub.id, 1
+        while sid in seen:
+            n += 1
+            sid = f"{sub.id}~{n}"
+        seen.add(sid)
+        if sid != sub.id:
+            subs[index] = replace(sub, id=sid)
 
 
 def _source_names(folder: Path, config: CourseConfig) -> List[str]:
     names = {spec.source for spec in config.languages.values()}
-    return sorted(p.name for p in folder.iterdir() if p.name in names)
+    try:
+        return sorted(p.name for p in folder.iterdir() if p.name in names)
+    except OSError:
+        return []
 
 
 def _from_file(path: Path, config: CourseConfig) -> Submission:
     spec = config.language_for(path.name)
+    sid = safe_name(path.parent.resolve().name or "submission")
     if spec is None:
-        return _rejected(path.parent.resolve().name or "submission", path.parent,
-                         _wrong_name(path.name, config))
-    return _checked(path.parent.resolve().name, path.parent, path, spec)
+        return _rejected(sid, path.parent, _wrong_name(path.name, config))
+    return _checked(sid, path.parent, path, spec, config)
 
 
 def load(folder: Path, config: CourseConfig) -> Submission:
     """One student's folder."""
-    sid = folder.name
+    sid = safe_name(folder.name)
     found = _source_names(folder, config)
     if len(found) > 1:
         return _rejected(sid, folder, f"more than one source file ({', '.join(found)}): "
                          "keep exactly one")
     if found:
-        return _checked(sid, folder, folder / found[0], config.language_for(found[0]))
+        return _checked(sid, folder, folder / found[0], config.language_for(found[0]), config)
     return _rejected(sid, folder, _nothing_found(folder, config))
 
 
-def _checked(sid: str, folder: Path, source: Path, spec: LanguageSpec) -> Submission:
+def _checked(sid: str, folder: Path, source: Path, spec: LanguageSpec,
+             config: CourseConfig) -> Submission:
     problem = _source_problem(folder, source)
     if problem:
         return _rejected(sid, folder, problem)
     data = source.read_bytes()
     # The commands are part of what is graded: changing a build flag rebuilds.
-    digest = hashlib.sha256(repr(spec).encode() + b"\0" + data).hexdigest()
-    return Submission(sid, folder, source, spec, None, digest)
+    digest = hashlib.sha256(repr(spec).encode() + b"\0" + data)
+    extra, ignored = _inventory(folder, source, spec, config.extra_files)
+    for name in extra:  # a submission with no extra file keeps the hash it always had
+        digest.update(b"\0" + os.fsencode(name) + b"\0" + (folder / name).read_bytes())
+    return Submission(sid, folder, source, spec, None, digest.hexdigest(), tuple(extra),
+                      tuple(ignored))
+
+
+def _inventory(folder: Path, source: Path, spec: LanguageSpec,
+               policy: str) -> Tuple[List[str], List[Tuple[str, str]]]:
+    """(extra files copied beside the main file, (name, why) of every entry not used)."""
+    extra, ignored, total = [], [], 0
+    suffixes = COMPANION_SUFFIXES.get(spec.name, ())
+    for entry in _entries(folder):
+        if entry.name == source.name:
+            continue
+        name = safe_name(entry.name)
+        why = _extra_problem(entry, suffixes, policy)
+        if why is None and len(extra) >= MAX_EXTRA_FILES:
+            why = f"more than {MAX_EXTRA_FILES} extra files"
+        if why is None:
+            size = entry.stat().st_size
+            if total + size > MAX_EXTRA_BYTES:
+                why = f"the extra files pass {MAX_EXTRA_BYTES:,} bytes in all"
+            else:
+                total += size
+        if why is None:
+            extra.append(entry.name)
+        else:
+            ignored.append((name + ("/" if _is_real_folder(entry) else ""), why))
+    return extra, ignored
+
+
+def _extra_problem(entry: Path, suffixes: Iterable[str], policy: str) -> Optional[str]:
+    """Why `entry` is not copied beside the main file (None: it is)."""
+    if _is_real_folder(entry):
+        return "a folder: only files beside the main file are used"
+    if entry.name.startswith("."):
+        return "a hidden file"
+    if not entry.name.lower().endswith(tuple(suffixes)):
+        return "not a source or header file of this language"
+    if policy == "none":
+        return "the course uses the main file only"
+    if safe_name(entry.name) != entry.name:
+        return "its name is not plain UTF-8 text"
+    problem = _source_problem(entry.parent, entry)
+    return problem[len(entry.name) + 1:] if problem else None  # without the name
 
 
 def _source_problem(folder: Path, source: Path) -> Optional[str]:
+    name = safe_name(source.name)
     if source.is_symlink():
-        return (f"{source.name} is a symbolic link (to {_link_target(source)}): "
+        return (f"{name} is a symbolic link (to {safe_name(_link_target(source))}): "
                 "submit the file itself")
     if not source.is_file():
-        return f"{source.name} is not a regular file"
+        return f"{name} is not a regular file"
     try:
         data = source.read_bytes()
     except OSError as error:
-        return f"{source.name} cannot be read: {error.strerror}"
+        return f"{name} cannot be read: {error.strerror}"
     if len(data) > MAX_SOURCE_BYTES:
-        return f"{source.name} is {len(data):,} bytes; a source file may be at most {MAX_SOURCE_BYTES:,}"
+        return f"{name} is {len(data):,} bytes; a source file may be at most {MAX_SOURCE_BYTES:,}"
     if b"\0" in data:
-        return f"{source.name} is not a text file (it contains NUL bytes)"
+        return f"{name} is not a text file (it contains NUL bytes)"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return f"{source.name} is not UTF-8 text (bad byte at offset {error.start})"
+        return f"{name} is not UTF-8 text (bad byte at offset {error.start})"
     return None
 
 
 def _link_target(path: Path) -> str:
     try:
-        return str(path.readlink())
+        return os.readlink(path)
     except OSError:
         return "?"
 
 
 def _nothing_found(folder: Path, config: CourseConfig) -> str:
     expected = ", ".join(spec.source for spec in config.languages.values())
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+    files = sorted(_files_below(folder))
     for path in files:
         spec = config.language_for(path.name)
         if spec is not None:  # right name, wrong place
-            relative = path.relative_to(folder)
+            relative = safe_name(path.relative_to(folder))
             return f"found {relative}, but the source file must be at the top of the folder"
     for path in files:
         hint = _wrong_name(path.name, config, strict=True)
@@ -128,16 +322,37 @@ def _nothing_found(folder: Path, config: CourseConfig) -> str:
     return f"no source file: expected one of {expected}"
 
 
+def _files_below(folder: Path, depth: int = 4) -> Iterable[Path]:
+    """Files under `folder` (not hidden), without following links or loops."""
+    if depth < 0:
+        return
+    for entry in _entries_or_nothing(folder):
+        if entry.name.startswith("."):
+            continue
+        if _is_real_folder(entry):
+            yield from _files_below(entry, depth - 1)
+        elif entry.is_file() or entry.is_symlink():
+            yield entry
+
+
+def _entries_or_nothing(folder: Path) -> List[Path]:
+    try:
+        return _entries(folder)
+    except SubmissionError:
+        return []
+
+
 def _wrong_name(name: str, config: CourseConfig, strict: bool = False) -> Optional[str]:
     """A hint when `name` looks like a misnamed source file."""
     suffix = Path(name).suffix.lower()
+    shown = safe_name(name)
     for spec in config.languages.values():
         if Path(spec.source).suffix == suffix or name.lower() == spec.source.lower():
-            return f"found {name}, but the file must be named {spec.source}"
+            return f"found {shown}, but the file must be named {spec.source}"
     if strict:
         return None
     expected = ", ".join(spec.source for spec in config.languages.values())
-    return f"{name} is not a source file this assignment accepts (expected one of {expected})"
+    return f"{shown} is not a source file this assignment accepts (expected one of {expected})"
 
 
 def _rejected(sid: str, folder: Path, problem: str) -> Submission:

@@ -1,5 +1,6 @@
 """Text from untrusted programs, made safe to show in a terminal or a page."""
 
+import os
 import re
 
 # C0 (but tab and newline), DEL, C1, and the bidirectional controls, which reorder
@@ -20,3 +21,10 @@ def printable(data, limit: int = 0) -> str:
 def _escape(match: "re.Match") -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def safe_name(name) -> str:
+    """A file or folder name (str or bytes) as text every output can hold: bytes
+    that are not UTF-8 become \\xNN, control characters are escaped."""
+    raw = name if isinstance(name, bytes) else os.fsencode(str(name))
+    return printable(raw.decode("utf-8", "backslashreplace"))

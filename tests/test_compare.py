@@ -621,3 +621,102 @@ def test_parse_output_prefers_the_worded_count_line():
     parsed = gp.parse_output(text)
     assert parsed.count_line == (13, "2 unique solutions found:") and parsed.count == 2
     assert parsed.stray == [(11, "looking for solutions")]
+
+
+# ---------------------------------------------------------------- CRLF input (issue 11)
+
+CRLF_SAMPLE = SAMPLE.replace("\n", "\r\n")
+
+
+def test_a_cr_carried_from_crlf_input_is_named_as_such():
+    # What a C program that splits lines on "," and "\n" prints: the \r stays in the
+    # last edge of the tile listing (and nowhere else, since it then finds nothing).
+    got = SAMPLE_EXPECTED.replace(b">\n", b"\r>\n")
+    result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
+    assert "mishandles CRLF input" in result.summary
+    assert "first at line 2" in result.summary
+    assert "CR LF (\\r\\n, Windows style)" in result.summary
+    assert not any("end lines with \\n only" in line for line in result.details)
+    # The same output for an input without CR LF is not blamed on the input.
+    plain = compare(SAMPLE_EXPECTED, got, SAMPLE.encode())
+    assert "CRLF input" not in plain.text()
+
+
+def test_crlf_input_with_nothing_found_is_named_as_such():
+    head = SAMPLE_EXPECTED[:SAMPLE_EXPECTED.index(b"\n\n") + 2]
+    got = head + b"No solution found.\n"
+    result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
+    assert result.verdict is Verdict.WA
+    assert "mishandles CRLF input" in result.summary
+    assert "finds no solution" in result.summary
+
+
+def test_output_line_ends_are_still_about_the_output_when_the_input_is_plain():
+    got = SAMPLE_EXPECTED.replace(b"\n", b"\r\n")
+    result = compare(SAMPLE_EXPECTED, got, SAMPLE.encode())
+    assert "every line ends in CR LF" in result.summary
+
+
+def test_every_output_line_in_crlf_is_the_output_s_own_doing_even_for_crlf_input():
+    got = SAMPLE_EXPECTED.replace(b"\n", b"\r\n")
+    result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
+    assert "every line ends in CR LF" in result.summary and "CRLF input" not in result.text()
+
+
+# ---------------------------------------------------------------- root causes (issue 11)
+
+# Tiles 1 and 5 each look the same turned by 180 degrees; one solution.
+TWO_SYMMETRIC = ("D1,B0,D1,B0\nD0,C0,A1,B1\nD0,B1,C0,C1\nD0,D1,A1,D0\nA0,D0,A0,D0\n"
+                 "C1,C0,A0,D1\nA0,B0,C0,B1\nA1,D0,D0,B1\nA1,B1,A1,D1\n")
+
+
+def test_a_board_printed_four_times_names_both_symmetric_tiles():
+    case = Case(TWO_SYMMETRIC)
+    assert len(case.boards) == 1
+    result = case.check(case.render(case.boards * 4), policy=("symmetric-tiles",))
+    assert "is printed 4 times" in result.summary
+    assert "tiles 1 <D1, B0, D1, B0> and 5 <A0, D0, A0, D0>" in result.summary
+    assert "4 of its placements draw the same board" in result.summary
+
+
+def _turn_cells(board, cells, quarter):
+    board = list(board)
+    for i in cells:
+        edges = board[i].edges
+        board[i] = ps.Placement(board[i].tile, edges[4 - quarter:] + edges[:4 - quarter])
+    return tuple(board)
+
+
+def test_tiles_in_the_right_cells_drawn_turned_are_named_so(sample):
+    turned = _turn_cells(sample.boards[0], (0, 4, 8), 1)
+    result = sample.check(sample.render([turned] + sample.boards[1:]))
+    assert result.summary.startswith("board 124967385 (line 13) has every tile in the right "
+                                     "cell, but 3 of them are drawn turned: row 1, column 1 "
+                                     "(tile 1) by a quarter turn clockwise")
+    text = result.text()
+    assert "not a solution" not in text and "missing" not in text
+
+
+@pytest.mark.parametrize("old, new, named", [
+    (b"1. <", "\uff11. <".encode(), "U+FF11 FULLWIDTH DIGIT ONE"),
+    (b"Input tiles", "Inp\u0443t tiles".encode(), "U+0443 CYRILLIC SMALL LETTER U"),
+    (b"<Y1,", "<\u03a51,".encode(), "U+03A5 GREEK CAPITAL LETTER UPSILON"),
+    (b"2 unique", "2\u0301 unique".encode(), "a combining mark U+0301 COMBINING ACUTE ACCENT"),
+])
+def test_look_alike_characters_are_named(sample, old, new, named):
+    result = sample.check(sample.expected.replace(old, new, 1))
+    assert named in result.summary
+    text = result.text()
+    assert "spacing differs" not in text and "this is tile" not in text
+
+
+def test_only_a_difference_the_rule_decides_is_marked_as_policy_only():
+    from grader.compare import POLICY_ONLY
+
+    case = Case(SYMMETRIC)
+    twice = case.check(case.render(case.boards * 2), policy=("symmetric-tiles",))
+    assert POLICY_ONLY in twice.details
+    # The same, with a stray line as well: the rule is named, but it is not the only cause.
+    got = case.render(case.boards * 2).replace(b"\n+", b"\ndebug\n+", 1)
+    mixed = case.check(got, policy=("symmetric-tiles",))
+    assert "policy-dependent" in mixed.text() and POLICY_ONLY not in mixed.details

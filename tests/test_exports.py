@@ -135,13 +135,13 @@ def test_csv_one_row_per_submission_in_id_order(graded_class, tmp_path):
     header, body = rows[0], rows[1:]
     assert header == ["id", "language", "score", "max_score", "leaderboard_rank",
                       "case:sample", "case:one-solution", "case:hidden-bulbs",
-                      "case:hidden-empty"]
+                      "case:hidden-empty", "policy_dependent"]
     ids = [row[0] for row in body]
     assert ids == sorted(ids) and set(ids) == {p.name for p in graded_class.folder.iterdir()}
     by_id = {row[0]: row for row in body}
-    assert by_id["ada-c"][1:] == ["c", "5", "5", "", "AC", "AC", "AC", "AC"]
+    assert by_id["ada-c"][1:] == ["c", "5", "5", "", "AC", "AC", "AC", "AC", ""]
     assert by_id[WEIRD_ID][1:5] == ["python", "5", "5", ""]  # quoted and read back intact
-    assert by_id["compile-error"][1:] == ["cpp", "0", "5", "", "CE", "CE", "CE", "CE"]
+    assert by_id["compile-error"][1:] == ["cpp", "0", "5", "", "CE", "CE", "CE", "CE", ""]
     assert by_id["wrong-plural"][2] == "4" and by_id["wrong-plural"][6] == "WA"
     assert by_id["trailing-spaces"][5:7] == ["PE", "PE"]
     assert '"o\'brien, ""x"" <b>"' in data.decode()  # RFC 4180 quoting of the hostile id

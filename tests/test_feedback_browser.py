@@ -16,7 +16,7 @@ from urllib.parse import unquote
 import pytest
 
 from grader.cli import main as grader_main
-from grader.exports.feedback_html import CSP, visible
+from grader.exports.feedback_html import CSP, page_names, visible
 from grader.exports.textdiff import line_diff
 from tests.test_exports import HIDDEN_IDS, WEIRD_ID, grade_class
 
@@ -147,7 +147,8 @@ def test_index_links_every_page(pages):
     links = [unquote(a["href"]) for tag, a in index.tags if tag == "a"]
     assert sorted(links) == sorted(p.name for p in (pages / "instructor").glob("*.html")
                                    if p.name != "index.html")
-    assert f"{WEIRD_ID}.html" in links
+    # A name with quotes, spaces and <> gets a plain file name (see page_stem).
+    assert page_names([WEIRD_ID])[WEIRD_ID] in links
     assert WEIRD_ID in index.all_text
 
 
@@ -204,7 +205,7 @@ def test_the_console_check_catches_errors(tmp_path):
     ("instructor/trailing-spaces.html", "Feedback: trailing-spaces"),
     ("instructor/compile-error.html", "Feedback: compile-error"),
     ("student/wrong-plural.html", "Feedback: wrong-plural"),
-    (f"student/{WEIRD_ID}.html", f"Feedback: {WEIRD_ID}"),
+    (f"student/{page_names([WEIRD_ID])[WEIRD_ID]}", f"Feedback: {WEIRD_ID}"),
 ])
 def test_pages_in_headless_chromium(pages, tmp_path, page, title):
     path = pages / page

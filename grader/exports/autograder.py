@@ -89,7 +89,8 @@ def grade(folder: Path, config: CourseConfig, cases: List[Case],
                      "bubblewrap): a program could read the hidden cases' expected outputs")
             execute(plan([submission], cases, store), store, sandbox, config,
                     Path(tmp) / "builds", jobs=jobs)
-            return report(store, store.submission(submission.id), cases), sandbox.name
+            return (report(store, store.submission(submission.id), cases,
+                           config.policy_cases), sandbox.name)
 
 
 def _say(message: str) -> None:

@@ -73,11 +73,11 @@ def cmd_gradescope(args) -> int:
 def cmd_csv(args) -> int:
     from grader.exports.gradebook_csv import write_gradebook
 
-    from grader.config import load_config
     from grader.late import lateness_of, worth_showing
 
-    policy = load_config(args.course).late
-    with graded(args.results, args.manifest) as results:
+    config = load_config(args.course)
+    policy = config.late
+    with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, policy)
         ranks = write_gradebook(args.out, results.reports, results.cases, args.results,
                                 bom=args.bom,
@@ -94,7 +94,7 @@ def cmd_html(args) -> int:
 
     config = load_config(args.course)
     cpu_limit = config.limits.cpu_seconds  # what grading runs under
-    with graded(args.results, args.manifest) as results:
+    with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
         made = write_feedback(results, args.out, student=args.student, cpu_limit=cpu_limit,
                               lateness=lateness if worth_showing(lateness, config.late)

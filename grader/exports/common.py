@@ -41,8 +41,10 @@ class Graded:
 
 
 @contextmanager
-def graded(results: Path, manifest: Optional[Path] = None) -> Iterator[Graded]:
-    """Open the results of the last `grade` run in `results`."""
+def graded(results: Path, manifest: Optional[Path] = None,
+           policy_cases: str = "count") -> Iterator[Graded]:
+    """Open the results of the last `grade` run in `results` (`policy_cases`: course.toml's
+    [scoring] policy_cases)."""
     results = Path(results)
     db = results / DB_NAME
     if not db.is_file():
@@ -58,7 +60,8 @@ def graded(results: Path, manifest: Optional[Path] = None) -> Iterator[Graded]:
         rows = [row for row in store.submissions() if wanted is None or row.id in wanted]
         if not rows:
             raise ExportError(f"{db}: no graded submissions in it")
-        reports = [report(store, row, cases) for row in sorted(rows, key=lambda r: r.id)]
+        reports = [report(store, row, cases, policy_cases)
+                   for row in sorted(rows, key=lambda r: r.id)]
         yield Graded(results, store, cases, reports)
 
 

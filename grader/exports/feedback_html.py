@@ -14,7 +14,9 @@ As a second line of defence the pages carry a Content-Security-Policy that
 allows no script, no request and no external asset at all: a page is one file.
 """
 
+import hashlib
 import html
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -132,15 +134,30 @@ def visible(text: str, limit: int = LINE_LIMIT) -> str:
     return "".join(out)
 
 
+_UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+MAX_STEM = 80  # characters of an id kept in its page's file name
+
+
+def page_stem(sid: str) -> str:
+    """A file name stem for a submission id: the id itself when it is short and
+    plain; otherwise its plain characters, cut, and a digest of the whole id."""
+    stem = _UNSAFE_IN_FILE_NAME.sub("_", sid).lstrip(".") or "submission"
+    if stem == sid and len(sid) <= MAX_STEM:
+        return sid
+    digest = hashlib.sha256(sid.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{stem[:MAX_STEM]}-{digest}"
+
+
 def page_names(ids: Iterable[str]) -> Dict[str, str]:
-    """A file name per submission id: `<id>.html`, never index.html, never two alike
-    (even on a case-insensitive file system)."""
+    """A file name per submission id: `<id>.html` (see page_stem), never index.html,
+    never two alike (even on a case-insensitive file system)."""
     used = {INDEX}
     names = {}
     for sid in sorted(ids):
-        name, n = f"{sid}.html", 2
+        stem = page_stem(sid)
+        name, n = f"{stem}.html", 2
         while name.lower() in used:
-            name, n = f"{sid}-{n}.html", n + 1
+            name, n = f"{stem}-{n}.html", n + 1
         used.add(name.lower())
         names[sid] = name
     return names
@@ -197,7 +214,7 @@ def _header(result: SubmissionReport, student: bool, generated: str, index_link:
     return (f"{back}<header><h1>Feedback for <code>{e(printable(sub.id))}</code></h1>"
             f'<p class="meta">{" · ".join(meta)}</p></header>'
             f'<p class="score">{format_score(result.score)} / {format_score(result.max_score)}'
-            f'</p><p class="counts">{_badges(result)}</p>'
+            f'</p>{_policy_line(result)}<p class="counts">{_badges(result)}</p>'
             f"<p>Build: {e(_build_line(result))}</p>")
 
 
@@ -209,6 +226,13 @@ def _late_line(result: SubmissionReport, late: Lateness) -> str:
             f"−{format_score(late.penalty(result.score))}, final score "
             f"<b>{format_score(late.final(result.score))}</b> / "
             f"{format_score(result.max_score)}.</p>")
+
+
+def _policy_line(result: SubmissionReport) -> str:
+    """The policy-dependent cases, apart from the score (nothing when nothing to say)."""
+    if not result.policy_note:
+        return ""
+    return f'<p class="meta policy">{e(result.policy_note)}</p>'
 
 
 def _badges(result: SubmissionReport) -> str:
@@ -349,6 +373,8 @@ def render_index(reports: Sequence[SubmissionReport], names: Dict[str, str],
         sub = result.submission
         link = f'<a href="{e(quote(names[sub.id]))}">{e(printable(sub.id))}</a>'
         score = f"{format_score(result.score)} / {format_score(result.max_score)}"
+        if result.policy_note:
+            score += f'<br><span class="meta">{e(result.policy_note)}</span>'
         rows.append(f"<tr><td>{link}</td><td>{e(language_name(sub.language))}</td>"
                     f'<td class="num">{score}</td><td class="counts">{_badges(result)}</td>'
                     f"<td>{e(_build_line(result, 80))}</td></tr>")

@@ -4,7 +4,9 @@ Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
   * a header row, then one row per submission, ordered by id;
   * columns: id, language, score, max_score, leaderboard_rank, then one column per
     case in manifest order, headed "case:<case id>", holding its verdict (AC, WA,
-    PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded);
+    PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded), then policy_dependent: what
+    the policy-dependent cases cost, were forgiven or scored apart, in words (empty
+    when nothing; course.toml [scoring] policy_cases);
   * with a late policy in course.toml (or submissions imported from an LMS with their
     times), three more columns follow max_score: penalty (points), final_score
     (score - penalty) and late (what the policy made of the submission time);
@@ -13,6 +15,8 @@ Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
   * numbers are plain, with a dot for decimals (36, 35.5), whatever the locale;
   * RFC 4180: comma separated, CRLF line ends, fields quoted when they hold a comma,
     quote or line break (Python's csv module);
+  * an id that starts with =, +, -, @, tab or CR gets a ' before it, so that a
+    spreadsheet shows it as text and never runs it as a formula;
   * plain UTF-8 by default, since LMS importers read it and a byte-order mark can end
     up inside the first column's name; `bom=True` writes UTF-8 with a BOM, which
     Excel needs to read UTF-8 rather than the system's code page.
@@ -34,18 +38,28 @@ from grader.score import SubmissionReport, format_score
 from grader.model import NOT_GRADED
 
 FIXED_COLUMNS = ("id", "language", "score", "max_score", "leaderboard_rank")
+LAST_COLUMN = "policy_dependent"
 LEADERBOARD_FILE = "leaderboard.json"
 BOM = "\ufeff"
 
 
 LATE_COLUMNS = ("penalty", "final_score", "late")
 
+# A spreadsheet runs a cell that starts with one of these as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralised(text: str) -> str:
+    """A name from a student as a CSV cell a spreadsheet shows as text: a leading
+    formula character gets a ' before it (the usual guard)."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
 
 def header(cases: Sequence[Case], late: bool = False) -> List[str]:
     fixed = list(FIXED_COLUMNS)
     if late:
         fixed[4:4] = LATE_COLUMNS
-    return [*fixed, *(f"case:{case.id}" for case in cases)]
+    return [*fixed, *(f"case:{case.id}" for case in cases), LAST_COLUMN]
 
 
 def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]],
@@ -59,9 +73,11 @@ def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]],
             late = [format_score(info.penalty(result.score)),
                     format_score(info.final(result.score)), info.note]
         table.append([
-            sub.id, sub.language, format_score(result.score), format_score(result.max_score),
+            neutralised(sub.id), sub.language, format_score(result.score),
+            format_score(result.max_score),
             *late, (ranks or {}).get(sub.id, ""),
             *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
+            result.policy_note,
         ])
     return table
 

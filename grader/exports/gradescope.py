@@ -153,7 +153,8 @@ def results_document(result: SubmissionReport, *, timed: Collection[str], sandbo
             "sandbox": sandbox,
             "verdicts": dict(sorted(result.verdict_counts.items())),
         },
-        "tests": [_test(number, outcome) for number, outcome in enumerate(result.outcomes, 1)],
+        "tests": [_test(number, outcome, result.policy_cases)
+                  for number, outcome in enumerate(result.outcomes, 1)],
     }
     cpu = _timed_cpu(result, timed)
     if cpu is not None:
@@ -161,21 +162,35 @@ def results_document(result: SubmissionReport, *, timed: Collection[str], sandbo
     return document
 
 
-def _test(number: int, outcome: CaseOutcome) -> dict:
+def _test(number: int, outcome: CaseOutcome, policy_cases: str = "count") -> dict:
     case, run = outcome.case, outcome.run
     passed = outcome.verdict == "AC"
-    extra = {"verdict": outcome.verdict or NOT_GRADED, "case_version": case.version}
+    forgiven = policy_cases == "forgive" and outcome.policy_failure
+    apart = policy_cases == "apart" and outcome.policy_dependent
+    extra = {"verdict": outcome.verdict or NOT_GRADED, "case_version": case.version,
+             "policy_dependent": outcome.policy_dependent,
+             "policy_failure": outcome.policy_failure}
     if run is not None and run.cpu_seconds is not None:
         extra.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
                      peak_memory_kb=run.peak_memory_kb)
+    name, output = case.id, case_output(outcome)
+    if forgiven:
+        name += " (policy-dependent: forgiven)"
+        output = ("Forgiven: this case differs only in what a policy rule decides, which "
+                  "the course does not count.\n\n" + output)
+    elif apart:
+        name += " (policy-dependent: not in the score)"
+    elif outcome.policy_failure:
+        name += " (policy-dependent)"
+    weight = 0.0 if apart else case.weight
     return {
-        "name": case.id,
+        "name": name,
         "number": str(number),
-        "score": case.weight if passed else 0.0,
-        "max_score": case.weight,
-        "status": "passed" if passed else "failed",
-        "output": case_output(outcome),
-        "tags": [case.visibility, *case.tags],
+        "score": weight if passed or forgiven else 0.0,
+        "max_score": weight,
+        "status": "passed" if passed or forgiven else "failed",
+        "output": output,
+        "tags": [case.visibility, *case.tags, *(["policy-dependent"] if case.policy else [])],
         # Hidden cases stay hidden until the instructor publishes the grades.
         "visibility": "visible" if case.public else "after_published",
         "extra_data": extra,
@@ -210,6 +225,9 @@ def submission_output(result: SubmissionReport) -> str:
     public = [o for o in result.outcomes if o.case.public]
     passed = sum(o.verdict == "AC" for o in public)
     lines.append(f"Public cases: {passed} of {len(public)} passed.")
+    if result.policy_note and all(o.case.public for o in result.outcomes
+                                  if o.policy_dependent):
+        lines.append(f"Policy-dependent cases: {result.policy_note}.")
     if len(public) < len(result.outcomes):
         lines.append("Hidden cases are graded now and shown when grades are published.")
     return "\n".join(lines)

@@ -102,7 +102,7 @@ def _export(args, kind) -> int:
     roster = _roster(args.roster)
     if args.out.is_dir():
         raise LmsError(f"{args.out}: is a folder; name the CSV file to write")
-    with graded(args.results, args.manifest) as results:
+    with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
         try:
             if kind == "canvas":

@@ -2,9 +2,14 @@
 leaderboard document (grader.leaderboard.document), never from the database:
 whatever a page shows, leaderboard.json holds too."""
 
+import copy
+import html
+import re
 from typing import List, Sequence
 
 from tabulate import tabulate
+
+from grader.text import printable
 
 RANKING_HEADERS = ("rank", "program", "language", "CPU median", "CPU min-max", "MAD",
                    "outliers", "language start-up", "beyond start-up", "wall median")
@@ -83,7 +88,28 @@ def settings_line(doc: dict) -> str:
             f"noise floor {100 * s['noise_floor']:g}%, alpha {s['alpha']:g}")
 
 
+def _names(doc: dict, escape) -> dict:
+    """The document with every program name passed through `escape`: names come
+    from students' folder names."""
+    doc = copy.deepcopy(doc)
+    for entry in doc["ranked"] + doc["not_eligible"]:
+        entry["id"] = escape(str(entry["id"]))
+    return doc
+
+
+# Characters Markdown gives a meaning to inline (emphasis, links, images, code, HTML).
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!~^]|^[-+])")
+
+
+def markdown_name(name: str) -> str:
+    """A name as literal Markdown text: HTML made inert, Markdown syntax escaped,
+    control characters shown as escapes (a | is escaped by the table cells)."""
+    text = html.escape(printable(name), quote=False)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
 def terminal(doc: dict) -> str:
+    doc = _names(doc, printable)
     parts = []
     if doc["ranked"]:
         parts.append(tabulate(ranking_rows(doc), headers=RANKING_HEADERS,
@@ -129,6 +155,7 @@ def _cells(rows) -> List[tuple]:
 
 
 def markdown(doc: dict) -> str:
+    doc = _names(doc, markdown_name)
     fmt = dict(tablefmt="github", disable_numparse=True)
     lines = ["# Speed leaderboard", ""]
     lines.append(f"Generated {doc['generated_at']}. {settings_line(doc)}.")

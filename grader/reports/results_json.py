@@ -15,9 +15,10 @@ from grader.score import SubmissionReport
 
 def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
                      sandbox: str = "", lateness: Optional[Mapping[str, Lateness]] = None,
-                     course: Optional[dict] = None) -> dict:
+                     course: Optional[dict] = None, skipped: Sequence = ()) -> dict:
     """The document; `lateness` adds each submission's penalty and final score, `course`
-    what of the course configuration the scores depend on (for regrade diffs)."""
+    what of the course configuration the scores depend on (for regrade diffs), `skipped`
+    the entries of the class folder not graded (grader.submissions.Skipped)."""
     document = {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
@@ -27,6 +28,7 @@ def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
                   for c in cases],
         "submissions": [_submission(report, (lateness or {}).get(report.submission.id))
                         for report in reports],
+        "skipped": [{"name": entry.name, "reason": entry.reason} for entry in skipped],
     }
     if course is not None:
         document["course"] = course
@@ -42,8 +44,14 @@ def _submission(report: SubmissionReport, late: Optional[Lateness]) -> dict:
         "score": report.score,
         "max_score": report.max_score,
         "complete": report.complete,
+        "policy": {"mode": report.policy_cases, "lost": report.policy_lost,
+                   "score": report.policy_score, "max_score": report.policy_max,
+                   "note": report.policy_note},
         "build": {"status": report.build_status,
                   "log": report.build.log if report.build else (sub.problem or "")},
+        "files": {"used": list(report.files_used),
+                  "ignored": [{"name": name, "reason": why}
+                              for name, why in report.files_ignored]},
         "cases": [_case(outcome) for outcome in report.outcomes],
     }
     if late is not None:
@@ -58,7 +66,8 @@ def _submission(report: SubmissionReport, late: Optional[Lateness]) -> dict:
 
 def _case(outcome) -> dict:
     run = outcome.run
-    entry = {"id": outcome.case.id, "verdict": outcome.verdict}
+    entry = {"id": outcome.case.id, "verdict": outcome.verdict,
+             "policy_failure": outcome.policy_failure}
     if run is not None:
         entry.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
                      peak_memory_kb=run.peak_memory_kb, output_size=run.output_size,

@@ -30,6 +30,9 @@ def summary_table(reports: Sequence[SubmissionReport], cpu_limit: Optional[float
             for r in reports
         ]
         headers = ("id", "language", "score", "verdicts", "build")
+    if any(r.policy_note for r in reports):  # shown apart only when there is something
+        rows = [row[:3] + (r.policy_note,) + row[3:] for row, r in zip(rows, reports)]
+        headers = headers[:3] + ("policy-dependent",) + headers[3:]
     if cpu_limit is not None:
         rows = [row + (_sensitive(r, cpu_limit),) for row, r in zip(rows, reports)]
         headers += ("time limit",)
@@ -75,6 +78,12 @@ def case_report(report: SubmissionReport, *, instructor: bool,
         if not instructor and not case.public:
             continue
         label = case.id + ("" if case.public else " (hidden)")
+        if outcome.policy_failure:
+            label += {"forgive": " (policy-dependent: forgiven)",
+                      "apart": " (policy-dependent: scored apart)"}.get(
+                report.policy_cases, " (policy-dependent)")
+        elif outcome.policy_dependent and report.policy_cases == "apart":
+            label += " (policy-dependent: scored apart)"
         verdict = outcome.verdict or "not graded"
         timing = ""
         if run is not None and run.cpu_seconds is not None:
@@ -91,14 +100,28 @@ def case_report(report: SubmissionReport, *, instructor: bool,
 def build_report(report: SubmissionReport) -> str:
     status = report.build_status
     log = report.build.log.strip() if report.build else ""
+    files = files_report(report)
     if status == "ok" or not log:
-        return f"build: {status}"
-    return f"build: {status.split(':')[0]}\n" + "\n".join("  " + l for l in log.splitlines())
+        return files + f"build: {status}"
+    indented = "\n".join("  " + line for line in log.splitlines())
+    return files + f"build: {status.split(':')[0]}\n" + indented
+
+
+def files_report(report: SubmissionReport) -> str:
+    """Which files the build got and which were ignored, with why ("" if unknown)."""
+    lines = []
+    if report.files_used:
+        lines.append("files used: " + ", ".join(report.files_used))
+    if report.files_ignored:
+        lines.append("files ignored:")
+        lines += [f"  {name} ({why})" for name, why in report.files_ignored]
+    return "".join(line + "\n" for line in lines)
 
 
 def score_line(report: SubmissionReport, what: str) -> str:
+    note = f"; {report.policy_note}" if report.policy_note else ""
     return (f"score{what}: {format_score(report.score)}/{format_score(report.max_score)}"
-            f"  ({verdict_summary(report)})")
+            f"  ({verdict_summary(report)}{note})")
 
 
 def _cut(text: str, width: int) -> str:
