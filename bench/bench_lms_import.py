@@ -13,7 +13,6 @@ refusing it.
 """
 
 import argparse
-import os
 import sys
 import tempfile
 import time

@@ -285,9 +285,7 @@ def cmd_leaderboard(args) -> int:
     from tqdm import tqdm
 
     from grader import leaderboard as lb
-    from grader.reports.leaderboard_html import html_page
-    from grader.reports.leaderboard_md import markdown, terminal
-    from grader.atomic import write_file
+    from grader.reports.leaderboard_md import terminal
 
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
@@ -300,12 +298,12 @@ def cmd_leaderboard(args) -> int:
             _warn(caveat)
         sandbox = make_sandbox(config.sandbox, warn=_warn)
         session = lb.prepare(store, cases, config, sandbox, folder / "builds")
-        work = lb.plan(store, session, config)
+        work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
             with tqdm(total=work.total, unit="run", file=sys.stderr, disable=None,
                       dynamic_ncols=True) as bar:
-                def on_event(event: lb.Event) -> None:
+                def on_event(event: lb.TimedRunEvent) -> None:
                     run = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
                     bar.set_postfix_str(f"{event.program.id}/{event.case.id} {run}",
                                         refresh=False)
@@ -314,20 +312,15 @@ def cmd_leaderboard(args) -> int:
         if failed:
             _warn(f"{failed} timed runs failed in the grader and were not stored; "
                   "run leaderboard again to measure them")
-        board = lb.collect(store, session, config)
-        for caveat in lb.board_caveats(board):
+        standings = lb.collect(store, session, config)
+        for caveat in lb.board_caveats(standings):
             _warn(caveat)
-        name = lb.pseudonyms(folder) if args.anonymize else (lambda sid: sid)
-        doc = lb.document(board, lb.machine_info(sandbox.name, lb.pinned_core()), name,
-                          anonymized=args.anonymize)
+        name = lb.pseudonyms(folder) if args.anonymize else None
+        doc = lb.document(standings, lb.machine_info(sandbox.name, lb.pinned_core()),
+                          name or (lambda sid: sid), anonymized=args.anonymize)
         print(terminal(doc))
-        write_json(doc, folder / "leaderboard.json", "leaderboard")
-        write_file(folder / "leaderboard.md", markdown(doc))
-        write_file(folder / "leaderboard.html", html_page(doc))
-        print(f"\nleaderboard: {folder / 'leaderboard.md'}, {folder / 'leaderboard.json'} and "
-              f"{folder / 'leaderboard.html'}")
-        if args.anonymize:
-            ids = [row.id for row in store.submissions()]
-            key = lb.write_pseudonym_key(folder, ids, name)
-            print(f"pseudonyms: {key} (private: do not publish it, nor {lb.SALT_FILE})")
+        made = lb.publish(doc, folder, [row.id for row in store.submissions()], name)
+        print(f"\nleaderboard: {made.markdown}, {made.json} and {made.html}")
+        if made.key is not None:
+            print(f"pseudonyms: {made.key} (private: do not publish it, nor {lb.SALT_FILE})")
     return 0

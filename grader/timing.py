@@ -171,7 +171,7 @@ def smallest_p_value(n1: int, n2: int) -> float:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class FasterPair:
     faster: str
     slower: str
     p_value: float
@@ -179,7 +179,7 @@ class Comparison:
 
 
 def significantly_faster(samples: dict, noise_floor: float,
-                         alpha: float) -> List[Comparison]:
+                         alpha: float) -> List[FasterPair]:
     """Every pair (q, p) where q is significantly faster than p: the rank test
     says the two differ (p < alpha) and p's median exceeds q's by more than the
     noise floor (ratio > 1 + noise_floor)."""
@@ -196,7 +196,7 @@ def significantly_faster(samples: dict, noise_floor: float,
                 continue
             test = mann_whitney(samples[fast], samples[slow])
             if test.p_value < alpha:
-                found.append(Comparison(fast, slow, test.p_value, ratio))
+                found.append(FasterPair(fast, slow, test.p_value, ratio))
     return found
 
 

@@ -391,7 +391,7 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
             row = list(csv.reader(render([result], cases).splitlines()))[1]
             assert row[-1] == note
             assert note in render_page(result, store, student=False, generated="now")
-            scope = gradescope.results_document(result, timed=[], sandbox="x",
+            scope = gradescope.gradescope_results(result, timed=[], sandbox="x",
                                                 execution_time=1)
             assert validate(scope, "gradescope_results") is None
             test = scope["tests"][1]

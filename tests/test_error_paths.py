@@ -173,3 +173,22 @@ def test_a_program_with_missing_runs_is_timing_incomplete(tmp_path):
         assert found.cpu is None
         _store_timings(store, program, cases, [("AC", "AC")] * 3)
         assert timed(store, program, cases, runs=3).problem is None
+
+
+def test_gradescope_and_the_leaderboard_choose_timed_cases_alike(tmp_path):
+    import dataclasses
+
+    from grader.config import ConfigError
+    from grader.exports.gradescope import leaderboard_cases
+    from grader.leaderboard import timed_cases
+
+    cases = load_cases(small_cases(tmp_path / "cases"))
+    config = load_config()
+    assert leaderboard_cases(config, cases) == []  # nothing timed: no leaderboard entry
+    chosen = dataclasses.replace(config, leaderboard=dataclasses.replace(
+        config.leaderboard, cases=(cases[1].id,)))
+    assert leaderboard_cases(chosen, cases) == [c.id for c in timed_cases(cases, chosen)]
+    unknown = dataclasses.replace(config, leaderboard=dataclasses.replace(
+        config.leaderboard, cases=("no-such-case",)))
+    with pytest.raises(ConfigError, match="no case 'no-such-case'"):
+        leaderboard_cases(unknown, cases)

@@ -27,7 +27,7 @@ from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.exports.common import ExportError, graded
 from grader.exports.gradebook_csv import read_ranks
-from grader.exports.gradescope import leaderboard_cases, results_document
+from grader.exports.gradescope import gradescope_results, leaderboard_cases
 from grader.exports.student_kit import KIT, build_student_kit
 from grader.schemas import validate
 from tests.helpers import LIGHTBULBS, NO_SOLUTION, ROOT, SAMPLE, make_cases
@@ -231,7 +231,7 @@ def gradescope_documents(graded_class) -> dict:
     config = load_config()
     with graded(graded_class.results, graded_class.manifest) as results:
         timed = leaderboard_cases(config, results.cases)
-        return {r.submission.id: results_document(r, timed=timed, sandbox="test",
+        return {r.submission.id: gradescope_results(r, timed=timed, sandbox="test",
                                                   execution_time=1.4)
                 for r in results.reports}
 

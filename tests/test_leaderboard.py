@@ -405,13 +405,13 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
         from grader.sandbox import make_sandbox
         sandbox = make_sandbox(config.sandbox, warn=lambda message: None)
         session = lb.prepare(store, cases, config, sandbox, graded["results"] / "builds")
-        assert lb.plan(store, session, config).total == 0
+        assert lb.plan_timing(store, session, config).total == 0
         ada = next(p for p in session.programs if p.id == "ada-c")
         with sqlite3.connect(graded["results"] / "grader.db") as db:  # as if interrupted
             db.execute("DELETE FROM timings WHERE program_id='ada-c' AND run_index >= 5"
                        " AND case_id=?", (TIMED[0],))
             db.execute("DELETE FROM timings WHERE program_id='startup/c' AND run_index = 0")
-        work = lb.plan(store, session, config)
+        work = lb.plan_timing(store, session, config)
         assert work.todo == {("ada-c", TIMED[0]): list(range(5, 11)),
                              **{("startup/c", cid): [0] for cid in TIMED}}
         timed_runs = []
@@ -421,7 +421,7 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
         assert sorted(r for r in timed_runs if r[1] is not None) == \
             [("ada-c", i) for i in range(5, 11)] + [("startup/c", 0)] * len(TIMED)
         assert len([r for r in timed_runs if r[1] is None]) == 1 + len(TIMED)  # warm-ups
-        assert lb.plan(store, session, config).total == 0
+        assert lb.plan_timing(store, session, config).total == 0
         assert ada.folder.is_dir() and ada.folder.parent == graded["results"] / "builds"
 
 

@@ -21,7 +21,7 @@ from grader.cases import Case, load_cases
 from grader.config import CourseConfig, load_config
 from grader.errors import GraderError
 from grader.exports.common import ExportError
-from grader.exports.gradescope import leaderboard_cases, results_document
+from grader.exports.gradescope import gradescope_results, leaderboard_cases
 from grader.grading import execute, plan
 from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
@@ -53,7 +53,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 0
         started = time.monotonic()
         result, sandbox_name = grade(args.submission, config, cases, max(1, args.jobs))
-        document = results_document(result, timed=leaderboard_cases(config, cases),
+        document = gradescope_results(result, timed=leaderboard_cases(config, cases),
                                     sandbox=sandbox_name,
                                     execution_time=time.monotonic() - started)
         args.results.mkdir(parents=True, exist_ok=True)

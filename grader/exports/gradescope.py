@@ -27,6 +27,7 @@ from grader.exports.common import (
 from grader.score import CaseOutcome, SubmissionReport
 from grader.text import printable
 from grader.model import NOT_GRADED
+from grader.leaderboard.eligible import timed_cases
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
 BUILD_LOG_LIMIT = 6000
@@ -131,12 +132,15 @@ def build_autograder(out: Path, manifest: Optional[Path] = None,
 
 
 def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> List[str]:
-    """The cases whose CPU time ranks correct programs (the course's choice, else the
-    manifest's timed cases)."""
-    return list(config.leaderboard.cases) or [case.id for case in cases if case.timed]
+    """The cases whose CPU time ranks correct programs: the leaderboard's own choice
+    (grader.leaderboard's timed_cases), checked the same way; none when no case is
+    timed (then there is no leaderboard, and grading goes on)."""
+    if not config.leaderboard.cases and not any(case.timed for case in cases):
+        return []
+    return [case.id for case in timed_cases(cases, config)]
 
 
-def results_document(result: SubmissionReport, *, timed: Collection[str], sandbox: str,
+def gradescope_results(result: SubmissionReport, *, timed: Collection[str], sandbox: str,
                      execution_time: float) -> dict:
     """Gradescope's results.json for one graded submission: one test per case."""
     document = {

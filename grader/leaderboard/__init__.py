@@ -1,0 +1,48 @@
+"""The speed leaderboard: who may be ranked, timing them, ranking them.
+
+Flow, one module per step: `prepare` (eligibility, builds, the start-up programs) ->
+`plan_timing` (the timed runs not stored yet) -> `measure` (runs them, storing each at
+once) -> `collect` (statistics and ranks from the stored runs) -> `document` (the
+JSON-ready figures every report is drawn from) -> `publish` (the files).
+
+What counts
+    CPU time (user + sys of the whole process tree), as in grading; wall time
+    is stored and shown, never ranked. A program's figure is the sum over the
+    timed cases: run i of every case added up gives its i-th total, so each
+    program has `runs` totals, and those totals are what the rank test
+    compares. (A sum weights the longer cases more, which is what "fast on
+    these puzzles" means; every program runs the same cases.) The per-case
+    statistics are shown beside it.
+How it is measured
+    Every program runs in the grading sandbox, from its cached build folder,
+    with the course's run command and limits, one run at a time, with the
+    grader pinned to one core (its children inherit the pinning). Warm-up runs
+    (untimed) come first; then the timed runs go round-robin, run i of every
+    program before run i + 1 of any, so a burst of load on the machine hits
+    every program alike instead of one program's whole series.
+Start-up cost
+    A program that only starts and exits, in each language, is built and timed
+    the same way, on the same cases, in the same session (it is stored like a
+    submission, "startup/<language>"), so a table can say how much of a time
+    is the language and how much the program.
+"""
+
+from grader.leaderboard.builds import prepare
+from grader.leaderboard.figures import document
+from grader.leaderboard.eligible import caveats, eligibility, failure_summary, timed_cases
+from grader.leaderboard.machine import machine_info, pinned_core
+from grader.leaderboard.measuring import TimedRunEvent, TimingPlan, measure, plan_timing
+from grader.leaderboard.names import (
+    PSEUDONYM_KEY, SALT_FILE, pseudonyms, write_pseudonym_key,
+)
+from grader.leaderboard.publishing import Published, publish
+from grader.leaderboard.session import STARTUP_PREFIX, Ineligible, Program, Session
+from grader.leaderboard.standings import Standings, Timed, board_caveats, collect, timed
+
+__all__ = [
+    "PSEUDONYM_KEY", "SALT_FILE", "STARTUP_PREFIX", "Ineligible", "Program", "Published",
+    "Session", "Standings", "Timed", "TimedRunEvent", "TimingPlan", "board_caveats",
+    "caveats", "collect", "document", "eligibility", "failure_summary", "machine_info",
+    "measure", "pinned_core", "plan_timing", "prepare", "pseudonyms", "publish",
+    "timed", "timed_cases", "write_pseudonym_key",
+]

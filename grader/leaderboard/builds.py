@@ -1,0 +1,70 @@
+"""Building what is timed: every eligible submission (from the build cache) and each
+language's start-up program, so start-up cost can be shown beside the figures."""
+
+import hashlib
+from pathlib import Path
+from typing import Sequence
+
+from grader.build import build
+from grader.cases import Case
+from grader.config import CourseConfig
+from grader.store import Store
+from grader.submissions import Submission
+from grader.leaderboard.session import STARTUP_PREFIX, Program, Ineligible, Session
+from grader.leaderboard.eligible import timed_cases, eligibility
+
+
+_STARTUP_SOURCES = {
+    "c": "int main(void) { return 0; }\n",
+    "cpp": "int main() { return 0; }\n",
+    "java": "public class {name} { public static void main(String[] args) { } }\n",
+    "python": "# starts and exits\n",
+}
+
+
+def prepare(store: Store, cases: Sequence[Case], config: CourseConfig, sandbox,
+            cache_root: Path) -> Session:
+    """Decide who is ranked and build (or find in the cache) every program to time."""
+    timed = timed_cases(cases, config)
+    programs, ineligible = [], []
+    for row in store.submissions():
+        sub, reason = eligibility(row, store, cases, config)
+        if sub is not None:
+            artifact = build(sub, cache_root, sandbox, config.build_limits)
+            if artifact.ok:
+                programs.append(Program(sub.id, sub.language, sub.content_hash,
+                                        artifact.folder))
+                continue
+            reason = "could not be built again for timing: " + _first_line(artifact.log)
+        ineligible.append(Ineligible(row.id, row.language, reason))
+    if not programs:  # nothing to compare the languages' start-up costs with
+        return Session(timed, [], [], ineligible)
+    startups, problems = _startup_programs(config, sandbox, cache_root)
+    return Session(timed, programs, startups, ineligible, problems)
+
+
+def _startup_programs(config: CourseConfig, sandbox, cache_root: Path):
+    programs, problems = [], {}
+    for name, spec in config.languages.items():
+        source = _STARTUP_SOURCES.get(name)
+        if source is None:
+            continue
+        source = source.replace("{name}", Path(spec.source).stem)
+        folder = cache_root / "startup-sources" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / spec.source
+        path.write_text(source, encoding="utf-8")
+        digest = hashlib.sha256(b"startup\0" + repr(spec).encode() + b"\0"
+                                + source.encode()).hexdigest()
+        sub = Submission(STARTUP_PREFIX + name, folder, path, spec, None, digest)
+        artifact = build(sub, cache_root, sandbox, config.build_limits)
+        if artifact.ok:
+            programs.append(Program(sub.id, spec, digest, artifact.folder))
+        else:
+            problems[name] = "could not be built: " + _first_line(artifact.log)
+    return programs, problems
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else "no message"

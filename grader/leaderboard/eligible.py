@@ -1,0 +1,75 @@
+"""Who may be ranked: programs that pass every case of their last grading run, unchanged
+since; and which cases are timed."""
+
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from grader.cases import Case, CaseError
+from grader.config import ConfigError, CourseConfig
+from grader.model import VERDICT_ORDER, Verdict
+from grader.score import report
+from grader.store import Store, SubmissionRow
+from grader.submissions import Submission, load
+from grader.timing import (smallest_p_value)
+
+
+def timed_cases(cases: Sequence[Case], config: CourseConfig) -> List[Case]:
+    """[leaderboard] cases when set, else the cases the manifest marks timed."""
+    wanted = config.leaderboard.cases
+    if wanted:
+        known = {case.id: case for case in cases}
+        unknown = [cid for cid in wanted if cid not in known]
+        if unknown:
+            raise ConfigError(f"{config.source or 'course.toml'}: key 'leaderboard.cases': "
+                              f"no case {unknown[0]!r} in the manifest")
+        return [known[cid] for cid in wanted]
+    chosen = [case for case in cases if case.timed]
+    if not chosen:
+        raise CaseError("no timed cases: mark some cases \"timed\" in the manifest or list "
+                        "them in course.toml [leaderboard] cases")
+    return chosen
+
+
+def eligibility(row: SubmissionRow, store: Store, cases: Sequence[Case],
+                config: CourseConfig) -> Tuple[Optional[Submission], Optional[str]]:
+    """(the submission, None) when it may be ranked, else (None, the reason)."""
+    if row.problem:
+        return None, f"cannot be built: {row.problem}"
+    folder = Path(row.folder)
+    if not folder.is_dir():
+        return None, f"its folder {folder} is gone (run from where you ran grade)"
+    current = load(folder, config)
+    if current.content_hash != row.content_hash or current.problem:
+        return None, "changed since it was graded: run grade first"
+    result = report(store, row, cases)
+    graded = [o for o in result.outcomes if o.run is not None]
+    if not graded:
+        return None, "not graded yet: run grade first"
+    if result.build is not None and not result.build.ok:
+        return None, "build failed"
+    failures = failure_summary([o.verdict for o in graded])
+    if failures:
+        return None, failures
+    if len(graded) < len(result.outcomes):
+        missing = len(result.outcomes) - len(graded)
+        return None, f"{missing} of {len(result.outcomes)} cases not graded yet: run grade first"
+    return current, None
+
+
+def failure_summary(verdicts: Sequence[str]) -> str:
+    """E.g. "WA on 3 cases, TLE on 1 case"; empty when every verdict is AC."""
+    parts = []
+    for verdict in VERDICT_ORDER:
+        count = sum(v == verdict for v in verdicts) if verdict != Verdict.AC else 0
+        if count:
+            parts.append(f"{verdict} on {count} case{'s' if count != 1 else ''}")
+    return ", ".join(parts)
+
+
+def caveats(config: CourseConfig) -> List[str]:
+    """Settings under which the leaderboard cannot say much."""
+    board = config.leaderboard
+    if smallest_p_value(board.runs, board.runs) >= board.alpha:
+        return [f"with {board.runs} runs the rank test can never reach p < {board.alpha:g}: "
+                "every program will tie; raise [leaderboard] runs in course.toml"]
+    return []

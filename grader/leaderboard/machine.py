@@ -1,0 +1,39 @@
+"""Facts about the machine the timings come from (shown with every leaderboard)."""
+
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Optional
+
+
+
+def machine_info(sandbox_name: str, core: Optional[int]) -> dict:
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        load = []
+    return {
+        "platform": platform.platform(),
+        "cpu_model": model,
+        "cpu_count": os.cpu_count() or 1,
+        "pinned_core": core,
+        "load_average": load,
+        "python": platform.python_version(),
+        "sandbox": sandbox_name,
+    }
+
+
+def pinned_core() -> Optional[int]:
+    """The core `measure` pins to (for the report), without pinning anything."""
+    if not hasattr(os, "sched_getaffinity") or not sys.platform.startswith("linux"):
+        return None
+    return max(os.sched_getaffinity(0))

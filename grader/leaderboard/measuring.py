@@ -1,0 +1,91 @@
+"""Measuring: the timed runs still missing, then running them one at a time on one
+core, warm-ups first and round-robin after, storing each run at once."""
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+from grader.cases import Case, CaseError
+from grader.config import CourseConfig
+from grader.judge import command, judge
+from grader.model import Verdict
+from grader.store import Store
+from grader.timing import (one_core)
+from grader.leaderboard.session import Program, Session
+
+
+@dataclass
+class TimingPlan:
+    """The timed runs still missing, per (program id, case id): their run indices."""
+
+    session: Session
+    warmup: int
+    todo: Dict[Tuple[str, str], List[int]]
+
+    @property
+    def total(self) -> int:
+        return sum(len(runs) + self.warmup for runs in self.todo.values())
+
+
+@dataclass(frozen=True)
+class TimedRunEvent:
+    program: Program
+    case: Case
+    run_index: Optional[int]  # None for a warm-up run
+    verdict: str
+    cpu_seconds: float
+
+
+def plan_timing(store: Store, session: Session, config: CourseConfig) -> TimingPlan:
+    runs = config.leaderboard.runs
+    todo = {}
+    for program in session.everything:
+        stored = {(t.case_id, t.case_version, t.run_index)
+                  for t in store.timings(program.id, program.content_hash)}
+        for case in session.cases:
+            missing = [i for i in range(runs) if (case.id, case.version, i) not in stored]
+            if missing:
+                todo[(program.id, case.id)] = missing
+    return TimingPlan(session, config.leaderboard.warmup, todo)
+
+
+def measure(work: TimingPlan, store: Store, sandbox, config: CourseConfig,
+            on_event: Callable[[TimedRunEvent], None] = lambda event: None) -> int:
+    """Run the plan; returns how many runs failed in the grader (not stored)."""
+    programs = work.session.everything
+    cases = work.session.cases
+    failed = 0
+    with one_core() as core:
+        for program in programs:
+            for case in cases:
+                if (program.id, case.id) in work.todo:
+                    for _ in range(work.warmup):
+                        verdict, result = _timed_run(program, case, sandbox, config)
+                        on_event(TimedRunEvent(program, case, None, verdict, result.cpu_seconds))
+        for index in range(config.leaderboard.runs):
+            shift = index % max(1, len(programs))
+            for program in programs[shift:] + programs[:shift]:  # no fixed neighbour
+                for case in cases:
+                    if index not in work.todo.get((program.id, case.id), ()):
+                        continue
+                    verdict, result = _timed_run(program, case, sandbox, config)
+                    if verdict == Verdict.IE:
+                        failed += 1  # the grader's failure: measured again next time
+                    else:
+                        store.record_timing(program.id, program.content_hash, case, index,
+                                            verdict, result, core)
+                    on_event(TimedRunEvent(program, case, index, verdict, result.cpu_seconds))
+    return failed
+
+
+def _timed_run(program: Program, case: Case, sandbox, config: CourseConfig):
+    result = sandbox.run(command(program.language, config.limits), program.folder,
+                         config.limits, input_file=case.input,
+                         memory_rlimit=program.language.memory_rlimit)
+    try:
+        expected, puzzle = case.expected.read_bytes(), case.input.read_bytes()
+    except OSError as error:
+        raise CaseError(f"{case.expected}: cannot read case {case.id}: {error}") from None
+    verdict = judge(result, case, expected, puzzle, config.limits).verdict
+    if program.startup and verdict in (Verdict.AC, Verdict.WA, Verdict.PE):
+        return "OK", result  # it prints nothing by design: it only has to run
+    return str(verdict), result
