@@ -14,6 +14,7 @@ from grader.model import Limits, RunResult
 from grader.sandbox.base import SANDBOX_PATH
 from grader.submissions import Submission
 from grader.text import printable
+from grader.sandbox.base import Sandbox
 
 MAX_LOG_CHARS = 16_000
 _STAMP = ".build.json"
@@ -33,7 +34,7 @@ class Artifact:
     internal: bool = False  # the grader failed, not the student: IE, never cached
 
 
-def build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
+def build(submission: Submission, cache_root: Path, sandbox: Sandbox, limits: Limits,
           *, force: bool = False) -> Artifact:
     """Build `submission` into cache_root/<hash>, or reuse an earlier build."""
     if submission.problem is not None:
@@ -45,7 +46,7 @@ def build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
                         f"{error.strerror or error}", internal=True)
 
 
-def _build(submission: Submission, cache_root: Path, sandbox, limits: Limits,
+def _build(submission: Submission, cache_root: Path, sandbox: Sandbox, limits: Limits,
            force: bool) -> Artifact:
     cache_root.mkdir(parents=True, exist_ok=True)
     name = submission.content_hash[:32]
@@ -107,7 +108,7 @@ def _read_stamp(stamp: Path, folder: Path) -> Artifact:
                     data["wall_seconds"], cached=True)
 
 
-def _compile(submission: Submission, work: Path, sandbox, limits: Limits) -> Artifact:
+def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limits) -> Artifact:
     spec = submission.language
     if not spec.build:
         return Artifact(True, work, "")

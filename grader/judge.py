@@ -10,6 +10,7 @@ from grader.compare import compare
 from grader.config import LanguageSpec
 from grader.model import Limits, RunResult, Verdict
 from grader.text import printable
+from grader.sandbox.base import Sandbox
 
 STDERR_TAIL_LINES = 12
 STDOUT_TAIL_LINES = 5
@@ -29,7 +30,7 @@ def command(spec: LanguageSpec, limits: Limits) -> list:
     return [word.replace("{heap_mb}", str(heap_mb)) for word in spec.run]
 
 
-def run_case(artifact: Artifact, spec: LanguageSpec, case: Case, sandbox,
+def run_case(artifact: Artifact, spec: LanguageSpec, case: Case, sandbox: Sandbox,
              limits: Limits) -> Judgement:
     result = sandbox.run(command(spec, limits), artifact.folder, limits,
                          input_file=case.input, memory_rlimit=spec.memory_rlimit)

@@ -12,6 +12,7 @@ from grader.store import Store
 from grader.submissions import Submission
 from grader.leaderboard.session import STARTUP_PREFIX, Program, Ineligible, Session
 from grader.leaderboard.eligible import timed_cases, eligibility
+from grader.sandbox.base import Sandbox
 
 
 _STARTUP_SOURCES = {
@@ -22,7 +23,7 @@ _STARTUP_SOURCES = {
 }
 
 
-def prepare(store: Store, cases: Sequence[Case], config: CourseConfig, sandbox,
+def prepare(store: Store, cases: Sequence[Case], config: CourseConfig, sandbox: Sandbox,
             cache_root: Path) -> Session:
     """Decide who is ranked and build (or find in the cache) every program to time."""
     timed = timed_cases(cases, config)
@@ -43,7 +44,7 @@ def prepare(store: Store, cases: Sequence[Case], config: CourseConfig, sandbox,
     return Session(timed, programs, startups, ineligible, problems)
 
 
-def _startup_programs(config: CourseConfig, sandbox, cache_root: Path):
+def _startup_programs(config: CourseConfig, sandbox: Sandbox, cache_root: Path):
     programs, problems = [], {}
     for name, spec in config.languages.items():
         source = _STARTUP_SOURCES.get(name)

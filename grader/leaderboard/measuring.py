@@ -11,6 +11,7 @@ from grader.model import Verdict
 from grader.store import Store
 from grader.timing import (one_core)
 from grader.leaderboard.session import Program, Session
+from grader.sandbox.base import Sandbox
 
 
 @dataclass
@@ -48,7 +49,7 @@ def plan_timing(store: Store, session: Session, config: CourseConfig) -> TimingP
     return TimingPlan(session, config.leaderboard.warmup, todo)
 
 
-def measure(work: TimingPlan, store: Store, sandbox, config: CourseConfig,
+def measure(work: TimingPlan, store: Store, sandbox: Sandbox, config: CourseConfig,
             on_event: Callable[[TimedRunEvent], None] = lambda event: None) -> int:
     """Run the plan; returns how many runs failed in the grader (not stored)."""
     programs = work.session.everything
@@ -77,7 +78,7 @@ def measure(work: TimingPlan, store: Store, sandbox, config: CourseConfig,
     return failed
 
 
-def _timed_run(program: Program, case: Case, sandbox, config: CourseConfig):
+def _timed_run(program: Program, case: Case, sandbox: Sandbox, config: CourseConfig):
     result = sandbox.run(command(program.language, config.limits), program.folder,
                          config.limits, input_file=case.input,
                          memory_rlimit=program.language.memory_rlimit)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import time
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -18,11 +19,12 @@ class SandboxUnavailable(GraderError):
     """The requested sandbox cannot work on this machine (one-line reason)."""
 
 
-class Sandbox:
+class Sandbox(abc.ABC):
     """Runs one command in a workdir under Limits; never raises for the program."""
 
     name: str = ""
 
+    @abc.abstractmethod
     def run(
         self,
         argv: list[str],
