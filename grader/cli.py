@@ -37,11 +37,28 @@ def _interrupted() -> None:
           "again to resume", file=sys.stderr)
 
 
+GLOBAL_OPTIONS = (
+    ("--course", "course configuration (default: course.toml)"),
+    ("--manifest", "test-case manifest (default: testcases/manifest.json)"),
+)
+
+
+def _accept_global_options_anywhere(parser: argparse.ArgumentParser) -> None:
+    """`grader grade --course X` as well as `grader --course X grade`: every subcommand
+    (and sub-subcommand) takes the global options too, without overriding them when
+    they were given before it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                for flag, text in GLOBAL_OPTIONS:
+                    command.add_argument(flag, type=Path, default=argparse.SUPPRESS, help=text)
+                _accept_global_options_anywhere(command)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__)
-    parser.add_argument("--course", type=Path, help="course configuration (default: course.toml)")
-    parser.add_argument("--manifest", type=Path, help="test-case manifest "
-                        "(default: testcases/manifest.json)")
+    for flag, text in GLOBAL_OPTIONS:
+        parser.add_argument(flag, type=Path, help=text)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     grade = sub.add_parser("grade", help="grade every submission in a folder")
@@ -93,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     similar.set_defaults(func=cmd_similarity)
 
     add_export_command(sub)
+    _accept_global_options_anywhere(parser)
     return parser
 
 

@@ -192,3 +192,22 @@ def test_gradescope_and_the_leaderboard_choose_timed_cases_alike(tmp_path):
         config.leaderboard, cases=("no-such-case",)))
     with pytest.raises(ConfigError, match="no case 'no-such-case'"):
         leaderboard_cases(unknown, cases)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--course", "C.toml", "--manifest", "M.json", "show", "alice"],
+    ["show", "alice", "--course", "C.toml", "--manifest", "M.json"],
+    ["--course", "C.toml", "show", "alice", "--manifest", "M.json"],
+])
+def test_global_options_go_before_or_after_the_subcommand(argv):
+    from grader.cli import _parser
+
+    args = _parser().parse_args(argv)
+    assert (args.course, args.manifest) == (Path("C.toml"), Path("M.json"))
+
+
+def test_global_options_reach_nested_subcommands():
+    from grader.cli import _parser
+
+    args = _parser().parse_args(["export", "csv", "out.csv", "--manifest", "M.json"])
+    assert args.manifest == Path("M.json") and args.course is None
