@@ -25,6 +25,7 @@ from grader.score import report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import discover, survey
 from grader.text import safe_name
+from grader.model import Verdict
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = _parser()
@@ -160,7 +161,7 @@ def cmd_grade(args) -> int:
         lateness = lateness_of(reports, config.late)
         print(summary_table(reports, config.limits.cpu_seconds,
                             lateness if worth_showing(lateness, config.late) else None))
-        internal = sum(r.verdict_counts.get("IE", 0) for r in reports)
+        internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
                   "run the same command again to retry them")

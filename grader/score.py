@@ -7,7 +7,7 @@ from typing import List, Optional, Sequence, Tuple
 from grader.cases import Case
 from grader.compare import POLICY_ONLY
 from grader.store import BuildRow, RunRow, Store, SubmissionRow
-from grader.model import NOT_GRADED
+from grader.model import NOT_GRADED, Verdict
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class CaseOutcome:
     @property
     def policy_failure(self) -> bool:
         """It failed only in what a policy rule decides (its diagnosis says so)."""
-        return (self.policy_dependent and self.verdict in ("WA", "PE")
+        return (self.policy_dependent and self.verdict in (Verdict.WA, Verdict.PE)
                 and POLICY_ONLY in (self.run.diagnosis or ""))
 
 
@@ -52,7 +52,7 @@ class SubmissionReport:
     def score(self) -> float:
         forgive = self.policy_cases == "forgive"
         return sum(o.case.weight for o in self.counted
-                   if o.verdict == "AC" or (forgive and o.policy_failure))
+                   if o.verdict == Verdict.AC or (forgive and o.policy_failure))
 
     @property
     def max_score(self) -> float:
@@ -65,7 +65,7 @@ class SubmissionReport:
 
     @property
     def policy_score(self) -> float:
-        return sum(o.case.weight for o in self.outcomes if o.policy_dependent and o.verdict == "AC")
+        return sum(o.case.weight for o in self.outcomes if o.policy_dependent and o.verdict == Verdict.AC)
 
     @property
     def policy_max(self) -> float:
@@ -95,7 +95,7 @@ class SubmissionReport:
 
     @property
     def all_accepted(self) -> bool:
-        return bool(self.outcomes) and all(o.verdict == "AC" for o in self.outcomes)
+        return bool(self.outcomes) and all(o.verdict == Verdict.AC for o in self.outcomes)
 
     @property
     def build_status(self) -> str:
@@ -106,7 +106,7 @@ class SubmissionReport:
             return "not built"
         if not self.build.ok:
             first = self.build.log.strip().splitlines()[:1]
-            return "CE" + (f": {first[0]}" if first else "")
+            return Verdict.CE.value + (f": {first[0]}" if first else "")
         return "ok"
 
 

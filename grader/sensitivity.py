@@ -5,6 +5,7 @@ student are told ("sensitive to the time limit")."""
 from typing import List, Optional
 
 from grader.score import SubmissionReport
+from grader.model import Verdict
 
 MARGIN = 0.25  # within 25% of the limit
 SHARE = f"{1 - MARGIN:.0%}"  # "75%", as the reports say it
@@ -12,7 +13,7 @@ SHARE = f"{1 - MARGIN:.0%}"  # "75%", as the reports say it
 
 def near_limit(cpu_seconds: Optional[float], verdict: Optional[str], cpu_limit: float) -> bool:
     """A run that finished (not TLE) using at least 75% of the CPU limit."""
-    if cpu_seconds is None or verdict in (None, "TLE", "CE", "IE"):
+    if cpu_seconds is None or verdict in (None, Verdict.TLE, Verdict.CE, Verdict.IE):
         return False
     return cpu_seconds >= (1 - MARGIN) * cpu_limit
 

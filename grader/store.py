@@ -19,6 +19,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from grader.errors import GraderError
 
 from grader.text import safe_name
+from grader.model import Verdict
 
 SCHEMA_VERSION = 1
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
@@ -204,7 +205,7 @@ class Store:
     def record_run(self, sub, case, verdict, diagnosis: str, result=None) -> None:
         """One finished run; `result` is the RunResult, None when nothing ran (CE)."""
         output = None
-        if result is not None and str(verdict) not in ("AC",) and result.stdout:
+        if result is not None and verdict != Verdict.AC and result.stdout:
             output = zlib.compress(result.stdout[:MAX_STORED_OUTPUT])
         r = result
         with self._write() as db:

@@ -16,6 +16,7 @@ from grader.schemas import validate
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store
 from grader.errors import GraderError
+from grader.model import Verdict
 
 RESULTS_JSON = "results.json"
 GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
@@ -180,15 +181,15 @@ def case_entries(manifest: Optional[Path], keep: Callable[[Case], bool],
 
 
 VERDICT_NAMES = {
-    "AC": "accepted",
-    "WA": "wrong answer",
-    "PE": "presentation error: the output differs only in white space",
-    "TLE": "time limit exceeded",
-    "MLE": "memory limit exceeded",
-    "OLE": "output limit exceeded",
-    "RTE": "run-time error: a crash or a non-zero exit status",
-    "CE": "not built: the program did not compile, or the submission has no usable source file",
-    "IE": "internal error of the grader (not your fault; the course staff will look at it)",
+    Verdict.AC.value: "accepted",
+    Verdict.WA.value: "wrong answer",
+    Verdict.PE.value: "presentation error: the output differs only in white space",
+    Verdict.TLE.value: "time limit exceeded",
+    Verdict.MLE.value: "memory limit exceeded",
+    Verdict.OLE.value: "output limit exceeded",
+    Verdict.RTE.value: "run-time error: a crash or a non-zero exit status",
+    Verdict.CE.value: "not built: the program did not compile, or the submission has no usable source file",
+    Verdict.IE.value: "internal error of the grader (not your fault; the course staff will look at it)",
 }
 
 

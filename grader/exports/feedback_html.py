@@ -34,7 +34,7 @@ from grader.late import Lateness
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
 from grader.text import printable
-from grader.model import NOT_GRADED, VERDICT_ORDER
+from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
 STDERR_LIMIT = 4000
@@ -194,7 +194,7 @@ def render_page(result: SubmissionReport, store: Store, *, student: bool,
 
 def _has_details(outcome: CaseOutcome, student: bool) -> bool:
     """A failure the page explains case by case (a build failure is explained once)."""
-    return (outcome.verdict not in ("AC", "CE") and (outcome.case.public or not student))
+    return (outcome.verdict not in (Verdict.AC, Verdict.CE) and (outcome.case.public or not student))
 
 
 _LEGEND = ('<p class="legend">In outputs: <span class="ws">·</span> a space, '
@@ -298,7 +298,7 @@ def _case_details(outcome: CaseOutcome, result: SubmissionReport, store: Store) 
              f"<p>{e(verdict_name(outcome.verdict))}</p>"]
     if run is not None and run.diagnosis:
         parts.append(f"<pre>{e(printable(run.diagnosis).rstrip())}</pre>")
-    if run is not None and verdict not in ("CE", "IE"):
+    if run is not None and verdict not in (Verdict.CE, Verdict.IE):
         parts.append(_output_diff(outcome, result, store))
     if run is not None and run.stderr.strip():
         stderr = cut(printable(run.stderr).rstrip(), STDERR_LIMIT)
@@ -393,7 +393,7 @@ def _pass_rates(reports: Sequence[SubmissionReport]) -> str:
     rows = []
     for i, outcome in enumerate(reports[0].outcomes):
         case = outcome.case
-        passed = sum(r.outcomes[i].verdict == "AC" for r in reports)
+        passed = sum(r.outcomes[i].verdict == Verdict.AC for r in reports)
         tag = "" if case.public else ' <span class="hidden-tag">(hidden)</span>'
         rows.append(f"<tr><td>{e(case.id)}{tag}</td><td class=\"num\">{passed} / {len(reports)}"
                     "</td></tr>")

@@ -26,7 +26,7 @@ from grader.exports.common import (
 )
 from grader.score import CaseOutcome, SubmissionReport
 from grader.text import printable
-from grader.model import NOT_GRADED
+from grader.model import NOT_GRADED, Verdict
 from grader.leaderboard.eligible import timed_cases
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
@@ -168,7 +168,7 @@ def gradescope_results(result: SubmissionReport, *, timed: Collection[str], sand
 
 def _test(number: int, outcome: CaseOutcome, policy_cases: str = "count") -> dict:
     case, run = outcome.case, outcome.run
-    passed = outcome.verdict == "AC"
+    passed = outcome.verdict == Verdict.AC
     forgiven = policy_cases == "forgive" and outcome.policy_failure
     apart = policy_cases == "apart" and outcome.policy_dependent
     extra = {"verdict": outcome.verdict or NOT_GRADED, "case_version": case.version,
@@ -210,7 +210,7 @@ def case_output(outcome: CaseOutcome) -> str:
     if run.cpu_seconds is not None:
         head += (f"\n{run.cpu_seconds:.3f} s CPU, {run.wall_seconds:.3f} s wall, "
                  f"{(run.peak_memory_kb or 0) / 1024:.0f} MB")
-    diagnosis = printable(run.diagnosis).strip() if run.verdict != "AC" else ""
+    diagnosis = printable(run.diagnosis).strip() if run.verdict != Verdict.AC else ""
     return cut(head + (f"\n\n{diagnosis}" if diagnosis else ""), TEST_OUTPUT_LIMIT)
 
 
@@ -227,7 +227,7 @@ def submission_output(result: SubmissionReport) -> str:
     else:
         lines.append("Build: ok")
     public = [o for o in result.outcomes if o.case.public]
-    passed = sum(o.verdict == "AC" for o in public)
+    passed = sum(o.verdict == Verdict.AC for o in public)
     lines.append(f"Public cases: {passed} of {len(public)} passed.")
     if result.policy_note and all(o.case.public for o in result.outcomes
                                   if o.policy_dependent):

@@ -10,6 +10,7 @@ from grader.store import Store, TimingRow
 from grader.timing import (Summary, ranks,
                            significantly_faster, summarize)
 from grader.leaderboard.session import Program, Ineligible, Session
+from grader.model import Verdict
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> T
     for row in rows:
         if versions.get(row.case_id) == row.case_version:
             by_case[row.case_id][row.run_index] = row
-    good = "OK" if program.startup else "AC"
+    good = "OK" if program.startup else Verdict.AC.value
     bad = [(cid, i, r.verdict) for cid, found in by_case.items()
            for i, r in sorted(found.items()) if r.verdict != good]
     problem = None

@@ -6,7 +6,7 @@ from tabulate import tabulate
 
 from grader.late import NOT_LATE, Lateness
 from grader.score import SubmissionReport, format_score
-from grader.model import VERDICT_ORDER
+from grader.model import VERDICT_ORDER, Verdict
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
 
 
@@ -92,7 +92,7 @@ def case_report(report: SubmissionReport, *, instructor: bool,
             if cpu_limit is not None and near_limit(run.cpu_seconds, verdict, cpu_limit):
                 timing += f"  (sensitive to the time limit: over {SHARE} of {cpu_limit:g} s)"
         lines.append(f"{verdict:<4} {label}{timing}")
-        if run is not None and run.diagnosis and verdict not in ("AC", "CE"):
+        if run is not None and run.diagnosis and verdict not in (Verdict.AC, Verdict.CE):
             lines.extend("       " + line for line in run.diagnosis.splitlines())
     return "\n".join(lines)
 
