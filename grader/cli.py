@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import List, Optional
 
 from grader.cases import CaseError, default_manifest, load_cases
+from grader.cluster import ClusterError
 from grader.config import ConfigError, load_config
 from grader.exports.cli import ExportError, add_export_command
-from grader.grading import Event, execute, plan
+from grader.grading import Event, ThreadExecutor, grade, plan
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import build_report, case_report, score_line, summary_table
 from grader.sandbox import make_sandbox
@@ -31,7 +32,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         return args.func(args)
     except (ConfigError, CaseError, SubmissionError, StoreError, UsageError,
-            ExportError) as error:
+            ExportError, ClusterError) as error:
         print(f"grader: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -53,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     grade.add_argument("--force", action="store_true",
                        help="rebuild and rerun even what is already graded")
+    grade.add_argument("--cluster", metavar="ADDRESS",
+                       help="grade on a Dask cluster: its scheduler's address "
+                       "(tcp://host:8786), or local:N for N worker processes here "
+                       "(default: [cluster] scheduler in course.toml; none: --jobs threads)")
     grade.set_defaults(func=cmd_grade)
 
     check = sub.add_parser("check", help="a student's self-check on the public cases")
@@ -82,6 +87,10 @@ def _warn(message: str) -> None:
     print(f"grader: warning: {message}", file=sys.stderr)
 
 
+def _say(message: str) -> None:
+    print(f"grader: {message}", file=sys.stderr)
+
+
 def _positive_jobs(jobs: int) -> int:
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
@@ -95,23 +104,42 @@ def cmd_grade(args) -> int:
     submissions = discover(args.folder, config)
     if not submissions:
         raise UsageError(f"{args.folder}: no submissions found (one folder per student)")
+    address = args.cluster if args.cluster is not None else config.cluster.scheduler
     with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
-        sandbox = make_sandbox(config.sandbox, warn=_warn)
         work = plan(submissions, cases, store, force=args.force)
-        _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, args.force)
+        if address:
+            sandbox_name = _grade_on_cluster(address, work, store, config, cases, args.force)
+        else:
+            sandbox = make_sandbox(config.sandbox, warn=_warn)
+            sandbox_name = sandbox.name
+            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
+            _run_with_progress(work, store, executor, args.force)
         reports = [report(store, store.submission(s.id), cases) for s in submissions]
         print(summary_table(reports))
         internal = sum(r.verdict_counts.get("IE", 0) for r in reports)
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
                   "run the same command again to retry them")
-        write_json(results_document(reports, cases, sandbox.name), folder / "results.json",
+        write_json(results_document(reports, cases, sandbox_name), folder / "results.json",
                    "results")
         print(f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}")
     return 0
 
 
-def _run_with_progress(work, store, sandbox, config, cache_root, jobs, force) -> None:
+def _grade_on_cluster(address, work, store, config, cases, force) -> str:
+    """Grade the plan on a Dask cluster; the name of the workers' sandbox."""
+    from grader.cluster import ClusterExecutor, connect
+
+    if work.total == 0:  # no need to reach the cluster
+        _run_with_progress(work, store, None, force)
+        return "rlimits" if config.sandbox == "rlimits" else "bubblewrap"
+    with connect(address, say=_say) as client:
+        executor = ClusterExecutor(client, config, cases, say=_say)
+        _run_with_progress(work, store, executor, force)
+    return executor.sandbox_name
+
+
+def _run_with_progress(work, store, executor, force) -> None:
     from tqdm import tqdm
 
     if work.total == 0:
@@ -125,8 +153,7 @@ def _run_with_progress(work, store, sandbox, config, cache_root, jobs, force) ->
                 bar.set_postfix_str(f"{event.submission.id}/{event.case.id}: {event.verdict}",
                                     refresh=False)
                 bar.update(1)
-        execute(work, store, sandbox, config, cache_root, jobs=jobs, force=force,
-                on_event=on_event)
+        grade(work, store, executor, force=force, on_event=on_event)
 
 
 def cmd_check(args) -> int:
@@ -142,7 +169,8 @@ def cmd_check(args) -> int:
         with Store(folder / DB_NAME) as store:
             sandbox = make_sandbox(config.sandbox, warn=_warn)
             work = plan(submissions, cases, store)
-            _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, False)
+            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
+            _run_with_progress(work, store, executor, False)
             result = report(store, store.submission(submissions[0].id), cases)
     print(build_report(result))
     print(case_report(result, instructor=False))

@@ -68,12 +68,19 @@ class LeaderboardConfig:
 
 
 @dataclass(frozen=True)
+class ClusterConfig:
+    scheduler: str = ""  # a Dask scheduler's address, or local:N; empty: grade on threads here
+    cases_per_task: int = 8  # runs per unit of work sent to a worker (after its build)
+
+
+@dataclass(frozen=True)
 class CourseConfig:
     limits: Limits = Limits()
     build_limits: Limits = DEFAULT_BUILD_LIMITS
     languages: Dict[str, LanguageSpec] = field(default_factory=lambda: dict(DEFAULT_LANGUAGES))
     sandbox: str = "auto"  # auto, bubblewrap or rlimits
     leaderboard: LeaderboardConfig = LeaderboardConfig()
+    cluster: ClusterConfig = ClusterConfig()
     source: Optional[Path] = None  # the file it came from, if any
 
     def language_for(self, filename: str) -> Optional[LanguageSpec]:
@@ -111,7 +118,7 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 
 def _course(data: dict, path: Path) -> CourseConfig:
-    _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard"}, "")
+    _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard", "cluster"}, "")
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -121,6 +128,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
         languages=_languages(_table(data, "languages")),
         sandbox=sandbox,
         leaderboard=_leaderboard(_table(data, "leaderboard")),
+        cluster=_cluster(_table(data, "cluster")),
         source=path,
     )
 
@@ -180,6 +188,16 @@ def _leaderboard(table: dict) -> LeaderboardConfig:
     if not 0 < alpha < 1:
         raise ConfigError(f"key '{prefix}.alpha': must be in (0, 1), not {alpha}")
     return LeaderboardConfig(runs, warmup, tuple(cases), float(noise), float(alpha))
+
+
+def _cluster(table: dict) -> ClusterConfig:
+    prefix = "cluster"
+    _known(table, {f.name for f in dataclasses.fields(ClusterConfig)}, prefix)
+    scheduler = _typed(table, "scheduler", str, ClusterConfig.scheduler, prefix).strip()
+    per_task = _typed(table, "cases_per_task", int, ClusterConfig.cases_per_task, prefix)
+    if per_task < 1:
+        raise ConfigError(f"key '{prefix}.cases_per_task': must be at least 1, not {per_task}")
+    return ClusterConfig(scheduler, per_task)
 
 
 def _command(table, key, default, prefix, allow_empty):
