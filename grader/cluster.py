@@ -15,7 +15,7 @@ grading.grade the moment its task returns. A worker lost mid-task: Dask runs the
 task again elsewhere; an outcome delivered twice is stored once. A task that
 kills its worker every time (Dask gives up after a few) or that fails in the
 grader is IE, retried on the next run. A worker that refuses work (no sandbox)
-is named in one line and retired from the cluster; its tasks go elsewhere.
+is named in one line and closed; its tasks go elsewhere.
 """
 
 import contextlib
@@ -207,12 +207,11 @@ class ClusterExecutor:
         unit.cases = [case for case in unit.cases if case.id not in delivered]
 
     def _refused(self, error, unit: _Unit) -> None:
-        """Name the worker once, retire it, send what is left of the unit again."""
+        """Name the worker once, close it, send what is left of the unit again."""
         if error.address not in self.refused:
             self.refused.add(error.address)
-            self.say(f"cluster: {error}; retiring it")
-            with contextlib.suppress(Exception):
-                self.client.retire_workers([error.address], close_workers=True)
+            self.say(f"cluster: {error}; closing it")
+            self._close_worker(error.address)
         siblings = [f for f, owner in self.owner.items() if owner is unit]
         for future in siblings:
             self.owner.pop(future, None)
@@ -222,6 +221,14 @@ class ClusterExecutor:
             raise ClusterError(f"no worker left that can grade: {error}")
         if unit.cases:
             self._submit(unit)
+
+    def _close_worker(self, address: str) -> None:
+        """Ask the scheduler to close the worker (and its nanny). Not retire_workers: it
+        keeps a worker that holds data no other worker has (the case files, say)."""
+        def close(dask_scheduler) -> None:  # sent by value: the scheduler needs no grader
+            dask_scheduler.close_worker(address)
+        with contextlib.suppress(Exception):  # gone already: nothing to close
+            self.client.run_on_scheduler(close)
 
 
 def _case_data(payload):
