@@ -131,8 +131,9 @@ class ClusterExecutor:
                 if time.monotonic() - asked > WINDOW_REFRESH_SECONDS:
                     window, asked = self._window(), time.monotonic()
                 self._top_up(pending, window)
-        finally:
-            self.client.cancel(list(self.owner) + [self.case_data])
+        finally:  # interrupted or failed: stop what is still queued (cluster may be gone)
+            with contextlib.suppress(Exception):
+                self.client.cancel(list(self.owner) + [self.case_data])
 
     def _window(self) -> int:
         threads = sum(self.client.nthreads().values())

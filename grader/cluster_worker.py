@@ -130,10 +130,10 @@ class GraderPlugin(WorkerPlugin):
         name, puzzle, expected = data[case.version]
         folder = self.root / "cases" / case.version
         with self.hash_lock("case:" + case.version):
-            if not (folder / "expected").is_file():
-                folder.mkdir(parents=True, exist_ok=True)
-                _write_atomic(folder / name, puzzle)
-                _write_atomic(folder / "expected", expected)
+            folder.mkdir(parents=True, exist_ok=True)
+            for path, data in ((folder / name, puzzle), (folder / "expected", expected)):
+                if not path.is_file():  # two cases may share a version, not an input name
+                    _write_atomic(path, data)
         return dataclasses.replace(case, input=folder / name, expected=folder / "expected")
 
 
