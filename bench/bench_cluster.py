@@ -8,9 +8,10 @@ programs, each with a unique comment so that each is built; some Python programs
 spin 0.3 s of CPU first; some that hit the time limit) and grades it on four public
 cases, under a small CPU limit (1 s) so that the whole bench takes a few minutes:
 
-1. local: `--jobs 2` threads, from an empty results folder (builds included);
+1. local: `--jobs 2` threads, from an empty results folder (builds included), against
 2. cluster: a LocalCluster of 2 worker processes x 1 thread on this machine, from an
-   empty results folder and empty worker caches (its start-up timed apart);
+   empty results folder and empty worker caches (its start-up timed apart), in two
+   halves of the class, alternated (local, cluster, cluster, local);
 3. runs only: the programs that do not hit a limit graded again on 2 threads with
    their builds cached, against the same programs run bare (no sandbox, no grader)
    on 2 threads: the grader's cost per run;
@@ -41,6 +42,7 @@ from grader.config import load_config  # noqa: E402
 from grader.grading import ThreadExecutor, grade, plan  # noqa: E402
 from grader.judge import command  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
+from grader.sandbox.base import SANDBOX_PATH  # noqa: E402
 from grader.store import Store  # noqa: E402
 from grader.submissions import discover  # noqa: E402
 
@@ -104,15 +106,39 @@ def timed_grade(submissions, cases, results: Path, executor) -> float:
         return time.perf_counter() - start
 
 
-def verdicts(results: Path) -> dict:
-    with sqlite3.connect(results / "grader.db") as db:
-        return {(s, c): v for s, c, v in
-                db.execute("SELECT submission_id, case_id, verdict FROM runs")}
+def local_vs_cluster(submissions, cases, config, sandbox, client, tmp: Path, blocks: int = 2):
+    """Wall time of grading on 2 threads and on the cluster, each from empty results and
+    build caches, in alternating blocks of the class (ABBA) so that a change in the
+    machine's load hits both alike."""
+    from grader.cluster import ClusterExecutor
+
+    local = remote = 0.0
+    for i in range(blocks):
+        block = submissions[i::blocks]
+        for mode in (("local", "cluster") if i % 2 == 0 else ("cluster", "local")):
+            results = tmp / f"{mode}-{i}"
+            if mode == "local":
+                local += timed_grade(block, cases, results,
+                                     ThreadExecutor(sandbox, config, results / "builds", 2))
+            else:
+                remote += timed_grade(block, cases, results,
+                                      ClusterExecutor(client, config, cases, say=print))
+            print(f"  block {i + 1}/{blocks} {mode:7}: done (load average {loadavg()})",
+                  flush=True)
+    return local, remote
 
 
-def builds(results: Path) -> list:
-    with sqlite3.connect(results / "grader.db") as db:
-        return db.execute("SELECT wall_seconds FROM builds").fetchall()
+def _query(tmp: Path, mode: str, sql: str) -> list:
+    found = []
+    for db_path in sorted(tmp.glob(f"{mode}-*/grader.db")):
+        with sqlite3.connect(db_path) as db:
+            found += db.execute(sql).fetchall()
+    return found
+
+
+def verdicts(tmp: Path, mode: str) -> dict:
+    return {(s, c): v for s, c, v in
+            _query(tmp, mode, "SELECT submission_id, case_id, verdict FROM runs")}
 
 
 def bare(submissions, cases, config, cache_root: Path, jobs: int) -> float:
@@ -121,8 +147,11 @@ def bare(submissions, cases, config, cache_root: Path, jobs: int) -> float:
         sub, case = args
         argv = [w.replace("{input}", str(case.input)) for w in command(sub.language,
                                                                        config.limits)]
+        if "/" not in argv[0]:  # as in the sandbox: its PATH, not a pyenv shim, say
+            argv[0] = shutil.which(argv[0], path=SANDBOX_PATH) or argv[0]
         subprocess.run(argv, cwd=cache_root / sub.content_hash[:32], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=BARE_TIMEOUT)
+                       stderr=subprocess.DEVNULL, timeout=BARE_TIMEOUT,
+                       env={**os.environ, "PATH": SANDBOX_PATH})
 
     work = [(sub, case) for sub in submissions for case in cases]
     start = time.perf_counter()
@@ -131,13 +160,12 @@ def bare(submissions, cases, config, cache_root: Path, jobs: int) -> float:
     return time.perf_counter() - start
 
 
-def runs_only(normal, cases, config, sandbox, tmp: Path, blocks: int = 4):
+def runs_only(blocks, cases, config, sandbox, tmp: Path):
     """Wall time of grading (builds cached) and of running bare, 2 jobs each, in
     alternating blocks (ABBA) so that a change in the machine's load hits both alike."""
-    cache = tmp / "local" / "builds"
     bare_wall = graded = 0.0
-    for i in range(blocks):
-        block = normal[i::blocks]
+    for i, block in enumerate(blocks):
+        cache = tmp / f"local-{i}" / "builds"  # where local_vs_cluster built them
         for kind in (("bare", "grader") if i % 2 == 0 else ("grader", "bare")):
             if kind == "bare":
                 bare_wall += bare(block, cases, config, cache, 2)
@@ -172,32 +200,27 @@ def main() -> None:
           "(shared with other work: figures are noisy)", flush=True)
 
     sandbox = make_sandbox(config.sandbox)
-    local = timed_grade(submissions, cases, tmp / "local",
-                        ThreadExecutor(sandbox, config, tmp / "local" / "builds", 2))
-    print(f"local   --jobs 2:             {local:7.1f} s (load average now {loadavg()})",
-          flush=True)
-
     start = time.perf_counter()
     with connect("local:2", say=print) as client:
         client.wait_for_workers(2)
-        started = time.perf_counter() - start
-        remote = timed_grade(submissions, cases, tmp / "cluster",
-                             ClusterExecutor(client, config, cases, say=print))
-    print(f"cluster 2 workers x 1 thread: {remote:7.1f} s (+ {started:.1f} s to start the "
-          "LocalCluster)")
-    same = verdicts(tmp / "local") == verdicts(tmp / "cluster")
-    print(f"cluster overhead: {100 * (remote / local - 1):+.1f}% (target <= 10%); "
+        print(f"LocalCluster of 2 workers x 1 thread started in {time.perf_counter() - start:.1f} s "
+              "(not counted below)", flush=True)
+        local, remote = local_vs_cluster(submissions, cases, config, sandbox, client, tmp)
+    same = verdicts(tmp, "local") == verdicts(tmp, "cluster")
+    print(f"local --jobs 2: {local:.1f} s; cluster 2 workers x 1 thread: {remote:.1f} s; "
+          f"cluster overhead {100 * (remote / local - 1):+.1f}% (target <= 10%); "
           f"verdicts identical: {same}", flush=True)
 
-    normal = [s for s in submissions if not kinds[s.id].startswith("tle")]
-    runs = len(normal) * len(cases)
+    normal = [[s for s in submissions[i::2] if not kinds[s.id].startswith("tle")]
+              for i in range(2)]  # the blocks of local_vs_cluster, within the limits
+    runs = sum(len(block) for block in normal) * len(cases)
     bare_wall, graded = runs_only(normal, cases, config, sandbox, tmp)
     print(f"runs only ({runs} runs of programs within the limits, builds cached, 2 jobs, "
           f"blocks alternated): grader {graded:.1f} s, bare {bare_wall:.1f} s: "
           f"{graded / bare_wall:.2f}x (target <= 1.10x), "
           f"{1000 * (graded - bare_wall) * 2 / runs:+.1f} ms per run", flush=True)
 
-    build_walls = [w for (w,) in builds(tmp / "local")]
+    build_walls = [w for (w,) in _query(tmp, "local", "SELECT wall_seconds FROM builds")]
     per_build = sum(build_walls) / len(build_walls)
     per_run = graded * 2 / runs  # worker-seconds per run, sandbox and grader included
     factor = max(1.0, remote / local)

@@ -60,6 +60,11 @@ def connect(address: str, *, say: Callable[[str], None]) -> Iterator[object]:
             workers = int(local.group(1))
             if workers < 1:
                 raise ClusterError(f"--cluster {address}: at least one worker (local:1)")
+            import dask
+
+            # Dask's statistical profiler samples every worker thread 100 times a second:
+            # CPU taken from the programs being timed (README: the same for `dask worker`).
+            stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
                 dashboard_address=None, silence_logs=logging.ERROR))
