@@ -238,13 +238,17 @@ def test_client_killed_mid_grade_then_rerun_resumes_and_repeats_nothing(cluster,
     client = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
-    while len(rows(db)) < 4:
+    while len(rows(db)) < 8:
         assert time.time() < deadline and client.poll() is None, "no run stored in time"
         time.sleep(0.05)
     client.send_signal(signal.SIGKILL)
     client.wait()
     before = rows(db)
-    assert 4 <= len(before) < 32, "the kill should land midway"
+    assert 8 <= len(before) < 32, "the kill should land midway"
+    # Stored as they came back, not all at the end: 8 runs are 4 tasks of 2 runs of 0.3 s
+    # on 2 workers, so the first and the last stored are at least 0.6 s apart.
+    stamps = [created for _, created in before.values()]
+    assert max(stamps) - min(stamps) >= 0.5
     again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert again.returncode == 0, again.stderr
     after = rows(db)
