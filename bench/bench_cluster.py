@@ -234,7 +234,7 @@ def main() -> None:
     runs = sum(len(block) for block in normal) * len(cases)
     bare_wall, graded = runs_only(normal, cases, config, sandbox, tmp)
     print(f"runs only ({runs} runs of programs within the limits, builds cached, 2 jobs, "
-          f"blocks alternated): grader {graded:.1f} s, bare {bare_wall:.1f} s: "
+          f"alternated every 3 submissions): grader {graded:.1f} s, bare {bare_wall:.1f} s: "
           f"{graded / bare_wall:.2f}x (target <= 1.10x), "
           f"{1000 * (graded - bare_wall) * 2 / runs:+.1f} ms per run", flush=True)
 
