@@ -221,8 +221,8 @@ def main() -> None:
     start = time.perf_counter()
     with connect("local:2", say=print) as client:
         client.wait_for_workers(2)
-        print(f"LocalCluster of 2 workers x 1 thread started in {time.perf_counter() - start:.1f} s "
-              "(not counted below)", flush=True)
+        print(f"LocalCluster of 2 workers x 1 thread started in "
+              f"{time.perf_counter() - start:.1f} s (not counted below)", flush=True)
         local, remote = local_vs_cluster(submissions, cases, config, sandbox, client, tmp)
     same = verdicts(tmp, "local") == verdicts(tmp, "cluster")
     print(f"local --jobs 2: {local:.1f} s; cluster 2 workers x 1 thread: {remote:.1f} s; "
