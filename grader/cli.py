@@ -16,7 +16,7 @@ from grader.exports.cli import add_export_command
 from grader.late import assess, lateness_of, worth_showing
 from grader.lms.cli import add_import_command
 from grader.lms.metadata import read_meta
-from grader.grading import Event, execute, plan
+from grader.grading import Event, ThreadExecutor, grade, plan
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import (build_report, case_report, late_report, score_line,
                                     summary_table)
@@ -71,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--dry-run", action="store_true",
                        help="grade on a copy and list per student what would change; "
                             "writes nothing in the results folder")
+    grade.add_argument("--cluster", metavar="ADDRESS",
+                       help="grade on a Dask cluster: its scheduler's address "
+                       "(tcp://host:8786), or local:N for N worker processes here "
+                       "(default: [cluster] scheduler in course.toml; none: --jobs threads)")
     grade.set_defaults(func=cmd_grade)
 
     changes = sub.add_parser("diff", help="what the last grade run changed (per student, old "
@@ -119,6 +123,10 @@ def _warn(message: str) -> None:
     print(f"grader: warning: {message}", file=sys.stderr)
 
 
+def _say(message: str) -> None:
+    print(f"grader: {message}", file=sys.stderr)
+
+
 def _positive_jobs(jobs: int) -> int:
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
@@ -136,6 +144,7 @@ def cmd_grade(args) -> int:
     if not submissions:
         raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per "
                          "student)")
+    address = args.cluster if args.cluster is not None else config.cluster.scheduler
     with results_folder(args.results) as folder:
         previous = regrade.read_results(folder / "results.json")
         if previous is None and (folder / "results.json").exists() and not args.dry_run:
@@ -151,11 +160,11 @@ def cmd_grade(args) -> int:
                   "submission is graded again", file=sys.stderr)
             force = True
         if args.dry_run:
-            return _dry_run(folder, previous, course, submissions, cases, config, jobs, force)
+            return _dry_run(folder, previous, course, submissions, cases, config, jobs, force,
+                            address)
         with Store(folder / DB_NAME) as store:
-            sandbox = make_sandbox(config.sandbox, warn=_warn)
-            work = plan(submissions, cases, store, force=force)
-            _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, force)
+            sandbox_name = _grade_into(store, folder / "builds", submissions, cases, config,
+                                       jobs, force, address)
             reports = [report(store, store.submission(s.id), cases, config.policy_cases)
                        for s in submissions]
         lateness = lateness_of(reports, config.late)
@@ -165,7 +174,7 @@ def cmd_grade(args) -> int:
         if internal:
             _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
                   "run the same command again to retry them")
-        document = results_document(reports, cases, sandbox.name, lateness, course,
+        document = results_document(reports, cases, sandbox_name, lateness, course,
                                     found.skipped)
         if previous is not None:
             # The run before this one stays readable: `grader diff` compares the two.
@@ -178,7 +187,8 @@ def cmd_grade(args) -> int:
     return 0
 
 
-def _dry_run(folder, previous, course, submissions, cases, config, jobs, force) -> int:
+def _dry_run(folder, previous, course, submissions, cases, config, jobs, force,
+             address) -> int:
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
 
@@ -192,13 +202,12 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force) 
             source.close()
             target.close()
         with Store(scratch / DB_NAME) as store:
-            sandbox = make_sandbox(config.sandbox, warn=_warn)
-            work = plan(submissions, cases, store, force=force)
-            _run_with_progress(work, store, sandbox, config, scratch / "builds", jobs, force)
+            sandbox_name = _grade_into(store, scratch / "builds", submissions, cases, config,
+                                       jobs, force, address)
             reports = [report(store, store.submission(s.id), cases, config.policy_cases)
                        for s in submissions]
     lateness = lateness_of(reports, config.late)
-    document = results_document(reports, cases, sandbox.name, lateness, course)
+    document = results_document(reports, cases, sandbox_name, lateness, course)
     if previous is None:
         print(summary_table(reports, config.limits.cpu_seconds,
                             lateness if worth_showing(lateness, config.late) else None))
@@ -224,7 +233,31 @@ def cmd_diff(args) -> int:
     return 0
 
 
-def _run_with_progress(work, store, sandbox, config, cache_root, jobs, force) -> None:
+def _grade_into(store, cache_root, submissions, cases, config, jobs, force, address) -> str:
+    """Plan and grade into `store`, on a cluster when `address` is set, else on `jobs`
+    threads here; the name of the sandbox the programs ran in."""
+    work = plan(submissions, cases, store, force=force)
+    if address:
+        return _grade_on_cluster(address, work, store, config, cases, force)
+    sandbox = make_sandbox(config.sandbox, warn=_warn)
+    _run_with_progress(work, store, ThreadExecutor(sandbox, config, cache_root, jobs), force)
+    return sandbox.name
+
+
+def _grade_on_cluster(address, work, store, config, cases, force) -> str:
+    """Grade the plan on a Dask cluster; the name of the workers' sandbox."""
+    from grader.cluster import ClusterExecutor, connect
+
+    if work.total == 0:  # no need to reach the cluster
+        _run_with_progress(work, store, None, force)
+        return "rlimits" if config.sandbox == "rlimits" else "bubblewrap"
+    with connect(address, say=_say) as client:
+        executor = ClusterExecutor(client, config, cases, say=_say)
+        _run_with_progress(work, store, executor, force)
+    return executor.sandbox_name
+
+
+def _run_with_progress(work, store, executor, force) -> None:
     from tqdm import tqdm
 
     if work.total == 0:
@@ -238,8 +271,7 @@ def _run_with_progress(work, store, sandbox, config, cache_root, jobs, force) ->
                 bar.set_postfix_str(f"{event.submission.id}/{event.case.id}: {event.verdict}",
                                     refresh=False)
                 bar.update(1)
-        execute(work, store, sandbox, config, cache_root, jobs=jobs, force=force,
-                on_event=on_event)
+        grade(work, store, executor, force=force, on_event=on_event)
 
 
 def cmd_similarity(args) -> int:
@@ -261,7 +293,8 @@ def cmd_check(args) -> int:
         with Store(folder / DB_NAME) as store:
             sandbox = make_sandbox(config.sandbox, warn=_warn)
             work = plan(submissions, cases, store)
-            _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, False)
+            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
+            _run_with_progress(work, store, executor, False)
             result = report(store, store.submission(submissions[0].id), cases,
                             config.policy_cases)
     print(build_report(result))

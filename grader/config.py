@@ -86,6 +86,12 @@ class LmsConfig:
 
 
 @dataclass(frozen=True)
+class ClusterConfig:
+    scheduler: str = ""  # a Dask scheduler's address, or local:N; empty: grade on threads here
+    cases_per_task: int = 8  # runs per unit of work sent to a worker (after its build)
+
+
+@dataclass(frozen=True)
 class CourseConfig:
     limits: Limits = Limits()
     build_limits: Limits = DEFAULT_BUILD_LIMITS
@@ -95,6 +101,7 @@ class CourseConfig:
     timelimit: TimeLimitConfig = TimeLimitConfig()
     late: LatePolicy = LatePolicy()  # no deadline: no late policy
     lms: LmsConfig = LmsConfig()
+    cluster: ClusterConfig = ClusterConfig()
     source: Optional[Path] = None  # the file it came from, if any
     # [submissions] extra_files: "same-language" copies a submission's other source and
     # header files of its language beside the main file; "none" uses the main file only.
@@ -141,7 +148,7 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 def _course(data: dict, path: Path) -> CourseConfig:
     _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard",
-                  "timelimit", "late", "lms", "submissions", "scoring"}, "")
+                  "timelimit", "late", "lms", "submissions", "scoring", "cluster"}, "")
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -154,6 +161,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
         timelimit=_timelimit(_table(data, "timelimit")),
         late=_late(_table(data, "late")),
         lms=_lms(_table(data, "lms")),
+        cluster=_cluster(_table(data, "cluster")),
         source=path,
         extra_files=_extra_files(_table(data, "submissions")),
         policy_cases=_policy_cases(_table(data, "scoring")),
@@ -292,6 +300,16 @@ def _lms(table: dict) -> LmsConfig:
     if not isinstance(value, bool):
         raise ConfigError(f"key 'lms.missing_as_zero': must be true or false, not {value!r}")
     return LmsConfig(missing_as_zero=value)
+
+
+def _cluster(table: dict) -> ClusterConfig:
+    prefix = "cluster"
+    _known(table, {f.name for f in dataclasses.fields(ClusterConfig)}, prefix)
+    scheduler = _typed(table, "scheduler", str, ClusterConfig.scheduler, prefix).strip()
+    per_task = _typed(table, "cases_per_task", int, ClusterConfig.cases_per_task, prefix)
+    if per_task < 1:
+        raise ConfigError(f"key '{prefix}.cases_per_task': must be at least 1, not {per_task}")
+    return ClusterConfig(scheduler, per_task)
 
 
 def _command(table, key, default, prefix, allow_empty):

@@ -1,22 +1,23 @@
 """One grading run: build each submission, run every pending case, store each
 result the moment it exists.
 
-Work is spread over `jobs` threads (each sandboxed program is its own
-process, so threads suffice). Results are written by the thread that
-produced them, under a lock, so an interrupted run keeps everything that
-finished; the next run skips it.
+Where the work runs is an Executor: threads on this machine, or a Dask
+cluster (grader.cluster). Either way every outcome is stored by one writer,
+under a lock, the moment it arrives, so an interrupted run keeps everything
+that finished; the next run skips it.
 """
 
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import (Callable, Dict, List, NamedTuple, Optional, Protocol, Sequence, Set, Tuple,
+                    Union)
 
 from grader.build import Artifact, build
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.judge import run_case
+from grader.judge import Judgement, run_case
 from grader.model import Verdict
 from grader.store import Store
 from grader.submissions import Submission
@@ -31,22 +32,6 @@ class Event:
     case: Optional[Case] = None
     verdict: Optional[Verdict] = None
     artifact: Optional[Artifact] = None
-
-
-class _LockedStore:
-    """The store, safe to call from worker threads."""
-
-    def __init__(self, store: Store):
-        self.store = store
-        self.lock = threading.Lock()
-
-    def __getattr__(self, name):
-        method = getattr(self.store, name)
-
-        def locked(*args, **kwargs):
-            with self.lock:
-                return method(*args, **kwargs)
-        return locked
 
 
 def pending_cases(store: Store, sub: Submission, cases: Sequence[Case]) -> List[Case]:
@@ -80,18 +65,104 @@ def plan(submissions: Sequence[Submission], cases: Sequence[Case], store: Store,
     return Plan(list(submissions), todo)
 
 
+class Built(NamedTuple):
+    """A submission's build finished (or could not start)."""
+
+    submission: Submission
+    artifact: Artifact
+
+
+class Judged(NamedTuple):
+    """One run finished and was judged."""
+
+    submission: Submission
+    case: Case
+    judgement: Judgement
+
+
+Outcome = Union[Built, Judged]
+
+
+class Executor(Protocol):
+    """Where builds and runs happen: threads on this machine (ThreadExecutor), or the
+    workers of a Dask cluster (grader.cluster). An executor never writes the store: it
+    hands every outcome to `deliver` as it finishes, and `grade` stores it."""
+
+    def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
+        """Build each submission in work.todo and run its pending cases, calling
+        deliver(Built) once its build is done and deliver(Judged) for each run (none
+        after a failed build). Delivering the same outcome twice is harmless."""
+
+
+def grade(work: Plan, store: Store, executor: Executor, *, force: bool = False,
+          on_event: Callable[[Event], None] = lambda event: None) -> None:
+    """Build and run everything in the plan, storing each result as it comes."""
+    executor.run(work, _Recorder(work, store, on_event).deliver, force=force)
+
+
+def execute(work: Plan, store: Store, sandbox, config: CourseConfig, cache_root: Path, *,
+            jobs: int = 1, force: bool = False,
+            on_event: Callable[[Event], None] = lambda event: None) -> None:
+    """Grade the plan with `jobs` threads on this machine."""
+    grade(work, store, ThreadExecutor(sandbox, config, cache_root, jobs), force=force,
+          on_event=on_event)
+
+
+class _Recorder:
+    """Stores each outcome once, the moment it arrives (from any thread), and tells
+    on_event. A repeat (a cluster reran work it had lost) is dropped."""
+
+    def __init__(self, work: Plan, store: Store, on_event: Callable[[Event], None]):
+        self.work, self.store, self.on_event = work, store, on_event
+        self.lock = threading.Lock()
+        self.built: Set[str] = set()
+        self.judged: Set[Tuple[str, str]] = set()
+
+    def deliver(self, outcome: Outcome) -> None:
+        with self.lock:
+            if isinstance(outcome, Built):
+                self._built(outcome.submission, outcome.artifact)
+            else:
+                sub, case, judgement = outcome
+                self._judged(sub, case, judgement.verdict, judgement.diagnosis,
+                             judgement.result)
+
+    def _built(self, sub: Submission, artifact: Artifact) -> None:
+        if sub.id in self.built:
+            return
+        self.built.add(sub.id)
+        if sub.problem is None and not artifact.internal:
+            self.store.record_build(sub.content_hash, artifact)
+        self.on_event(Event("build", sub, artifact=artifact))
+        if artifact.ok:
+            return
+        verdict = Verdict.IE if artifact.internal else Verdict.CE
+        diagnosis = _build_diagnosis(sub, artifact)
+        for case in self.work.todo.get(sub.id, ()):
+            self._judged(sub, case, verdict, diagnosis, None)
+
+    def _judged(self, sub, case, verdict, diagnosis, result) -> None:
+        if (sub.id, case.id) in self.judged:
+            return
+        self.judged.add((sub.id, case.id))
+        self.store.record_run(sub, case, verdict, diagnosis, result)
+        self.on_event(Event("run", sub, case, verdict))
+
+
 class _BuildOnce:
     """One build per content in a grading run: identical submissions share it
     (the others wait for it), and --force rebuilds each content once, not once
     per copy while the other copies run in its folder. A build that failed in
     the grader (IE) is not kept: the next copy tries again."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
         self.locks: Dict[str, threading.Lock] = {}
         self.done: Dict[str, Artifact] = {}
 
     def build(self, sub: Submission, make: Callable[[], Artifact]) -> Artifact:
+        if sub.problem is not None:  # nothing to build, nothing to share
+            return make()
         with self.lock:
             lock = self.locks.setdefault(sub.content_hash, threading.Lock())
         with lock:
@@ -103,62 +174,46 @@ class _BuildOnce:
             return artifact
 
 
-def execute(work: Plan, store: Store, sandbox, config: CourseConfig, cache_root: Path, *,
-            jobs: int = 1, force: bool = False,
-            on_event: Callable[[Event], None] = lambda event: None) -> None:
-    """Build and run everything in the plan, storing each result as it comes."""
-    locked = _LockedStore(store)
-    once = _BuildOnce()
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        running = {pool.submit(_build, sub, locked, sandbox, config, cache_root, force, once)
-                   for sub in work.submissions if sub.id in work.todo}
-        try:
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    running |= _follow_up(future, pool, work.todo, locked, sandbox, config,
-                                          on_event)
-        except BaseException:
-            for future in running:
-                future.cancel()
-            raise
+class ThreadExecutor:
+    """`jobs` threads on this machine (each sandboxed program is its own process, so
+    threads suffice); builds go to cache_root."""
 
+    def __init__(self, sandbox, config: CourseConfig, cache_root: Path, jobs: int = 1):
+        self.sandbox, self.config, self.cache_root = sandbox, config, cache_root
+        self.jobs = max(1, jobs)
 
-def _build(sub, store, sandbox, config, cache_root, force, once):
-    if sub.problem is None:
-        artifact = once.build(sub, lambda: build(sub, cache_root, sandbox, config.build_limits,
-                                                 force=force))
-    else:
-        artifact = build(sub, cache_root, sandbox, config.build_limits, force=force)
-    if sub.problem is None and not artifact.internal:
-        store.record_build(sub.content_hash, artifact)
-    return ("build", sub, artifact)
+    def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
+        once = _BuildOnce()
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            running = {pool.submit(self._build, sub, force, once, deliver)
+                       for sub in work.submissions if sub.id in work.todo}
+            try:
+                while running:
+                    finished, running = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        running |= self._follow_up(future, pool, work.todo, deliver)
+            except BaseException:
+                for future in running:
+                    future.cancel()
+                raise
 
+    def _build(self, sub, force, once, deliver) -> Built:
+        built = Built(sub, once.build(sub, lambda: build(
+            sub, self.cache_root, self.sandbox, self.config.build_limits, force=force)))
+        deliver(built)  # in the worker thread: stored even if the run is interrupted now
+        return built
 
-def _run(sub, case, artifact, store, sandbox, config):
-    judgement = run_case(artifact, sub.language, case, sandbox, config.limits)
-    store.record_run(sub, case, judgement.verdict, judgement.diagnosis, judgement.result)
-    return ("run", sub, case, judgement)
+    def _run(self, sub, case, artifact, deliver) -> None:
+        judgement = run_case(artifact, sub.language, case, self.sandbox, self.config.limits)
+        deliver(Judged(sub, case, judgement))
 
-
-def _follow_up(future: Future, pool, todo, store, sandbox, config, on_event) -> set:
-    """After a build: its runs (or CE/IE for every case). After a run: report it."""
-    kind, sub, *rest = future.result()
-    if kind == "run":
-        case, judgement = rest
-        on_event(Event("run", sub, case, judgement.verdict))
-        return set()
-    artifact = rest[0]
-    on_event(Event("build", sub, artifact=artifact))
-    if artifact.ok:
-        return {pool.submit(_run, sub, case, artifact, store, sandbox, config)
-                for case in todo[sub.id]}
-    verdict = Verdict.IE if artifact.internal else Verdict.CE
-    diagnosis = _build_diagnosis(sub, artifact)
-    for case in todo[sub.id]:
-        store.record_run(sub, case, verdict, diagnosis)
-        on_event(Event("run", sub, case, verdict))
-    return set()
+    def _follow_up(self, future: Future, pool, todo, deliver) -> set:
+        """After a good build: its runs."""
+        outcome = future.result()
+        if not isinstance(outcome, Built) or not outcome.artifact.ok:
+            return set()
+        sub, artifact = outcome
+        return {pool.submit(self._run, sub, case, artifact, deliver) for case in todo[sub.id]}
 
 
 def _build_diagnosis(sub: Submission, artifact: Artifact) -> str:

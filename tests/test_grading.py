@@ -222,3 +222,42 @@ def _rows(db):
     with sqlite3.connect(db, timeout=5) as conn:
         return {(s, c): t for s, c, t in
                 conn.execute("select submission_id, case_id, created_at from runs")}
+
+
+class _Replay:
+    """An executor that delivers what a cluster may deliver after losing a worker: every
+    outcome twice, and a build after its runs (a rerun of the whole unit elsewhere)."""
+
+    def __init__(self, outcomes):
+        self.outcomes = outcomes
+
+    def run(self, work, deliver, *, force):
+        for outcome in self.outcomes + self.outcomes[::-1]:
+            deliver(outcome)
+
+
+def test_an_outcome_delivered_twice_is_stored_once(tmp_path):
+    from grader.build import Artifact
+    from grader.grading import Built, Judged, grade
+    from grader.judge import Judgement
+    from grader.model import Verdict
+
+    cases = load_cases(small_cases(tmp_path / "cases"))
+    submission(tmp_path / "class", "ok", "puzzlesolver.py", "print()\n")
+    submission(tmp_path / "class", "broken", "puzzlesolver.c", "int main(void) { oops }\n")
+    subs = {s.id: s for s in discover(tmp_path / "class", load_config())}
+    db = tmp_path / "results.db"
+    with Store(db) as store:
+        store.db.executescript("""
+            CREATE TABLE writes (submission_id TEXT, case_id TEXT);
+            CREATE TRIGGER count_writes AFTER INSERT ON runs BEGIN
+                INSERT INTO writes VALUES (NEW.submission_id, NEW.case_id); END;""")
+        work = plan(list(subs.values()), cases, store)
+        outcomes = [Built(subs["ok"], Artifact(True, tmp_path, "")),
+                    Built(subs["broken"], Artifact(False, tmp_path, "error: oops"))]
+        outcomes += [Judged(subs["ok"], case, Judgement(Verdict.WA, "wrong")) for case in cases]
+        grade(work, store, _Replay(outcomes))
+        written = store.db.execute("SELECT submission_id, case_id FROM writes").fetchall()
+        builds = store.db.execute("SELECT COUNT(*) FROM builds").fetchone()[0]
+    assert sorted(written) == sorted((sid, c.id) for sid in subs for c in cases)
+    assert builds == 2

@@ -1,0 +1,257 @@
+"""Grade on a Dask cluster: the client side (the worker side is grader.cluster_worker).
+
+    grader grade --cluster tcp://scheduler:8786     # a running scheduler and its workers
+    grader grade --cluster local:4                  # 4 worker processes on this machine
+
+The unit of work is one submission's build, then its pending cases in tasks of
+`cases_per_task` runs that depend on the build (Dask starts them where the build
+ran, so a worker usually builds a content once; a task that lands elsewhere
+builds there, once per worker). A TLE holds up only its own task. Units are
+submitted a few per worker thread at a time, so a class of 50,000 does not put
+250,000 tasks on the scheduler at once.
+
+This process stays the only writer of the store: every outcome is delivered to
+grading.grade the moment its task returns. A worker lost mid-task: Dask runs the
+task again elsewhere; an outcome delivered twice is stored once. A task that
+kills its worker every time (Dask gives up after a few) or that fails in the
+grader is IE, retried on the next run. A worker that refuses work (no sandbox)
+is named in one line and closed; its tasks go elsewhere.
+"""
+
+import contextlib
+import logging
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set
+
+from grader.build import Artifact
+from grader.cases import Case
+from grader.config import CourseConfig
+from grader.errors import GraderError
+from grader.grading import Built, Judged, Outcome, Plan
+from grader.judge import Judgement
+from grader.model import Verdict
+from grader.submissions import Submission
+
+INSTALL_HINT = ("grading on a cluster needs Dask: pip install 'scramble-grader[cluster]' "
+                "(in a checkout: .venv/bin/pip install -e '.[cluster]')")
+CONNECT_TIMEOUT = "20s"
+UNITS_PER_THREAD = 2  # submissions in flight per worker thread: busy, not flooded
+WINDOW_REFRESH_SECONDS = 5.0  # how often the number of worker threads is asked again
+
+
+class ClusterError(GraderError):
+    """The cluster cannot be used; str() is the one-line reason."""
+
+
+@contextlib.contextmanager
+def connect(address: str, *, say: Callable[[str], None]) -> Iterator[object]:
+    """A Dask Client for `address` ("local:N" starts N worker processes here)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError(INSTALL_HINT) from None
+    logging.getLogger("distributed").setLevel(logging.ERROR)  # its chatter hides our bar
+    local = re.fullmatch(r"local:(\d+)", address)
+    with contextlib.ExitStack() as stack:
+        if local:
+            workers = int(local.group(1))
+            if workers < 1:
+                raise ClusterError(f"--cluster {address}: at least one worker (local:1)")
+            import dask
+
+            # Dask's statistical profiler samples every worker thread 100 times a second:
+            # CPU taken from the programs being timed (README: the same for `dask worker`).
+            stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address=None, silence_logs=logging.ERROR))
+            address = cluster.scheduler_address
+        try:
+            client = stack.enter_context(Client(address, timeout=CONNECT_TIMEOUT))
+        except (OSError, TimeoutError, ValueError) as error:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
+                               f"{_one_line(error)}") from None
+        if not client.scheduler_info().get("workers"):
+            say(f"cluster: no worker has joined {address} yet; waiting for one")
+        yield client
+
+
+@dataclass
+class _Unit:
+    """One submission's build and run tasks, and the cases not delivered yet."""
+
+    sub: Submission
+    cases: List[Case]
+    futures: Dict[object, Optional[List[Case]]] = field(default_factory=dict)  # None: build
+
+
+class ClusterExecutor:
+    """grading.Executor on the workers of a Dask cluster."""
+
+    def __init__(self, client, config: CourseConfig, cases: Sequence[Case], *,
+                 say: Callable[[str], None]):
+        from grader.cluster_worker import GraderPlugin
+
+        self.client, self.config, self.say = client, config, say
+        self.plugin = GraderPlugin(config.sandbox)
+        self.cases = list(cases)
+        self.refused: Set[str] = set()
+
+    @property
+    def sandbox_name(self) -> str:
+        """What the workers run programs in (they refuse work without it)."""
+        return "rlimits" if self.config.sandbox == "rlimits" else "bubblewrap"
+
+    def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
+        from distributed import as_completed
+
+        pending: List[_Unit] = []
+        for sub in work.submissions:
+            if sub.id not in work.todo:
+                continue
+            if sub.problem is not None:  # nothing to send: CE with the reason, here
+                deliver(Built(sub, Artifact(False, Path(), sub.problem)))
+            else:
+                pending.append(_Unit(sub, list(work.todo[sub.id])))
+        if not pending:
+            return
+        self.client.register_plugin(self.plugin)
+        self.tag = uuid.uuid4().hex[:12]  # task keys of this run only: a rerun starts afresh
+        self.case_data = self.client.submit(_case_data, _case_payload(self.cases),
+                                            key=f"grader-cases-{self.tag}", pure=False)
+        self.deliver, self.force = deliver, force
+        self.done = as_completed()
+        self.owner: Dict[object, _Unit] = {}
+        pending.reverse()  # pop() from the end: submissions go out in class order
+        window, asked = self._window(), time.monotonic()
+        try:
+            self._top_up(pending, window)
+            for future in self.done:
+                unit = self.owner.pop(future, None)
+                if unit is not None:
+                    self._finished(future, unit)
+                if time.monotonic() - asked > WINDOW_REFRESH_SECONDS:
+                    window, asked = self._window(), time.monotonic()
+                self._top_up(pending, window)
+        finally:  # interrupted or failed: stop what is still queued (cluster may be gone)
+            with contextlib.suppress(Exception):
+                self.client.cancel(list(self.owner) + [self.case_data])
+
+    def _window(self) -> int:
+        threads = sum(self.client.nthreads().values())
+        return max(2, UNITS_PER_THREAD * threads)
+
+    def _top_up(self, pending: List[_Unit], window: int) -> None:
+        in_flight = len({id(unit) for unit in self.owner.values()})
+        while pending and in_flight < window:
+            self._submit(pending.pop())
+            in_flight += 1
+
+    def _submit(self, unit: _Unit) -> None:
+        from grader.cluster_worker import Source, build_task, run_task
+
+        sub = unit.sub
+        try:
+            source = Source(sub.id, sub.content_hash, sub.language, sub.source.read_bytes())
+        except OSError as error:
+            self.deliver(Built(sub, Artifact(False, Path(), f"cannot read {sub.source}: "
+                                             f"{error.strerror or error}", internal=True)))
+            return
+        name, key = self.plugin.name, f"{_key_safe(sub.id)}-{self.tag}-{uuid.uuid4().hex[:6]}"
+        built = self.client.submit(build_task, name, source, self.config.build_limits,
+                                   self.force, key=f"grader-build-{key}", pure=False)
+        unit.futures = {built: None}
+        size = self.config.cluster.cases_per_task
+        for start in range(0, len(unit.cases), size):
+            chunk = unit.cases[start:start + size]
+            future = self.client.submit(
+                run_task, name, built, source, chunk, self.case_data, self.config.limits,
+                self.config.build_limits, key=f"grader-run-{start}-{key}", pure=False)
+            unit.futures[future] = chunk
+        for future in unit.futures:
+            self.owner[future] = unit
+            self.done.add(future)
+
+    def _finished(self, future, unit: _Unit) -> None:
+        chunk = unit.futures.get(future, "gone")
+        if chunk == "gone" or future.status == "cancelled":
+            return
+        if future.status == "finished":
+            self._deliver(unit, chunk, future.result())
+            return
+        error = future.exception()
+        from grader.cluster_worker import WorkerRefused
+
+        if isinstance(error, WorkerRefused):
+            self._refused(error, unit)
+            return
+        why = f"the cluster failed to {'build' if chunk is None else 'run'} it: " \
+              f"{type(error).__name__}: {_one_line(error)}"
+        if chunk is None:
+            self.deliver(Built(unit.sub, Artifact(False, Path(), why, internal=True)))
+        else:
+            for case in chunk:
+                self.deliver(Judged(unit.sub, case, Judgement(Verdict.IE, why)))
+            self._forget(unit, chunk)
+
+    def _deliver(self, unit: _Unit, chunk, result) -> None:
+        if chunk is None:
+            self.deliver(Built(unit.sub, result))
+            if not result.ok:
+                unit.cases = []
+            return
+        by_id = {case.id: case for case in chunk}
+        for case_id, judgement in result:
+            self.deliver(Judged(unit.sub, by_id[case_id], judgement))
+        self._forget(unit, chunk)
+
+    def _forget(self, unit: _Unit, chunk: List[Case]) -> None:
+        delivered = {case.id for case in chunk}
+        unit.cases = [case for case in unit.cases if case.id not in delivered]
+
+    def _refused(self, error, unit: _Unit) -> None:
+        """Name the worker once, close it, send what is left of the unit again."""
+        if error.address not in self.refused:
+            self.refused.add(error.address)
+            self.say(f"cluster: {error}; closing it")
+            self._close_worker(error.address)
+        siblings = [f for f, owner in self.owner.items() if owner is unit]
+        for future in siblings:
+            self.owner.pop(future, None)
+        self.client.cancel(siblings)
+        workers = set(self.client.scheduler_info().get("workers", {})) - self.refused
+        if not workers:
+            raise ClusterError(f"no worker left that can grade: {error}")
+        if unit.cases:
+            self._submit(unit)
+
+    def _close_worker(self, address: str) -> None:
+        """Ask the scheduler to close the worker (and its nanny). Not retire_workers: it
+        keeps a worker that holds data no other worker has (the case files, say)."""
+        def close(dask_scheduler) -> None:  # sent by value: the scheduler needs no grader
+            dask_scheduler.close_worker(address)
+        with contextlib.suppress(Exception):  # gone already: nothing to close
+            self.client.run_on_scheduler(close)
+
+
+def _case_data(payload):
+    """A task whose result is the case files: fetched once by each worker that needs
+    them, and recomputed (from the task itself) if every holder is lost."""
+    return payload
+
+
+def _case_payload(cases: Sequence[Case]) -> dict:
+    return {case.version: (case.input.name, case.input.read_bytes(), case.expected.read_bytes())
+            for case in cases}
+
+
+def _key_safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:40]
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__

@@ -1,0 +1,186 @@
+"""The worker side of grading on a Dask cluster (the client side is grader.cluster).
+
+Every Dask worker needs the grader installed (the same version as the client) and
+no shared file system: the client ships each submission's source and, once per
+grading run, the case inputs and expected outputs. A worker builds each content
+once in its own cache, runs every case in its own sandbox under the course's
+limits, and returns verdicts: only the client writes the store.
+
+A worker's state (its sandbox, its cache folder) lives in a WorkerPlugin the client
+registers. A worker whose sandbox does not work refuses every task with one line
+(WorkerRefused) instead of running untrusted code without isolation; the course's
+`sandbox = "rlimits"` is the only way to grade without bubblewrap, as locally.
+"""
+
+import dataclasses
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from distributed import WorkerPlugin, get_worker
+
+from grader import __version__
+from grader.build import Artifact, build
+from grader.cases import Case
+from grader.config import LanguageSpec
+from grader.judge import Judgement, run_case
+from grader.model import Limits, Verdict
+from grader.sandbox import SandboxUnavailable, make_sandbox
+from grader.store import MAX_STORED_OUTPUT
+from grader.submissions import Submission
+
+CACHE_ENV = "GRADER_WORKER_CACHE"  # where a worker keeps builds (default: its local directory)
+
+_log = logging.getLogger("grader.cluster_worker")
+
+
+class WorkerRefused(RuntimeError):
+    """This worker will not grade (no working sandbox, another grader version)."""
+
+    def __init__(self, address: str, reason: str):
+        super().__init__(address, reason)
+        self.address, self.reason = address, reason
+
+    def __str__(self) -> str:
+        return f"worker {self.address} refuses work: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a worker needs to build one submission."""
+
+    id: str
+    content_hash: str
+    language: LanguageSpec
+    data: bytes  # the source file's bytes (named language.source)
+
+
+# case version -> (input file name, input bytes, expected output bytes)
+CaseData = Dict[str, Tuple[str, bytes, bytes]]
+
+
+def plugin_name(sandbox_kind: str) -> str:
+    return f"scramble-grader-{__version__}-{sandbox_kind}"
+
+
+class GraderPlugin(WorkerPlugin):
+    """A worker's sandbox and build cache, made on its first task."""
+
+    idempotent = True  # a later grading run keeps the worker's sandbox and cache
+
+    def __init__(self, sandbox_kind: str, client_version: str = __version__):
+        self.name = plugin_name(sandbox_kind)
+        self.sandbox_kind = sandbox_kind
+        self.client_version = client_version
+
+    def setup(self, worker) -> None:
+        self.address = worker.address
+        self.root = Path(os.environ.get(CACHE_ENV) or worker.local_directory) / "grader"
+        self._lock = threading.Lock()
+        self._hash_locks: Dict[str, threading.Lock] = {}
+        self._sandbox = None
+        self._refusal: Optional[str] = None
+
+    def sandbox(self):
+        """The worker's sandbox, or WorkerRefused saying why there is none."""
+        with self._lock:
+            if self._sandbox is None and self._refusal is None:
+                self._refusal = self._make_sandbox()
+                if self._refusal:
+                    _log.error("%s", WorkerRefused(self.address, self._refusal))
+        if self._refusal:
+            raise WorkerRefused(self.address, self._refusal)
+        return self._sandbox
+
+    def _make_sandbox(self) -> Optional[str]:
+        if self.client_version != __version__:
+            return (f"it has grader {__version__}, the client {self.client_version}: "
+                    "install the same version on both")
+        if self.sandbox_kind == "rlimits":  # the course chose no isolation, knowingly
+            self._sandbox = make_sandbox("rlimits", warn=_log.warning)
+            return None
+        try:
+            self._sandbox = make_sandbox("bubblewrap")
+        except SandboxUnavailable as error:
+            return (f"no working sandbox ({error}); install bubblewrap there, or set "
+                    'sandbox = "rlimits" in course.toml to grade without isolation')
+        return None
+
+    def hash_lock(self, key: str) -> threading.Lock:
+        with self._lock:
+            return self._hash_locks.setdefault(key, threading.Lock())
+
+    def build(self, source: Source, limits: Limits, force: bool) -> Artifact:
+        """Build in this worker's cache, once per content (threads wait for each other)."""
+        sandbox = self.sandbox()
+        folder = self.root / "sources" / source.content_hash[:32]
+        sub = Submission(source.id, folder, folder / source.language.source, source.language,
+                         None, source.content_hash)
+        with self.hash_lock(source.content_hash):
+            folder.mkdir(parents=True, exist_ok=True)
+            if not sub.source.is_file() or sub.source.read_bytes() != source.data:
+                _write_atomic(sub.source, source.data)
+            return build(sub, self.root / "builds", sandbox, limits, force=force)
+
+    def local_case(self, case: Case, data: CaseData) -> Case:
+        """The case with its files in this worker's cache (written once per version)."""
+        name, puzzle, expected = data[case.version]
+        folder = self.root / "cases" / case.version
+        with self.hash_lock("case:" + case.version):
+            folder.mkdir(parents=True, exist_ok=True)
+            for path, data in ((folder / name, puzzle), (folder / "expected", expected)):
+                if not path.is_file():  # two cases may share a version, not an input name
+                    _write_atomic(path, data)
+        return dataclasses.replace(case, input=folder / name, expected=folder / "expected")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    part = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    part.write_bytes(data)
+    os.replace(part, path)
+
+
+def _plugin(name: str) -> GraderPlugin:
+    worker = get_worker()
+    plugin = worker.plugins.get(name)
+    if plugin is None:
+        raise WorkerRefused(worker.address, "the grader's worker plugin is not registered here")
+    return plugin
+
+
+def build_task(name: str, source: Source, limits: Limits, force: bool) -> Artifact:
+    """One submission's build on this worker."""
+    return _plugin(name).build(source, limits, force)
+
+
+def run_task(name: str, built: Artifact, source: Source, cases: Sequence[Case],
+             data: CaseData, limits: Limits, build_limits: Limits
+             ) -> List[Tuple[str, Judgement]]:
+    """Some cases of one submission whose build (`built`, maybe on another worker)
+    succeeded: (case id, judgement) each, outputs cut to what the store keeps."""
+    if not built.ok:
+        return []  # the client records CE/IE for every case from the build itself
+    plugin = _plugin(name)
+    artifact = plugin.build(source, build_limits, False)  # this worker's own, usually cached
+    if not artifact.ok:
+        why = f"the build that worked on another worker failed here: {artifact.log[:300]}"
+        return [(case.id, Judgement(Verdict.IE, why)) for case in cases]
+    sandbox = plugin.sandbox()
+    results = []
+    for case in cases:
+        judgement = run_case(artifact, source.language, plugin.local_case(case, data), sandbox,
+                             limits)
+        results.append((case.id, _trimmed(judgement)))
+    return results
+
+
+def _trimmed(judgement: Judgement) -> Judgement:
+    """Only what the store keeps travels back: no output of an accepted run."""
+    result = judgement.result
+    if result is None:
+        return judgement
+    kept = b"" if judgement.verdict == Verdict.AC else result.stdout[:MAX_STORED_OUTPUT]
+    return dataclasses.replace(judgement, result=dataclasses.replace(result, stdout=kept))
