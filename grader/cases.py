@@ -65,7 +65,7 @@ def read_manifest(path: Path) -> dict:
     return data
 
 
-def load_cases(manifest: Path = None, *, public_only: bool = False) -> List[Case]:
+def load_cases(manifest: Optional[Path] = None, *, public_only: bool = False) -> List[Case]:
     """Read and validate the manifest and check every file it names exists.
 
     Everything is checked before anything is graded: a broken case set is a

@@ -22,7 +22,7 @@ from grader.reports.terminal import (build_report, case_report, late_report, sco
                                     summary_table)
 from grader.sandbox import make_sandbox
 from grader.score import report
-from grader.store import DB_NAME, Store, results_folder
+from grader.store import DB_NAME, Store, SubmissionRow, results_folder
 from grader.submissions import discover, survey
 from grader.text import safe_name
 from grader.model import Verdict
@@ -165,7 +165,7 @@ def cmd_grade(args) -> int:
         with Store(folder / DB_NAME) as store:
             sandbox_name = _grade_into(store, folder / "builds", submissions, cases, config,
                                        jobs, force, address)
-            reports = [report(store, store.submission(s.id), cases, config.policy_cases)
+            reports = [report(store, _planned(store, s.id), cases, config.policy_cases)
                        for s in submissions]
         lateness = lateness_of(reports, config.late)
         print(summary_table(reports, config.limits.cpu_seconds,
@@ -204,7 +204,7 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force,
         with Store(scratch / DB_NAME) as store:
             sandbox_name = _grade_into(store, scratch / "builds", submissions, cases, config,
                                        jobs, force, address)
-            reports = [report(store, store.submission(s.id), cases, config.policy_cases)
+            reports = [report(store, _planned(store, s.id), cases, config.policy_cases)
                        for s in submissions]
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox_name, lateness, course)
@@ -257,6 +257,13 @@ def _grade_on_cluster(address, work, store, config, cases, force) -> str:
     return executor.sandbox_name
 
 
+def _planned(store: Store, submission_id: str) -> SubmissionRow:
+    """The stored row of a submission of this run (plan() records every one)."""
+    row = store.submission(submission_id)
+    assert row is not None, f"plan() recorded no row for {submission_id}"
+    return row
+
+
 def _run_with_progress(work, store, executor, force) -> None:
     from tqdm import tqdm
 
@@ -268,6 +275,7 @@ def _run_with_progress(work, store, executor, force) -> None:
               dynamic_ncols=True) as bar:
         def on_event(event: Event) -> None:
             if event.kind == "run":
+                assert event.case is not None, "a run event names its case"
                 bar.set_postfix_str(f"{event.submission.id}/{event.case.id}: {event.verdict}",
                                     refresh=False)
                 bar.update(1)
@@ -295,7 +303,7 @@ def cmd_check(args) -> int:
             work = plan(submissions, cases, store)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             _run_with_progress(work, store, executor, False)
-            result = report(store, store.submission(submissions[0].id), cases,
+            result = report(store, _planned(store, submissions[0].id), cases,
                             config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))

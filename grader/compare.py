@@ -16,7 +16,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from grader.cases import POLICY_RULES
 from grader.model import Verdict
@@ -329,7 +329,8 @@ def _line_notes(exp_lines: List[str], got_lines: List[str]) -> List[str]:
     exp_rows, got_rows = _nonblank(exp_lines), _nonblank(got_lines)
     if [text for text, _, _ in exp_rows] != [text for text, _, _ in got_rows]:
         return [_spacing_note(exp_rows, got_rows)]
-    notes, places = [], 0
+    notes: List[str] = []
+    places = 0
     for index, ((_, exp_blanks, _), (_, got_blanks, got_no)) in enumerate(zip(exp_rows, got_rows)):
         if exp_blanks == got_blanks:
             continue
@@ -417,7 +418,8 @@ def _tiles(puzzle: Union[bytes, str], exp: PrintedOutput) -> Optional[Tuple[Tile
         match = _LISTING_LINE.match(line)
         if match:
             edges.append(tuple(edge.strip() for edge in match.group(2).split(",")))
-    return tuple(edges) if len(edges) == 9 and all(len(e) == 4 for e in edges) else None
+    tiles = [e for e in edges if len(e) == 4]
+    return tuple(tiles) if len(edges) == 9 and len(tiles) == 9 else None
 
 
 def _shape_issues(got: bytes, out: PrintedOutput) -> List[Issue]:
@@ -663,6 +665,7 @@ def _board_problems(board: Board, tiles: Optional[Tuple[Tile, ...]], turns) -> L
         places = " and ".join(position(i) for i in cells)
         problems.append(f"it uses tile {tile} {_times(len(cells))} ({places})")
     for index in foreign_cells(board, turns) if tiles else ():
+        assert tiles is not None, "foreign cells are looked for only when the tiles are known"
         cell = board[index]
         if not 1 <= cell.tile <= len(tiles):
             problems.append(f"{position(index)} shows tile {cell.tile}, which does not exist")
@@ -724,7 +727,9 @@ def _turned_cells(invalid: List[PrintedBoard], missing: List[PrintedBoard]):
     by_digits: Dict[str, List[PrintedBoard]] = {}
     for printed in missing:
         by_digits.setdefault(digits(printed.board), []).append(printed)
-    issues, rest, matched = [], [], set()
+    issues: List[Issue] = []
+    rest: List[PrintedBoard] = []
+    matched: Set[int] = set()
     for printed in invalid:
         match = next((want for want in by_digits.get(digits(printed.board), ())
                       if id(want) not in matched and _turns_of(printed.board, want.board)), None)
@@ -757,6 +762,7 @@ def _turns_of(got: Board, want: Board) -> Optional[List[Tuple[int, int]]]:
 
 def _turned_text(printed: PrintedBoard, want: PrintedBoard) -> str:
     turned = _turns_of(printed.board, want.board)
+    assert turned is not None, "called for boards _turns_of matched"
     cells = "; ".join(f"{position(i)} (tile {printed.board[i].tile}) by {_TURN_NAMES[k]}"
                       for i, k in turned[:MAX_EXAMPLES])
     more = f" and {len(turned) - MAX_EXAMPLES} more" if len(turned) > MAX_EXAMPLES else ""

@@ -129,7 +129,7 @@ def default_course_file() -> Path:
 def load_config(path: Optional[Path] = None) -> CourseConfig:
     """Read course.toml (the project's, or `path`); defaults when it is absent."""
     explicit = path is not None
-    path = Path(path) if explicit else default_course_file()
+    path = Path(path) if path is not None else default_course_file()
     if not path.exists():
         if explicit:
             raise ConfigError(f"{path}: no such course configuration file")

@@ -67,6 +67,7 @@ def assess(policy: LatePolicy, meta: Optional[SubmissionMeta]) -> Lateness:
         # The LMS judged it against the student's own due date (extensions included);
         # a zip entry's time may not even be the submission's.
         return Lateness(meta.submitted_at, marker, 0, 0.0, "on time (the LMS's own marker)")
+    assert policy.deadline is not None, "policy.enabled: it has a deadline"
     late_by = _late_by(submitted, policy.deadline)
     if late_by is None or late_by <= timedelta(0):
         if not marker:

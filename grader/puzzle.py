@@ -8,7 +8,7 @@ solutions, so the student kit can ship it without giving the assignment away.
 
 import re
 from dataclasses import dataclass, field
-from typing import FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 TILE_COUNT = 9
 SIDES = ("top", "right", "bottom", "left")
@@ -52,7 +52,7 @@ def parse_puzzle(data: Union[bytes, str]) -> Tuple[Tile, ...]:
 def turn(edges: Tile, quarter_turns: int = 1) -> Tile:
     """The edges after turning the tile clockwise: the old left edge goes on top."""
     k = quarter_turns % 4
-    return edges[4 - k:] + edges[:4 - k] if k else edges
+    return edges[-k % 4], edges[(1 - k) % 4], edges[(2 - k) % 4], edges[(3 - k) % 4]
 
 
 def all_turns(tiles: Sequence[Tile]) -> Tuple[FrozenSet[Tile], ...]:
@@ -152,7 +152,7 @@ def clashes(board: Board) -> List[Clash]:
 
 def repeated_tiles(board: Board) -> List[Tuple[int, List[int]]]:
     """(tile number, cell indices) for every tile shown in more than one cell."""
-    cells = {}
+    cells: Dict[int, List[int]] = {}
     for index, cell in enumerate(board):
         cells.setdefault(cell.tile, []).append(index)
     return [(tile, where) for tile, where in sorted(cells.items()) if len(where) > 1]

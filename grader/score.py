@@ -28,7 +28,7 @@ class CaseOutcome:
     def policy_failure(self) -> bool:
         """It failed only in what a policy rule decides (its diagnosis says so)."""
         return (self.policy_dependent and self.verdict in (Verdict.WA, Verdict.PE)
-                and POLICY_ONLY in (self.run.diagnosis or ""))
+                and self.run is not None and POLICY_ONLY in (self.run.diagnosis or ""))
 
 
 @dataclass(frozen=True)

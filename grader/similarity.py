@@ -115,6 +115,8 @@ def _window() -> int:
 
 def fingerprint(sub: Submission, boilerplate) -> Document:
     _, detector, _ = _copydetect()
+    if sub.source is None:
+        raise ValueError(f"{sub.id}: no source file to fingerprint")
     text = sub.source.read_text(encoding="utf-8", errors="replace")
     print_name = sub.source.name  # the extension picks the lexer
     fp = detector.CodeFingerprint(print_name, NOISE_TOKENS, _window(), boilerplate=boilerplate,

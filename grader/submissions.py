@@ -20,7 +20,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Literal, Optional, Tuple, overload
 
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
@@ -216,7 +216,9 @@ def load(folder: Path, config: CourseConfig) -> Submission:
         return _rejected(sid, folder, f"more than one source file ({', '.join(found)}): "
                          "keep exactly one")
     if found:
-        return _checked(sid, folder, folder / found[0], config.language_for(found[0]), config)
+        spec = config.language_for(found[0])
+        assert spec is not None, "_source_names finds only the languages' source names"
+        return _checked(sid, folder, folder / found[0], spec, config)
     return _rejected(sid, folder, _nothing_found(folder, config))
 
 
@@ -238,7 +240,9 @@ def _checked(sid: str, folder: Path, source: Path, spec: LanguageSpec,
 def _inventory(folder: Path, source: Path, spec: LanguageSpec,
                policy: str) -> Tuple[List[str], List[Tuple[str, str]]]:
     """(extra files copied beside the main file, (name, why) of every entry not used)."""
-    extra, ignored, total = [], [], 0
+    extra: List[str] = []
+    ignored: List[Tuple[str, str]] = []
+    total = 0
     suffixes = COMPANION_SUFFIXES.get(spec.name, ())
     for entry in _entries(folder):
         if entry.name == source.name:
@@ -340,6 +344,12 @@ def _entries_or_nothing(folder: Path) -> List[Path]:
         return _entries(folder)
     except SubmissionError:
         return []
+
+
+@overload
+def _wrong_name(name: str, config: CourseConfig, strict: Literal[False] = False) -> str: ...
+@overload
+def _wrong_name(name: str, config: CourseConfig, strict: bool) -> Optional[str]: ...
 
 
 def _wrong_name(name: str, config: CourseConfig, strict: bool = False) -> Optional[str]:

@@ -27,7 +27,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 MAD_SCALE = 1.4826  # MAD x this estimates the standard deviation of normal data
 OUTLIER_MADS = 3.0
@@ -147,7 +147,7 @@ def _exact_p(ranks: Sequence[float], n1: int, r1: float) -> float:
 
 def _normal_p(ranks: Sequence[float], n1: int, n2: int, u: float) -> float:
     n = n1 + n2
-    tie_sizes = {}
+    tie_sizes: Dict[float, int] = {}
     for r in ranks:
         tie_sizes[r] = tie_sizes.get(r, 0) + 1
     ties = sum(t ** 3 - t for t in tie_sizes.values())
@@ -209,7 +209,7 @@ def ranks(samples: dict, noise_floor: float, alpha: float) -> dict:
     and so be ranked above r, although r beats it; with it, q beating p
     always means rank(q) < rank(p). Programs nothing beats share rank 1.
     """
-    beats = {name: set() for name in samples}  # beats[q]: programs q is faster than
+    beats: Dict[str, Set[str]] = {name: set() for name in samples}  # beats[q]: programs q is faster than
     for c in significantly_faster(samples, noise_floor, alpha):
         beats[c.faster].add(c.slower)
     changed = True

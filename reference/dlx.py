@@ -340,15 +340,15 @@ class ColouredCover:
 # ---------------------------------------------------------------- the puzzle as exact cover
 
 
-def _turn(edges: Tuple[str, ...]) -> Tuple[str, ...]:
+def _turn(edges: Tuple[str, str, str, str]) -> Tuple[str, str, str, str]:
     """The tile turned a quarter clockwise: its left edge comes to the top."""
     top, right, bottom, left = edges
     return (left, top, right, bottom)
 
 
-def _looks(edges: Tuple[str, ...]) -> List[Tuple[str, ...]]:
+def _looks(edges: Tuple[str, str, str, str]) -> List[Tuple[str, str, str, str]]:
     """The different-looking rotations of a tile (one per look)."""
-    looks: List[Tuple[str, ...]] = []
+    looks: List[Tuple[str, str, str, str]] = []
     for _ in range(4):
         if edges not in looks:
             looks.append(edges)
@@ -393,7 +393,7 @@ def build_model(puzzle: Puzzle, cut_turns: bool = True) -> Tuple[ColouredCover, 
     secondary += [f"v{a}" for a in range(CELLS - SIDE)]
     options, meaning = [], []
     for number, edges in enumerate(puzzle.tiles, start=1):
-        for look in _looks(tuple(edges)):
+        for look in _looks(edges):
             for cell in range(CELLS):
                 if cut_turns and number == 1 and not _tile1_cells(cell):
                     continue
@@ -439,11 +439,11 @@ def solve_with_stats(puzzle: Puzzle, cut_turns: bool = True) -> Tuple[List[Board
     model, meaning = build_model(puzzle, cut_turns)
     drawn: Dict[str, Board] = {}
     for cover in model.solutions():
-        board: List[Optional[Placement]] = [None] * CELLS
+        board: Dict[int, Placement] = {}
         for option in cover:
             cell, placement = meaning[option]
             board[cell] = placement
-        best = canonical(tuple(board))
+        best = canonical(tuple(board[cell] for cell in range(CELLS)))  # a cover fills every cell
         drawn.setdefault(render_board(best), best)
     order = sorted(drawn, key=lambda text: (digits(drawn[text]), text))
     return [drawn[text] for text in order], model.stats

@@ -37,7 +37,7 @@ Stdlib only, one file: it is also a valid student submission.
 import sys
 from itertools import groupby
 from operator import itemgetter
-from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 TILE_COUNT = 9
 SEPARATOR = "+--------+--------+--------+\n"
@@ -83,10 +83,10 @@ def _parse_edge(text: str, where: str) -> str:
     return edge
 
 
-def _parse_tile(line: str, number: int, source: str) -> Tuple[str, ...]:
+def _parse_tile(line: str, number: int, source: str) -> Tuple[str, str, str, str]:
     fields = line.split(",")
     if len(fields) == 4 and all(field in _EDGES for field in fields):
-        return tuple(fields)  # the common, clean case
+        return fields[0], fields[1], fields[2], fields[3]  # the common, clean case
     where = f"{source}:{number}"
     if not line.strip():
         raise PuzzleError(f"{where}: empty line where tile {number} should be")
@@ -95,7 +95,8 @@ def _parse_tile(line: str, number: int, source: str) -> Tuple[str, ...]:
             f"{where}: tile {number} has {len(fields)} edge(s); "
             "a tile has 4 (top,right,bottom,left)"
         )
-    return tuple(_parse_edge(field, where) for field in fields)
+    top, right, bottom, left = (_parse_edge(field, where) for field in fields)
+    return top, right, bottom, left
 
 
 def parse(text: str, source: str = "<input>") -> Puzzle:
@@ -187,7 +188,7 @@ class _Placements:
             self.tile_of += [tile] * len(turns)
         self._placements: List[Optional[Placement]] = [None] * len(self.looks)
         self._cells: Optional[List[Tuple[bytes, bytes, bytes]]] = None
-        self._texts = {}  # three ids -> that row drawn
+        self._texts: Dict[int, bytes] = {}  # three ids -> that row drawn
 
     def turned(self, pid: int, quarters: int) -> int:
         """The placement `pid` becomes when turned clockwise `quarters` times."""
@@ -200,8 +201,9 @@ class _Placements:
         if found is None:
             tile = self.tile_of[pid]
             turn = pid - self.first[tile]
-            edges = tuple(self.puzzle.tiles[tile - 1])
-            found = self._placements[pid] = Placement(tile, edges[4 - turn:] + edges[:4 - turn])
+            edges = self.puzzle.tiles[tile - 1]  # turned: the left edge comes to the top
+            found = self._placements[pid] = Placement(tile, (
+                edges[-turn % 4], edges[(1 - turn) % 4], edges[(2 - turn) % 4], edges[(3 - turn) % 4]))
         return found
 
     def board(self, ids: Sequence[int]) -> Board:
@@ -239,9 +241,9 @@ def _in_order(places: _Placements, boards: List[tuple]) -> List[tuple]:
     """Boards (ids) sorted by digits, boards with the same digits by drawing."""
     tile_of = places.tile_of.__getitem__
     keyed = sorted(((tuple(map(tile_of, ids)), ids) for ids in boards), key=itemgetter(0))
-    ordered = []
-    for _, same in groupby(keyed, key=itemgetter(0)):
-        same = [ids for _, ids in same]
+    ordered: List[tuple] = []
+    for _, group in groupby(keyed, key=itemgetter(0)):
+        same = [ids for _, ids in group]
         if len(same) > 1:
             same.sort(key=places.board_text)  # rows have a fixed width
         ordered += same
@@ -365,7 +367,7 @@ class _Bottoms:
         for tiles, _ in rows:
             for corner in range(min(tiles[0], tiles[2])):
                 self.counts[corner] += 1
-        self.drawings = {}  # corner -> the rows allowed, drawn; made when first drawn
+        self.drawings: Dict[int, Tuple[tuple, tuple]] = {}  # corner -> the rows allowed, drawn; made when first drawn
 
 
 class _Rows:
@@ -379,9 +381,9 @@ class _Rows:
         self.k = k = places.k
         self.entries: List[tuple] = []  # by id: tile by tile
         self.lefts: List[int] = []  # by id: the code of its left edge
-        self.ends = [()] * ((TILE_COUNT + 1) * k)  # by tile * k + right demand
-        self.by_left = [()] * k
-        self.by_both = [()] * (k * k)  # by top * k + left
+        self.ends: List[tuple] = [()] * ((TILE_COUNT + 1) * k)  # by tile * k + right demand
+        self.by_left: List[tuple] = [()] * k
+        self.by_both: List[tuple] = [()] * (k * k)  # by top * k + left
         for pid, (tile, top, right, bottom, left) in enumerate(places.looks):
             entry = (1 << tile, pid, tile, right ^ 1, bottom ^ 1)
             self.entries.append(entry)
@@ -390,7 +392,7 @@ class _Rows:
             self.by_left[left] += (entry,)
             self.by_both[top * k + left] += (entry,)
         self.dominoes = self._dominoes()
-        self._bottoms = {}  # (bottom demands, used tiles) -> _Bottoms or None
+        self._bottoms: Dict[int, Optional[_Bottoms]] = {}  # (bottom demands, used tiles) -> _Bottoms or None
 
     def _dominoes(self) -> list:
         """Pairs of placements side by side (two tiles, matching), by the
@@ -412,10 +414,11 @@ class _Rows:
         (None when there is none); computed once per key."""
         k = self.k
         key = (((d3 * k + d4) * k + d5) << (TILE_COUNT + 1)) | used
-        found = self._bottoms.get(key, self)  # self: not computed yet
-        if found is self:
+        try:
+            return self._bottoms[key]
+        except KeyError:  # not computed yet
             found = self._bottoms[key] = self._find_bottoms(d3, d4, d5, used)
-        return found
+            return found
 
     def _find_bottoms(self, d3: int, d4: int, d5: int, used: int) -> Optional[_Bottoms]:
         rows, k = [], self.k
@@ -561,7 +564,7 @@ def _count(rows: _Rows) -> int:
     """Count by top rows: what fits below a top row depends only on its
     bottom edges, its tiles and its top-left tile, so each such key is
     counted once however many top rows share it."""
-    memo = {}
+    memo: Dict[int, int] = {}
     total, k = 0, rows.k
     for b0, _, t0, r0, d0 in rows.entries:
         if t0 > TILE_COUNT - 3:

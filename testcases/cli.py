@@ -7,7 +7,7 @@ Exit status: 0 done, 1 the command failed (a difference found, gave up),
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import NoReturn, Optional, Sequence
 
 from grader.errors import run_entry_point
 from testcases import DEFAULT_EXAMPLES, DEFAULT_MANIFEST, build, engine, generate, intformat
@@ -16,7 +16,7 @@ from testcases.puzzletext import format_puzzle
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line and status 2, like every other bad input
+    def error(self, message: str) -> NoReturn:  # one line and status 2, like every other bad input
         self.exit(2, f"{self.prog}: {message}\n")
 
 

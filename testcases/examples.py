@@ -70,7 +70,9 @@ def grade_examples(examples: Sequence[Example], cases: Sequence[Case], config: C
         execute(work, store, sandbox, config, Path(tmp) / "builds", jobs=jobs)
         outcomes = []
         for example in examples:
-            result = report(store, store.submission(example.id), cases)
+            row = store.submission(example.id)
+            assert row is not None, "plan() recorded every example's submission"
+            result = report(store, row, cases)
             verdicts = {o.case.id: o.verdict or "-" for o in result.outcomes}
             diagnoses = {o.case.id: o.run.diagnosis for o in result.outcomes if o.run}
             outcomes.append(Outcome(example, verdicts, diagnoses))

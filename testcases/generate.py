@@ -139,7 +139,8 @@ def _attempt(rng: random.Random, options: Options) -> Optional[Tuple[Tile, ...]]
         forced += [_symmetric_tile(rng, edge) for _ in range(rng.randint(1, 2))]
     if options.duplicates:
         original = (edge(), edge(), edge(), edge())
-        forced += [policy.turned(original, rng.randrange(4)) for _ in range(rng.choice((2, 2, 3)))]
+        forced += [_four(policy.turned(original, rng.randrange(4)))
+                   for _ in range(rng.choice((2, 2, 3)))]
     board = _solved_board(forced, edge)
     if options.target.high == 0:
         _break_one_edge(rng, board, len(forced), edge)
@@ -148,7 +149,13 @@ def _attempt(rng: random.Random, options: Options) -> Optional[Tuple[Tile, ...]]
     if policy.has_duplicate_tiles(board) != options.duplicates:
         return None
     rng.shuffle(board)
-    return tuple(policy.turned(tile, rng.randrange(4)) for tile in board)
+    return tuple(_four(policy.turned(tile, rng.randrange(4))) for tile in board)
+
+
+def _four(edges: Sequence[str]) -> Tile:
+    """A tile from its four edges (top, right, bottom, left)."""
+    top, right, bottom, left = edges
+    return top, right, bottom, left
 
 
 def _symmetric_tile(rng: random.Random, edge) -> Tile:
@@ -187,7 +194,7 @@ def _solved_board(forced: Sequence[Tile], edge) -> List[Tile]:
         for side in range(4):
             if (cell, side) not in slots:
                 put(cell, side, edge())
-    return [tuple(slots[(cell, side)] for side in range(4)) for cell in range(9)]
+    return [_four([slots[(cell, side)] for side in range(4)]) for cell in range(9)]
 
 
 def _break_one_edge(rng: random.Random, board: List[Tile], forced: int, edge) -> None:
@@ -202,4 +209,4 @@ def _break_one_edge(rng: random.Random, board: List[Tile], forced: int, edge) ->
         new = edge()
     tile = list(board[cell])
     tile[side] = new
-    board[cell] = tuple(tile)
+    board[cell] = _four(tile)

@@ -9,7 +9,7 @@ only another 0, which no letter edge can do: such a puzzle cannot be converted.
 
 import string
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Sequence, Set, Tuple
 
 from testcases.errors import UsageError
 
@@ -26,7 +26,7 @@ def parse_int_puzzle(text: str, source: str) -> List[IntTile]:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
-    tiles = []
+    tiles: List[IntTile] = []
     for number, line in enumerate(lines, start=1):
         where = f"{source}:{number}"
         if number > TILE_COUNT:
@@ -41,7 +41,8 @@ def parse_int_puzzle(text: str, source: str) -> List[IntTile]:
                 tile.append(int(field))
             except ValueError:
                 raise UsageError(f"{where}: {side} edge {field!r} is not an integer") from None
-        tiles.append(tuple(tile))
+        top, right, bottom, left = tile
+        tiles.append((top, right, bottom, left))
     if len(tiles) < TILE_COUNT:
         raise UsageError(f"{source}:{len(tiles) + 1}: too few tiles: found {len(tiles)}, "
                          f"a puzzle has exactly {TILE_COUNT}")
@@ -73,12 +74,16 @@ def to_letters(tiles: Sequence[IntTile], source: str,
                          f"{len(magnitudes)} different edge images (magnitudes) in all, but "
                          f"only {len(alphabet)} letters to write them with")
     letter = dict(zip(magnitudes, alphabet))
-    return [tuple(f"{letter[abs(v)]}{1 if v > 0 else 0}" for v in tile) for tile in tiles]
+    written = []
+    for tile in tiles:
+        top, right, bottom, left = (f"{letter[abs(v)]}{1 if v > 0 else 0}" for v in tile)
+        written.append((top, right, bottom, left))
+    return written
 
 
 def _line_of_one_too_many(tiles: Sequence[IntTile], letters: int) -> int:
     """The line where, reading on, one magnitude more than there are letters appears."""
-    seen = set()
+    seen: Set[int] = set()
     for number, tile in enumerate(tiles, start=1):
         seen.update(abs(value) for value in tile)
         if len(seen) > letters:

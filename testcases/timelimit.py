@@ -90,15 +90,18 @@ def measure(programs: Sequence[Program], runs: int, sandbox, config: CourseConfi
             if not artifact.ok:
                 problems.append(f"{program.id}: does not build: {_first(artifact.log)}")
                 continue
+            language = program.submission.language
+            assert language is not None, "a submission without a language does not build"
             for run in range(runs):
                 for case in program.cases:
-                    judgement = run_case(artifact, program.submission.language, case, sandbox,
+                    judgement = run_case(artifact, language, case, sandbox,
                                          config.limits)
                     if judgement.verdict != Verdict.AC:
                         problems.append(f"{program.id}, case {case.id!r}, run {run + 1}: "
                                         f"{judgement.verdict}, not AC: "
                                         f"{_first(judgement.diagnosis)}")
                         continue
+                    assert judgement.result is not None, "an AC verdict comes from a run"
                     sample = Sample(program.id, program.submission.language_name, case.id,
                                     judgement.result.cpu_seconds,
                                     judgement.result.wall_seconds)
@@ -142,8 +145,10 @@ def tle_warnings(examples: Sequence[Example], cases: Sequence[Case], proposal: P
         if not artifact.ok:
             warnings.append(f"{example.id}: expected TLE but does not build")
             continue
+        language = example.submission.language
+        assert language is not None, "a submission without a language does not build"
         for case in tle_cases:
-            judgement = run_case(artifact, example.submission.language, case, sandbox, limits)
+            judgement = run_case(artifact, language, case, sandbox, limits)
             if judgement.verdict != Verdict.TLE:
                 used = judgement.result.cpu_seconds if judgement.result else 0.0
                 warnings.append(

@@ -310,6 +310,7 @@ def _case_details(outcome: CaseOutcome, result: SubmissionReport, store: Store) 
 
 def _output_diff(outcome: CaseOutcome, result: SubmissionReport, store: Store) -> str:
     case, run, sub = outcome.case, outcome.run, result.submission
+    assert run is not None, "called only for a case that ran"
     try:
         expected = case.expected.read_bytes()
     except OSError as error:

@@ -33,10 +33,12 @@ def prepare(store: Store, cases: Sequence[Case], config: CourseConfig, sandbox: 
         if sub is not None:
             artifact = build(sub, cache_root, sandbox, config.build_limits)
             if artifact.ok:
+                assert sub.language is not None, "an eligible submission has a language"
                 programs.append(Program(sub.id, sub.language, sub.content_hash,
                                         artifact.folder))
                 continue
             reason = "could not be built again for timing: " + _first_line(artifact.log)
+        assert reason is not None, "eligibility gives a reason when it gives no submission"
         ineligible.append(Ineligible(row.id, row.language, reason))
     if not programs:  # nothing to compare the languages' start-up costs with
         return Session(timed, [], [], ineligible)

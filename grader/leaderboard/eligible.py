@@ -47,7 +47,7 @@ def eligibility(row: SubmissionRow, store: Store, cases: Sequence[Case],
         return None, "not graded yet: run grade first"
     if result.build is not None and not result.build.ok:
         return None, "build failed"
-    failures = failure_summary([o.verdict for o in graded])
+    failures = failure_summary([o.run.verdict for o in graded if o.run is not None])
     if failures:
         return None, failures
     if len(graded) < len(result.outcomes):

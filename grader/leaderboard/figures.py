@@ -71,7 +71,7 @@ def _startup_entry(language: str, t: Timed, board: Standings) -> dict:
         entry["reason"] = t.problem or "not measured"
         return entry
     entry.update(_figures("cpu", t.cpu))
-    entry.update({"wall_median_s": t.wall.median, "cpu_outliers": list(t.cpu.outliers),
+    entry.update({"wall_median_s": t.wall_total.median, "cpu_outliers": list(t.cpu.outliers),
                   "cases": [_case_entry(cid, t) for cid in _case_ids(board)]})
     return entry
 
@@ -82,16 +82,17 @@ def _ranked_entry(rank: int, t: Timed, board: Standings, name, startup: Dict[str
     base_cpu = base.cpu.median if base is not None and base.cpu is not None else None
     entry = {"id": name(t.program.id), "language": language, "rank": rank,
              "winner": rank == 1}
-    entry.update(_figures("cpu", t.cpu))
+    cpu, wall = t.cpu_total, t.wall_total  # ranked: completely measured
+    entry.update(_figures("cpu", cpu))
     entry.update({
-        "cpu_outliers": list(t.cpu.outliers),
-        "wall_median_s": t.wall.median,
-        "wall_min_s": t.wall.minimum,
-        "wall_max_s": t.wall.maximum,
-        "wall_mad_s": t.wall.mad,
-        "wall_runs_s": list(t.wall.runs),
+        "cpu_outliers": list(cpu.outliers),
+        "wall_median_s": wall.median,
+        "wall_min_s": wall.minimum,
+        "wall_max_s": wall.maximum,
+        "wall_mad_s": wall.mad,
+        "wall_runs_s": list(wall.runs),
         "startup_cpu_median_s": base_cpu,
-        "beyond_startup_cpu_s": None if base_cpu is None else t.cpu.median - base_cpu,
+        "beyond_startup_cpu_s": None if base_cpu is None else cpu.median - base_cpu,
         "faster_than": [name(other) for other in board.beats.get(t.program.id, [])],
         "cases": [_case_entry(cid, t) for cid in _case_ids(board)],
     })
@@ -104,7 +105,7 @@ def _case_ids(board: Standings) -> List[str]:
 
 def _case_entry(case_id: str, t: Timed) -> dict:
     cpu, wall = t.cpu_cases[case_id], t.wall_cases[case_id]
-    entry = {"id": case_id}
+    entry: dict = {"id": case_id}
     entry.update(_figures("cpu", cpu))
     entry.update({"cpu_outliers": list(cpu.outliers), "wall_median_s": wall.median})
     return entry

@@ -26,6 +26,20 @@ class Timed:
     first_run: float = 0.0  # timestamps of the stored runs
     last_run: float = 0.0
 
+    @property
+    def cpu_total(self) -> Summary:
+        """`cpu` of a completely measured program (as every ranked one is)."""
+        if self.cpu is None:
+            raise ValueError(f"{self.program.id} is not completely measured: {self.problem}")
+        return self.cpu
+
+    @property
+    def wall_total(self) -> Summary:
+        """`wall` of a completely measured program (as every ranked one is)."""
+        if self.wall is None:
+            raise ValueError(f"{self.program.id} is not completely measured: {self.problem}")
+        return self.wall
+
 
 def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> Timed:
     rows = [t for t in store.timings(program.id, program.content_hash) if t.run_index < runs]
@@ -81,12 +95,12 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
             ineligible.append(Ineligible(program.id, program.language.name, result.problem))
         else:
             measured.append(result)
-    samples = {t.program.id: t.cpu.runs for t in measured}
+    samples = {t.program.id: t.cpu_total.runs for t in measured}
     board = config.leaderboard
     rank_of = ranks(samples, board.noise_floor, board.alpha)
     beats = _direct_wins(samples, board.noise_floor, board.alpha)
     ranked = sorted(((rank_of[t.program.id], t) for t in measured),
-                    key=lambda pair: (pair[0], pair[1].cpu.median, pair[1].program.id))
+                    key=lambda pair: (pair[0], pair[1].cpu_total.median, pair[1].program.id))
     startups = {}
     for program in session.startups:
         result = timed(store, program, session.cases, runs)

@@ -60,9 +60,16 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
         student.files = {PurePosixPath(name): member.data
                          for name, (_, member) in chosen[uid].items()}
         student.submitted_at = newest(m.mtime for m in members)
-        student.submission_id = ",".join(sorted(_NAME.match(m.path.name)["att"] for m in members))
+        student.submission_id = ",".join(sorted(_attempt(m.path.name) for m in members))
         parsed.students.append(student)
     return parsed
+
+
+def _attempt(name: str) -> str:
+    """The Canvas file id in a member's name."""
+    match = _NAME.match(name)
+    assert match is not None, "only members named like Canvas's files are chosen"
+    return match["att"]
 
 
 def _original_name(name: str, source_names: frozenset):

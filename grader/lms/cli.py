@@ -78,10 +78,10 @@ def cmd_import(args) -> int:
         print(f"refused: {entry.name}: {entry.reason}")
     for note in result.notes:
         print(f"note: {note}")
-    for entry in result.kept_newer:
-        print(f"kept: {entry}: the folder holds a later submission than this archive")
-    for entry in result.not_in_roster:
-        print(f"not in the roster: {entry}")
+    for student in result.kept_newer:
+        print(f"kept: {student}: the folder holds a later submission than this archive")
+    for student in result.not_in_roster:
+        print(f"not in the roster: {student}")
     if result.no_submission:
         print(f"no submission: {', '.join(result.no_submission)}")
     if result.absent:

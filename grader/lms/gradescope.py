@@ -11,7 +11,7 @@ is kept in the metadata so a roster finds each of them.
 
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 from grader.lms.incoming import Incoming, Parsed, safe_id
 from grader.lms.unpack import ArchiveError, Refused, Unpacked
@@ -82,7 +82,7 @@ def _incoming(key: str, entry: dict) -> Incoming:
     submitters = [s for s in entry.get("submitters") or [] if isinstance(s, dict)]
     first = submitters[0] if submitters else {}
     ident = str(first.get("sid") or first.get("email") or key)
-    others = []
+    others: List[str] = []
     for person in submitters:
         others.extend(str(person[k]) for k in ("sid", "email") if person.get(k))
     subid = key.split("_", 1)[1] if key.startswith("submission_") else key

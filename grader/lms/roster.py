@@ -68,7 +68,8 @@ def read_roster(path: Path) -> Roster:
     if not any(name in header for name in (*CANVAS_IDS, *MOODLE_IDS)):
         raise RosterError(f"{path}: no student id column (expected Canvas's "
                           f"{', '.join(CANVAS_IDS)} or Moodle's {', '.join(MOODLE_IDS)})")
-    preamble, rows = [], []
+    preamble: List[List[str]] = []
+    rows: List[List[str]] = []
     for number, row in enumerate(table[1:], start=2):
         if len(row) > len(header):
             raise RosterError(f"{path}: line {number} has {len(row)} fields, the header "

@@ -56,6 +56,7 @@ def read_zip(archive: Union[Path, bytes], limits: UnpackLimits = UnpackLimits(),
              label: str = "") -> Unpacked:
     """Every acceptable file entry of `archive` (a path, or a zip's bytes named `label`),
     and every refused one with why."""
+    source: Union[io.BytesIO, Path]
     if isinstance(archive, bytes):
         source, archive = io.BytesIO(archive), Path(label or "zip")
     else:

@@ -5,7 +5,7 @@ whatever a page shows, leaderboard.json holds too."""
 import copy
 import html
 import re
-from typing import List, Sequence
+from typing import Dict, List, Sequence
 
 from tabulate import tabulate
 
@@ -34,7 +34,7 @@ def percent(part: float, whole: float) -> str:
 
 def rank_labels(entries: Sequence[dict]) -> List[str]:
     """"1", or "=1" when the rank is shared (a tie)."""
-    counts = {}
+    counts: Dict[int, int] = {}
     for entry in entries:
         counts[entry["rank"]] = counts.get(entry["rank"], 0) + 1
     return [("=" if counts[e["rank"]] > 1 else "") + str(e["rank"]) for e in entries]

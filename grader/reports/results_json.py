@@ -19,7 +19,7 @@ def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
     """The document; `lateness` adds each submission's penalty and final score, `course`
     what of the course configuration the scores depend on (for regrade diffs), `skipped`
     the entries of the class folder not graded (grader.submissions.Skipped)."""
-    document = {
+    document: dict = {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
         "sandbox": sandbox,

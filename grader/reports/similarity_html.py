@@ -7,7 +7,7 @@ through printable() and html.escape.
 """
 
 import html
-from typing import Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from grader import __version__
 from grader.exports.feedback_html import CSP
@@ -125,7 +125,7 @@ def _merged(ranges: Sequence[Tuple[int, int]], text: str):
     positions back to characters only approximately, and a mark that starts in
     the middle of `continue` reads as a bug."""
     length = len(text)
-    merged = []
+    merged: List[List[int]] = []  # [start, end]: the end grows as ranges merge
     for start, end in sorted(ranges):
         start, end = max(0, min(start, length)), max(0, min(end, length))
         while 0 < start < length and _word(text[start - 1]) and _word(text[start]):
