@@ -79,6 +79,7 @@ from grader.sandbox.supervise import (
     rlimit_values,
     run_result,
     sandbox_usage,
+    sysv_shm_bytes,
     tmpfs_bytes,
 )
 from grader.sandbox.uids import UidSlots, pipes_for, readable_by
@@ -433,7 +434,8 @@ def _request(command: list[str], workdir: Path, limits: Limits, memory_rlimit: b
     owner = -1 if uid is None else uid
     fields = [owner, owner, cpu_soft, cpu_hard, address_space,
               values[resource.RLIMIT_NPROC][0], values[resource.RLIMIT_FSIZE][0],
-              values[resource.RLIMIT_NOFILE][0], tmpfs_bytes(limits), cpus, workdir,
+              values[resource.RLIMIT_NOFILE][0], tmpfs_bytes(limits), sysv_shm_bytes(limits),
+              cpus, workdir,
               len(command), *command]
     encoded = [os.fsencode(str(f)) for f in fields]
     if any(b"\0" in f for f in encoded):
