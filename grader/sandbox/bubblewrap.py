@@ -521,7 +521,8 @@ class BubblewrapSandbox(Sandbox):
     def _zygote_argv(self, spawn: ZygoteSpawn) -> list[str]:
         """A warm sandbox over one workdir (see warm.py): the same namespaces and tree,
         but /tmp and /proc are mounted per run, /input is the zygote's stage folder."""
-        # to make the run (its namespaces, its loopback up); to drop bounding caps
+        # to make the run (its namespaces, its loopback up, as root its System V limits);
+        # to drop the bounding capabilities
         caps = ["CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETPCAP"]
         caps += [] if spawn.uid is None else ["CAP_SETUID", "CAP_SETGID"]
         a = self._namespaces(spawn.uid, caps)

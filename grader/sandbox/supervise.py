@@ -395,6 +395,8 @@ def tree_usage(
     for name in counted:
         entry = found[name]
         ticks += entry.ticks
+        if name in (init, root):
+            continue  # the sandbox's own process, not the program's
         usage.max_rss_kb = max(usage.max_rss_kb, entry.rss_kb)
         usage.anon_kb += entry.held_kb
     usage.cpu_seconds = ticks / _CLK_TCK

@@ -207,7 +207,7 @@ static int set_sysctl(const char *path, long long value) {
 
 /* System V shared memory outlives every process that attached it, so no poll of the
  * tree's processes sees a segment nobody has attached: the run's ipc namespace allows
- * at most shm_bytes of segments in all (a bound the grader adds to the memory limit). */
+ * at most shm_bytes of segments in all (part of the slack over the memory limit). */
 static int cap_sysv_shm(long long shm_bytes) {
     if (shm_bytes <= 0) return 0;
     long page = sysconf(_SC_PAGESIZE);
@@ -253,7 +253,9 @@ static void init(const struct request *r) {
         say(r->status, "error bind %s: %s", r->cwd, strerror(errno));
         _exit(1);
     }
-    if (cap_sysv_shm(r->shm_bytes) != 0) {
+    /* Only the namespace's root may (the grader runs as root); not root, the user
+     * namespace maps no root, and the kernel's own bound holds (see warm.py). */
+    if (cap_sysv_shm(r->shm_bytes) != 0 && errno != EACCES) {
         say(r->status, "error limit System V shared memory: %s", strerror(errno));
         _exit(1);
     }
