@@ -28,6 +28,7 @@ honest programs honest; it is no defence against a hostile one.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import resource
@@ -130,6 +131,41 @@ def _kill_uid(uid: int) -> None:
                     pass
         if not found:
             return
+
+
+_IPC_RMID = 0
+_SYSV = {"shm": "shmctl", "msg": "msgctl", "sem": "semctl"}
+
+
+def _sysv_rows(kind: str, uid: int) -> list[dict[str, str]]:
+    """The System V objects of one kind (shm, msg, sem) a sandbox uid made or owns."""
+    try:
+        with open(f"/proc/sysvipc/{kind}") as f:
+            header, *rows = f.read().splitlines()
+    except OSError:
+        return []
+    names = header.split()
+    found = [dict(zip(names, row.split())) for row in rows]
+    return [r for r in found if str(uid) in (r.get("uid"), r.get("cuid"))]
+
+
+def _sysv_shm_kb(uid: int) -> int:
+    """Shared memory segments outlive the processes that made them (and are in no
+    process's memory once detached): they count toward the run's memory."""
+    return sum(int(r.get("rss", r.get("size", "0"))) for r in _sysv_rows("shm", uid)) // 1024
+
+
+def _remove_sysv(uid: int) -> None:
+    """What a run left in the machine's System V namespace (the fallback has no ipc
+    namespace of its own): removed, so that no later run finds it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, call in _SYSV.items():
+        ident = "semid" if kind == "sem" else kind + "id"
+        for row in _sysv_rows(kind, uid):
+            if kind == "sem":
+                libc.semctl(int(row[ident]), 0, _IPC_RMID)
+            else:
+                getattr(libc, call)(int(row[ident]), _IPC_RMID, None)
 
 
 class RlimitSandbox(Sandbox):
@@ -287,7 +323,10 @@ class RlimitSandbox(Sandbox):
         reaper = str(run.proc.pid)
 
         def poll() -> Optional[Usage]:
-            return tree_usage("/proc", init=reaper, root=reaper)
+            usage = tree_usage("/proc", init=reaper, root=reaper)
+            if usage is not None and run.uid is not None:
+                usage.anon_kb += _sysv_shm_kb(run.uid)
+            return usage
 
         every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
         watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=run.kill)
@@ -298,6 +337,8 @@ class RlimitSandbox(Sandbox):
         finally:
             run.kill()  # a no-op when the run ended by itself
             run.proc.wait()
+            if run.uid is not None:
+                _remove_sysv(run.uid)
         wall = time.monotonic() - start
         fields = bytes(run.record).split()
         if len(fields) != 6 or fields[0] != b"exit":

@@ -85,8 +85,8 @@ class Usage:
     process's private anonymous memory, plus its share (PSS) of shared memory (shared
     anonymous mappings, System V and POSIX shared memory, memfd, mapped tmpfs files:
     a page six processes share counts once, not six times, and not zero times), plus
-    the files in the run's own tmpfs /tmp (memory too, mapped or not; a tmpfs file
-    that is also mapped counts twice: the safe side).
+    the files in the run's own tmpfs /tmp and the memfds its processes hold open
+    (memory too, mapped or not; one that is also mapped counts twice: the safe side).
     """
 
     cpu_seconds: float = 0.0
@@ -332,6 +332,28 @@ def _shared_kb(proc_root: str, pid: str, rss_shmem: int) -> int:
         return rss_shmem
 
 
+def _memfd_kb(proc_root: str, pid: str, seen: set) -> int:
+    """Memory in the memfds the process holds open and no other process of the tree
+    counted before (``seen``): a memfd written, never mapped, is in no one's RSS."""
+    total = 0
+    try:
+        fds = os.listdir(f"{proc_root}/{pid}/fd")
+    except OSError:
+        return 0
+    for fd in fds:
+        path = f"{proc_root}/{pid}/fd/{fd}"
+        try:
+            if not os.readlink(path).startswith("/memfd:"):
+                continue
+            st = os.stat(path)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_blocks // 2
+    return total
+
+
 @dataclass
 class _Process:
     ppid: str
@@ -392,13 +414,14 @@ def tree_usage(
     counted = _descendants(found, root) if root is not None else set(found)
     usage = Usage()
     ticks = 0
+    memfds: set = set()
     for name in counted:
         entry = found[name]
         ticks += entry.ticks
         if name in (init, root):
             continue  # the sandbox's own process, not the program's
         usage.max_rss_kb = max(usage.max_rss_kb, entry.rss_kb)
-        usage.anon_kb += entry.held_kb
+        usage.anon_kb += entry.held_kb + _memfd_kb(proc_root, name, memfds)
     usage.cpu_seconds = ticks / _CLK_TCK
     return usage
 
