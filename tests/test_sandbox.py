@@ -210,6 +210,22 @@ def progs(tmp_path_factory) -> Path:
     return folder
 
 
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+
+
+@pytest.fixture(scope="module")
+def attacks(tmp_path_factory) -> Path:
+    """Attack programs of tests/hostile/ (see its README) built to be run directly."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    folder = tmp_path_factory.mktemp("attacks")
+    for name in ("orphan_cpu", "shared_memory", "net_trace"):
+        subprocess.run(["gcc", "-O2", "-o", str(folder / name),
+                        str(HOSTILE / name / "puzzlesolver.c")], check=True)
+    shutil.copy(HOSTILE / "orphan_cpu" / "puzzlesolver.py", folder / "orphan_cpu.py")
+    return folder
+
+
 @pytest.fixture(scope="module")
 def java_dir(tmp_path_factory) -> Path:
     if shutil.which("javac") is None or shutil.which("java") is None:
@@ -339,6 +355,46 @@ def test_cpu_time_counts_the_whole_tree(box, progs, ms):
     result = box.run(["./child_cpu", str(ms)], progs, QUICK)
     assert result.exit_code == 0
     assert ms / 1000 * 0.9 <= result.cpu_seconds < ms / 1000 + 0.5
+
+
+@pytest.mark.parametrize("ms", [5, 40, 300])
+def test_cpu_of_children_nobody_waits_for_counts(box, attacks, ms):
+    """The parent exits without wait() once its child has done the work: the child's
+    CPU time counts all the same (a leaderboard cheat otherwise)."""
+    result = box.run(["./orphan_cpu", "x", str(ms)], attacks, QUICK)
+    assert (result.exit_code, result.stdout) == (0, f"child burnt {ms} ms\n".encode())
+    assert 0.95 * ms / 1000 <= result.cpu_seconds < ms / 1000 + 0.5
+
+
+def test_cpu_of_a_python_child_nobody_waits_for_counts(box, attacks):
+    result = box.run(["python3", "orphan_cpu.py", "x", "40"], attacks, QUICK)
+    assert (result.exit_code, result.stdout) == (0, b"child burnt 40 ms\n")
+    assert 0.95 * 0.040 <= result.cpu_seconds < 0.5
+
+
+SHARED_LIMITS = Limits(cpu_seconds=5, wall_seconds=10, memory_mb=128, processes=32,
+                       file_size_mb=64)  # files of 64 MB: a tmpfs /tmp of 256 MB
+# What the tree may hold past the limit before a poll stops it: what it touches
+# between two polls, plus the System V segments nobody has attached (an eighth of
+# the limit). Measured here: 30-100 MB with 2 cores.
+SHARED_SLACK_MB = 192
+
+
+@pytest.mark.parametrize("how", ["mmap", "sysv", "memfd", "tmpfs"])
+def test_shared_memory_counts_toward_the_memory_limit(box, attacks, how):
+    """Six processes each hold 120 MB that none of them owns privately (720 MB in
+    all, under a 128 MB limit): MLE, stopped before the tree holds limit + slack."""
+    if how == "tmpfs" and box.name == "rlimits":
+        pytest.skip("the rlimits fallback has no tmpfs of its own: /tmp is the host's")
+    result = box.run(["./shared_memory", "x", how, "120"], attacks, SHARED_LIMITS)
+    if how == "sysv" and box.name == "bubblewrap":
+        # The run's ipc namespace refuses segments past an eighth of the limit: the
+        # program never holds them (the fallback, as root, counts them instead).
+        assert b"shmget: No space left on device" in result.stderr, result
+    else:
+        assert result.memory_exceeded and result.stdout == b"", result
+        assert result.wall_seconds < 3  # stopped, not held for its 3 s
+    assert result.peak_memory_kb < (SHARED_LIMITS.memory_mb + SHARED_SLACK_MB) << 10
 
 
 def test_cpu_spread_over_processes_still_times_out(box, progs):
@@ -678,6 +734,13 @@ def test_warm_runs_share_nothing(bwrap_boxes, progs):
     objects, pids = second.stdout.split()
     assert objects == b"0", second.stdout
     assert int(pids) <= 4  # its own pid namespace: init, sh, ls, grep
+
+
+def test_runs_share_no_network_namespace(bwrap, attacks):
+    """Sockets left in TIME_WAIT, /proc/net/tcp, the loopback's counters: a run sees
+    none of an earlier run's (of the same warm zygote, or of any bwrap)."""
+    seen = [bwrap.run(["./net_trace"], attacks, QUICK).stdout for _ in range(3)]
+    assert seen == [b"tcp 0 packets 0\n"] * 3
 
 
 def test_warm_zygote_outlives_a_fork_bomb_and_a_kill(bwrap_boxes, progs):

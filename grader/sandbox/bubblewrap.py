@@ -172,6 +172,7 @@ from grader.sandbox.supervise import (
     rusage_cpu,
     rusage_peak_kb,
     sandbox_usage,
+    sysv_shm_bytes,
     tmpfs_bytes,
 )
 from grader.sandbox.uids import UidSlots, pipes_for, private_folder, workdir_for
@@ -328,6 +329,17 @@ def _uid_dropper() -> Callable[[int], list[str]]:
         return lambda uid: [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                             "--inh-caps=-all", "--"]
     raise SandboxUnavailable("neither unshare (with --setuid) nor setpriv found (util-linux)")
+
+
+def _sysv_capped(shm_bytes: int) -> list[str]:
+    """A command prefix (run as root inside the sandbox, before the uid drop) that caps
+    the run's System V shared memory, as the warm sandbox's init does: a segment
+    nobody has attached is in no process's memory, no poll sees it. Best effort: a
+    failure here must never look like the program's."""
+    pages = -(-shm_bytes // resource.getpagesize())
+    script = (f"{{ echo {shm_bytes} >/proc/sys/kernel/shmmax; "
+              f"echo {pages} >/proc/sys/kernel/shmall; }} 2>/dev/null; exec \"$@\"")
+    return ["/bin/sh", "-c", script, "sh"]
 
 
 def _failed(result: RunResult) -> str:
@@ -515,7 +527,7 @@ class BubblewrapSandbox(Sandbox):
             a += ["--seccomp", str(launch.seccomp_fd)]
         a.append("--")
         if launch.uid is not None and self.drop_to is not None:
-            a += self.drop_to(launch.uid)
+            a += _sysv_capped(sysv_shm_bytes(launch.limits)) + self.drop_to(launch.uid)
         return a + launch.command
 
     def _zygote_argv(self, spawn: ZygoteSpawn) -> list[str]:

@@ -1,7 +1,8 @@
 /* The memory limit bypassed with shared memory: six children each hold 200 MiB (or
    argv[3] MiB) of memory that no process owns privately, touched and held 3 s:
      mmap   MAP_SHARED|MAP_ANONYMOUS
-     sysv   a System V segment, attached, touched, detached (held by nobody)
+     sysv   System V segments of 8 MiB, each attached, touched, detached at once
+            (held by no process: a poll of the processes never sees them)
      memfd  a memfd written (never mapped)
      tmpfs  a file in /tmp (unlinked, kept open)
    (argv[2], default mmap). The whole tree holds far more than the limit: MLE. */
@@ -24,12 +25,14 @@ static void fill(int fd, size_t size) {
 
 static void hold(const char *how, size_t size) {
     if (strcmp(how, "sysv") == 0) {
-        int id = shmget(IPC_PRIVATE, size, IPC_CREAT | 0600);
-        if (id < 0) { perror("shmget"); return; }
-        char *p = shmat(id, NULL, 0);
-        if (p == (void *)-1) { perror("shmat"); return; }
-        memset(p, 7, size);
-        shmdt(p);
+        for (size_t part = 0; part < size; part += 8 << 20) {
+            int id = shmget(IPC_PRIVATE, 8 << 20, IPC_CREAT | 0600);
+            if (id < 0) { perror("shmget"); break; }
+            char *p = shmat(id, NULL, 0);
+            if (p == (void *)-1) { perror("shmat"); break; }
+            memset(p, 7, 8 << 20);
+            shmdt(p);
+        }
     } else if (strcmp(how, "memfd") == 0) {
         for (size_t part = 0; part < size; part += 8 << 20) { /* under RLIMIT_FSIZE */
             int fd = memfd_create("hold", 0);
