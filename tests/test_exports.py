@@ -571,3 +571,25 @@ def test_student_kit_sets_itself_up_on_a_bare_python(student_kit, tmp_path):
     assert (kit / ".venv" / ".ready").exists()
     again = run_check(kit, tmp_path / "mine" / "puzzlesolver.py", tmp_path, system_python)
     assert again.returncode == 0 and "installing" not in again.stderr
+
+
+WARM_PROBE = ("import grader, sys\n"
+              "from grader.sandbox import BubblewrapSandbox\n"
+              "box = BubblewrapSandbox(); box.probe()\n"
+              "print(grader.__file__); print(box.mode)\n")
+
+
+@pytest.mark.parametrize("which", ["gradescope", "kit"])
+def test_unpacked_grader_runs_the_warm_sandbox(which, autograder_zip, student_kit, tmp_path):
+    """The Gradescope zip and the student kit carry what the warm sandbox needs
+    (zygote.c): unpacked elsewhere, they time programs as the grader does."""
+    if shutil.which("bwrap") is None or shutil.which("cc") is None:
+        pytest.fail("needs bubblewrap and a C compiler, both installed for the test suite")
+    unzip(autograder_zip if which == "gradescope" else student_kit, tmp_path)
+    root = tmp_path if which == "gradescope" else tmp_path / KIT
+    assert (root / "grader" / "sandbox" / "zygote.c").is_file()
+    done = subprocess.run([sys.executable, "-c", WARM_PROBE], cwd=root, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    where, mode = done.stdout.split()
+    assert Path(where).parent == root / "grader" and mode == "warm"
