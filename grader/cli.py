@@ -13,7 +13,7 @@ from grader.exports.cli import ExportError, add_export_command
 from grader.grading import Event, execute, plan
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import build_report, case_report, score_line, summary_table
-from grader.sandbox import make_sandbox
+from grader.sandbox import SandboxUnavailable, isolating_sandbox, make_sandbox
 from grader.score import report
 from grader.store import Store, StoreError, results_folder
 from grader.submissions import SubmissionError, discover
@@ -31,7 +31,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         return args.func(args)
     except (ConfigError, CaseError, SubmissionError, StoreError, UsageError,
-            ExportError) as error:
+            ExportError, SandboxUnavailable) as error:
         print(f"grader: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -53,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     grade.add_argument("--force", action="store_true",
                        help="rebuild and rerun even what is already graded")
+    _sandbox_option(grade)
     grade.set_defaults(func=cmd_grade)
 
     check = sub.add_parser("check", help="a student's self-check on the public cases")
@@ -72,10 +73,22 @@ def _parser() -> argparse.ArgumentParser:
                        help="show stable pseudonyms instead of submission names")
     board.add_argument("--force-remeasure", action="store_true",
                        help="forget every stored timing and measure again")
+    _sandbox_option(board)
     board.set_defaults(func=cmd_leaderboard)
 
     add_export_command(sub)
     return parser
+
+
+def _sandbox_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--sandbox", choices=("auto", "bubblewrap", "rlimits"),
+                         help="overrides course.toml; rlimits: no isolation (never chosen "
+                         "for you: without bubblewrap, grading stops)")
+
+
+def _grading_sandbox(config, args):
+    """Untrusted code runs isolated, or unisolated only by the instructor's choice."""
+    return isolating_sandbox(args.sandbox or config.sandbox, warn=_warn)
 
 
 def _warn(message: str) -> None:
@@ -96,7 +109,7 @@ def cmd_grade(args) -> int:
     if not submissions:
         raise UsageError(f"{args.folder}: no submissions found (one folder per student)")
     with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
-        sandbox = make_sandbox(config.sandbox, warn=_warn)
+        sandbox = _grading_sandbox(config, args)
         work = plan(submissions, cases, store, force=args.force)
         _run_with_progress(work, store, sandbox, config, folder / "builds", jobs, args.force)
         reports = [report(store, store.submission(s.id), cases) for s in submissions]
@@ -189,7 +202,7 @@ def cmd_leaderboard(args) -> int:
             store.forget_timings()
         for caveat in lb.caveats(config):
             _warn(caveat)
-        sandbox = make_sandbox(config.sandbox, warn=_warn)
+        sandbox = _grading_sandbox(config, args)
         session = lb.prepare(store, cases, config, sandbox, folder / "builds")
         work = lb.plan(store, session, config)
         failed = 0

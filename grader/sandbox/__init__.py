@@ -28,8 +28,13 @@ __all__ = [
     "RlimitSandbox",
     "Sandbox",
     "SandboxUnavailable",
+    "isolating_sandbox",
     "make_sandbox",
 ]
+
+INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), "
+                "or choose the unisolated fallback: --sandbox rlimits, or "
+                'sandbox = "rlimits" in course.toml')
 
 
 def _print_to_stderr(message: str) -> None:
@@ -63,3 +68,22 @@ def make_sandbox(
             raise
         warn(f"sandbox: bubblewrap not available ({exc}): {FALLBACK_WARNING}")
         return RlimitSandbox()
+
+
+def isolating_sandbox(
+    kind: str = "auto",
+    *,
+    warn: Callable[[str], None] = _print_to_stderr,
+    extra_paths: Sequence[Path] = (),
+) -> Sandbox:
+    """The sandbox for grading untrusted code: bubblewrap, whether "auto" or
+    "bubblewrap" asked for it; the rlimits fallback only when the instructor chose it
+    ("rlimits"), never by surprise. SandboxUnavailable (one line, with how to install
+    bubblewrap) otherwise."""
+    if kind == "rlimits":
+        return make_sandbox("rlimits", warn=warn)
+    try:
+        return make_sandbox("bubblewrap", warn=warn, extra_paths=extra_paths)
+    except SandboxUnavailable as exc:
+        raise SandboxUnavailable(
+            f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}") from None

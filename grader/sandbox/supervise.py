@@ -356,7 +356,6 @@ def _memfd_kb(proc_root: str, pid: str, seen: set) -> int:
 
 @dataclass
 class _Process:
-    ppid: str
     ticks: int  # user + sys, with those of reaped children when asked
     rss_kb: int
     held_kb: int  # private anonymous + its share of shared memory
@@ -378,20 +377,27 @@ def _read_proc(
         return None  # gone meanwhile
     ticks = sum(int(x) for x in fields[13 if children_only else 11 : 15])  # [u s] cu cs
     shared = _shared_kb(proc_root, pid, status.get(b"RssShmem", 0))
-    return _Process(fields[1].decode(), ticks, status.get(b"VmRSS", 0),
+    return _Process(ticks, status.get(b"VmRSS", 0),
                     status.get(b"RssAnon", 0) + shared)
 
 
-def _descendants(found: dict[str, _Process], root: str) -> set[str]:
-    children: dict[str, list[str]] = {}
-    for pid, proc in found.items():
-        children.setdefault(proc.ppid, []).append(pid)
-    tree, todo = set(), [root]
+def _descendants(proc_root: str, root: str) -> list[str]:
+    """root and every process under it, from the kernel's lists of each thread's
+    children: a walk of the tree alone, not of every process on the machine."""
+    tree, todo = [], [root]
     while todo:
         pid = todo.pop()
-        if pid in found and pid not in tree:
-            tree.add(pid)
-            todo += children.get(pid, [])
+        tree.append(pid)
+        try:
+            threads = os.listdir(f"{proc_root}/{pid}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                with open(f"{proc_root}/{pid}/task/{tid}/children", "rb") as f:
+                    todo += [c.decode() for c in f.read().split()]
+            except OSError:
+                continue
     return tree
 
 
@@ -403,7 +409,8 @@ def tree_usage(
     tree under ``root``, if asked); of ``init`` (bwrap's pid 1, a reaper) only what it
     reaped counts."""
     try:
-        names = [n for n in os.listdir(proc_root) if n.isdigit()]
+        names = (_descendants(proc_root, root) if root is not None
+                 else [n for n in os.listdir(proc_root) if n.isdigit()])
     except OSError:
         return None
     found = {}
@@ -411,12 +418,10 @@ def tree_usage(
         entry = _read_proc(proc_root, name, pgrp, children_only=name in (init, root))
         if entry is not None:
             found[name] = entry
-    counted = _descendants(found, root) if root is not None else set(found)
     usage = Usage()
     ticks = 0
     memfds: set = set()
-    for name in counted:
-        entry = found[name]
+    for name, entry in found.items():
         ticks += entry.ticks
         if name in (init, root):
             continue  # the sandbox's own process, not the program's
