@@ -514,9 +514,17 @@ def test_bad_requests_are_errors_not_exceptions(box, progs, tmp_path):
     assert "\n" not in missing.error + no_input.error
 
 
-def test_program_that_does_not_exist_is_exit_127(box, progs):
-    result = box.run(["./no_such_program"], progs, QUICK)
-    assert result.error is None and result.exit_code == 127
+def test_program_that_cannot_be_started_is_the_graders_failure(box, progs):
+    """A missing interpreter, a build that made no program: the program never ran, so
+    it is an error of the grader (IE), never exit status 127 (the student's RTE)."""
+    for command in (["./no_such_program"], ["no-such-interpreter", "x.py"]):
+        result = box.run(command, progs, QUICK)
+        assert result.exit_code is None and result.error is not None, result
+        assert result.error.startswith(f"cannot start the program: {command[0]}"), result
+        assert "No such file or directory" in result.error
+    # A program that itself exits 127 is still the program's own doing.
+    own = box.run(["sh", "-c", "exit 127"], progs, QUICK)
+    assert (own.exit_code, own.error) == (127, None)
 
 
 # --- what only bubblewrap holds -----------------------------------------------------------
@@ -705,7 +713,7 @@ def test_bubblewrap_as_an_ordinary_user(progs):
         assert echoed.splitlines()[1] == "Y1,G0,R0,B1"
         assert 5 <= int(forked) < 20
         assert ident.strip() == "65534" and touched != 0
-        assert (missing, error) == (127, None)
+        assert missing is None and error.startswith("cannot start the program: ./missing")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

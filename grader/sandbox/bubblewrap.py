@@ -132,6 +132,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import signal
@@ -177,6 +178,9 @@ from grader.sandbox.supervise import (
 )
 from grader.sandbox.uids import UidSlots, pipes_for, private_folder, workdir_for
 from grader.sandbox.warm import ZYGOTE_PATH, WarmRuns, ZygoteSpawn, build_zygote
+
+_DROP_FAILED = re.compile(rb"(unshare|setpriv): failed to execute ")
+
 
 class _Pid1:
     """bwrap's pid 1 in the new pid namespace, known from --json-status-fd.
@@ -642,14 +646,22 @@ class BubblewrapSandbox(Sandbox):
         code, sig = decode_wait_status(status)
         if not pid1.ran and watch.reason is None:
             if capture.stderr.startswith(b"bwrap: execvp "):
-                # The command itself could not be executed (not a sandbox failure): say
-                # 127, as a shell (and unshare or setpriv, as root) would. A program that
-                # ran cannot fake this: bwrap records an exit code for every one that ran.
-                code, pid1.ran = 127, True
+                # The command itself could not be executed: the grader's failure (a
+                # missing interpreter, a build that made no program), never the
+                # program's. A program that ran cannot fake this: bwrap records an exit
+                # code for every one that ran.
+                said = capture.stderr[len(b"bwrap: execvp "):].decode(errors="replace")
+                return error_result(self.name, f"cannot start the program: {said}", wall)
             else:
                 message = capture.stderr.decode(errors="replace").strip().splitlines()
                 detail = message[0] if message else f"bwrap ended with {describe(code, sig)}"
                 return error_result(self.name, f"sandbox failed to start: {detail}", wall)
+        if code == 127 and _DROP_FAILED.match(bytes(capture.stderr)):
+            # As root, the uid drop (unshare or setpriv) could not execute the command.
+            # (A program printing the same and exiting 127 only gets an IE: no gain.)
+            said = capture.stderr.decode(errors="replace").strip().splitlines()[0]
+            said = said.split("failed to execute ", 1)[1]
+            return error_result(self.name, f"cannot start the program: {said}", wall)
         if pid1.ran and code is not None:
             exit_code, sig = (None, code - 128) if 128 < code <= 128 + 64 else (code, None)
         else:

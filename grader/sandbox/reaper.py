@@ -15,7 +15,8 @@ all, then writes to STATUS_FD one line: ``exit <wait status> <user us> <sys us>
 nobody waited for counts as much as one waited for; the last figure is the peak of
 the program's process just before its exec, which its ru_maxrss inherits). Before it
 starts the program it writes ``started <pid>``; a failure of its own is ``error <why>``
-(exit status 125), never the program's.
+(exit status 125), never the program's, and so is a command that cannot be executed
+(a missing interpreter).
 """
 
 import ctypes
@@ -26,7 +27,7 @@ import sys
 import warnings  # noqa: F401  os.execvp imports it: as the sandbox uid it may be unreadable
 
 _PR_SET_CHILD_SUBREAPER = 36
-_CANNOT_EXECUTE, _NOT_FOUND = 126, 127
+_CANNOT_EXECUTE = 126
 
 
 def _children(me: int) -> list:
@@ -84,9 +85,8 @@ def _program(command: list, uid: int, limits: list, failed: int) -> None:
         # What the program's ru_maxrss starts at (this copy of the reaper's): said last.
         os.write(failed, f"rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}".encode())
         os.execvp(command[0], command)
-    except OSError as exc:
-        os.write(2, f"{command[0]}: {exc.strerror}\n".encode())
-        os._exit(_NOT_FOUND if isinstance(exc, FileNotFoundError) else _CANNOT_EXECUTE)
+    except OSError as exc:  # a missing interpreter, a build that made no program
+        os.write(failed, f"\ncannot start the program: {command[0]}: {exc.strerror}".encode())
     os._exit(_CANNOT_EXECUTE)
 
 
@@ -119,8 +119,8 @@ def main(argv: list) -> int:
             break
         said += chunk
     os.close(readable)
-    if not said.startswith(b"rss "):
-        why = said or b"the program's process ended before its exec"
+    if not said.startswith(b"rss ") or b"\n" in said:
+        why = said.partition(b"\n")[2] or said or b"the program's process ended before its exec"
         os.waitpid(program, 0)
         os.write(status_fd, b"error " + why.replace(b"\n", b" ")[:400] + b"\n")
         return 125

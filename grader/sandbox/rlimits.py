@@ -241,7 +241,8 @@ class RlimitSandbox(Sandbox):
         uid: Optional[int],
     ) -> RunResult:
         env = {
-            "PATH": os.environ.get("PATH", SANDBOX_PATH),
+            # The sandbox uid cannot search root's own folders (a pyenv under /root).
+            "PATH": SANDBOX_PATH if uid is not None else os.environ.get("PATH", SANDBOX_PATH),
             "HOME": str(private / "tmp"),
             "TMPDIR": str(private / "tmp"),
             "LANG": "C.UTF-8",
@@ -312,6 +313,8 @@ class RlimitSandbox(Sandbox):
             why = said[6:] if said.startswith(b"error ") else err.strip().splitlines()[-1:]
             detail = why.decode(errors="replace") if isinstance(why, bytes) else (
                 why[0].decode(errors="replace") if why else "it said nothing")
+            if detail.startswith("cannot start the program: "):
+                raise SetupError(detail.strip())
             raise SetupError(f"the run's reaper did not start the program: {detail.strip()}")
         run.program = int(said.split()[1])
         return run

@@ -377,6 +377,9 @@ class _Zygote:
             kill()  # a no-op when the run ended by itself
             self._reap()
         wall = time.monotonic() - start
+        if record.startswith(b"error cannot start the program: "):
+            said = record[6:].split(b"exit ")[0].decode(errors="replace")
+            return error_result(self.name, said, wall)
         if record.startswith(b"error "):
             return error_result(self.name, f"sandbox: {record[6:].decode(errors='replace')}", wall)
         ending = _ending(bytes(record), watch.cpu_seen, watch.peak_rss_kb)

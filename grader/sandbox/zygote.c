@@ -141,7 +141,9 @@ static void program(const struct request *r) {
     setsid();
     int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0 || dup2(r->out, 1) < 0 || dup2(r->err, 2) < 0) _exit(126);
-    syscall(SYS_close_range, 3, ~0U, 0);
+    /* The status socket as fd 3, closed by the exec: a failed exec is said there. */
+    if (dup3(r->status, 3, O_CLOEXEC) < 0) _exit(126);
+    syscall(SYS_close_range, 4, ~0U, 0);
     pin(r->cpus);
     limit(RLIMIT_CPU, r->cpu_soft, r->cpu_hard);
     limit(RLIMIT_FSIZE, r->fsize, r->fsize);
@@ -167,9 +169,10 @@ static void program(const struct request *r) {
     struct __user_cap_data_struct none[2] = {{0}};
     if (syscall(SYS_capset, &header, none) != 0) _exit(126);
     execvp(r->argv[0], r->argv);
-    int why = errno;
-    dprintf(2, "%s: %s\n", r->argv[0], strerror(why)); /* as a shell says it */
-    _exit(why == ENOENT ? 127 : 126);
+    /* Not the program's failure (it never ran): a missing interpreter, a build that
+     * made no program. The grader reports it as its own. */
+    say(3, "error cannot start the program: %s: %s", r->argv[0], strerror(errno));
+    _exit(127);
 }
 
 /* Bind the folder open as `keep` at `path` (parents made as needed), read-only and
@@ -266,10 +269,7 @@ static void init(const struct request *r) {
         say(r->status, "error fork: %s", strerror(errno));
         _exit(1);
     }
-    if (child == 0) {
-        close(r->status);
-        program(r);
-    }
+    if (child == 0) program(r);
     close(r->out);
     close(r->err);
     int status = 0;
