@@ -388,6 +388,7 @@ def test_run_autograder_in_a_gradescope_layout(autograder_zip, tmp_path):
     assert correct["leaderboard"][0]["name"] == "CPU time (s)"
     assert correct["leaderboard"][0]["value"] > 0
     assert correct["extra_data"]["language"] == "c"
+    assert correct["extra_data"]["sandbox"] == "bubblewrap"
     log = (root / "results" / "stdout").read_text()
     assert "score: 36/36" in log
     assert MARK in log  # the zip's grader ran, not the one this test imports
@@ -593,3 +594,39 @@ def test_unpacked_grader_runs_the_warm_sandbox(which, autograder_zip, student_ki
     assert done.returncode == 0, done.stderr
     where, mode = done.stdout.split()
     assert Path(where).parent == root / "grader" and mode == "warm"
+
+
+SNOOP_C = r"""
+#include <stdio.h>
+int main(void) {   /* exit 3: it read the hidden expected output; 4: it could not */
+    FILE *f = fopen("@HIDDEN@", "r");
+    return f ? 3 : 4;
+}
+"""
+
+
+def test_run_autograder_unisolated_only_by_choice_and_shut_out(tmp_path):
+    """course.toml chose rlimits (no bubblewrap on Gradescope): the zip grades in that
+    mode, says so in results.json, and the program, run as a sandbox uid, cannot read
+    the hidden cases. (The bubblewrap way: test_run_autograder_in_a_gradescope_layout.)"""
+    if os.geteuid() != 0:
+        pytest.fail("the test suite runs as root (the rlimits mode's sandbox uid needs it)")
+    course = tmp_path / "course.toml"
+    course.write_text(re.sub(r"^sandbox\s*=.*$", 'sandbox = "rlimits"',
+                             (ROOT / "course.toml").read_text(), flags=re.M))
+    out = tmp_path / "rlimits.zip"
+    assert export("--course", course, "export", "gradescope", out) == 0
+    root = gradescope_layout(out, tmp_path / "autograder")
+    correct = run_autograder(root, SUBMISSIONS / "ada-c", python=sys.executable)
+    assert all(t["status"] == "passed" for t in correct["tests"])
+    assert correct["extra_data"]["sandbox"] == "rlimits"
+    hidden = next(c for c in load_cases(REAL_MANIFEST) if not c.public)
+    target = root / "source" / "testcases" / hidden.expected.relative_to(ROOT / "testcases")
+    assert target.is_file()
+    snoop = tmp_path / "snoop"
+    snoop.mkdir()
+    (snoop / "puzzlesolver.c").write_text(SNOOP_C.replace("@HIDDEN@", str(target)))
+    document = run_autograder(root, snoop, python=sys.executable)
+    assert document["extra_data"]["sandbox"] == "rlimits"
+    outputs = " ".join(t["output"] for t in document["tests"])
+    assert "status 4" in outputs and "status 3" not in outputs
