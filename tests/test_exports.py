@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -616,7 +617,16 @@ def test_run_autograder_unisolated_only_by_choice_and_shut_out(tmp_path):
                              (ROOT / "course.toml").read_text(), flags=re.M))
     out = tmp_path / "rlimits.zip"
     assert export("--course", course, "export", "gradescope", out) == 0
-    root = gradescope_layout(out, tmp_path / "autograder")
+    # Readable by all, as /autograder is (pytest's own folders are root's alone).
+    public = Path(tempfile.mkdtemp(prefix="autograder-"))
+    os.chmod(public, 0o755)
+    try:
+        _grade_unisolated(gradescope_layout(out, public / "autograder"), tmp_path)
+    finally:
+        shutil.rmtree(public)
+
+
+def _grade_unisolated(root: Path, tmp_path: Path) -> None:
     correct = run_autograder(root, SUBMISSIONS / "ada-c", python=sys.executable)
     assert all(t["status"] == "passed" for t in correct["tests"])
     assert correct["extra_data"]["sandbox"] == "rlimits"
