@@ -50,8 +50,9 @@ def make_sandbox(
     """The sandbox of that kind: "auto", "bubblewrap" or "rlimits".
 
     "auto" uses bubblewrap when it exists and a trivial probe run works, else the
-    fallback, and then says so once through ``warn``. "bubblewrap" raises
-    SandboxUnavailable when it cannot work. ``extra_paths``: more host folders to
+    fallback, and then says so once through ``warn`` (for ``check`` only: grading uses
+    ``isolating_sandbox``). "bubblewrap" raises SandboxUnavailable (one line, with how
+    to install it) when it cannot work. ``extra_paths``: more host folders to
     show read-only inside bubblewrap (a JDK under /opt, say).
     """
     if kind == "rlimits":
@@ -65,7 +66,8 @@ def make_sandbox(
         return box
     except SandboxUnavailable as exc:
         if kind == "bubblewrap":
-            raise
+            raise SandboxUnavailable(
+                f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}") from None
         warn(f"sandbox: bubblewrap not available ({exc}): {FALLBACK_WARNING}")
         return RlimitSandbox()
 
@@ -82,8 +84,6 @@ def isolating_sandbox(
     bubblewrap) otherwise."""
     if kind == "rlimits":
         return make_sandbox("rlimits", warn=warn)
-    try:
-        return make_sandbox("bubblewrap", warn=warn, extra_paths=extra_paths)
-    except SandboxUnavailable as exc:
-        raise SandboxUnavailable(
-            f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}") from None
+    if kind not in ("auto", "bubblewrap"):
+        raise ValueError(f"unknown sandbox kind {kind!r} (expected auto, bubblewrap or rlimits)")
+    return make_sandbox("bubblewrap", warn=warn, extra_paths=extra_paths)
