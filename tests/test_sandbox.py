@@ -223,6 +223,8 @@ def attacks(tmp_path_factory) -> Path:
         subprocess.run(["gcc", "-O2", "-o", str(folder / name),
                         str(HOSTILE / name / "puzzlesolver.c")], check=True)
     shutil.copy(HOSTILE / "orphan_cpu" / "puzzlesolver.py", folder / "orphan_cpu.py")
+    subprocess.run(["gcc", "-O2", "-pthread", "-o", str(folder / "busy_threads"),
+                    str(HOSTILE / "busy_threads" / "puzzlesolver.c")], check=True)
     return folder
 
 
@@ -395,6 +397,16 @@ def test_shared_memory_counts_toward_the_memory_limit(box, attacks, how):
         assert result.memory_exceeded and result.stdout == b"", result
         assert result.wall_seconds < 3  # stopped, not held for its 3 s
     assert result.peak_memory_kb < (SHARED_LIMITS.memory_mb + SHARED_SLACK_MB) << 10
+
+
+def test_cpu_limit_is_the_trees_and_stops_at_the_figure_reported(box, attacks):
+    """Busy threads: what stops them is the tree's CPU time passing the limit, the
+    figure the verdict reports; never the kernel's per-process RLIMIT_CPU at the same
+    mark, which left a TLE reporting less CPU than its limit."""
+    for _ in range(3):
+        result = box.run(["./busy_threads"], attacks, Limits(cpu_seconds=1, wall_seconds=10))
+        assert result.timed_out and result.signal == signal.SIGKILL, result
+        assert result.cpu_seconds > 1, result
 
 
 def test_cpu_spread_over_processes_still_times_out(box, progs):

@@ -281,9 +281,13 @@ def sysv_shm_bytes(limits: Limits) -> int:
 def rlimit_values(
     limits: Limits, memory_rlimit: bool, nproc: bool
 ) -> list[tuple[int, tuple[int, int]]]:
-    """(resource, (soft, hard)) for one run. CPU: soft = the limit rounded up, then
-    SIGXCPU; hard one second later, then SIGKILL."""
-    cpu = max(1, math.ceil(limits.cpu_seconds))
+    """(resource, (soft, hard)) for one run. CPU: the limit is one of the whole tree,
+    enforced by the polls of its CPU time (the figure the verdict reports); RLIMIT_CPU
+    is only a per-process backstop a second past it (soft, SIGXCPU; hard one second
+    later, SIGKILL), for a grader too starved to poll. At the limit itself, the
+    kernel's finer clock would stop a process before the polls (tick-sampled) see
+    the limit reached: a TLE reporting less CPU than its limit."""
+    cpu = max(1, math.ceil(limits.cpu_seconds)) + 1
     wanted = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
         (resource.RLIMIT_FSIZE, (limits.file_size_mb << 20,) * 2),
