@@ -28,6 +28,7 @@ honest programs honest; it is no defence against a hostile one.
 from __future__ import annotations
 
 import contextlib
+import stat
 import ctypes
 import functools
 import os
@@ -66,7 +67,7 @@ from grader.sandbox.supervise import (
     rusage_peak_kb,
     tree_usage,
 )
-from grader.sandbox.uids import UidSlots, pipes_for, readable_by, workdir_for
+from grader.sandbox.uids import UidSlots, pipes_for, readable_by, workdir_for, workdir_for_owner
 
 FALLBACK_WARNING = (
     "running without isolation (rlimits and a private temporary folder only); "
@@ -168,6 +169,29 @@ def _remove_sysv(uid: int) -> None:
                 getattr(libc, call)(int(row[ident]), _IPC_RMID, None)
 
 
+_SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _remove_files_of(uid: int) -> None:
+    """What a run as a sandbox uid left in the machine's world-writable folders (the
+    fallback has no /tmp of its own): removed, as its processes are."""
+    for folder in _SHARED_WRITABLE:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+
 class RlimitSandbox(Sandbox):
     """No isolation: rlimits, a private copy of the workdir, a reaper per run (Linux),
     a sandbox uid as root. See the module docstring."""
@@ -197,7 +221,10 @@ class RlimitSandbox(Sandbox):
             try:
                 with tempfile.TemporaryDirectory(prefix="sandbox-") as folder:
                     private = Path(folder)
-                    command, cwd = self._stage(argv, workdir, private, input_file, writable)
+                    # As root, a build runs in a copy as well: the sandbox uid may not
+                    # even pass the workdir's parents (and must not write beside it).
+                    in_place = writable and uid is None
+                    command, cwd = self._stage(argv, workdir, private, input_file, in_place)
                     with _usable_by(uid, private, workdir, writable):
                         return self._spawn(command, cwd, private, limits, memory_rlimit,
                                            start, uid)
@@ -343,6 +370,7 @@ class RlimitSandbox(Sandbox):
             run.proc.wait()
             if run.uid is not None:
                 _remove_sysv(run.uid)
+                _remove_files_of(run.uid)
         wall = time.monotonic() - start
         fields = bytes(run.record).split()
         if len(fields) != 6 or fields[0] != b"exit":
@@ -412,13 +440,22 @@ class RlimitSandbox(Sandbox):
 @contextlib.contextmanager
 def _usable_by(uid: Optional[int], private: Path, workdir: Path,
                writable: bool) -> Iterator[None]:
-    """As root, the sandbox uid may read the private copy and write its tmp (a build:
-    the workdir is its own for the build, as under bubblewrap)."""
+    """As root, the sandbox uid may read the private copy and write its tmp; a build
+    writes its copy of the workdir, which replaces the workdir once every process of
+    it is dead (as under bubblewrap: the grader's, world-readable, no set-uid bit)."""
     if uid is None:
         yield
         return
     os.chmod(private, 0o755)
     os.chown(private / "tmp", uid, uid)
     readable_by(uid, private)
-    with workdir_for(uid, workdir, writable):
+    copy = private / "work"
+    with workdir_for(uid, copy, writable):
         yield
+    if writable:
+        st = os.stat(workdir)
+        shutil.rmtree(workdir)
+        shutil.copytree(copy, workdir, symlinks=True)
+        os.chown(workdir, st.st_uid, st.st_gid)
+        os.chmod(workdir, stat.S_IMODE(st.st_mode))
+        workdir_for_owner(workdir, st.st_uid, st.st_gid)
