@@ -60,8 +60,14 @@ Limits
     releases pid 1, the closed --block-fd would let the command start anyway.)
     The parent enforces the wall clock and polls the tree through the sandbox's own
     /proc (``/proc/<pid 1>/root/proc``) every 50 ms (20 ms without RLIMIT_AS): the
-    tree's CPU time (CPU spread over several processes still counts) and its anonymous
-    resident memory (forking cannot reach ``processes x memory``).
+    tree's CPU time (CPU spread over several processes still counts; the CPU limit is
+    the tree's, RLIMIT_CPU only a backstop a second past it) and the memory it holds
+    (supervise.Usage: private anonymous memory, its share of shared memory, the
+    run's tmpfs, memfds; forking or sharing cannot reach ``processes x memory``). As
+    root, System V shared memory is capped per run (an eighth of the limit: a
+    segment nobody attached is in no process's memory). The tree may so hold the
+    limit plus what it touches between two polls (30-100 MB measured on 2 cores)
+    plus that eighth before it is stopped: the stated slack.
 Killing the tree
     bwrap is killed with SIGKILL; ``--die-with-parent`` then kills its pid 1, and the
     kernel kills every process of the pid namespace with it: double-forked, setsid'ed,
