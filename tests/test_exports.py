@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -388,6 +389,12 @@ def test_run_autograder_in_a_gradescope_layout(autograder_zip, tmp_path):
         sum(not c.public for c in cases)
     assert correct["leaderboard"][0]["name"] == "CPU time (s)"
     assert correct["leaderboard"][0]["value"] > 0
+    # the statistic of `grader leaderboard`: the median of [leaderboard] runs totals
+    config = load_config(ROOT / "course.toml")
+    totals = correct["extra_data"]["leaderboard_cpu_runs_s"]
+    assert len(totals) == config.leaderboard.runs
+    assert correct["leaderboard"][0]["value"] == pytest.approx(statistics.median(totals),
+                                                               abs=1e-4)
     assert correct["extra_data"]["language"] == "c"
     assert correct["extra_data"]["sandbox"] == "bubblewrap"
     log = (root / "results" / "stdout").read_text()

@@ -21,6 +21,7 @@ from grader.cases import Case, CaseError, load_cases
 from grader.config import ConfigError, CourseConfig, load_config
 from grader.exports.common import DB_NAME, ExportError
 from grader.exports.gradescope import leaderboard_cases, results_document
+from grader.exports.timed import leaderboard_cpu
 from grader.grading import execute, plan
 from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
@@ -51,10 +52,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"sandbox {sandbox.name}")
             return 0
         started = time.monotonic()
-        result, sandbox_name = grade(args.submission, config, cases, max(1, args.jobs),
-                                     args.source)
+        result, sandbox_name, cpu = grade(args.submission, config, cases, max(1, args.jobs),
+                                          args.source)
         document = results_document(result, timed=leaderboard_cases(config, cases),
-                                    sandbox=sandbox_name,
+                                    sandbox=sandbox_name, leaderboard_cpu=cpu,
                                     execution_time=time.monotonic() - started)
         args.results.mkdir(parents=True, exist_ok=True)
         write_json(document, args.results / "results.json", "gradescope_results")
@@ -87,7 +88,8 @@ def _shut_out(source: Path, tmp: Path) -> None:
 
 
 def grade(folder: Path, config: CourseConfig, cases: List[Case],
-          jobs: int, source: Path = Path(".")) -> Tuple[SubmissionReport, str]:
+          jobs: int, source: Path = Path(".")
+          ) -> Tuple[SubmissionReport, str, Optional[List[float]]]:
     """Build and run one submission folder on every case, in a throwaway store."""
     if not folder.is_dir():
         raise ExportError(f"{folder}: no submission folder")
@@ -101,7 +103,12 @@ def grade(folder: Path, config: CourseConfig, cases: List[Case],
                 _shut_out(source, Path(tmp))
             execute(plan([submission], cases, store), store, sandbox, config,
                     Path(tmp) / "builds", jobs=jobs)
-            return report(store, store.submission(submission.id), cases), sandbox.name
+            result = report(store, store.submission(submission.id), cases)
+            cpu = None
+            if result.all_accepted:  # timed as `grader leaderboard` times it
+                timed = [c for c in cases if c.id in set(leaderboard_cases(config, cases))]
+                cpu = leaderboard_cpu(submission, timed, sandbox, config, Path(tmp) / "builds")
+            return result, sandbox.name, cpu
 
 
 def _say(message: str) -> None:
