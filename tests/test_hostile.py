@@ -107,8 +107,9 @@ ATTACKS = {
 }
 
 FALLBACK_CANNOT = {
-    "fork_bomb": "the rlimits fallback sets no process limit (RLIMIT_NPROC counts every "
-                 "process of the user), so a fork bomb would take the machine down",
+    "fork_bomb": "not run here: not as root, the rlimits fallback sets no process limit "
+                 "(RLIMIT_NPROC counts every process of the user), so a fork bomb would "
+                 "take the machine down (as root its sandbox uid has one: test_sandbox)",
     "snoop": "the rlimits fallback does not isolate files: a program reads whatever the "
              "grader's user can read",
     "include_secret": "the rlimits fallback builds with the host's files in view: "

@@ -50,6 +50,8 @@ def _kill_and_reap_all(me: int) -> None:
                 pass
         try:
             os.waitpid(-1, 0)
+            while os.waitpid(-1, os.WNOHANG)[0]:  # every one already dead, at once
+                pass
         except ChildProcessError:
             return
 

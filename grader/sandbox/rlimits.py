@@ -118,6 +118,15 @@ class _Reaped:
         self.proc.stderr.close()
 
 
+def _leftover(status: socket.socket) -> bytes:
+    """What the reaper said that the watch did not read (it has exited: no waiting)."""
+    status.setblocking(False)
+    try:
+        return status.recv(512)
+    except OSError:
+        return b""
+
+
 def _kill_uid(uid: int) -> None:
     """Every process of a sandbox uid (ours alone while we hold its slot)."""
     for _ in range(16):  # a fork bomb under RLIMIT_NPROC runs out of room quickly
@@ -368,6 +377,8 @@ class RlimitSandbox(Sandbox):
             if not run.record.startswith(b"exit "):  # else the reaper killed all it had
                 run.kill()
             run.proc.wait()
+            if not run.record.startswith(b"exit "):  # killing a big tree outlasted the watch
+                run.record += _leftover(run.status)
             if run.uid is not None:
                 _remove_sysv(run.uid)
                 _remove_files_of(run.uid)
