@@ -370,8 +370,8 @@ def test_cpu_of_children_nobody_waits_for_counts(box, attacks, ms):
 
 def test_cpu_of_a_python_child_nobody_waits_for_counts(box, attacks):
     result = box.run(["python3", "orphan_cpu.py", "x", "40"], attacks, QUICK)
-    assert (result.exit_code, result.stdout) == (0, b"child burnt 40 ms\n")
-    assert 0.95 * 0.040 <= result.cpu_seconds < 0.5
+    assert (result.exit_code, result.stdout) == (0, b"child burnt 40 ms\n"), result
+    assert 0.95 * 0.040 <= result.cpu_seconds < 1, result  # a Python start-up under load
 
 
 SHARED_LIMITS = Limits(cpu_seconds=5, wall_seconds=10, memory_mb=128, processes=32,
