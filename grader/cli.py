@@ -1,6 +1,7 @@
 """python -m grader SUBCOMMAND: grade a class, check one program, show a report."""
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
@@ -10,7 +11,7 @@ from typing import List, Optional
 
 from grader import regrade
 from grader.cases import default_manifest, load_cases
-from grader.config import load_config
+from grader.config import CourseConfig, load_config
 from grader.errors import UsageError, run_entry_point
 from grader.exports.cli import add_export_command
 from grader.late import assess, lateness_of, worth_showing
@@ -20,9 +21,9 @@ from grader.grading import Event, ThreadExecutor, grade, plan
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import (build_report, case_report, late_report, score_line,
                                     summary_table)
-from grader.sandbox import make_sandbox
+from grader.sandbox import Sandbox, isolating_sandbox, make_sandbox
 from grader.score import report
-from grader.store import DB_NAME, Store, SubmissionRow, results_folder
+from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import discover, survey
 from grader.text import safe_name
 from grader.model import Verdict
@@ -75,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="grade on a Dask cluster: its scheduler's address "
                        "(tcp://host:8786), or local:N for N worker processes here "
                        "(default: [cluster] scheduler in course.toml; none: --jobs threads)")
+    _sandbox_option(grade)
     grade.set_defaults(func=cmd_grade)
 
     changes = sub.add_parser("diff", help="what the last grade run changed (per student, old "
@@ -101,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="show stable pseudonyms instead of submission names")
     board.add_argument("--force-remeasure", action="store_true",
                        help="forget every stored timing and measure again")
+    _sandbox_option(board)
     board.set_defaults(func=cmd_leaderboard)
 
     similar = sub.add_parser("similarity", help="rank every pair of submissions by similarity "
@@ -117,6 +120,22 @@ def _parser() -> argparse.ArgumentParser:
     add_export_command(sub)
     _accept_global_options_anywhere(parser)
     return parser
+
+
+def _sandbox_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--sandbox", choices=("auto", "bubblewrap", "rlimits"),
+                         help="overrides course.toml; rlimits: no isolation (never chosen "
+                         "for you: without bubblewrap, grading stops)")
+
+
+def _with_sandbox_choice(config: CourseConfig, args) -> CourseConfig:
+    """course.toml's sandbox, or the one --sandbox chose."""
+    return dataclasses.replace(config, sandbox=args.sandbox) if args.sandbox else config
+
+
+def _grading_sandbox(config: CourseConfig) -> Sandbox:
+    """Untrusted code runs isolated, or unisolated only by the instructor's choice."""
+    return isolating_sandbox(config.sandbox, warn=_warn)
 
 
 def _warn(message: str) -> None:
@@ -136,6 +155,7 @@ def _positive_jobs(jobs: int) -> int:
 def cmd_grade(args) -> int:
     jobs = _positive_jobs(args.jobs)
     config = load_config(args.course)
+    config = _with_sandbox_choice(config, args)
     cases = load_cases(args.manifest or default_manifest())
     found = survey(args.folder, config)
     for skipped in found.skipped:
@@ -165,7 +185,7 @@ def cmd_grade(args) -> int:
         with Store(folder / DB_NAME) as store:
             sandbox_name = _grade_into(store, folder / "builds", submissions, cases, config,
                                        jobs, force, address)
-            reports = [report(store, _planned(store, s.id), cases, config.policy_cases)
+            reports = [report(store, store.recorded(s.id), cases, config.policy_cases)
                        for s in submissions]
         lateness = lateness_of(reports, config.late)
         print(summary_table(reports, config.limits.cpu_seconds,
@@ -204,7 +224,7 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force,
         with Store(scratch / DB_NAME) as store:
             sandbox_name = _grade_into(store, scratch / "builds", submissions, cases, config,
                                        jobs, force, address)
-            reports = [report(store, _planned(store, s.id), cases, config.policy_cases)
+            reports = [report(store, store.recorded(s.id), cases, config.policy_cases)
                        for s in submissions]
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox_name, lateness, course)
@@ -239,7 +259,7 @@ def _grade_into(store, cache_root, submissions, cases, config, jobs, force, addr
     work = plan(submissions, cases, store, force=force)
     if address:
         return _grade_on_cluster(address, work, store, config, cases, force)
-    sandbox = make_sandbox(config.sandbox, warn=_warn)
+    sandbox = _grading_sandbox(config)
     _run_with_progress(work, store, ThreadExecutor(sandbox, config, cache_root, jobs), force)
     return sandbox.name
 
@@ -255,13 +275,6 @@ def _grade_on_cluster(address, work, store, config, cases, force) -> str:
         executor = ClusterExecutor(client, config, cases, say=_say)
         _run_with_progress(work, store, executor, force)
     return executor.sandbox_name
-
-
-def _planned(store: Store, submission_id: str) -> SubmissionRow:
-    """The stored row of a submission of this run (plan() records every one)."""
-    row = store.submission(submission_id)
-    assert row is not None, f"plan() recorded no row for {submission_id}"
-    return row
 
 
 def _run_with_progress(work, store, executor, force) -> None:
@@ -303,7 +316,7 @@ def cmd_check(args) -> int:
             work = plan(submissions, cases, store)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             _run_with_progress(work, store, executor, False)
-            result = report(store, _planned(store, submissions[0].id), cases,
+            result = report(store, store.recorded(submissions[0].id), cases,
                             config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
@@ -348,6 +361,7 @@ def cmd_leaderboard(args) -> int:
     from grader.reports.leaderboard_md import terminal
 
     config = load_config(args.course)
+    config = _with_sandbox_choice(config, args)
     cases = load_cases(args.manifest or default_manifest())
     if not (args.results / DB_NAME).exists():
         raise UsageError(f"{args.results / DB_NAME}: no results yet (run `grader grade` first)")
@@ -356,7 +370,7 @@ def cmd_leaderboard(args) -> int:
             store.forget_timings()
         for caveat in lb.caveats(config):
             _warn(caveat)
-        sandbox = make_sandbox(config.sandbox, warn=_warn)
+        sandbox = _grading_sandbox(config)
         session = lb.prepare(store, cases, config, sandbox, folder / "builds")
         work = lb.plan_timing(store, session, config)
         failed = 0

@@ -1,5 +1,6 @@
 """Run a built program on one case and turn what happened into a verdict."""
 
+import math
 import signal
 from dataclasses import dataclass
 from typing import Optional
@@ -60,10 +61,7 @@ def judge(result: RunResult, case: Case, expected: bytes, puzzle: bytes,
                          f"memory (peak seen: {result.peak_memory_kb / 1024:.0f} MB)"
                          + _stderr_tail(result), result)
     if result.timed_out:
-        return Judgement(Verdict.TLE, f"the program ran out of time (limits: "
-                         f"{limits.cpu_seconds:g} s CPU, {limits.wall_seconds:g} s wall; used "
-                         f"{result.cpu_seconds:.2f} s CPU, {result.wall_seconds:.2f} s wall)",
-                         result)
+        return Judgement(Verdict.TLE, _time_out(result, limits), result)
     if result.signal:
         return Judgement(Verdict.RTE, f"the program crashed: killed by signal {result.signal} "
                          f"({_signal_name(result.signal)})" + _output_tails(result), result)
@@ -72,6 +70,22 @@ def judge(result: RunResult, case: Case, expected: bytes, puzzle: bytes,
                          "(a correct run exits with 0)" + _output_tails(result), result)
     comparison = compare(expected, result.stdout, puzzle, case.policy)
     return Judgement(comparison.verdict, comparison.text(), result)
+
+
+def _time_out(result: RunResult, limits: Limits) -> str:
+    """The TLE message: the figure that stopped the program first, then both."""
+    used = (f"(limits: {limits.cpu_seconds:g} s CPU, {limits.wall_seconds:g} s wall; used "
+            f"{result.cpu_seconds:.2f} s CPU, {result.wall_seconds:.2f} s wall)")
+    if result.cpu_seconds > limits.cpu_seconds:
+        cause = (f"its processes used {result.cpu_seconds:.2f} s of CPU time in all, more "
+                 f"than the {limits.cpu_seconds:g} s allowed")
+    elif result.signal == signal.SIGXCPU:
+        cause = ("a process of it reached the per-process CPU backstop (SIGXCPU, "
+                 f"{math.ceil(limits.cpu_seconds) + 1} s)")
+    else:
+        cause = (f"it ran for {result.wall_seconds:.2f} s of wall-clock time, more than the "
+                 f"{limits.wall_seconds:g} s allowed")
+    return f"the program ran out of time: {cause} {used}"
 
 
 def _signal_name(number: int) -> str:

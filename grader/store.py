@@ -239,6 +239,13 @@ class Store:
             (submission_id,)).fetchone()
         return SubmissionRow(*row) if row else None
 
+    def recorded(self, submission_id: str) -> SubmissionRow:
+        """The row of a submission this grading run recorded (plan() records every one)."""
+        row = self.submission(submission_id)
+        if row is None:
+            raise StoreError(f"{self.path}: submission {submission_id!r} was not recorded")
+        return row
+
     def submissions(self) -> List[SubmissionRow]:
         rows = self.db.execute(
             "SELECT id, language, content_hash, folder, problem FROM submissions ORDER BY id")

@@ -14,8 +14,10 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -387,7 +389,14 @@ def test_run_autograder_in_a_gradescope_layout(autograder_zip, tmp_path):
         sum(not c.public for c in cases)
     assert correct["leaderboard"][0]["name"] == "CPU time (s)"
     assert correct["leaderboard"][0]["value"] > 0
+    # the statistic of `grader leaderboard`: the median of [leaderboard] runs totals
+    config = load_config(ROOT / "course.toml")
+    totals = correct["extra_data"]["leaderboard_cpu_runs_s"]
+    assert len(totals) == config.leaderboard.runs
+    assert correct["leaderboard"][0]["value"] == pytest.approx(statistics.median(totals),
+                                                               abs=1e-4)
     assert correct["extra_data"]["language"] == "c"
+    assert correct["extra_data"]["sandbox"] == "bubblewrap"
     log = (root / "results" / "stdout").read_text()
     assert "score: 36/36" in log
     assert MARK in log  # the zip's grader ran, not the one this test imports
@@ -571,3 +580,70 @@ def test_student_kit_sets_itself_up_on_a_bare_python(student_kit, tmp_path):
     assert (kit / ".venv" / ".ready").exists()
     again = run_check(kit, tmp_path / "mine" / "puzzlesolver.py", tmp_path, system_python)
     assert again.returncode == 0 and "installing" not in again.stderr
+
+
+WARM_PROBE = ("import grader, sys\n"
+              "from grader.sandbox import BubblewrapSandbox\n"
+              "box = BubblewrapSandbox(); box.probe()\n"
+              "print(grader.__file__); print(box.mode)\n")
+
+
+@pytest.mark.parametrize("which", ["gradescope", "kit"])
+def test_unpacked_grader_runs_the_warm_sandbox(which, autograder_zip, student_kit, tmp_path):
+    """The Gradescope zip and the student kit carry what the warm sandbox needs
+    (zygote.c): unpacked elsewhere, they time programs as the grader does."""
+    if shutil.which("bwrap") is None or shutil.which("cc") is None:
+        pytest.fail("needs bubblewrap and a C compiler, both installed for the test suite")
+    unzip(autograder_zip if which == "gradescope" else student_kit, tmp_path)
+    root = tmp_path if which == "gradescope" else tmp_path / KIT
+    assert (root / "grader" / "sandbox" / "zygote.c").is_file()
+    done = subprocess.run([sys.executable, "-c", WARM_PROBE], cwd=root, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    where, mode = done.stdout.split()
+    assert Path(where).parent == root / "grader" and mode == "warm"
+
+
+SNOOP_C = r"""
+#include <stdio.h>
+int main(void) {   /* exit 3: it read the hidden expected output; 4: it could not */
+    FILE *f = fopen("@HIDDEN@", "r");
+    return f ? 3 : 4;
+}
+"""
+
+
+def test_run_autograder_unisolated_only_by_choice_and_shut_out(tmp_path):
+    """course.toml chose rlimits (no bubblewrap on Gradescope): the zip grades in that
+    mode, says so in results.json, and the program, run as a sandbox uid, cannot read
+    the hidden cases. (The bubblewrap way: test_run_autograder_in_a_gradescope_layout.)"""
+    if os.geteuid() != 0:
+        pytest.fail("the test suite runs as root (the rlimits mode's sandbox uid needs it)")
+    course = tmp_path / "course.toml"
+    course.write_text(re.sub(r"^sandbox\s*=.*$", 'sandbox = "rlimits"',
+                             (ROOT / "course.toml").read_text(), flags=re.M))
+    out = tmp_path / "rlimits.zip"
+    assert export("--course", course, "export", "gradescope", out) == 0
+    # Readable by all, as /autograder is (pytest's own folders are root's alone).
+    public = Path(tempfile.mkdtemp(prefix="autograder-"))
+    os.chmod(public, 0o755)
+    try:
+        _grade_unisolated(gradescope_layout(out, public / "autograder"), tmp_path)
+    finally:
+        shutil.rmtree(public)
+
+
+def _grade_unisolated(root: Path, tmp_path: Path) -> None:
+    correct = run_autograder(root, SUBMISSIONS / "ada-c", python=sys.executable)
+    assert all(t["status"] == "passed" for t in correct["tests"])
+    assert correct["extra_data"]["sandbox"] == "rlimits"
+    hidden = next(c for c in load_cases(REAL_MANIFEST) if not c.public)
+    target = root / "source" / "testcases" / hidden.expected.relative_to(ROOT / "testcases")
+    assert target.is_file()
+    snoop = tmp_path / "snoop"
+    snoop.mkdir()
+    (snoop / "puzzlesolver.c").write_text(SNOOP_C.replace("@HIDDEN@", str(target)))
+    document = run_autograder(root, snoop, python=sys.executable)
+    assert document["extra_data"]["sandbox"] == "rlimits"
+    outputs = " ".join(t["output"] for t in document["tests"])
+    assert "status 4" in outputs and "status 3" not in outputs

@@ -92,7 +92,7 @@ ATTACKS = {
     "big_file": ("c java python", "c python"),
     "snoop": ("c cpp java python", ""),
     "network": ("c java python", ""),
-    "daemon": ("c cpp java python", ""),
+    "daemon": ("c cpp java python", "c python"),
     "garbage_output": ("c java python", "python"),
     "garbage_crash": ("cpp python", "python"),
     "no_output": ("c python", "c"),
@@ -102,18 +102,20 @@ ATTACKS = {
     "preprocessor_bomb": ("c", "c"),
     "include_secret": ("c", ""),
     "compile_garbage": ("cpp", "cpp"),
+    "orphan_cpu": ("c python", "c python"),
+    "shared_memory": ("c", "c"),
 }
 
 FALLBACK_CANNOT = {
-    "fork_bomb": "the rlimits fallback sets no process limit (RLIMIT_NPROC counts every "
-                 "process of the user), so a fork bomb would take the machine down",
+    "fork_bomb": "not run here: not as root, the rlimits fallback sets no process limit "
+                 "(RLIMIT_NPROC counts every process of the user), so a fork bomb would "
+                 "take the machine down (as root its sandbox uid has one: test_sandbox)",
     "snoop": "the rlimits fallback does not isolate files: a program reads whatever the "
              "grader's user can read",
     "include_secret": "the rlimits fallback builds with the host's files in view: "
                       "#include of an expected output works",
     "network": "the rlimits fallback has no network namespace: connections would work "
                "(and really leave the machine)",
-    "daemon": "the rlimits fallback kills one process group: setsid or a double fork escapes",
     "outside": "the rlimits fallback does not isolate files: a program can write anywhere "
                "the grader's user can (each file only up to the size limit)",
 }
@@ -504,6 +506,26 @@ def test_memory_bombs_are_mle(graded):
         assert graded.left_behind(sid) == []
 
 
+def test_cpu_of_children_nobody_waits_for_counts(graded):
+    """The child burns 300 ms and the parent exits without wait(): all of it counts."""
+    for sid in graded.ids("orphan_cpu"):
+        run = graded.run(sid)
+        assert run.verdict == "WA" and run.cpu_seconds >= 0.95 * 0.300, (sid, run)
+        assert graded.left_behind(sid) == []
+
+
+def test_shared_memory_counts_toward_the_memory_limit(graded):
+    """Six processes hold 200 MB of shared anonymous memory each: the tree holds far
+    more than the limit, whatever each process holds privately."""
+    for sid in graded.ids("shared_memory"):
+        run = graded.run(sid)
+        assert run.verdict == "MLE", (sid, run)
+        seen = re.search(r"\(peak seen: (\d+) MB\)", run.diagnosis)
+        # stopped by a poll: the limit, plus what the tree touched since the last one
+        assert seen and MEMORY_MB <= int(seen.group(1)) < MEMORY_MB + 256, run.diagnosis
+        assert graded.left_behind(sid) == []
+
+
 def test_the_grader_own_memory_stays_small(graded):
     # The class printed gigabytes and allocated past the limit many times over.
     assert graded.peak_growth_kb < GRADER_GROWTH_KB, graded.peak_growth_kb
@@ -602,7 +624,6 @@ def test_network_is_unreachable(graded):
 
 
 def test_background_processes_die_with_the_run(graded):
-    _skip_on_fallback(graded, "daemon")
     for sid in graded.ids("daemon"):
         run = graded.run(sid)
         assert run.verdict == "WA" and run.exit_code == 0, (sid, run)
@@ -616,9 +637,11 @@ def test_nothing_is_left_running(graded):
     assert processes_left(graded.prefix, graded.results / "builds") == []
 
 
-def test_the_process_check_sees_what_escapes_the_fallback(tmp_path):
-    """The process-table check is no rubber stamp: the daemon program run under the
-    fallback leaves its setsid'ed processes, and the check finds them."""
+def test_the_process_check_sees_what_escapes(tmp_path):
+    """The process-table check is no rubber stamp: the daemon program run with no
+    sandbox at all leaves its setsid'ed processes, and the check finds them; run
+    under the fallback (its reaper is a subreaper: a double fork cannot leave its
+    tree), nothing is left."""
     from grader.model import Limits
     from grader.sandbox import RlimitSandbox
 
@@ -626,15 +649,21 @@ def test_the_process_check_sees_what_escapes_the_fallback(tmp_path):
     _materialize(tmp_path, "daemon", HOSTILE / "daemon" / "puzzlesolver.c", {"MARKER": marker})
     folder = tmp_path / "daemon"
     subprocess.run(["gcc", "-O2", "-o", "puzzlesolver", "puzzlesolver.c"], cwd=folder, check=True)
-    result = RlimitSandbox().run(["./puzzlesolver", "x"], folder, Limits(wall_seconds=5))
-    assert result.stdout == b"parent done\n"
+    with open(tmp_path / "bare.out", "wb") as out:  # the leftovers hold it open
+        subprocess.run(["./puzzlesolver", "x"], cwd=folder, stdout=out,
+                       start_new_session=True, timeout=30, check=True)
+    assert (tmp_path / "bare.out").read_bytes() == b"parent done\n"
+    time.sleep(0.5)  # the double fork's grandchild may still be on its way
     escaped = processes_left(marker)
     for line in escaped:
         try:
             os.kill(int(line.split()[1]), 9)  # ours: started just now, found by marker
         except ProcessLookupError:
             pass
-    assert escaped, "the double-forked daemon should have escaped the fallback's killpg"
+    assert escaped, "the double-forked daemon should have escaped a bare run"
+    result = RlimitSandbox().run(["./puzzlesolver", "x"], folder, Limits(wall_seconds=5))
+    assert result.stdout == b"parent done\n"
+    assert processes_left(marker) == []
 
 
 def test_standard_input_is_at_end_of_file_at_once(graded):

@@ -210,6 +210,24 @@ def progs(tmp_path_factory) -> Path:
     return folder
 
 
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+
+
+@pytest.fixture(scope="module")
+def attacks(tmp_path_factory) -> Path:
+    """Attack programs of tests/hostile/ (see its README) built to be run directly."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    folder = tmp_path_factory.mktemp("attacks")
+    for name in ("orphan_cpu", "shared_memory", "net_trace"):
+        subprocess.run(["gcc", "-O2", "-o", str(folder / name),
+                        str(HOSTILE / name / "puzzlesolver.c")], check=True)
+    shutil.copy(HOSTILE / "orphan_cpu" / "puzzlesolver.py", folder / "orphan_cpu.py")
+    subprocess.run(["gcc", "-O2", "-pthread", "-o", str(folder / "busy_threads"),
+                    str(HOSTILE / "busy_threads" / "puzzlesolver.c")], check=True)
+    return folder
+
+
 @pytest.fixture(scope="module")
 def java_dir(tmp_path_factory) -> Path:
     if shutil.which("javac") is None or shutil.which("java") is None:
@@ -341,6 +359,56 @@ def test_cpu_time_counts_the_whole_tree(box, progs, ms):
     assert ms / 1000 * 0.9 <= result.cpu_seconds < ms / 1000 + 0.5
 
 
+@pytest.mark.parametrize("ms", [5, 40, 300])
+def test_cpu_of_children_nobody_waits_for_counts(box, attacks, ms):
+    """The parent exits without wait() once its child has done the work: the child's
+    CPU time counts all the same (a leaderboard cheat otherwise)."""
+    result = box.run(["./orphan_cpu", "x", str(ms)], attacks, QUICK)
+    assert (result.exit_code, result.stdout) == (0, f"child burnt {ms} ms\n".encode())
+    assert 0.95 * ms / 1000 <= result.cpu_seconds < ms / 1000 + 0.5
+
+
+def test_cpu_of_a_python_child_nobody_waits_for_counts(box, attacks):
+    result = box.run(["python3", "orphan_cpu.py", "x", "40"], attacks, QUICK)
+    assert (result.exit_code, result.stdout) == (0, b"child burnt 40 ms\n"), result
+    assert 0.95 * 0.040 <= result.cpu_seconds < 1, result  # a Python start-up under load
+
+
+SHARED_LIMITS = Limits(cpu_seconds=5, wall_seconds=10, memory_mb=128, processes=32,
+                       file_size_mb=64)  # files of 64 MB: a tmpfs /tmp of 256 MB
+# What the tree may hold past the limit before a poll stops it: what it touches
+# between two polls, plus the System V segments nobody has attached (an eighth of
+# the limit). Measured here: 30-100 MB with 2 cores.
+SHARED_SLACK_MB = 192
+
+
+@pytest.mark.parametrize("how", ["mmap", "sysv", "memfd", "tmpfs"])
+def test_shared_memory_counts_toward_the_memory_limit(box, attacks, how):
+    """Six processes each hold 120 MB that none of them owns privately (720 MB in
+    all, under a 128 MB limit): MLE, stopped before the tree holds limit + slack."""
+    if how == "tmpfs" and box.name == "rlimits":
+        pytest.skip("the rlimits fallback has no tmpfs of its own: /tmp is the host's")
+    result = box.run(["./shared_memory", "x", how, "120"], attacks, SHARED_LIMITS)
+    if how == "sysv" and box.name == "bubblewrap":
+        # The run's ipc namespace refuses segments past an eighth of the limit: the
+        # program never holds them (the fallback, as root, counts them instead).
+        assert b"shmget: No space left on device" in result.stderr, result
+    else:
+        assert result.memory_exceeded and result.stdout == b"", result
+        assert result.wall_seconds < 3  # stopped, not held for its 3 s
+    assert result.peak_memory_kb < (SHARED_LIMITS.memory_mb + SHARED_SLACK_MB) << 10
+
+
+def test_cpu_limit_is_the_trees_and_stops_at_the_figure_reported(box, attacks):
+    """Busy threads: what stops them is the tree's CPU time passing the limit, the
+    figure the verdict reports; never the kernel's per-process RLIMIT_CPU at the same
+    mark, which left a TLE reporting less CPU than its limit."""
+    for _ in range(3):
+        result = box.run(["./busy_threads"], attacks, Limits(cpu_seconds=1, wall_seconds=10))
+        assert result.timed_out and result.signal == signal.SIGKILL, result
+        assert result.cpu_seconds > 1, result
+
+
 def test_cpu_spread_over_processes_still_times_out(box, progs):
     # Each child stays under its own RLIMIT_CPU for a while; the tree as a whole does not.
     marker = _marker()
@@ -458,9 +526,17 @@ def test_bad_requests_are_errors_not_exceptions(box, progs, tmp_path):
     assert "\n" not in missing.error + no_input.error
 
 
-def test_program_that_does_not_exist_is_exit_127(box, progs):
-    result = box.run(["./no_such_program"], progs, QUICK)
-    assert result.error is None and result.exit_code == 127
+def test_program_that_cannot_be_started_is_the_graders_failure(box, progs):
+    """A missing interpreter, a build that made no program: the program never ran, so
+    it is an error of the grader (IE), never exit status 127 (the student's RTE)."""
+    for command in (["./no_such_program"], ["no-such-interpreter", "x.py"]):
+        result = box.run(command, progs, QUICK)
+        assert result.exit_code is None and result.error is not None, result
+        assert result.error.startswith(f"cannot start the program: {command[0]}"), result
+        assert "No such file or directory" in result.error
+    # A program that itself exits 127 is still the program's own doing.
+    own = box.run(["sh", "-c", "exit 127"], progs, QUICK)
+    assert (own.exit_code, own.error) == (127, None)
 
 
 # --- what only bubblewrap holds -----------------------------------------------------------
@@ -654,7 +730,7 @@ def test_bubblewrap_as_an_ordinary_user(progs):
         assert echoed.splitlines()[1] == "Y1,G0,R0,B1"
         assert 5 <= int(forked) < 20
         assert ident.strip() == "65534" and touched != 0
-        assert (missing, error) == (127, None)
+        assert missing is None and error.startswith("cannot start the program: ./missing")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -683,6 +759,13 @@ def test_warm_runs_share_nothing(bwrap_boxes, progs):
     objects, pids = second.stdout.split()
     assert objects == b"0", second.stdout
     assert int(pids) <= 4  # its own pid namespace: init, sh, ls, grep
+
+
+def test_runs_share_no_network_namespace(bwrap, attacks):
+    """Sockets left in TIME_WAIT, /proc/net/tcp, the loopback's counters: a run sees
+    none of an earlier run's (of the same warm zygote, or of any bwrap)."""
+    seen = [bwrap.run(["./net_trace"], attacks, QUICK).stdout for _ in range(3)]
+    assert seen == [b"tcp 0 packets 0\n"] * 3
 
 
 def test_warm_zygote_outlives_a_fork_bomb_and_a_kill(bwrap_boxes, progs):
@@ -804,9 +887,25 @@ def test_fallback_runs_a_build_in_the_workdir(fallback, tmp_path):
     assert made.exit_code == 0 and (tmp_path / "prog").exists()
 
 
-@pytest.mark.skip(reason="the rlimits fallback does not isolate: the program can read the "
-                         "grader's files, use the network, escape killpg with setsid, and "
-                         "RLIMIT_NPROC is not set (it counts all of the user's processes)")
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root only: not root, the fallback runs "
+                    "programs as the grader's user, with no process limit")
+def test_fallback_as_root_runs_a_sandbox_uid_under_the_process_limit(fallback, progs):
+    """A fork bomb in an unisolated class must not take the machine down: as root the
+    fallback runs each program as a sandbox uid of its own, where RLIMIT_NPROC holds."""
+    ident = fallback.run(["id", "-u"], progs, QUICK)
+    assert ident.exit_code == 0 and int(ident.stdout) >= 70000, ident
+    marker = _marker()
+    counted = fallback.run(["./forkcount", marker], progs, Limits(processes=20))
+    assert counted.exit_code == 0 and 5 <= int(counted.stdout) < 20, counted
+    bomb = fallback.run(["./forkbomb", marker], progs,
+                        Limits(processes=20, cpu_seconds=1, wall_seconds=2))
+    assert bomb.timed_out and _alive_with(marker) == []
+
+
+@pytest.mark.skip(reason="the rlimits fallback does not isolate: the program can read any "
+                         "file its uid may read (the grader's own, not as root) and use the "
+                         "network; not as root, RLIMIT_NPROC is not set (it counts all of "
+                         "the user's processes)")
 def test_fallback_isolation():
     pass
 

@@ -22,10 +22,11 @@ from grader.config import CourseConfig, load_config
 from grader.errors import GraderError
 from grader.exports.common import ExportError
 from grader.exports.gradescope import gradescope_results, leaderboard_cases
+from grader.exports.timed import leaderboard_cpu
 from grader.grading import execute, plan
 from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
-from grader.sandbox import make_sandbox
+from grader.sandbox import isolating_sandbox
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store
 from grader.submissions import load
@@ -46,16 +47,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         config, cases = _setup(args.source)
         if args.check:
-            sandbox = make_sandbox(config.sandbox, warn=_say)
+            sandbox = isolating_sandbox(config.sandbox, warn=_say)
             public = sum(case.public for case in cases)
             print(f"autograder ready: {public} public and {len(cases) - public} hidden cases, "
                   f"sandbox {sandbox.name}")
             return 0
         started = time.monotonic()
-        result, sandbox_name = grade(args.submission, config, cases, max(1, args.jobs))
+        result, sandbox_name, cpu = grade(args.submission, config, cases, max(1, args.jobs),
+                                          args.source)
         document = gradescope_results(result, timed=leaderboard_cases(config, cases),
-                                    sandbox=sandbox_name,
-                                    execution_time=time.monotonic() - started)
+                                      sandbox=sandbox_name, leaderboard_cpu=cpu,
+                                      execution_time=time.monotonic() - started)
         args.results.mkdir(parents=True, exist_ok=True)
         write_json(document, args.results / "results.json", "gradescope_results")
     except GraderError as error:
@@ -73,8 +75,22 @@ def _setup(source: Path) -> Tuple[CourseConfig, List[Case]]:
     return config, load_cases(source / "testcases" / "manifest.json")
 
 
+def _shut_out(source: Path, tmp: Path) -> None:
+    """The rlimits mode, chosen in course.toml: as root, programs run as a sandbox uid
+    (rlimits.py), which must not read the hidden cases, the expected outputs or the
+    grader's files (Gradescope's own security advice): the unpacked zip becomes
+    root's alone. The build folder stays passable (not listable) for the build."""
+    if os.geteuid() != 0:
+        _say("programs are not isolated from the autograder's files here (no bubblewrap, "
+             "not root): a program could read the hidden cases' expected outputs")
+        return
+    os.chmod(source, 0o700)
+    os.chmod(tmp, 0o711)
+
+
 def grade(folder: Path, config: CourseConfig, cases: List[Case],
-          jobs: int) -> Tuple[SubmissionReport, str]:
+          jobs: int, source: Path = Path(".")
+          ) -> Tuple[SubmissionReport, str, Optional[List[float]]]:
     """Build and run one submission folder on every case, in a throwaway store."""
     if not folder.is_dir():
         raise ExportError(f"{folder}: no submission folder")
@@ -83,14 +99,17 @@ def grade(folder: Path, config: CourseConfig, cases: List[Case],
     submission = load(folder, config)
     with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
         with Store(Path(tmp) / DB_NAME) as store:
-            sandbox = make_sandbox(config.sandbox, warn=_say)
+            sandbox = isolating_sandbox(config.sandbox, warn=_say)
             if sandbox.name != "bubblewrap":
-                _say("programs are not isolated from the autograder's files here (no "
-                     "bubblewrap): a program could read the hidden cases' expected outputs")
+                _shut_out(source, Path(tmp))
             execute(plan([submission], cases, store), store, sandbox, config,
                     Path(tmp) / "builds", jobs=jobs)
-            return (report(store, store.submission(submission.id), cases,
-                           config.policy_cases), sandbox.name)
+            result = report(store, store.recorded(submission.id), cases, config.policy_cases)
+            cpu = None
+            if result.all_accepted:  # timed as `grader leaderboard` times it
+                timed = [c for c in cases if c.id in set(leaderboard_cases(config, cases))]
+                cpu = leaderboard_cpu(submission, timed, sandbox, config, Path(tmp) / "builds")
+            return result, sandbox.name, cpu
 
 
 def _say(message: str) -> None:

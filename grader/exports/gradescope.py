@@ -24,6 +24,7 @@ from grader.exports.common import (
     Entry, case_entries, cut, language_name, package_entries, requirements_txt, verdict_name,
     write_zip,
 )
+from grader.exports.timed import statistic
 from grader.score import CaseOutcome, SubmissionReport
 from grader.text import printable
 from grader.model import NOT_GRADED, Verdict
@@ -141,8 +142,11 @@ def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> List[str]:
 
 
 def gradescope_results(result: SubmissionReport, *, timed: Collection[str], sandbox: str,
-                     execution_time: float) -> dict:
-    """Gradescope's results.json for one graded submission: one test per case."""
+                       execution_time: float,
+                       leaderboard_cpu: Optional[Sequence[float]] = None) -> dict:
+    """Gradescope's results.json for one graded submission: one test per case. The
+    leaderboard value: ``leaderboard_cpu`` when measured (exports/timed.py: the
+    statistic of `grader leaderboard`), else the graded runs' total CPU time."""
     document = {
         "execution_time": round(execution_time),
         "output": submission_output(result),
@@ -161,7 +165,10 @@ def gradescope_results(result: SubmissionReport, *, timed: Collection[str], sand
                   for number, outcome in enumerate(result.outcomes, 1)],
     }
     cpu = _timed_cpu(result, timed)
-    if cpu is not None:
+    if leaderboard_cpu:
+        cpu = statistic(leaderboard_cpu)
+        document["extra_data"]["leaderboard_cpu_runs_s"] = [round(t, 4) for t in leaderboard_cpu]
+    if cpu is not None and result.all_accepted:
         document["leaderboard"] = [{"name": LEADERBOARD_NAME, "value": cpu, "order": "asc"}]
     return document
 

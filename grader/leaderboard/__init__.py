@@ -31,7 +31,9 @@ from grader.leaderboard.builds import prepare
 from grader.leaderboard.figures import document
 from grader.leaderboard.eligible import caveats, eligibility, failure_summary, timed_cases
 from grader.leaderboard.machine import machine_info, pinned_core
-from grader.leaderboard.measuring import TimedRunEvent, TimingPlan, measure, plan_timing
+from grader.leaderboard.measuring import (
+    TimedRunEvent, TimingPlan, measure, plan_timing, timed_run,
+)
 from grader.leaderboard.names import (
     PSEUDONYM_KEY, SALT_FILE, pseudonyms, write_pseudonym_key,
 )
@@ -44,5 +46,5 @@ __all__ = [
     "Session", "Standings", "Timed", "TimedRunEvent", "TimingPlan", "board_caveats",
     "caveats", "collect", "document", "eligibility", "failure_summary", "machine_info",
     "measure", "pinned_core", "plan_timing", "prepare", "pseudonyms", "publish",
-    "timed", "timed_cases", "write_pseudonym_key",
+    "timed", "timed_cases", "timed_run", "write_pseudonym_key",
 ]

@@ -60,7 +60,7 @@ def measure(work: TimingPlan, store: Store, sandbox: Sandbox, config: CourseConf
             for case in cases:
                 if (program.id, case.id) in work.todo:
                     for _ in range(work.warmup):
-                        verdict, result = _timed_run(program, case, sandbox, config)
+                        verdict, result = timed_run(program, case, sandbox, config)
                         on_event(TimedRunEvent(program, case, None, verdict, result.cpu_seconds))
         for index in range(config.leaderboard.runs):
             shift = index % max(1, len(programs))
@@ -68,7 +68,7 @@ def measure(work: TimingPlan, store: Store, sandbox: Sandbox, config: CourseConf
                 for case in cases:
                     if index not in work.todo.get((program.id, case.id), ()):
                         continue
-                    verdict, result = _timed_run(program, case, sandbox, config)
+                    verdict, result = timed_run(program, case, sandbox, config)
                     if verdict == Verdict.IE:
                         failed += 1  # the grader's failure: measured again next time
                     else:
@@ -78,7 +78,8 @@ def measure(work: TimingPlan, store: Store, sandbox: Sandbox, config: CourseConf
     return failed
 
 
-def _timed_run(program: Program, case: Case, sandbox: Sandbox, config: CourseConfig):
+def timed_run(program: Program, case: Case, sandbox: Sandbox, config: CourseConfig):
+    """(its verdict, the run) of one timed run."""
     result = sandbox.run(command(program.language, config.limits), program.folder,
                          config.limits, input_file=case.input,
                          memory_rlimit=program.language.memory_rlimit)

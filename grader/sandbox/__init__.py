@@ -28,8 +28,13 @@ __all__ = [
     "RlimitSandbox",
     "Sandbox",
     "SandboxUnavailable",
+    "isolating_sandbox",
     "make_sandbox",
 ]
+
+INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), "
+                "or choose the unisolated fallback: --sandbox rlimits, or "
+                'sandbox = "rlimits" in course.toml')
 
 
 def _print_to_stderr(message: str) -> None:
@@ -45,8 +50,9 @@ def make_sandbox(
     """The sandbox of that kind: "auto", "bubblewrap" or "rlimits".
 
     "auto" uses bubblewrap when it exists and a trivial probe run works, else the
-    fallback, and then says so once through ``warn``. "bubblewrap" raises
-    SandboxUnavailable when it cannot work. ``extra_paths``: more host folders to
+    fallback, and then says so once through ``warn`` (for ``check`` only: grading uses
+    ``isolating_sandbox``). "bubblewrap" raises SandboxUnavailable (one line, with how
+    to install it) when it cannot work. ``extra_paths``: more host folders to
     show read-only inside bubblewrap (a JDK under /opt, say).
     """
     if kind == "rlimits":
@@ -60,6 +66,24 @@ def make_sandbox(
         return box
     except SandboxUnavailable as exc:
         if kind == "bubblewrap":
-            raise
+            raise SandboxUnavailable(
+                f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}") from None
         warn(f"sandbox: bubblewrap not available ({exc}): {FALLBACK_WARNING}")
         return RlimitSandbox()
+
+
+def isolating_sandbox(
+    kind: str = "auto",
+    *,
+    warn: Callable[[str], None] = _print_to_stderr,
+    extra_paths: Sequence[Path] = (),
+) -> Sandbox:
+    """The sandbox for grading untrusted code: bubblewrap, whether "auto" or
+    "bubblewrap" asked for it; the rlimits fallback only when the instructor chose it
+    ("rlimits"), never by surprise. SandboxUnavailable (one line, with how to install
+    bubblewrap) otherwise."""
+    if kind == "rlimits":
+        return make_sandbox("rlimits", warn=warn)
+    if kind not in ("auto", "bubblewrap"):
+        raise ValueError(f"unknown sandbox kind {kind!r} (expected auto, bubblewrap or rlimits)")
+    return make_sandbox("bubblewrap", warn=warn, extra_paths=extra_paths)

@@ -60,8 +60,14 @@ Limits
     releases pid 1, the closed --block-fd would let the command start anyway.)
     The parent enforces the wall clock and polls the tree through the sandbox's own
     /proc (``/proc/<pid 1>/root/proc``) every 50 ms (20 ms without RLIMIT_AS): the
-    tree's CPU time (CPU spread over several processes still counts) and its anonymous
-    resident memory (forking cannot reach ``processes x memory``).
+    tree's CPU time (CPU spread over several processes still counts; the CPU limit is
+    the tree's, RLIMIT_CPU only a backstop a second past it) and the memory it holds
+    (supervise.Usage: private anonymous memory, its share of shared memory, the
+    run's tmpfs, memfds; forking or sharing cannot reach ``processes x memory``). As
+    root, System V shared memory is capped per run (an eighth of the limit: a
+    segment nobody attached is in no process's memory). The tree may so hold the
+    limit plus what it touches between two polls (30-100 MB measured on 2 cores)
+    plus that eighth before it is stopped: the stated slack.
 Killing the tree
     bwrap is killed with SIGKILL; ``--die-with-parent`` then kills its pid 1, and the
     kernel kills every process of the pid namespace with it: double-forked, setsid'ed,
@@ -132,6 +138,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import signal
@@ -172,10 +179,14 @@ from grader.sandbox.supervise import (
     rusage_cpu,
     rusage_peak_kb,
     sandbox_usage,
+    sysv_shm_bytes,
     tmpfs_bytes,
 )
 from grader.sandbox.uids import UidSlots, pipes_for, private_folder, workdir_for
 from grader.sandbox.warm import ZYGOTE_PATH, WarmRuns, ZygoteSpawn, build_zygote
+
+_DROP_FAILED = re.compile(rb"(unshare|setpriv): failed to execute ")
+
 
 class _Pid1:
     """bwrap's pid 1 in the new pid namespace, known from --json-status-fd.
@@ -328,6 +339,17 @@ def _uid_dropper() -> Callable[[int], list[str]]:
         return lambda uid: [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                             "--inh-caps=-all", "--"]
     raise SandboxUnavailable("neither unshare (with --setuid) nor setpriv found (util-linux)")
+
+
+def _sysv_capped(shm_bytes: int) -> list[str]:
+    """A command prefix (run as root inside the sandbox, before the uid drop) that caps
+    the run's System V shared memory, as the warm sandbox's init does: a segment
+    nobody has attached is in no process's memory, no poll sees it. Best effort: a
+    failure here must never look like the program's."""
+    pages = -(-shm_bytes // resource.getpagesize())
+    script = (f"{{ echo {shm_bytes} >/proc/sys/kernel/shmmax; "
+              f"echo {pages} >/proc/sys/kernel/shmall; }} 2>/dev/null; exec \"$@\"")
+    return ["/bin/sh", "-c", script, "sh"]
 
 
 def _failed(result: RunResult) -> str:
@@ -515,13 +537,15 @@ class BubblewrapSandbox(Sandbox):
             a += ["--seccomp", str(launch.seccomp_fd)]
         a.append("--")
         if launch.uid is not None and self.drop_to is not None:
-            a += self.drop_to(launch.uid)
+            a += _sysv_capped(sysv_shm_bytes(launch.limits)) + self.drop_to(launch.uid)
         return a + launch.command
 
     def _zygote_argv(self, spawn: ZygoteSpawn) -> list[str]:
         """A warm sandbox over one workdir (see warm.py): the same namespaces and tree,
         but /tmp and /proc are mounted per run, /input is the zygote's stage folder."""
-        caps = ["CAP_SYS_ADMIN", "CAP_SETPCAP"]  # to make the run; to drop bounding caps
+        # to make the run (its namespaces, its loopback up, as root its System V limits);
+        # to drop the bounding capabilities
+        caps = ["CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETPCAP"]
         caps += [] if spawn.uid is None else ["CAP_SETUID", "CAP_SETGID"]
         a = self._namespaces(spawn.uid, caps)
         a += self._tree(spawn.workdir, False, ["--perms", "0755", "--dir", "/tmp"])
@@ -628,14 +652,22 @@ class BubblewrapSandbox(Sandbox):
         code, sig = decode_wait_status(status)
         if not pid1.ran and watch.reason is None:
             if capture.stderr.startswith(b"bwrap: execvp "):
-                # The command itself could not be executed (not a sandbox failure): say
-                # 127, as a shell (and unshare or setpriv, as root) would. A program that
-                # ran cannot fake this: bwrap records an exit code for every one that ran.
-                code, pid1.ran = 127, True
+                # The command itself could not be executed: the grader's failure (a
+                # missing interpreter, a build that made no program), never the
+                # program's. A program that ran cannot fake this: bwrap records an exit
+                # code for every one that ran.
+                said = capture.stderr[len(b"bwrap: execvp "):].decode(errors="replace")
+                return error_result(self.name, f"cannot start the program: {said}", wall)
             else:
                 message = capture.stderr.decode(errors="replace").strip().splitlines()
                 detail = message[0] if message else f"bwrap ended with {describe(code, sig)}"
                 return error_result(self.name, f"sandbox failed to start: {detail}", wall)
+        if code == 127 and _DROP_FAILED.match(bytes(capture.stderr)):
+            # As root, the uid drop (unshare or setpriv) could not execute the command.
+            # (A program printing the same and exiting 127 only gets an IE: no gain.)
+            said = capture.stderr.decode(errors="replace").strip().splitlines()[0]
+            said = said.split("failed to execute ", 1)[1]
+            return error_result(self.name, f"cannot start the program: {said}", wall)
         if pid1.ran and code is not None:
             exit_code, sig = (None, code - 128) if 128 < code <= 128 + 64 else (code, None)
         else:

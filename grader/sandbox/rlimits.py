@@ -1,35 +1,35 @@
 """Rlimits fallback (no bubblewrap; Linux or macOS)
 ================================================
-It runs the command in its own session and process group with the same rlimits (set
-by util-linux ``prlimit`` as a wrapper on Linux, in the child on macOS), except
-RLIMIT_NPROC, which counts every process of the user, so a limit of 64 would
-stop a student's own laptop from starting a JVM (and macOS does not enforce
-RLIMIT_AS). For a run the workdir is copied into a private temporary folder (the
-command's working directory; arguments naming files under the workdir are rewritten to
-the copy) and the input is copied beside it; HOME and TMPDIR point into that folder;
-a build runs in the workdir itself. On Linux the group's CPU and memory are polled from
-/proc; on macOS memory is judged after the fact from ``ru_maxrss``. A child started by
-(v)fork from the grader inherits the grader's own peak as its ``ru_maxrss``, so a
-program smaller than the grader (a test suite's grader can be hundreds of MB) could
-never show its peak. On Linux, therefore, prlimit runs ``/bin/sh``, which forks the
-program in the background, reports its pid and exits; the program, re-parented to
-the grader (a child subreaper, as for bubblewrap), starts when the grader says so and
-is waited for directly: its ``ru_maxrss`` is its own (like any background job of a
-shell, it starts with SIGINT and SIGQUIT ignored; nothing here sends them). Elsewhere
-``peak_memory_kb`` is the program's figure only when larger than the grader's, else
-the largest RSS the polls saw (0 for a program too quick to be seen). On timeout, output overflow and at the
-end of every run the process group is killed (killpg).
-It does NOT protect: the program can read any file the grader's user can read, write
-anywhere that user can write (only the size of each file is limited), use the network,
-see and signal the user's other processes, and escape the kill (and the CPU
-accounting) by starting a new session or process group; the process count is unbounded.
-It keeps honest programs honest; it is no defence against a hostile one.
+It runs the command in its own session with the same rlimits, except RLIMIT_NPROC
+when the grader is not root (it counts every process of the user, so a limit of 64
+would stop a student's own laptop from starting a JVM; macOS does not enforce
+RLIMIT_AS either). For a run the workdir is copied into a private temporary folder
+(the command's working directory; arguments naming files under the workdir are
+rewritten to the copy) and the input is copied beside it; HOME and TMPDIR point into
+that folder; a build runs in the workdir itself.
+
+On Linux each run has a reaper of its own (``reaper.py``, run by this Python): a
+child subreaper that starts the program and, once it has ended, kills and reaps
+every process left in its tree, so the CPU time of every process the program
+started counts, waited for or not, and nothing is left behind (a double fork or
+setsid does not leave the tree of a subreaper). As root, the program runs as a
+sandbox uid of its own (uids.py: the same slots as bubblewrap's), never as root:
+RLIMIT_NPROC then holds, the program cannot signal the grader or its reaper, and it
+can read only what any user may read. The tree's CPU time and memory are polled from
+/proc (every process under the reaper). On macOS the program is a plain child in a
+new session, memory is judged after the fact from ``ru_maxrss``, and the process
+group is killed at the end (a setsid escapes it).
+It does NOT protect: the program can read any file readable by its uid (as root:
+any world-readable file; otherwise the grader's user's files), write anywhere that
+uid can write (only the size of each file is limited), use the network. It keeps
+honest programs honest; it is no defence against a hostile one.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
+import stat
+import ctypes
 import functools
 import os
 import resource
@@ -40,13 +40,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from grader.model import Limits, RunResult
 from grader.sandbox.base import (
     SANDBOX_PATH,
     Sandbox,
+    SetupError,
     check_request,
     guarded,
     substitute,
@@ -54,7 +56,6 @@ from grader.sandbox.base import (
 from grader.sandbox.supervise import (
     Capture,
     Ending,
-    Libc,
     POLL_SECONDS,
     POLL_SECONDS_NO_RLIMIT,
     Supervisor,
@@ -66,33 +67,19 @@ from grader.sandbox.supervise import (
     rusage_peak_kb,
     tree_usage,
 )
+from grader.sandbox.uids import UidSlots, pipes_for, readable_by, workdir_for, workdir_for_owner
 
 FALLBACK_WARNING = (
     "running without isolation (rlimits and a private temporary folder only); "
     "programs can read your files and use the network"
 )
 
-# The fallback's launcher (see RlimitSandbox._launch): fd 3 is our socket, the program
-# starts once we have written a line to it, with /dev/null as its standard input.
-_LAUNCHER = ('exec 3<&0 0</dev/null; '
-             '(read -r _ <&3 || exit 125; exec 3<&-; exec "$@") & echo $! >&3')
-
-
-_PRLIMIT_OPTIONS = {
-    resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_NOFILE: "nofile",
-    resource.RLIMIT_CORE: "core", resource.RLIMIT_NPROC: "nproc", resource.RLIMIT_AS: "as",
-}
-
-
-def _prlimit_args(prlimit: str, limits: Limits, memory_rlimit: bool) -> list[str]:
-    """util-linux prlimit as a wrapper: sets the limits on itself, then execs."""
-    options = [f"--{_PRLIMIT_OPTIONS[r]}={soft}:{hard}" for r, (soft, hard) in
-               rlimit_values(limits, memory_rlimit, nproc=False)]
-    return [prlimit, *options, "--"]
+_REAPER = Path(__file__).with_name("reaper.py")
+_STARTED_SECONDS = 10.0  # the reaper is a Python starting: this only catches a wedged one
 
 
 def _set_rlimits(limits: Limits, memory_rlimit: bool) -> None:
-    """Fallback without prlimit (macOS): runs in the child before exec."""
+    """Without the reaper (macOS): runs in the child before exec."""
     for which, value in rlimit_values(limits, memory_rlimit, nproc=False):
         try:
             resource.setrlimit(which, value)
@@ -100,19 +87,129 @@ def _set_rlimits(limits: Limits, memory_rlimit: bool) -> None:
             pass  # e.g. macOS refuses RLIMIT_AS; memory is then judged from ru_maxrss
 
 
+@dataclass
+class _Reaped:
+    """One run under its reaper: the reaper's process, the program's pid, its report."""
+
+    proc: subprocess.Popen
+    program: int
+    uid: Optional[int]
+    status: socket.socket
+    record: bytearray = field(default_factory=bytearray)
+
+    def kill(self) -> None:
+        """The reaper kills and reaps the tree (its CPU time still counts); were the
+        reaper itself gone (a program of the grader's uid may kill it), the uid's
+        processes, or the program's session, are killed from here."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGUSR1)
+            return
+        if self.uid is not None:
+            _kill_uid(self.uid)
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.program, signal.SIGKILL)
+
+    def close(self) -> None:
+        self.status.close()
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def _leftover(status: socket.socket) -> bytes:
+    """What the reaper said that the watch did not read (it has exited: no waiting)."""
+    status.setblocking(False)
+    try:
+        return status.recv(512)
+    except OSError:
+        return b""
+
+
+def _kill_uid(uid: int) -> None:
+    """Every process of a sandbox uid (ours alone while we hold its slot)."""
+    for _ in range(16):  # a fork bomb under RLIMIT_NPROC runs out of room quickly
+        found = False
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    if os.stat(f"/proc/{name}").st_uid == uid:
+                        os.kill(int(name), signal.SIGKILL)
+                        found = True
+                except (FileNotFoundError, ProcessLookupError):
+                    pass
+        if not found:
+            return
+
+
+_IPC_RMID = 0
+_SYSV = {"shm": "shmctl", "msg": "msgctl", "sem": "semctl"}
+
+
+def _sysv_rows(kind: str, uid: int) -> list[dict[str, str]]:
+    """The System V objects of one kind (shm, msg, sem) a sandbox uid made or owns."""
+    try:
+        with open(f"/proc/sysvipc/{kind}") as f:
+            header, *rows = f.read().splitlines()
+    except OSError:
+        return []
+    names = header.split()
+    found = [dict(zip(names, row.split())) for row in rows]
+    return [r for r in found if str(uid) in (r.get("uid"), r.get("cuid"))]
+
+
+def _sysv_shm_kb(uid: int) -> int:
+    """Shared memory segments outlive the processes that made them (and are in no
+    process's memory once detached): they count toward the run's memory."""
+    return sum(int(r.get("rss", r.get("size", "0"))) for r in _sysv_rows("shm", uid)) // 1024
+
+
+def _remove_sysv(uid: int) -> None:
+    """What a run left in the machine's System V namespace (the fallback has no ipc
+    namespace of its own): removed, so that no later run finds it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, call in _SYSV.items():
+        ident = "semid" if kind == "sem" else kind + "id"
+        for row in _sysv_rows(kind, uid):
+            if kind == "sem":
+                libc.semctl(int(row[ident]), 0, _IPC_RMID)
+            else:
+                getattr(libc, call)(int(row[ident]), _IPC_RMID, None)
+
+
+_SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _remove_files_of(uid: int) -> None:
+    """What a run as a sandbox uid left in the machine's world-writable folders (the
+    fallback has no /tmp of its own): removed, as its processes are."""
+    for folder in _SHARED_WRITABLE:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+
 class RlimitSandbox(Sandbox):
-    """No isolation: rlimits, a private copy of the workdir, killpg. See the docstring."""
+    """No isolation: rlimits, a private copy of the workdir, a reaper per run (Linux),
+    a sandbox uid as root. See the module docstring."""
 
     name = "rlimits"
 
     def __init__(self) -> None:
-        self.prlimit = shutil.which("prlimit") if sys.platform.startswith("linux") else None
-        self.libc: Optional[Libc] = None
-        if self.prlimit and os.path.exists("/bin/sh"):
-            try:
-                self.libc = Libc()  # to be the subreaper of the launched program
-            except OSError:
-                pass
+        self.reaped = sys.platform.startswith("linux") and os.path.isdir("/proc/self")
+        self.slots = UidSlots() if self.reaped and os.geteuid() == 0 else None
 
     def run(
         self,
@@ -129,10 +226,20 @@ class RlimitSandbox(Sandbox):
 
         def work() -> RunResult:
             check_request(argv, workdir, input_file)
-            with tempfile.TemporaryDirectory(prefix="sandbox-") as folder:
-                private = Path(folder)
-                command, cwd = self._stage(argv, workdir, private, input_file, writable)
-                return self._spawn(command, cwd, private, limits, memory_rlimit, start)
+            uid, uid_lock = self.slots.acquire() if self.slots is not None else (None, None)
+            try:
+                with tempfile.TemporaryDirectory(prefix="sandbox-") as folder:
+                    private = Path(folder)
+                    # As root, a build runs in a copy as well: the sandbox uid may not
+                    # even pass the workdir's parents (and must not write beside it).
+                    in_place = writable and uid is None
+                    command, cwd = self._stage(argv, workdir, private, input_file, in_place)
+                    with _usable_by(uid, private, workdir, writable):
+                        return self._spawn(command, cwd, private, limits, memory_rlimit,
+                                           start, uid)
+            finally:
+                if uid_lock is not None:
+                    os.close(uid_lock)
 
         return guarded(self.name, start, work)
 
@@ -167,115 +274,155 @@ class RlimitSandbox(Sandbox):
         limits: Limits,
         memory_rlimit: bool,
         start: float,
+        uid: Optional[int],
     ) -> RunResult:
         env = {
-            "PATH": os.environ.get("PATH", SANDBOX_PATH),
+            # The sandbox uid cannot search root's own folders (a pyenv under /root).
+            "PATH": SANDBOX_PATH if uid is not None else os.environ.get("PATH", SANDBOX_PATH),
             "HOME": str(private / "tmp"),
             "TMPDIR": str(private / "tmp"),
             "LANG": "C.UTF-8",
         }
-        preexec = None  # prlimit as a wrapper keeps Popen on its fast vfork path
-        if self.prlimit:
-            command = _prlimit_args(self.prlimit, limits, memory_rlimit) + command
-        else:
-            preexec = functools.partial(_set_rlimits, limits, memory_rlimit)
+        if self.reaped:
+            run = self._start_reaper(command, cwd, env, limits, memory_rlimit, uid)
+            try:
+                return self._supervise_reaped(run, limits, memory_rlimit, start)
+            finally:
+                run.close()
         own_peak = rusage_peak_kb([resource.getrusage(resource.RUSAGE_SELF)])
         try:
-            if self.libc is not None:
-                proc, program = self._launch(command, cwd, env)
-            else:
-                proc = subprocess.Popen(
-                    command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                    preexec_fn=preexec,
-                )
-                program = proc.pid
+            proc = subprocess.Popen(
+                command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                preexec_fn=functools.partial(_set_rlimits, limits, memory_rlimit),
+            )
         except OSError as exc:  # the command could not start: exit status 127, as a shell says
             capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
             capture.add_stderr(f"{command[0]}: {exc.strerror}\n".encode())
             ending = Ending(127, None, 0.0, 0)
             wall = time.monotonic() - start
             return run_result(self.name, limits, capture, ending, None, wall, memory_rlimit)
-        if program != proc.pid:
-            own_peak = 0  # a fork of a small shell: its ru_maxrss is its own
-        return self._supervise(proc, program, limits, memory_rlimit, start, own_peak)
+        return self._supervise(proc, limits, memory_rlimit, start, own_peak)
 
-    def _launch(self, command: list[str], cwd: Path, env: dict) -> tuple[subprocess.Popen, int]:
-        """(the launcher, the program's pid): prlimit runs a shell that forks the program
-        in the background, says its pid and exits, so the program is our child (we are
-        the subreaper) and not a vfork'ed copy of the grader (whose peak RSS its
-        ru_maxrss would inherit: a program smaller than the grader could never show
-        its own peak). The program waits for our word before it starts, so that it
-        cannot end (and be reaped by the shell) before the shell is gone."""
-        assert self.libc is not None
-        self.libc.become_subreaper()
-        split = command.index("--") + 1
-        mine, theirs = socket.socketpair()  # the shell's stdin; the program gets /dev/null
-        with mine:
+    def _start_reaper(self, command: list[str], cwd: Path, env: dict, limits: Limits,
+                      memory_rlimit: bool, uid: Optional[int]) -> _Reaped:
+        """The reaper started, and the program's pid it reports; SetupError (the
+        grader's failure, never the program's) when it cannot start."""
+        values = rlimit_values(limits, memory_rlimit, nproc=uid is not None)
+        encoded = ",".join(f"{which}:{soft}:{hard}" for which, (soft, hard) in values)
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            argv = [sys.executable, "-S", "-I", str(_REAPER), str(theirs.fileno()),
+                    str(-1 if uid is None else uid), encoded, "--", *command]
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            pipes_for(uid, out_w, err_w)  # before the program can open /dev/stdout
             try:
-                proc = subprocess.Popen(
-                    [*command[:split], "/bin/sh", "-c", _LAUNCHER, "sh", *command[split:]],
-                    cwd=cwd, env=env, stdin=theirs, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, start_new_session=True,
-                )
+                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=out_w, stderr=err_w,
+                                        pass_fds=[theirs.fileno()], start_new_session=True)
+            except OSError as exc:
+                os.close(out_r)
+                os.close(err_r)
+                raise SetupError(f"cannot start the run's reaper: {exc.strerror}") from None
             finally:
-                theirs.close()
+                os.close(out_w)
+                os.close(err_w)
+            proc.stdout, proc.stderr = os.fdopen(out_r, "rb", 0), os.fdopen(err_r, "rb", 0)
+        except BaseException:
+            mine.close()
+            raise
+        finally:
+            theirs.close()
+        try:
+            mine.settimeout(_STARTED_SECONDS)
+            said = mine.recv(512)
+            mine.settimeout(None)
+        except OSError:
             said = b""
-            try:
-                with mine.makefile("rb") as report:
-                    said = report.readline()
-                proc.wait()  # the shell is gone: the program, waiting for the word, is ours
-                if not said.strip().isdigit():
-                    raise OSError(errno.ECHILD, "the launcher did not start the program")
-                mine.sendall(b"go\n")
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                if said.strip().isdigit():
-                    with contextlib.suppress(ChildProcessError):
-                        os.waitpid(int(said), 0)
-                assert proc.stdout is not None and proc.stderr is not None
-                proc.stdout.close()
-                proc.stderr.close()
-                raise
-        return proc, int(said)
+        run = _Reaped(proc, 0, uid, mine)
+        if not said.startswith(b"started "):
+            run.kill()
+            proc.wait()
+            err = proc.stderr.read(4096) if proc.stderr is not None else b""
+            run.close()
+            why = said[6:] if said.startswith(b"error ") else err.strip().splitlines()[-1:]
+            detail = why.decode(errors="replace") if isinstance(why, bytes) else (
+                why[0].decode(errors="replace") if why else "it said nothing")
+            if detail.startswith("cannot start the program: "):
+                raise SetupError(detail.strip())
+            raise SetupError(f"the run's reaper did not start the program: {detail.strip()}")
+        run.program = int(said.split()[1])
+        return run
+
+    def _supervise_reaped(
+        self, run: _Reaped, limits: Limits, memory_rlimit: bool, start: float
+    ) -> RunResult:
+        capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
+        reaper = str(run.proc.pid)
+
+        def poll() -> Optional[Usage]:
+            usage = tree_usage("/proc", init=reaper, root=reaper)
+            if usage is not None and run.uid is not None:
+                usage.anon_kb += _sysv_shm_kb(run.uid)
+            return usage
+
+        every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
+        watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=run.kill)
+        watch.extra[run.status.fileno()] = lambda data: run.record.extend(data[:512])
+        assert run.proc.stdout is not None and run.proc.stderr is not None
+        try:
+            watch.watch(run.proc.stdout.fileno(), run.proc.stderr.fileno(), start)
+        finally:
+            if not run.record.startswith(b"exit "):  # else the reaper killed all it had
+                run.kill()
+            run.proc.wait()
+            if not run.record.startswith(b"exit "):  # killing a big tree outlasted the watch
+                run.record += _leftover(run.status)
+            if run.uid is not None:
+                _remove_sysv(run.uid)
+                _remove_files_of(run.uid)
+        wall = time.monotonic() - start
+        fields = bytes(run.record).split()
+        if len(fields) != 6 or fields[0] != b"exit":
+            raise SetupError(f"the run's reaper ended with status {run.proc.returncode} "
+                             "and no report")
+        status, user_us, system_us, peak_kb, own_kb = (int(x) for x in fields[1:])
+        code, sig = decode_wait_status(status)
+        # The program began as a fork of the reaper: its ru_maxrss starts at the
+        # reaper's peak. Only a larger figure is its own; below it, trust the polls.
+        peak = max(peak_kb if peak_kb > own_kb else 0, watch.peak_rss_kb)
+        cpu = max((user_us + system_us) / 1e6, watch.cpu_seen)
+        ending = Ending(code, sig, cpu, peak)
+        return run_result(self.name, limits, capture, ending, watch.reason, wall, memory_rlimit)
 
     def _supervise(
         self,
         proc: subprocess.Popen,
-        program: int,
         limits: Limits,
         memory_rlimit: bool,
         start: float,
         own_peak: int,
     ) -> RunResult:
+        """Without a reaper (macOS): the program is our child, its group is killed."""
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
         ended: list[tuple[int, resource.struct_rusage]] = []
-        group = str(proc.pid)
-        linux = sys.platform.startswith("linux")
 
         def kill() -> None:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
 
         def exited() -> bool:
             if not ended:
-                pid, status, usage = os.wait4(program, os.WNOHANG)
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     ended.append((status, usage))
             return bool(ended)
 
-        def poll() -> Optional[Usage]:
-            if not linux or ended:
-                return None
-            return tree_usage("/proc", pgrp=group)
-
         every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
         watch = Supervisor(
-            limits, capture, poll=poll, poll_every=every, kill=kill, exited=exited, on_exit=kill
+            limits, capture, poll=lambda: None, poll_every=every, kill=kill, exited=exited,
+            on_exit=kill,
         )
         assert proc.stdout is not None and proc.stderr is not None
         try:
@@ -283,21 +430,43 @@ class RlimitSandbox(Sandbox):
         finally:
             kill()
             if not ended:
-                _, status, usage = os.wait4(program, 0)
+                _, status, usage = os.wait4(proc.pid, 0)
                 ended.append((status, usage))
-            if proc.returncode is None:
-                proc.returncode = os.waitstatus_to_exitcode(ended[0][0])
+            proc.returncode = os.waitstatus_to_exitcode(ended[0][0])
             proc.stdout.close()
             proc.stderr.close()
         wall = time.monotonic() - start
         status, usage = ended[0]
         code, sig = decode_wait_status(status)
         # A child that began as a (v)fork of the grader inherits the grader's peak RSS as
-        # its ru_maxrss: only a larger figure is the program's own; below it, trust the
-        # polls. (Not so for one launched by the shell: own_peak is 0 then.)
+        # its ru_maxrss: only a larger figure is the program's own.
         child_peak = rusage_peak_kb([usage])
-        peak = max(child_peak if child_peak > own_peak else 0, watch.peak_rss_kb)
-        ending = Ending(code, sig, max(rusage_cpu([usage]), watch.cpu_seen), peak)
+        peak = child_peak if child_peak > own_peak else 0
+        ending = Ending(code, sig, rusage_cpu([usage]), peak)
         if ending.peak_memory_kb > limits.memory_mb * 1024 and watch.reason is None:
             watch.reason = "memory"  # macOS: no RLIMIT_AS, no polling; judged afterwards
         return run_result(self.name, limits, capture, ending, watch.reason, wall, memory_rlimit)
+
+
+@contextlib.contextmanager
+def _usable_by(uid: Optional[int], private: Path, workdir: Path,
+               writable: bool) -> Iterator[None]:
+    """As root, the sandbox uid may read the private copy and write its tmp; a build
+    writes its copy of the workdir, which replaces the workdir once every process of
+    it is dead (as under bubblewrap: the grader's, world-readable, no set-uid bit)."""
+    if uid is None:
+        yield
+        return
+    os.chmod(private, 0o755)
+    os.chown(private / "tmp", uid, uid)
+    readable_by(uid, private)
+    copy = private / "work"
+    with workdir_for(uid, copy, writable):
+        yield
+    if writable:
+        st = os.stat(workdir)
+        shutil.rmtree(workdir)
+        shutil.copytree(copy, workdir, symlinks=True)
+        os.chown(workdir, st.st_uid, st.st_gid)
+        os.chmod(workdir, stat.S_IMODE(st.st_mode))
+        workdir_for_owner(workdir, st.st_uid, st.st_gid)

@@ -79,7 +79,15 @@ class Capture:
 
 @dataclass
 class Usage:
-    """What a poll of the live tree found."""
+    """What a poll of the live tree found.
+
+    ``anon_kb`` is the memory the tree holds, what the limit applies to: every
+    process's private anonymous memory, plus its share (PSS) of shared memory (shared
+    anonymous mappings, System V and POSIX shared memory, memfd, mapped tmpfs files:
+    a page six processes share counts once, not six times, and not zero times), plus
+    the files in the run's own tmpfs /tmp and the memfds its processes hold open
+    (memory too, mapped or not; one that is also mapped counts twice: the safe side).
+    """
 
     cpu_seconds: float = 0.0
     anon_kb: int = 0
@@ -263,12 +271,23 @@ def tmpfs_bytes(limits: Limits) -> int:
     return max(64, 4 * limits.file_size_mb) << 20
 
 
+def sysv_shm_bytes(limits: Limits) -> int:
+    """All System V shared memory segments of a run together: an eighth of the memory
+    limit. A segment nobody has attached is in no process's memory, so no poll sees it:
+    this bound is part of the slack over the memory limit."""
+    return (limits.memory_mb << 20) // 8
+
+
 def rlimit_values(
     limits: Limits, memory_rlimit: bool, nproc: bool
 ) -> list[tuple[int, tuple[int, int]]]:
-    """(resource, (soft, hard)) for one run. CPU: soft = the limit rounded up, then
-    SIGXCPU; hard one second later, then SIGKILL."""
-    cpu = max(1, math.ceil(limits.cpu_seconds))
+    """(resource, (soft, hard)) for one run. CPU: the limit is one of the whole tree,
+    enforced by the polls of its CPU time (the figure the verdict reports); RLIMIT_CPU
+    is only a per-process backstop a second past it (soft, SIGXCPU; hard one second
+    later, SIGKILL), for a grader too starved to poll. At the limit itself, the
+    kernel's finer clock would stop a process before the polls (tick-sampled) see
+    the limit reached: a TLE reporting less CPU than its limit."""
+    cpu = max(1, math.ceil(limits.cpu_seconds)) + 1
     wanted = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
         (resource.RLIMIT_FSIZE, (limits.file_size_mb << 20,) * 2),
@@ -292,46 +311,136 @@ _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_KB = (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) // 1024
 
 
+# Shared memory below this, per process, is counted whole (RssShmem, cheap to read);
+# above it, the process's share (Pss_Shmem from smaps_rollup, which walks its mappings).
+_SHMEM_EXACT_KB = 1024
+
+
+def _status_kb(raw: bytes) -> dict[bytes, int]:
+    """The "Name:   123 kB" lines of /proc/PID/status (or smaps_rollup) wanted here."""
+    found = {}
+    for line in raw.splitlines():
+        name, _, rest = line.partition(b":")
+        if name in (b"VmRSS", b"RssAnon", b"RssShmem", b"Pss_Shmem"):
+            found[name] = int(rest.split()[0])
+    return found
+
+
+def _shared_kb(proc_root: str, pid: str, rss_shmem: int) -> int:
+    if rss_shmem <= _SHMEM_EXACT_KB:
+        return rss_shmem
+    try:
+        with open(f"{proc_root}/{pid}/smaps_rollup", "rb") as f:
+            return _status_kb(f.read()).get(b"Pss_Shmem", rss_shmem)
+    except OSError:
+        return rss_shmem
+
+
+def _memfd_kb(proc_root: str, pid: str, seen: set) -> int:
+    """Memory in the memfds the process holds open and no other process of the tree
+    counted before (``seen``): a memfd written, never mapped, is in no one's RSS."""
+    total = 0
+    try:
+        fds = os.listdir(f"{proc_root}/{pid}/fd")
+    except OSError:
+        return 0
+    for fd in fds:
+        path = f"{proc_root}/{pid}/fd/{fd}"
+        try:
+            if not os.readlink(path).startswith("/memfd:"):
+                continue
+            st = os.stat(path)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_blocks // 2
+    return total
+
+
+@dataclass
+class _Process:
+    ticks: int  # user + sys, with those of reaped children when asked
+    rss_kb: int
+    held_kb: int  # private anonymous + its share of shared memory
+
+
 def _read_proc(
     proc_root: str, pid: str, pgrp: Optional[str], children_only: bool = False
-) -> Optional[tuple[int, int, int]]:
-    """(cpu ticks incl. reaped children, rss kb, anon kb) of one process; None when it is
-    gone, or not of process group pgrp (when given)."""
+) -> Optional[_Process]:
+    """One process; None when it is gone, or not of process group pgrp (when given)."""
     try:
         with open(f"{proc_root}/{pid}/stat", "rb") as f:
             raw = f.read()
         fields = raw[raw.rindex(b")") + 2 :].split()
         if pgrp is not None and fields[2].decode() != pgrp:
             return None
-        with open(f"{proc_root}/{pid}/statm", "rb") as f:
-            statm = f.read().split()
+        with open(f"{proc_root}/{pid}/status", "rb") as f:
+            status = _status_kb(f.read())
     except (OSError, ValueError):
         return None  # gone meanwhile
     ticks = sum(int(x) for x in fields[13 if children_only else 11 : 15])  # [u s] cu cs
-    resident, shared = int(statm[1]), int(statm[2])
-    return ticks, resident * _PAGE_KB, (resident - shared) * _PAGE_KB
+    shared = _shared_kb(proc_root, pid, status.get(b"RssShmem", 0))
+    return _Process(ticks, status.get(b"VmRSS", 0),
+                    status.get(b"RssAnon", 0) + shared)
+
+
+def _descendants(proc_root: str, root: str) -> list[str]:
+    """root and every process under it, from the kernel's lists of each thread's
+    children: a walk of the tree alone, not of every process on the machine."""
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        try:
+            threads = os.listdir(f"{proc_root}/{pid}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                with open(f"{proc_root}/{pid}/task/{tid}/children", "rb") as f:
+                    todo += [c.decode() for c in f.read().split()]
+            except OSError:
+                continue
+    return tree
 
 
 def tree_usage(
-    proc_root: str, pgrp: Optional[str] = None, init: Optional[str] = None
+    proc_root: str, pgrp: Optional[str] = None, init: Optional[str] = None,
+    root: Optional[str] = None,
 ) -> Optional[Usage]:
-    """Usage summed over the processes listed under proc_root (of one group if asked);
-    of ``init`` (bwrap's pid 1) only what it reaped counts."""
+    """Usage summed over the processes listed under proc_root (of one group, or of the
+    tree under ``root``, if asked); of ``init`` (bwrap's pid 1, a reaper) only what it
+    reaped counts."""
     try:
-        names = [n for n in os.listdir(proc_root) if n.isdigit()]
+        names = (_descendants(proc_root, root) if root is not None
+                 else [n for n in os.listdir(proc_root) if n.isdigit()])
     except OSError:
         return None
+    found = {}
+    for name in names:
+        entry = _read_proc(proc_root, name, pgrp, children_only=name in (init, root))
+        if entry is not None:
+            found[name] = entry
     usage = Usage()
     ticks = 0
-    for name in names:
-        entry = _read_proc(proc_root, name, pgrp, children_only=name == init)
-        if entry is None:
-            continue
-        ticks += entry[0]
-        usage.max_rss_kb = max(usage.max_rss_kb, entry[1])
-        usage.anon_kb += entry[2]
+    memfds: set = set()
+    for name, entry in found.items():
+        ticks += entry.ticks
+        if name in (init, root):
+            continue  # the sandbox's own process, not the program's
+        usage.max_rss_kb = max(usage.max_rss_kb, entry.rss_kb)
+        usage.anon_kb += entry.held_kb + _memfd_kb(proc_root, name, memfds)
     usage.cpu_seconds = ticks / _CLK_TCK
     return usage
+
+
+def tmpfs_used_kb(path: str) -> int:
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return 0
+    return (st.f_blocks - st.f_bfree) * st.f_frsize // 1024
 
 
 class Libc:
@@ -357,4 +466,7 @@ def sandbox_usage(pid1: int) -> Optional[Usage]:
             return None
     except OSError:
         return None
-    return tree_usage(proc_root, init="1")
+    usage = tree_usage(proc_root, init="1")
+    if usage is not None:
+        usage.anon_kb += tmpfs_used_kb(f"/proc/{pid1}/root/tmp")
+    return usage

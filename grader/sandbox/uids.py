@@ -86,6 +86,12 @@ def workdir_for(uid: Optional[int], workdir: Path, writable: bool) -> Iterator[N
         _make_world_readable(workdir, built=True)
 
 
+def workdir_for_owner(workdir: Path, uid: int, gid: int) -> None:
+    """A build's output handed to the workdir's owner, world-readable, no set-uid bit."""
+    _chown_tree(workdir, uid, gid)
+    _make_world_readable(workdir, built=True)
+
+
 def private_folder(folder: Path) -> Path:
     """folder, made if missing: ours alone (owned by us, writable by no one else),
     so what the grader keeps there cannot be swapped by another user."""

@@ -17,18 +17,21 @@ Made once per zygote (one per worker thread, for one workdir)
 Fresh for each run
     A new pid namespace, whose pid 1 (the run's init, the zygote's child) starts the
     program; a new mount namespace with its own /proc and its own /tmp tmpfs (the
-    workdir bound again on top when it lies under /tmp); a new ipc namespace; a new
-    session; the rlimits; as root the zygote's sandbox uid; no capabilities; the CPU
+    workdir bound again on top when it lies under /tmp); a new ipc namespace (as root,
+    System V shared memory capped at an eighth of the memory limit in all); a new
+    network namespace, loopback only (made ahead by the zygote between runs: sockets
+    in TIME_WAIT, /proc/net and its counters never pass from one run to the next); a
+    new session; the rlimits; as root the zygote's sandbox uid; no capabilities; the CPU
     affinity the grader's thread has at that moment (the leaderboard pins one core).
 Shared by the runs of one zygote
-    The network namespace (loopback only; nothing is left listening once a run's
-    processes are dead), the uts namespace (no capability to change it), the tree.
+    The uts namespace (no capability to change it), the read-only tree.
     Not root, the zygote and the run's init have the program's uid in the sandbox's
     user namespace: they count against its process limit (two of it).
 Ending, killing, accounting
-    The init reaps until the program is reaped, reports the program's wait status and
-    the rusage of all it reaped (the program and its descendants), and exits; the
-    kernel then kills whatever is left in the namespace. The grader learns the init's
+    The init waits for the program; then it kills whatever is left in the namespace
+    (kill(-1) from pid 1), reaps it all, reports the program's wait status and the
+    rusage of everything it reaped (a child nobody waited for counts as much as one
+    waited for), and exits. The grader learns the init's
     pid from the status socket's credentials, polls the tree through
     /proc/<init>/root/proc as for a one-shot run, and kills the init (and so the
     namespace) on a limit. The zygote reaps the init only when the grader says so
@@ -79,6 +82,7 @@ from grader.sandbox.supervise import (
     rlimit_values,
     run_result,
     sandbox_usage,
+    sysv_shm_bytes,
     tmpfs_bytes,
 )
 from grader.sandbox.uids import UidSlots, pipes_for, readable_by
@@ -376,6 +380,9 @@ class _Zygote:
             kill()  # a no-op when the run ended by itself
             self._reap()
         wall = time.monotonic() - start
+        if record.startswith(b"error cannot start the program: "):
+            said = record[6:].split(b"exit ")[0].decode(errors="replace")
+            return error_result(self.name, said, wall)
         if record.startswith(b"error "):
             return error_result(self.name, f"sandbox: {record[6:].decode(errors='replace')}", wall)
         ending = _ending(bytes(record), watch.cpu_seen, watch.peak_rss_kb)
@@ -433,7 +440,8 @@ def _request(command: list[str], workdir: Path, limits: Limits, memory_rlimit: b
     owner = -1 if uid is None else uid
     fields = [owner, owner, cpu_soft, cpu_hard, address_space,
               values[resource.RLIMIT_NPROC][0], values[resource.RLIMIT_FSIZE][0],
-              values[resource.RLIMIT_NOFILE][0], tmpfs_bytes(limits), cpus, workdir,
+              values[resource.RLIMIT_NOFILE][0], tmpfs_bytes(limits), sysv_shm_bytes(limits),
+              cpus, workdir,
               len(command), *command]
     encoded = [os.fsencode(str(f)) for f in fields]
     if any(b"\0" in f for f in encoded):

@@ -9,14 +9,16 @@
  *
  * Control messages, grader -> zygote:
  *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
- *   nofile tmp_bytes cpus cwd argc argv...; with SCM_RIGHTS: the run's stdout and
+ *   nofile tmp_bytes shm_bytes cpus cwd argc argv...; with SCM_RIGHTS: the run's stdout and
  *   stderr (write ends) and its status socket.
  *   "reap": wait until the run's init is dead (its namespace with it), then answer.
  * Zygote -> grader: "ready" once; "cloned" or "error <why>" after a "run";
  * "reaped <wait status>" after a "reap".
  * Run's init -> status socket: "started" (the grader learns its pid from the socket's
  * credentials) or "error <why>"; at the end "exit <wait status> <user us> <sys us>
- * <peak rss kB>" of the program (with every descendant it reaped).
+ * <peak rss kB>" of the program and of every process it started: once the program has
+ * ended, the init kills whatever is left and reaps it all before it reports, so a
+ * child nobody waited for counts as much as one waited for.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -42,10 +46,10 @@
 
 #define MAX_MESSAGE 65536
 #define MAX_ARGS 1024
-#define FIELDS 11 /* before argc */
+#define FIELDS 12 /* before argc */
 
 struct request {
-    long long uid, gid, cpu_soft, cpu_hard, as, nproc, fsize, nofile, tmp_bytes;
+    long long uid, gid, cpu_soft, cpu_hard, as, nproc, fsize, nofile, tmp_bytes, shm_bytes;
     const char *cpus, *cwd;
     char *argv[MAX_ARGS + 1];
     int out, err, status;
@@ -99,11 +103,12 @@ static int parse(char *buf, int n, struct request *r) {
     }
     if (count < FIELDS + 2) return -1;
     long long *numbers[] = {&r->uid, &r->gid, &r->cpu_soft, &r->cpu_hard, &r->as,
-                            &r->nproc, &r->fsize, &r->nofile, &r->tmp_bytes};
-    for (int i = 0; i < 9; i++) *numbers[i] = atoll(field[i]);
-    r->cpus = field[9];
-    r->cwd = field[10];
-    int argc = atoi(field[11]);
+                            &r->nproc, &r->fsize, &r->nofile, &r->tmp_bytes,
+                            &r->shm_bytes};
+    for (int i = 0; i < 10; i++) *numbers[i] = atoll(field[i]);
+    r->cpus = field[10];
+    r->cwd = field[11];
+    int argc = atoi(field[12]);
     if (argc < 1 || argc > MAX_ARGS || FIELDS + 1 + argc != count) return -1;
     for (int i = 0; i < argc; i++) r->argv[i] = field[FIELDS + 1 + i];
     r->argv[argc] = NULL;
@@ -136,7 +141,9 @@ static void program(const struct request *r) {
     setsid();
     int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0 || dup2(r->out, 1) < 0 || dup2(r->err, 2) < 0) _exit(126);
-    syscall(SYS_close_range, 3, ~0U, 0);
+    /* The status socket as fd 3, closed by the exec: a failed exec is said there. */
+    if (dup3(r->status, 3, O_CLOEXEC) < 0) _exit(126);
+    syscall(SYS_close_range, 4, ~0U, 0);
     pin(r->cpus);
     limit(RLIMIT_CPU, r->cpu_soft, r->cpu_hard);
     limit(RLIMIT_FSIZE, r->fsize, r->fsize);
@@ -162,9 +169,10 @@ static void program(const struct request *r) {
     struct __user_cap_data_struct none[2] = {{0}};
     if (syscall(SYS_capset, &header, none) != 0) _exit(126);
     execvp(r->argv[0], r->argv);
-    int why = errno;
-    dprintf(2, "%s: %s\n", r->argv[0], strerror(why)); /* as a shell says it */
-    _exit(why == ENOENT ? 127 : 126);
+    /* Not the program's failure (it never ran): a missing interpreter, a build that
+     * made no program. The grader reports it as its own. */
+    say(3, "error cannot start the program: %s: %s", r->argv[0], strerror(errno));
+    _exit(127);
 }
 
 /* Bind the folder open as `keep` at `path` (parents made as needed), read-only and
@@ -191,8 +199,42 @@ static int rebind(int keep, const char *path) {
     return mount(NULL, path, NULL, flags, NULL);
 }
 
-/* Pid 1 of the run's namespaces: mounts its /proc and /tmp, starts the program, reaps
- * until the program is reaped, reports, exits (the kernel then kills what is left). */
+/* Write one value to a file of /proc/sys (of this run's namespaces). */
+static int set_sysctl(const char *path, long long value) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int ok = dprintf(fd, "%lld\n", value) > 0;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* System V shared memory outlives every process that attached it, so no poll of the
+ * tree's processes sees a segment nobody has attached: the run's ipc namespace allows
+ * at most shm_bytes of segments in all (part of the slack over the memory limit). */
+static int cap_sysv_shm(long long shm_bytes) {
+    if (shm_bytes <= 0) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    return set_sysctl("/proc/sys/kernel/shmmax", shm_bytes) ||
+           set_sysctl("/proc/sys/kernel/shmall", (shm_bytes + page - 1) / page);
+}
+
+/* The run's own network namespace has a loopback, down: bring it up, as bwrap does. */
+static void loopback_up(void) {
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) return;
+    struct ifreq ifr = {0};
+    strcpy(ifr.ifr_name, "lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        ioctl(s, SIOCSIFFLAGS, &ifr); /* best effort: a program has no need of it */
+    }
+    close(s);
+}
+
+/* Pid 1 of the run's namespaces: mounts its /proc and /tmp, starts the program, waits
+ * for it; then kills every process left in the namespace (as pid 1, kill(-1) reaches
+ * them all) and reaps them, so that RUSAGE_CHILDREN holds the CPU time of every
+ * process the program started; reports, exits. */
 static void init(const struct request *r) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char options[64];
@@ -214,22 +256,31 @@ static void init(const struct request *r) {
         say(r->status, "error bind %s: %s", r->cwd, strerror(errno));
         _exit(1);
     }
+    /* Only the namespace's root may (the grader runs as root); not root, the user
+     * namespace maps no root, and the kernel's own bound holds (see warm.py). */
+    if (cap_sysv_shm(r->shm_bytes) != 0 && errno != EACCES) {
+        say(r->status, "error limit System V shared memory: %s", strerror(errno));
+        _exit(1);
+    }
     say(r->status, "started");
     pid_t child = fork();
     if (child < 0) {
         say(r->status, "error fork: %s", strerror(errno));
         _exit(1);
     }
-    if (child == 0) {
-        close(r->status);
-        program(r);
-    }
+    if (child == 0) program(r);
     close(r->out);
     close(r->err);
     int status = 0;
     for (;;) {
         pid_t pid = waitpid(-1, &status, 0);
         if (pid == child) break;
+        if (pid < 0 && errno != EINTR) _exit(1);
+    }
+    kill(-1, SIGKILL); /* everything but us: what is left of the run */
+    for (;;) {
+        pid_t pid = waitpid(-1, NULL, 0);
+        if (pid < 0 && errno == ECHILD) break;
         if (pid < 0 && errno != EINTR) _exit(1);
     }
     struct rusage usage;
@@ -241,9 +292,20 @@ static void init(const struct request *r) {
     _exit(0);
 }
 
+/* A network namespace for the next run, made ahead (it costs a millisecond or two,
+ * between runs rather than in one): the zygote moves into it, the next run's init
+ * inherits it, and the zygote moves on to another once that run is over. Sockets in
+ * TIME_WAIT, /proc/net and its counters outlive a run's processes: no run may find
+ * another's. Failing that, the zygote ends: the grader starts a new one. */
+static void fresh_network(void) {
+    if (unshare(CLONE_NEWNET) != 0) _exit(1);
+    loopback_up();
+}
+
 /* The run's init: pid 1 of a new pid namespace, in new mount and ipc namespaces (ipc
- * objects outlive processes: none may pass to the next run). A raw clone, as bwrap's
- * own: the child goes on like a fork's (a fresh stack copy), pid 1 at once. */
+ * objects outlive processes: none may pass to the next run), in the network namespace
+ * made for it (fresh_network). A raw clone, as bwrap's own: the child goes on like a
+ * fork's (a fresh stack copy), pid 1 at once. */
 static pid_t start(int ctl, struct request *r) {
     pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD,
                                NULL, NULL, NULL, NULL);
@@ -263,6 +325,7 @@ int main(int argc, char **argv) {
     fcntl(ctl, F_SETFD, FD_CLOEXEC); /* no program may ever hold it */
     signal(SIGPIPE, SIG_IGN);
     static char buf[MAX_MESSAGE];
+    fresh_network();
     say(ctl, "ready");
     pid_t running = 0;
     for (;;) {
@@ -274,6 +337,7 @@ int main(int argc, char **argv) {
             while (waitpid(running, &status, 0) < 0 && errno == EINTR) {}
             running = 0;
             say(ctl, "reaped %d", status);
+            fresh_network(); /* the run's namespace is left to it alone */
         } else if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
             struct request r;
             if (parse(buf, n, &r) != 0) {

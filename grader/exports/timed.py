@@ -1,0 +1,51 @@
+"""The Gradescope leaderboard value: the statistic of `grader leaderboard`.
+
+Warm-up runs, then ``[leaderboard] runs`` timed runs of every timed case, one at a
+time pinned to one core, in the same sandbox; the value is the median over the runs
+of the run's total CPU time (user + sys of the process tree) over the timed cases:
+what `grader leaderboard` ranks by (its ``cpu_median_s``). One run's figure would be
+one draw of the noise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from grader import leaderboard as lb
+from grader.build import build
+from grader.cases import Case
+from grader.config import CourseConfig
+from grader.submissions import Submission
+from grader.timing import median, one_core
+
+
+def leaderboard_cpu(submission: Submission, timed: Sequence[Case], sandbox,
+                    config: CourseConfig, cache_root: Path) -> Optional[List[float]]:
+    """The total CPU seconds of each timed run (their median is the value); None when
+    the program cannot be timed (no timed case, no build, a run not accepted)."""
+    if not timed:
+        return None
+    artifact = build(submission, cache_root, sandbox, config.build_limits)  # cached
+    if not artifact.ok:
+        return None
+    program = lb.Program(submission.id, submission.language, submission.content_hash,
+                         artifact.folder)
+    totals = []
+    with one_core():
+        for case in timed:
+            for _ in range(config.leaderboard.warmup):
+                lb.timed_run(program, case, sandbox, config)
+        for _ in range(config.leaderboard.runs):
+            total = 0.0
+            for case in timed:
+                verdict, result = lb.timed_run(program, case, sandbox, config)
+                if verdict != "AC":
+                    return None
+                total += result.cpu_seconds
+            totals.append(total)
+    return totals
+
+
+def statistic(totals: Sequence[float]) -> float:
+    return round(median(totals), 4)

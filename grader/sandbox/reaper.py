@@ -1,0 +1,149 @@
+"""The rlimits fallback's per-run reaper (Linux): a script run by the grader's Python,
+never imported by the grader (it must start fast: ``python -S -I``).
+
+    reaper.py STATUS_FD UID LIMITS -- COMMAND...
+
+It makes itself a child subreaper, so every process the program starts stays in its
+tree whatever it does (double fork, setsid): orphans are re-parented to it, not to
+the grader. It starts the program in a session of its own with the rlimits (LIMITS:
+``resource:soft:hard`` joined by commas), as UID when that is not -1 (the grader runs
+as root: the process limit then holds, and the program is not root), with its
+stdout and stderr and /dev/null as standard input. When the program has ended, or
+the grader sends SIGUSR1, it kills every process left in its tree and reaps them
+all, then writes to STATUS_FD one line: ``exit <wait status> <user us> <sys us>
+<peak rss kB> <own peak rss kB>`` (the rusage of everything it reaped: a child
+nobody waited for counts as much as one waited for; the last figure is the peak of
+the program's process just before its exec, which its ru_maxrss inherits). Before it
+starts the program it writes ``started <pid>``; a failure of its own is ``error <why>``
+(exit status 125), never the program's, and so is a command that cannot be executed
+(a missing interpreter).
+"""
+
+import ctypes
+import os
+import resource
+import signal
+import sys
+import warnings  # noqa: F401  os.execvp imports it: as the sandbox uid it may be unreadable
+
+_PR_SET_CHILD_SUBREAPER = 36
+_CANNOT_EXECUTE = 126
+
+
+def _children(me: int) -> list:
+    """Our live children (every process of the run ends up one of them), from the
+    kernel's list (we are single-threaded: our one thread's children are all)."""
+    try:
+        with open(f"/proc/{me}/task/{me}/children", "rb") as f:
+            return [int(pid) for pid in f.read().split()]
+    except OSError:
+        return []
+
+
+def _kill_and_reap_all(me: int) -> None:
+    """Every process of the tree killed and reaped (their CPU time into our rusage)."""
+    while True:
+        for pid in _children(me):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(-1, 0)
+            while os.waitpid(-1, os.WNOHANG)[0]:  # every one already dead, at once
+                pass
+        except ChildProcessError:
+            return
+
+
+def _program(command: list, uid: int, limits: list, failed: int) -> None:
+    """In the forked child: never returns. A failure before the exec is ours, said on
+    ``failed`` (closed by the exec); one of the exec itself is the command's (a shell's
+    127 or 126, with the reason on stderr)."""
+    try:
+        os.setsid()
+        for name in ("SIGPIPE", "SIGXFSZ", "SIGUSR1"):  # Python ignores the first two
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        for which, soft, hard in limits:
+            resource.setrlimit(which, (soft, hard))
+        if uid >= 0:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        os.closerange(3, failed)
+        os.closerange(failed + 1, 65536)
+    except BaseException as exc:
+        os.write(failed, f"{type(exc).__name__}: {exc}".encode())
+        os._exit(_CANNOT_EXECUTE)
+    try:
+        # What the program's ru_maxrss starts at (this copy of the reaper's): said last.
+        os.write(failed, f"rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}".encode())
+        os.execvp(command[0], command)
+    except OSError as exc:  # a missing interpreter, a build that made no program
+        os.write(failed, f"\ncannot start the program: {command[0]}: {exc.strerror}".encode())
+    os._exit(_CANNOT_EXECUTE)
+
+
+def main(argv: list) -> int:
+    status_fd, uid = int(argv[1]), int(argv[2])
+    limits = [tuple(int(x) for x in item.split(":")) for item in argv[3].split(",") if item]
+    command = argv[5:]
+    os.set_inheritable(status_fd, False)
+    me = os.getpid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        os.write(status_fd, f"error prctl: {os.strerror(ctypes.get_errno())}\n".encode())
+        return 125
+    stop = {"asked": False}
+    signal.signal(signal.SIGUSR1, lambda *_: stop.update(asked=True))
+    readable, failed = os.pipe()  # both close-on-exec
+    try:
+        program = os.fork()
+    except OSError as exc:
+        os.write(status_fd, f"error fork: {exc.strerror}\n".encode())
+        return 125
+    if program == 0:
+        os.close(readable)
+        _program(command, uid, limits, failed)
+    os.close(failed)
+    said = b""
+    while True:  # until the exec (or the exec's failure) closes it
+        chunk = os.read(readable, 512)
+        if not chunk:
+            break
+        said += chunk
+    os.close(readable)
+    if not said.startswith(b"rss ") or b"\n" in said:
+        why = said.partition(b"\n")[2] or said or b"the program's process ended before its exec"
+        os.waitpid(program, 0)
+        os.write(status_fd, b"error " + why.replace(b"\n", b" ")[:400] + b"\n")
+        return 125
+    own_peak = int(said.split()[1])
+    os.write(status_fd, f"started {program}\n".encode())
+    # The pipes must close when the run's last process is gone: we keep no copy.
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    signal.signal(signal.SIGUSR1, lambda *_: _kill(program))
+    if stop["asked"]:
+        _kill(program)
+    _, status = os.waitpid(program, 0)
+    _kill_and_reap_all(me)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    report = (f"exit {status} {round(usage.ru_utime * 1e6)} {round(usage.ru_stime * 1e6)} "
+              f"{usage.ru_maxrss} {own_peak}\n")
+    os.write(status_fd, report.encode())
+    return 0
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
