@@ -621,3 +621,55 @@ def test_parse_output_prefers_the_worded_count_line():
     parsed = gp.parse_output(text)
     assert parsed.count_line == (13, "2 unique solutions found:") and parsed.count == 2
     assert parsed.stray == [(11, "looking for solutions")]
+
+
+# ---------------------------------------------------------------- count line, exactly
+
+# (puzzle, boards printed: "all" or "none", count line printed, summary, a detail or None).
+# Each row pins one rule of the count-line diagnosis: the plural rule speaks only when
+# the puzzle has exactly one solution; the count of printed boards is named with its
+# own plural ("0 boards", "1 board", "2 boards").
+COUNT_LINES = [
+    (SAMPLE, "all", "2 unique solutions found",
+     'the count line (line 12) is "2 unique solutions found": expected exactly '
+     '"2 unique solutions found:"', None),
+    (SAMPLE, "all", "2 Unique Solutions Found:",
+     'the count line (line 12) is "2 Unique Solutions Found:": expected exactly '
+     '"2 unique solutions found:"', None),
+    (ONE, "all", "1 unique solutions found:",
+     'wrong plural on line 12: with one solution the count line is "1 unique solution found:", '
+     'not "1 unique solutions found:"', None),
+    (SAMPLE, "all", "2 unique solution found:",
+     'wrong singular on line 12: with 2 solutions the count line is "2 unique solutions found:", '
+     'not "2 unique solution found:"', None),
+    (SAMPLE, "none", "2 unique solutions found:",
+     "2 boards are missing: 124967385 (expected at line 13), 397862514 (expected at line 27)",
+     "the count line says 2 solutions but 0 boards are printed"),
+    (SAMPLE, "all", "1 unique solution found:",
+     'the count line (line 12) says 1 solution, expected 2 solutions: "1 unique solution found:" '
+     'instead of "2 unique solutions found:"',
+     "the count line says 1 solution but 2 boards are printed"),
+    (ONE, "all", "0 unique solutions found:",
+     'the count line (line 12) says "0 unique solutions found:", but the puzzle has 1 solution: '
+     'expected "1 unique solution found:"', "the count line says no solution but 1 board is printed"),
+    (NONE, "none", "1 unique solution found:",
+     'the count line (line 12) says 1 solution, but the puzzle has none: expected '
+     '"No solution found."', "the count line says 1 solution but 0 boards are printed"),
+    (NONE, "none", "No solutions found.",
+     'the count line (line 12) is "No solutions found.": expected exactly "No solution found."',
+     None),
+    (NONE, "none", "Solutions: none",
+     'the count line (line 12) is "Solutions: none": expected "No solution found."', None),
+]
+
+
+@pytest.mark.parametrize("text, boards, count, summary, detail", COUNT_LINES)
+def test_count_line_diagnosis(text, boards, count, summary, detail):
+    case = Case(text)
+    result = case.check(case.render(case.boards if boards == "all" else [], count=count))
+    assert result.verdict is Verdict.WA
+    assert result.summary == summary
+    if detail is not None:
+        assert detail in result.details
+    assert not any("boards are printed" in d or "board is printed" in d
+                   for d in result.details if d != detail)

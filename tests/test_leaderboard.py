@@ -50,6 +50,16 @@ def test_outliers_use_three_scaled_mads():
     assert outliers([10.0, 10.1, 9.9, 10.0, 10.2, 9.8, 10.5]) == [6]
 
 
+@pytest.mark.parametrize("last, flagged", [(10.44, False), (10.46, True), (9.54, True),
+                                           (9.56, False)])
+def test_the_outlier_limit_is_three_scaled_mads_exactly(last, flagged):
+    """MAD 0.1, so the limit is 3 x 1.4826 x 0.1 = 0.4448 from the median 10.0: a run
+    0.46 away is an outlier (it would not be at 3.3 MADs, 0.489), one 0.44 away is not."""
+    runs = [10.0, 10.1, 9.9, 10.0, 10.2, 9.8, last]
+    assert outliers(runs) == ([6] if flagged else [])
+    assert summarize(runs).outliers == ((6,) if flagged else ())
+
+
 def test_a_neighbouring_clock_step_is_no_outlier_when_the_mad_is_zero():
     assert outliers([0.0025] * 5 + [0.0026]) == []  # one 0.1 ms step
     assert outliers([0.0025] * 5 + [0.0050]) == [5]
@@ -137,6 +147,18 @@ def test_ties_are_not_transitive_a_b_and_b_c_tie_but_a_beats_c():
     assert mann_whitney(A, C).p_value < 0.05
     assert ranks({"A": A, "B": B, "C": C}, noise_floor=0.0, alpha=0.05) == \
         {"A": 1, "B": 1, "C": 2}
+
+
+def test_faster_is_closed_under_chains():
+    """A beats B, B beats C, but 3 runs against 4 can never reach p < 0.05 (the smallest
+    p-value is 2/35 = 0.057), so the test alone cannot separate A from C. Without the
+    closure C would be beaten by B only and share rank 2 with B, the program beating it."""
+    A, B, C = [1.0, 1.1, 1.2], [2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6], [3.0, 3.1, 3.2, 3.3]
+    samples = {"A": A, "B": B, "C": C}
+    assert {(c.faster, c.slower) for c in significantly_faster(samples, 0.0, 0.05)} == \
+        {("A", "B"), ("B", "C")}
+    assert smallest_p_value(3, 4) > 0.05
+    assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 2, "C": 3}
 
 
 def test_noise_floor_keeps_clearly_separated_but_close_medians_tied():
