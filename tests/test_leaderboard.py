@@ -242,6 +242,50 @@ def test_timings_are_stored_per_content_case_version_and_run(tmp_path):
         assert store.timings("amy", "h1") == []
 
 
+def _stored_session(store: Store, cpu_by_program: dict, verdicts=None, runs=7):
+    """A session of programs whose timed runs are already stored (nothing is run):
+    `cpu_by_program` maps a program id to its CPU seconds per run, on one case."""
+    c1 = store_case("c1", "v1")
+    programs = []
+    for pid, seconds in cpu_by_program.items():
+        for index, cpu in enumerate(seconds):
+            verdict = (verdicts or {}).get((pid, index), "AC")
+            store.record_timing(pid, "h-" + pid, c1, index, verdict,
+                                RunResult(0, None, cpu, cpu * 1.1, 100, b"", b"", 0), 0)
+        programs.append(lb.Program(pid, load_config().languages["c"], "h-" + pid, Path(".")))
+    return lb.Session(cases=[c1], programs=programs, startups=[], ineligible=[])
+
+
+def test_collect_keeps_programs_within_the_noise_floor_tied(tmp_path):
+    """Every run of "close" is 2% slower than "fast" (the rank test alone separates
+    them); the configured noise floor of 3% keeps them tied, 10% slower is not."""
+    fast = [1.000, 1.001, 1.002, 1.003, 1.004, 1.005, 1.006]
+    config = load_config()
+    assert config.leaderboard.noise_floor == 0.03 and config.leaderboard.runs == 7
+    with Store(tmp_path / "g.db") as store:
+        session = _stored_session(store, {"fast": fast, "close": [x * 1.02 for x in fast],
+                                          "far": [x * 1.10 for x in fast]})
+        board = lb.collect(store, session, config)
+    assert [(rank, t.program.id) for rank, t in board.ranked] == \
+        [(1, "fast"), (1, "close"), (3, "far")]
+    assert board.beats == {"fast": ["far"], "close": ["far"], "far": []}
+    assert board.ineligible == []
+
+
+def test_collect_excludes_failed_and_incomplete_timings_with_the_reason(tmp_path):
+    runs = [0.5, 0.51, 0.52, 0.53, 0.54, 0.55, 0.56]
+    with Store(tmp_path / "g.db") as store:
+        session = _stored_session(
+            store, {"ok": runs, "flaky": runs, "short": runs[:4]},
+            verdicts={("flaky", 2): "TLE", ("flaky", 5): "WA"})
+        board = lb.collect(store, session, load_config())
+    assert [t.program.id for _, t in board.ranked] == ["ok"]
+    assert {(i.id, i.reason) for i in board.ineligible} == {
+        ("flaky", "failed while being timed: TLE on c1 (run 3) and 1 more"),
+        ("short", "timing incomplete: run leaderboard again"),
+    }
+
+
 def test_markdown_cells_cannot_break_the_table():
     doc = _tiny_document(reason="crashed | then\nstopped")
     text = markdown(doc)
