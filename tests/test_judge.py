@@ -89,7 +89,7 @@ def test_output_limit_hit_on_stderr_is_told_apart_from_stdout(printed, blames):
     """The limit counts stdout only: at or under it, the flood was on stderr."""
     run = result(b"y" * printed, exit_code=None, signal=signal.SIGKILL, output_exceeded=True)
     judgement = verdict_of(run)
-    assert judgement.verdict is Verdict.OLE
+    assert judgement.verdict is Verdict.OLE and judgement.result is run
     assert blames in judgement.diagnosis
     if blames == "error output":
         assert judgement.diagnosis == ("the program flooded its error output (standard error) "

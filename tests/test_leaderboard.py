@@ -21,7 +21,7 @@ from grader.reports.leaderboard_md import markdown, seconds
 from grader.schemas import validate
 from grader.store import Store
 from grader.submissions import load
-from grader.timing import (mad, mann_whitney, median, mid_ranks, outliers, ranks,
+from grader.timing import (RankTest, mad, mann_whitney, median, mid_ranks, outliers, ranks,
                            significantly_faster, smallest_p_value, summarize)
 from tests.helpers import ROOT
 from tests.test_store import case as store_case
@@ -159,6 +159,69 @@ def test_faster_is_closed_under_chains():
         {("A", "B"), ("B", "C")}
     assert smallest_p_value(3, 4) > 0.05
     assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 2, "C": 3}
+
+
+def test_exactly_the_limit_away_is_no_outlier():
+    limit = 1e-4 + 1e-12  # MAD 0: one clock step, plus the float tolerance
+    assert outliers([0.0, 0.0, 0.0, 0.0, limit]) == []
+    assert outliers([0.0, 0.0, 0.0, 0.0, 2e-4]) == [4]
+
+
+def test_median_of_nothing_is_refused_by_name():
+    with pytest.raises(ValueError, match="^median of no values$"):
+        median([])
+
+
+def test_summary_keeps_the_runs_in_their_order():
+    s = summarize([3, 1, 2, 40])
+    assert s.runs == (3.0, 1.0, 2.0, 40.0) and s.outliers == (3,)
+    assert (s.median, s.minimum, s.maximum, s.mad) == (2.5, 1.0, 40.0, 1.0)
+
+
+def test_normal_approximation_edges():
+    same = [float(v) for v in range(16)]
+    assert mann_whitney(same, same) == RankTest(128.0, 1.0, False)  # U at its mean: p is 1
+    assert mann_whitney([1.0] * 16, [1.0] * 16).p_value == 1.0  # no variance at all
+
+
+@pytest.mark.parametrize("n1, n2, p", [(3, 3, 0.1), (7, 7, 2 / 3432), (15, 15, 2 / 155117520),
+                                       (16, 15, 0.0), (40, 2, 0.0), (0, 3, 1.0), (1, 1, 1.0)])
+def test_smallest_p_value(n1, n2, p):
+    assert smallest_p_value(n1, n2) == pytest.approx(p, rel=1e-12, abs=0)
+
+
+def test_significantly_faster_reports_each_separated_pair_once():
+    """Typical short programs (medians well under 1 s); the pairs come out once each,
+    faster first, with the rank test's p-value and the ratio of medians."""
+    samples = {"c": [0.010, 0.011, 0.012, 0.010, 0.011], "a": [0.020, 0.021, 0.022, 0.020, 0.021],
+               "b": [0.0105, 0.0115, 0.0125, 0.0105, 0.0115]}
+    found = significantly_faster(samples, 0.03, 0.05)
+    assert [(c.faster, c.slower) for c in found] == [("b", "a"), ("c", "a")]
+    assert [c.p_value for c in found] == [2 / 252, 2 / 252]
+    assert [c.ratio for c in found] == [pytest.approx(0.021 / 0.0115), pytest.approx(0.021 / 0.011)]
+
+
+def test_a_program_with_median_zero_is_never_compared():
+    """A median of 0 (below the clock's step) gives no ratio; the others are still compared."""
+    samples = {"a": [1.0, 1.1, 1.2, 1.0, 1.1], "b": [0.0] * 5, "c": [2.0, 2.1, 2.2, 2.0, 2.1]}
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == \
+        [("a", "c")]
+
+
+def test_a_pair_within_the_noise_floor_does_not_stop_the_others():
+    samples = {"a": [0.99, 0.995, 1.0, 1.005, 1.01], "b": [1.02, 1.025, 1.03, 1.035, 1.04],
+               "c": [2.0, 2.1, 2.2, 2.0, 2.1]}
+    # medians 1.0 and 1.03: a ratio of exactly 1 + the noise floor is not "more than" it
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == \
+        [("a", "c"), ("b", "c")]
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.0299, 0.05)] == \
+        [("a", "b"), ("a", "c"), ("b", "c")]
+
+
+def test_a_p_value_equal_to_alpha_is_not_significant():
+    samples = {"a": [1.0, 1.1, 1.2], "b": [2.0, 2.1, 2.2]}  # 3 runs each: p = 0.1 at best
+    assert significantly_faster(samples, 0.0, 0.1) == []
+    assert len(significantly_faster(samples, 0.0, 0.1000001)) == 1
 
 
 def test_noise_floor_keeps_clearly_separated_but_close_medians_tied():
