@@ -673,3 +673,80 @@ def test_count_line_diagnosis(text, boards, count, summary, detail):
         assert detail in result.details
     assert not any("boards are printed" in d or "board is printed" in d
                    for d in result.details if d != detail)
+
+
+# ---------------------------------------------------------------- diagnosis texts, exactly
+
+from grader.compare import _clash_text, _layout_difference, quote  # noqa: E402
+from tests.helpers import PUBLIC  # noqa: E402
+
+MANY = (PUBLIC / "many-solutions.txt").read_text()  # 22 solutions
+
+
+@pytest.mark.parametrize("want, got, text", [
+    ("ABC", "AC", 'a line "B" is missing before line 11'),
+    ("AB", "AXB", 'line 11 ("X") should not be there'),
+    ("ABC", "AB", 'a line "C" is missing before line 12'),
+    ("ABCD", "AB", 'it ends early: a line "C" is missing after line 11'),
+    ("AB", "ABXY", 'line 12 ("X") should not be there'),
+    ("AB", "AX", 'line 11 should be "B", not "X"'),
+    ("ABC", "AXC", 'line 11 should be "B", not "X"'),
+    ("ABC", "ACC", 'line 11 should be "B", not "C"'),  # as long as expected: not a missing line
+    ("ABB", "AXB", 'line 11 should be "B", not "X"'),  # nor an extra one
+    ("XAB", "AB", 'a line "X" is missing before line 10'),
+])
+def test_layout_difference_names_the_first_differing_line(want, got, text):
+    assert _layout_difference(list(want), list(got), 10) == text
+
+
+def _clash_board(first: int, second: int, edges_first, edges_second):
+    board = [gp.Cell(i + 1, ("T0", "R0", "B0", "L0")) for i in range(9)]
+    board[first], board[second] = gp.Cell(first + 1, edges_first), gp.Cell(second + 1, edges_second)
+    return tuple(board)
+
+
+@pytest.mark.parametrize("first, horizontal, a, b, text", [
+    (3, True, ("A0", "R1", "C0", "D0"), ("E0", "F0", "G0", "G1"),
+     "tile 4's right edge R1 does not match tile 5's left edge G1 (row 2, columns 1-2: "
+     "different pictures)"),
+    (7, True, ("A0", "R1", "C0", "D0"), ("E0", "F0", "G0", "R1"),
+     "tile 8's right edge R1 does not match tile 9's left edge R1 (row 3, columns 2-3: two heads)"),
+    (3, False, ("A0", "B0", "Y0", "D1"), ("Y0", "F1", "G1", "H1"),
+     "tile 4's bottom edge Y0 does not match tile 7's top edge Y0 (column 1, rows 2-3: two tails)"),
+    (5, False, ("A0", "B0", "Y1", "D1"), ("Y1", "F0", "G1", "H1"),
+     "tile 6's bottom edge Y1 does not match tile 9's top edge Y1 (column 3, rows 2-3: two heads)"),
+])
+def test_clash_text_names_tiles_edges_and_place(first, horizontal, a, b, text):
+    second = first + (1 if horizontal else 3)
+    board = _clash_board(first, second, a, b)
+    assert _clash_text(board, gp.Clash(first, second, horizontal)) == text
+
+
+def test_quote_cuts_at_its_limit():
+    assert quote("x" * 80) == '"' + "x" * 60 + '…"'
+    assert quote("a b" * 30, 5) == '"a ba …"'
+
+
+@pytest.mark.parametrize("missing, text", [
+    (3, "3 boards are missing: 395182467 (expected at line 279), 426731859 (expected at line "
+        "293), 539246718 (expected at line 307)"),
+    (4, "4 boards are missing: 327916584 (expected at line 265), 395182467 (expected at line "
+        "279), 426731859 (expected at line 293) and 1 more"),
+])
+def test_missing_boards_named_up_to_three(missing, text):
+    case = Case(MANY)
+    kept = case.boards[:len(case.boards) - missing]
+    result = case.check(case.render(kept, count=ps.count_line(len(case.boards))))
+    assert text in result.text().split("\n")
+
+
+def test_extra_boards_named_with_their_lines():
+    """Boards that solve the puzzle but are not expected (as when the expected output
+    follows a rule the program does not): each named with its line."""
+    case = Case(MANY)
+    expected = case.render(case.boards[:-2])
+    got = case.render(case.boards, count=ps.count_line(20))
+    result = compare(expected, got, MANY)
+    [line] = [line for line in result.text().split("\n") if "extra" in line]
+    assert line.startswith("2 boards are extra, not in the expected output: ")
+    assert line.count(" (at line ") == 2 and " and " not in line
