@@ -658,6 +658,12 @@ COUNT_LINES = [
     (NONE, "none", "No solutions found.",
      'the count line (line 12) is "No solutions found.": expected exactly "No solution found."',
      None),
+    (NONE, "none", "There is no solution.",
+     'the count line (line 12) is "There is no solution.": expected exactly "No solution found."',
+     None),
+    (ONE, "all", "1 unique solution found",
+     'the count line (line 12) is "1 unique solution found": expected exactly '
+     '"1 unique solution found:"', None),
     (NONE, "none", "Solutions: none",
      'the count line (line 12) is "Solutions: none": expected "No solution found."', None),
 ]
@@ -750,3 +756,53 @@ def test_extra_boards_named_with_their_lines():
     [line] = [line for line in result.text().split("\n") if "extra" in line]
     assert line.startswith("2 boards are extra, not in the expected output: ")
     assert line.count(" (at line ") == 2 and " and " not in line
+
+
+def _sample_lines(edit) -> bytes:
+    lines = SAMPLE_EXPECTED.decode().split("\n")
+    return "\n".join(edit(lines)).encode()
+
+
+# (how the sample's output is changed, summary, further lines of the diagnosis)
+LINE_DIAGNOSES = [
+    (lambda L: [""] + L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
+     "white space differs: 1 extra empty line at the start of the output (before line 2 of "
+     "your output)",
+     ['1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 7 of your output)',
+      "2 extra empty lines between the tile listing and the count line (before line 16 of your "
+      "output)",
+      "empty lines differ in 4 places in all"]),
+    (lambda L: L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
+     'white space differs: 1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 6 of '
+     'your output)',
+     ["2 extra empty lines between the tile listing and the count line (before line 15 of your "
+      "output)",
+      "3 extra empty lines between two boards (before line 33 of your output)"]),
+    (lambda L: L[:10] + L[11:],
+     "white space differs: missing empty line between the tile listing and the count line "
+     "(before line 11 of your output)", []),
+    (lambda L: L[:25] + L[26:],
+     "white space differs: missing empty line between two boards (before line 26 of your "
+     "output)", []),
+    (lambda L: L[:1] + [L[1] + " " + L[2]] + L[3:],
+     'white space differs: line 2 should be "1. <Y1, G0, R0, B1>", not "1. <Y1, G0, R0, B1> '
+     '2. <Y0, B1, R1, B0>" (the same words, broken into lines differently)', []),
+    (lambda L: L[:1] + ["1. <Y1, G0, R0, B1"] + L[2:],
+     'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+     '"1. <Y1, G0, R0, B1" (the edges go between < and >)', []),
+    (lambda L: L[:1] + ["1. <Y1, G0, R0, B1, >"] + L[2:],
+     'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+     '"1. <Y1, G0, R0, B1, >" (edges are separated by a comma and a space)', []),
+    (lambda L: L[:1] + ["1.  <Y1, G0, R0, B1>"] + L[2:11] + ["3 unique solutions found:"] + L[12:],
+     'the count line (line 12) says 3 solutions, expected 2 solutions: "3 unique solutions '
+     'found:" instead of "2 unique solutions found:"',
+     ['the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+      '"1.  <Y1, G0, R0, B1>" (spacing differs)']),
+]
+
+
+@pytest.mark.parametrize("edit, summary, more", LINE_DIAGNOSES)
+def test_line_by_line_diagnosis(sample, edit, summary, more):
+    result = sample.check(_sample_lines(edit))
+    assert result.summary == summary
+    assert result.details[3:3 + len(more)] == more
