@@ -806,3 +806,26 @@ def test_line_by_line_diagnosis(sample, edit, summary, more):
     result = sample.check(_sample_lines(edit))
     assert result.summary == summary
     assert result.details[3:3 + len(more)] == more
+
+
+def test_tie_order_shows_the_first_differing_drawn_line():
+    case = Case(TIE)
+    result = case.check(case.render(case.boards[::-1]), policy=("tie-order",))
+    assert result.summary == (
+        "boards with the same 9-digit string 369817425 are in the wrong order (lines 13 and 27): "
+        "they go by their drawn text, compared as strings "
+        '("|3  A1   |6  A1   |9  A1   |" comes before "|3  A1   |6  A1   |9  B0   |")')
+
+
+@pytest.mark.parametrize("cell, summary, also", [
+    ("|9  G0   |", "board 129967385 (line 13) is not a solution: it uses tile 9 twice (row 1, "
+                   "column 3 and row 2, column 1)",
+     "board 129967385 also: row 1, column 3 shows tile 9 as G0 B0 G1 Y1 (top, right, bottom, "
+     "left), which is not a rotation of tile 9 <R0, G1, Y1, B0>"),
+    ("|10 G0   |", "board 1210967385 (line 13) is not a solution: row 1, column 3 shows tile 10, "
+                   "which does not exist", None),
+])
+def test_a_cell_naming_the_last_or_a_missing_tile(sample, cell, summary, also):
+    result = sample.check(sample.expected.replace(b"|4  G0   |", cell.encode(), 1))
+    assert result.summary == summary
+    assert (also in result.details) if also else not any(" also: " in d for d in result.details)
