@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup grade demo test test-fast bench clean leaderboard
+.PHONY: setup grade demo test test-fast bench clean leaderboard mutation
 
 setup: $(STAMP)
 
@@ -29,6 +29,14 @@ test: setup
 # the edit-test loop. `make test` stays what CI runs.
 test-fast: setup
 	$(PY) -m pytest -q -n 2 -m "fast and not slow"
+
+# Mutation testing of the verdict logic (compare, timing, score, judge; configured in
+# pyproject.toml [tool.mutmut]), then its score per file. Slow: run it on its own.
+# mutmut reuses mutants/ and re-tests only what changed; `rm -rf mutants` starts afresh.
+MUTATION_CHILDREN ?= 2
+mutation: setup
+	$(VENV)/bin/mutmut run --max-children $(MUTATION_CHILDREN) > /dev/null || true
+	$(PY) bench/mutation_score.py --min 85
 
 bench: setup
 	$(PY) bench/bench_reference.py

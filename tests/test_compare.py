@@ -720,3 +720,211 @@ def test_only_a_difference_the_rule_decides_is_marked_as_policy_only():
     got = case.render(case.boards * 2).replace(b"\n+", b"\ndebug\n+", 1)
     mixed = case.check(got, policy=("symmetric-tiles",))
     assert "policy-dependent" in mixed.text() and POLICY_ONLY not in mixed.details
+
+
+# ---------------------------------------------------------------- count line, exactly
+
+# (puzzle, boards printed: "all" or "none", count line printed, summary, a detail or None).
+# Each row pins one rule of the count-line diagnosis: the plural rule speaks only when
+# the puzzle has exactly one solution; the count of printed boards is named with its
+# own plural ("0 boards", "1 board", "2 boards").
+COUNT_LINES = [
+    (SAMPLE, "all", "2 unique solutions found",
+     'the count line (line 12) is "2 unique solutions found": expected exactly '
+     '"2 unique solutions found:"', None),
+    (SAMPLE, "all", "2 Unique Solutions Found:",
+     'the count line (line 12) is "2 Unique Solutions Found:": expected exactly '
+     '"2 unique solutions found:"', None),
+    (ONE, "all", "1 unique solutions found:",
+     'wrong plural on line 12: with one solution the count line is "1 unique solution found:", '
+     'not "1 unique solutions found:"', None),
+    (SAMPLE, "all", "2 unique solution found:",
+     'wrong singular on line 12: with 2 solutions the count line is "2 unique solutions found:", '
+     'not "2 unique solution found:"', None),
+    (SAMPLE, "none", "2 unique solutions found:",
+     "2 boards are missing: 124967385 (expected at line 13), 397862514 (expected at line 27)",
+     "the count line says 2 solutions but 0 boards are printed"),
+    (SAMPLE, "all", "1 unique solution found:",
+     'the count line (line 12) says 1 solution, expected 2 solutions: "1 unique solution found:" '
+     'instead of "2 unique solutions found:"',
+     "the count line says 1 solution but 2 boards are printed"),
+    (ONE, "all", "0 unique solutions found:",
+     'the count line (line 12) says "0 unique solutions found:", but the puzzle has 1 solution: '
+     'expected "1 unique solution found:"', "the count line says no solution but 1 board is printed"),
+    (NONE, "none", "1 unique solution found:",
+     'the count line (line 12) says 1 solution, but the puzzle has none: expected '
+     '"No solution found."', "the count line says 1 solution but 0 boards are printed"),
+    (NONE, "none", "No solutions found.",
+     'the count line (line 12) is "No solutions found.": expected exactly "No solution found."',
+     None),
+    (NONE, "none", "There is no solution.",
+     'the count line (line 12) is "There is no solution.": expected exactly "No solution found."',
+     None),
+    (ONE, "all", "1 unique solution found",
+     'the count line (line 12) is "1 unique solution found": expected exactly '
+     '"1 unique solution found:"', None),
+    (NONE, "none", "Solutions: none",
+     'the count line (line 12) is "Solutions: none": expected "No solution found."', None),
+]
+
+
+@pytest.mark.parametrize("text, boards, count, summary, detail", COUNT_LINES)
+def test_count_line_diagnosis(text, boards, count, summary, detail):
+    case = Case(text)
+    result = case.check(case.render(case.boards if boards == "all" else [], count=count))
+    assert result.verdict is Verdict.WA
+    assert result.summary == summary
+    if detail is not None:
+        assert detail in result.details
+    assert not any("boards are printed" in d or "board is printed" in d
+                   for d in result.details if d != detail)
+
+
+# ---------------------------------------------------------------- diagnosis texts, exactly
+
+from grader.compare import _clash_text, _layout_difference, quote  # noqa: E402
+from tests.helpers import PUBLIC  # noqa: E402
+
+MANY = (PUBLIC / "many-solutions.txt").read_text()  # 22 solutions
+
+
+@pytest.mark.parametrize("want, got, text", [
+    ("ABC", "AC", 'a line "B" is missing before line 11'),
+    ("AB", "AXB", 'line 11 ("X") should not be there'),
+    ("ABC", "AB", 'a line "C" is missing before line 12'),
+    ("ABCD", "AB", 'it ends early: a line "C" is missing after line 11'),
+    ("AB", "ABXY", 'line 12 ("X") should not be there'),
+    ("AB", "AX", 'line 11 should be "B", not "X"'),
+    ("ABC", "AXC", 'line 11 should be "B", not "X"'),
+    ("ABC", "ACC", 'line 11 should be "B", not "C"'),  # as long as expected: not a missing line
+    ("ABB", "AXB", 'line 11 should be "B", not "X"'),  # nor an extra one
+    ("XAB", "AB", 'a line "X" is missing before line 10'),
+])
+def test_layout_difference_names_the_first_differing_line(want, got, text):
+    assert _layout_difference(list(want), list(got), 10) == text
+
+
+def _clash_board(first: int, second: int, edges_first, edges_second):
+    board = [gp.Cell(i + 1, ("T0", "R0", "B0", "L0")) for i in range(9)]
+    board[first], board[second] = gp.Cell(first + 1, edges_first), gp.Cell(second + 1, edges_second)
+    return tuple(board)
+
+
+@pytest.mark.parametrize("first, horizontal, a, b, text", [
+    (3, True, ("A0", "R1", "C0", "D0"), ("E0", "F0", "G0", "G1"),
+     "tile 4's right edge R1 does not match tile 5's left edge G1 (row 2, columns 1-2: "
+     "different pictures)"),
+    (7, True, ("A0", "R1", "C0", "D0"), ("E0", "F0", "G0", "R1"),
+     "tile 8's right edge R1 does not match tile 9's left edge R1 (row 3, columns 2-3: two heads)"),
+    (3, False, ("A0", "B0", "Y0", "D1"), ("Y0", "F1", "G1", "H1"),
+     "tile 4's bottom edge Y0 does not match tile 7's top edge Y0 (column 1, rows 2-3: two tails)"),
+    (5, False, ("A0", "B0", "Y1", "D1"), ("Y1", "F0", "G1", "H1"),
+     "tile 6's bottom edge Y1 does not match tile 9's top edge Y1 (column 3, rows 2-3: two heads)"),
+])
+def test_clash_text_names_tiles_edges_and_place(first, horizontal, a, b, text):
+    second = first + (1 if horizontal else 3)
+    board = _clash_board(first, second, a, b)
+    assert _clash_text(board, gp.Clash(first, second, horizontal)) == text
+
+
+def test_quote_cuts_at_its_limit():
+    assert quote("x" * 80) == '"' + "x" * 60 + '…"'
+    assert quote("a b" * 30, 5) == '"a ba …"'
+
+
+@pytest.mark.parametrize("missing, text", [
+    (3, "3 boards are missing: 395182467 (expected at line 279), 426731859 (expected at line "
+        "293), 539246718 (expected at line 307)"),
+    (4, "4 boards are missing: 327916584 (expected at line 265), 395182467 (expected at line "
+        "279), 426731859 (expected at line 293) and 1 more"),
+])
+def test_missing_boards_named_up_to_three(missing, text):
+    case = Case(MANY)
+    kept = case.boards[:len(case.boards) - missing]
+    result = case.check(case.render(kept, count=ps.count_line(len(case.boards))))
+    assert text in result.text().split("\n")
+
+
+def test_extra_boards_named_with_their_lines():
+    """Boards that solve the puzzle but are not expected (as when the expected output
+    follows a rule the program does not): each named with its line."""
+    case = Case(MANY)
+    expected = case.render(case.boards[:-2])
+    got = case.render(case.boards, count=ps.count_line(20))
+    result = compare(expected, got, MANY)
+    [line] = [line for line in result.text().split("\n") if "extra" in line]
+    assert line.startswith("2 boards are extra, not in the expected output: ")
+    assert line.count(" (at line ") == 2 and " and " not in line
+
+
+def _sample_lines(edit) -> bytes:
+    lines = SAMPLE_EXPECTED.decode().split("\n")
+    return "\n".join(edit(lines)).encode()
+
+
+# (how the sample's output is changed, summary, further lines of the diagnosis)
+LINE_DIAGNOSES = [
+    (lambda L: [""] + L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
+     "white space differs: 1 extra empty line at the start of the output (before line 2 of "
+     "your output)",
+     ['1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 7 of your output)',
+      "2 extra empty lines between the tile listing and the count line (before line 16 of your "
+      "output)",
+      "empty lines differ in 4 places in all"]),
+    (lambda L: L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
+     'white space differs: 1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 6 of '
+     'your output)',
+     ["2 extra empty lines between the tile listing and the count line (before line 15 of your "
+      "output)",
+      "3 extra empty lines between two boards (before line 33 of your output)"]),
+    (lambda L: L[:10] + L[11:],
+     "white space differs: missing empty line between the tile listing and the count line "
+     "(before line 11 of your output)", []),
+    (lambda L: L[:25] + L[26:],
+     "white space differs: missing empty line between two boards (before line 26 of your "
+     "output)", []),
+    (lambda L: L[:1] + [L[1] + " " + L[2]] + L[3:],
+     'white space differs: line 2 should be "1. <Y1, G0, R0, B1>", not "1. <Y1, G0, R0, B1> '
+     '2. <Y0, B1, R1, B0>" (the same words, broken into lines differently)', []),
+    (lambda L: L[:1] + ["1. <Y1, G0, R0, B1"] + L[2:],
+     'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+     '"1. <Y1, G0, R0, B1" (the edges go between < and >)', []),
+    (lambda L: L[:1] + ["1. <Y1, G0, R0, B1, >"] + L[2:],
+     'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+     '"1. <Y1, G0, R0, B1, >" (edges are separated by a comma and a space)', []),
+    (lambda L: L[:1] + ["1.  <Y1, G0, R0, B1>"] + L[2:11] + ["3 unique solutions found:"] + L[12:],
+     'the count line (line 12) says 3 solutions, expected 2 solutions: "3 unique solutions '
+     'found:" instead of "2 unique solutions found:"',
+     ['the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+      '"1.  <Y1, G0, R0, B1>" (spacing differs)']),
+]
+
+
+@pytest.mark.parametrize("edit, summary, more", LINE_DIAGNOSES)
+def test_line_by_line_diagnosis(sample, edit, summary, more):
+    result = sample.check(_sample_lines(edit))
+    assert result.summary == summary
+    assert result.details[3:3 + len(more)] == more
+
+
+def test_tie_order_shows_the_first_differing_drawn_line():
+    case = Case(TIE)
+    result = case.check(case.render(case.boards[::-1]), policy=("tie-order",))
+    assert result.summary == (
+        "boards with the same 9-digit string 369817425 are in the wrong order (lines 13 and 27): "
+        "they go by their drawn text, compared as strings "
+        '("|3  A1   |6  A1   |9  A1   |" comes before "|3  A1   |6  A1   |9  B0   |")')
+
+
+@pytest.mark.parametrize("cell, summary, also", [
+    ("|9  G0   |", "board 129967385 (line 13) is not a solution: it uses tile 9 twice (row 1, "
+                   "column 3 and row 2, column 1)",
+     "board 129967385 also: row 1, column 3 shows tile 9 as G0 B0 G1 Y1 (top, right, bottom, "
+     "left), which is not a rotation of tile 9 <R0, G1, Y1, B0>"),
+    ("|10 G0   |", "board 1210967385 (line 13) is not a solution: row 1, column 3 shows tile 10, "
+                   "which does not exist", None),
+])
+def test_a_cell_naming_the_last_or_a_missing_tile(sample, cell, summary, also):
+    result = sample.check(sample.expected.replace(b"|4  G0   |", cell.encode(), 1))
+    assert result.summary == summary
+    assert (also in result.details) if also else not any(" also: " in d for d in result.details)

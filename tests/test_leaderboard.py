@@ -21,7 +21,7 @@ from grader.reports.leaderboard_md import markdown, seconds
 from grader.schemas import validate
 from grader.store import Store
 from grader.submissions import load
-from grader.timing import (mad, mann_whitney, median, mid_ranks, outliers, ranks,
+from grader.timing import (RankTest, mad, mann_whitney, median, mid_ranks, outliers, ranks,
                            significantly_faster, smallest_p_value, summarize)
 from tests.helpers import ROOT
 from tests.test_store import case as store_case
@@ -48,6 +48,16 @@ def test_outliers_use_three_scaled_mads():
     assert outliers(runs) == [6]  # MAD 0.1: the limit is 3 x 1.4826 x 0.1 = 0.44
     assert outliers([10.0, 10.1, 9.9, 10.0, 10.2, 9.8, 10.4]) == []
     assert outliers([10.0, 10.1, 9.9, 10.0, 10.2, 9.8, 10.5]) == [6]
+
+
+@pytest.mark.parametrize("last, flagged", [(10.44, False), (10.46, True), (9.54, True),
+                                           (9.56, False)])
+def test_the_outlier_limit_is_three_scaled_mads_exactly(last, flagged):
+    """MAD 0.1, so the limit is 3 x 1.4826 x 0.1 = 0.4448 from the median 10.0: a run
+    0.46 away is an outlier (it would not be at 3.3 MADs, 0.489), one 0.44 away is not."""
+    runs = [10.0, 10.1, 9.9, 10.0, 10.2, 9.8, last]
+    assert outliers(runs) == ([6] if flagged else [])
+    assert summarize(runs).outliers == ((6,) if flagged else ())
 
 
 def test_a_neighbouring_clock_step_is_no_outlier_when_the_mad_is_zero():
@@ -139,6 +149,81 @@ def test_ties_are_not_transitive_a_b_and_b_c_tie_but_a_beats_c():
         {"A": 1, "B": 1, "C": 2}
 
 
+def test_faster_is_closed_under_chains():
+    """A beats B, B beats C, but 3 runs against 4 can never reach p < 0.05 (the smallest
+    p-value is 2/35 = 0.057), so the test alone cannot separate A from C. Without the
+    closure C would be beaten by B only and share rank 2 with B, the program beating it."""
+    A, B, C = [1.0, 1.1, 1.2], [2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6], [3.0, 3.1, 3.2, 3.3]
+    samples = {"A": A, "B": B, "C": C}
+    assert {(c.faster, c.slower) for c in significantly_faster(samples, 0.0, 0.05)} == \
+        {("A", "B"), ("B", "C")}
+    assert smallest_p_value(3, 4) > 0.05
+    assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 2, "C": 3}
+
+
+def test_exactly_the_limit_away_is_no_outlier():
+    limit = 1e-4 + 1e-12  # MAD 0: one clock step, plus the float tolerance
+    assert outliers([0.0, 0.0, 0.0, 0.0, limit]) == []
+    assert outliers([0.0, 0.0, 0.0, 0.0, 2e-4]) == [4]
+
+
+def test_median_of_nothing_is_refused_by_name():
+    with pytest.raises(ValueError, match="^median of no values$"):
+        median([])
+
+
+def test_summary_keeps_the_runs_in_their_order():
+    s = summarize([3, 1, 2, 40])
+    assert s.runs == (3.0, 1.0, 2.0, 40.0) and s.outliers == (3,)
+    assert (s.median, s.minimum, s.maximum, s.mad) == (2.5, 1.0, 40.0, 1.0)
+
+
+def test_normal_approximation_edges():
+    same = [float(v) for v in range(16)]
+    assert mann_whitney(same, same) == RankTest(128.0, 1.0, False)  # U at its mean: p is 1
+    assert mann_whitney([1.0] * 16, [1.0] * 16).p_value == 1.0  # no variance at all
+
+
+@pytest.mark.parametrize("n1, n2, p", [(3, 3, 0.1), (7, 7, 2 / 3432), (15, 15, 2 / 155117520),
+                                       (16, 15, 0.0), (40, 2, 0.0), (0, 3, 1.0), (1, 1, 1.0)])
+def test_smallest_p_value(n1, n2, p):
+    assert smallest_p_value(n1, n2) == pytest.approx(p, rel=1e-12, abs=0)
+
+
+def test_significantly_faster_reports_each_separated_pair_once():
+    """Typical short programs (medians well under 1 s); the pairs come out once each,
+    faster first, with the rank test's p-value and the ratio of medians."""
+    samples = {"c": [0.010, 0.011, 0.012, 0.010, 0.011], "a": [0.020, 0.021, 0.022, 0.020, 0.021],
+               "b": [0.0105, 0.0115, 0.0125, 0.0105, 0.0115]}
+    found = significantly_faster(samples, 0.03, 0.05)
+    assert [(c.faster, c.slower) for c in found] == [("b", "a"), ("c", "a")]
+    assert [c.p_value for c in found] == [2 / 252, 2 / 252]
+    assert [c.ratio for c in found] == [pytest.approx(0.021 / 0.0115), pytest.approx(0.021 / 0.011)]
+
+
+def test_a_program_with_median_zero_is_never_compared():
+    """A median of 0 (below the clock's step) gives no ratio; the others are still compared."""
+    samples = {"a": [1.0, 1.1, 1.2, 1.0, 1.1], "b": [0.0] * 5, "c": [2.0, 2.1, 2.2, 2.0, 2.1]}
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == \
+        [("a", "c")]
+
+
+def test_a_pair_within_the_noise_floor_does_not_stop_the_others():
+    samples = {"a": [0.99, 0.995, 1.0, 1.005, 1.01], "b": [1.02, 1.025, 1.03, 1.035, 1.04],
+               "c": [2.0, 2.1, 2.2, 2.0, 2.1]}
+    # medians 1.0 and 1.03: a ratio of exactly 1 + the noise floor is not "more than" it
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == \
+        [("a", "c"), ("b", "c")]
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.0299, 0.05)] == \
+        [("a", "b"), ("a", "c"), ("b", "c")]
+
+
+def test_a_p_value_equal_to_alpha_is_not_significant():
+    samples = {"a": [1.0, 1.1, 1.2], "b": [2.0, 2.1, 2.2]}  # 3 runs each: p = 0.1 at best
+    assert significantly_faster(samples, 0.0, 0.1) == []
+    assert len(significantly_faster(samples, 0.0, 0.1000001)) == 1
+
+
 def test_noise_floor_keeps_clearly_separated_but_close_medians_tied():
     fast = [1.000, 1.001, 1.002, 1.003, 1.004, 1.005, 1.006]
     close = [x * 1.02 for x in fast]  # 2% slower, every run: the test alone separates them
@@ -218,6 +303,50 @@ def test_timings_are_stored_per_content_case_version_and_run(tmp_path):
         assert len(store.timings("amy", "h2")) == 1
         store.forget_timings()
         assert store.timings("amy", "h1") == []
+
+
+def _stored_session(store: Store, cpu_by_program: dict, verdicts=None, runs=7):
+    """A session of programs whose timed runs are already stored (nothing is run):
+    `cpu_by_program` maps a program id to its CPU seconds per run, on one case."""
+    c1 = store_case("c1", "v1")
+    programs = []
+    for pid, seconds in cpu_by_program.items():
+        for index, cpu in enumerate(seconds):
+            verdict = (verdicts or {}).get((pid, index), "AC")
+            store.record_timing(pid, "h-" + pid, c1, index, verdict,
+                                RunResult(0, None, cpu, cpu * 1.1, 100, b"", b"", 0), 0)
+        programs.append(lb.Program(pid, load_config().languages["c"], "h-" + pid, Path(".")))
+    return lb.Session(cases=[c1], programs=programs, startups=[], ineligible=[])
+
+
+def test_collect_keeps_programs_within_the_noise_floor_tied(tmp_path):
+    """Every run of "close" is 2% slower than "fast" (the rank test alone separates
+    them); the configured noise floor of 3% keeps them tied, 10% slower is not."""
+    fast = [1.000, 1.001, 1.002, 1.003, 1.004, 1.005, 1.006]
+    config = load_config()
+    assert config.leaderboard.noise_floor == 0.03 and config.leaderboard.runs == 7
+    with Store(tmp_path / "g.db") as store:
+        session = _stored_session(store, {"fast": fast, "close": [x * 1.02 for x in fast],
+                                          "far": [x * 1.10 for x in fast]})
+        board = lb.collect(store, session, config)
+    assert [(rank, t.program.id) for rank, t in board.ranked] == \
+        [(1, "fast"), (1, "close"), (3, "far")]
+    assert board.beats == {"fast": ["far"], "close": ["far"], "far": []}
+    assert board.ineligible == []
+
+
+def test_collect_excludes_failed_and_incomplete_timings_with_the_reason(tmp_path):
+    runs = [0.5, 0.51, 0.52, 0.53, 0.54, 0.55, 0.56]
+    with Store(tmp_path / "g.db") as store:
+        session = _stored_session(
+            store, {"ok": runs, "flaky": runs, "short": runs[:4]},
+            verdicts={("flaky", 2): "TLE", ("flaky", 5): "WA"})
+        board = lb.collect(store, session, load_config())
+    assert [t.program.id for _, t in board.ranked] == ["ok"]
+    assert {(i.id, i.reason) for i in board.ineligible} == {
+        ("flaky", "failed while being timed: TLE on c1 (run 3) and 1 more"),
+        ("short", "timing incomplete: run leaderboard again"),
+    }
 
 
 def test_markdown_cells_cannot_break_the_table():

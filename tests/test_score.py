@@ -1,0 +1,118 @@
+"""grader.score: a submission's report from the store (real SQLite): which runs count
+(current content, current case versions), scores by weight, verdict counts with the
+not-graded mark, completeness, and the build status line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from grader.build import Artifact
+from grader.cases import Case
+from grader.model import NOT_GRADED, Verdict
+from grader.score import CaseOutcome, SubmissionReport, format_score, report
+from grader.store import BuildRow, Store, SubmissionRow
+
+pytestmark = pytest.mark.fast
+
+
+def case(cid: str, weight: float = 1.0, version: str = "v1") -> Case:
+    return Case(id=cid, input=Path(f"{cid}.txt"), expected=Path(f"{cid}.out"),
+                visibility="public", weight=weight, timed=False, policy=(), tags=(),
+                version=version)
+
+
+def sub(sid="alice", content_hash="h1", problem=None):
+    return SimpleNamespace(id=sid, language_name="c", content_hash=content_hash,
+                           folder=f"class/{sid}", problem=problem)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store(tmp_path / "grader.db") as store:
+        yield store
+
+
+CASES = [case("a", 2), case("b", 0.5), case("c", 1.25), case("d", 3)]
+
+
+def test_report_scores_by_weight_and_counts_verdicts(store):
+    alice = sub()
+    store.record_submission(alice)
+    store.record_build("h1", Artifact(ok=True, folder=Path("."), log="", cpu_seconds=1.5))
+    store.record_run(alice, CASES[0], Verdict.AC, "")
+    store.record_run(alice, CASES[1], Verdict.AC, "")
+    store.record_run(alice, CASES[2], Verdict.WA, "wrong count")
+    rep = report(store, store.submission("alice"), CASES)
+    assert [o.verdict for o in rep.outcomes] == ["AC", "AC", "WA", None]
+    assert rep.score == 2.5
+    assert rep.max_score == 6.75
+    assert rep.verdict_counts == {"AC": 2, "WA": 1, NOT_GRADED: 1}
+    assert not rep.complete and not rep.all_accepted
+    assert rep.build == BuildRow(True, "", 1.5, 0.0)
+    assert rep.build_status == "ok"
+
+
+def test_runs_of_old_content_or_old_case_versions_do_not_count(store):
+    alice = sub(content_hash="old")
+    store.record_submission(alice)
+    for c in CASES:
+        store.record_run(alice, c, Verdict.AC, "")
+    store.record_submission(sub(content_hash="new"))  # resubmitted: nothing graded yet
+    store.record_run(sub(content_hash="new"), case("a", 2, version="v0"), Verdict.AC, "")
+    rep = report(store, store.submission("alice"), CASES)
+    assert all(o.run is None for o in rep.outcomes)
+    assert rep.score == 0 and rep.verdict_counts == {NOT_GRADED: 4}
+    assert rep.build is None and rep.build_status == "not built"
+
+
+def test_a_refused_submission_reports_its_problem_and_no_build(store):
+    refused = sub(content_hash="h1", problem="no puzzlesolver source")
+    store.record_submission(refused)
+    store.record_build("h1", Artifact(ok=True, folder=Path("."), log=""))  # same content elsewhere
+    rep = report(store, store.submission("alice"), CASES)
+    assert rep.build is None
+    assert rep.build_status == "CE: no puzzlesolver source"
+
+
+def outcomes(*verdicts):
+    runs = [None if v is None else SimpleNamespace(verdict=v) for v in verdicts]
+    return [CaseOutcome(case(f"c{i}", weight=i + 1), run) for i, run in enumerate(runs)]
+
+
+SUBMISSION = SubmissionRow("alice", "c", "h1", "class/alice", None)
+
+
+@pytest.mark.parametrize("verdicts, score, complete, all_accepted", [
+    (["AC", "AC", "AC"], 6, True, True),
+    (["AC", "PE", "AC"], 4, True, False),
+    (["WA", "AC", None], 2, False, False),
+    ([None, None], 0, False, False),
+    ([], 0, True, False),  # no cases: complete, but nothing was accepted
+])
+def test_score_completeness_and_all_accepted(verdicts, score, complete, all_accepted):
+    rep = SubmissionReport(SUBMISSION, None, outcomes(*verdicts))
+    assert rep.score == score
+    assert rep.max_score == sum(range(1, len(verdicts) + 1))
+    assert rep.complete is complete
+    assert rep.all_accepted is all_accepted
+
+
+@pytest.mark.parametrize("build, problem, status", [
+    (None, None, "not built"),
+    (BuildRow(True, "warning: unused", 1, 1), None, "ok"),
+    (BuildRow(False, "\n  x.c:3: error: expected ';'\nmore\n", 1, 1), None,
+     "CE: x.c:3: error: expected ';'"),
+    (BuildRow(False, "  \n", 1, 1), None, "CE"),
+    (BuildRow(True, "", 1, 1), "two sources", "CE: two sources"),
+])
+def test_build_status(build, problem, status):
+    row = SubmissionRow("alice", "c", "h1", "class/alice", problem)
+    assert SubmissionReport(row, build, []).build_status == status
+
+
+@pytest.mark.parametrize("value, text", [(3.0, "3"), (2.5, "2.5"), (0.0, "0"), (1 / 3, "0.333333")])
+def test_format_score(value, text):
+    assert format_score(value) == text
