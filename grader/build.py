@@ -81,6 +81,8 @@ def _build(submission: Submission, cache_root: Path, sandbox: Sandbox, limits: L
 def copy_sources(submission: Submission, work: Path) -> None:
     """The main file under the course's name, and the extra files the course's
     policy keeps (see grader.submissions), beside it."""
+    assert submission.source is not None and submission.language is not None, \
+        "only a submission without a problem is built"
     shutil.copyfile(submission.source, work / submission.language.source)
     for relative in submission.extra_files:
         shutil.copyfile(submission.folder / relative, work / relative)
@@ -110,6 +112,7 @@ def _read_stamp(stamp: Path, folder: Path) -> Artifact:
 
 def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limits) -> Artifact:
     spec = submission.language
+    assert spec is not None, "only a submission without a problem is built"
     if not spec.build:
         return Artifact(True, work, "")
     if shutil.which(spec.build[0], path=SANDBOX_PATH) is None and "/" not in spec.build[0]:
@@ -136,6 +139,7 @@ def build_command(submission: Submission) -> list:
     """The course's build command; a word "{sources}" becomes the main file and
     the extra files that are compiled (not headers), for courses that want them."""
     spec = submission.language
+    assert spec is not None, "only a submission without a problem is built"
     compiled = [name for name in submission.extra_files
                 if name.lower().endswith(_COMPILED_SUFFIXES.get(spec.name, ()))]
     command = []

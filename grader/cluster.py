@@ -155,6 +155,7 @@ class ClusterExecutor:
         from grader.cluster_worker import Source, build_task, run_task
 
         sub = unit.sub
+        assert sub.source is not None and sub.language is not None, "planned: buildable"
         try:
             source = Source(sub.id, sub.content_hash, sub.language, sub.source.read_bytes())
         except OSError as error:
@@ -177,9 +178,9 @@ class ClusterExecutor:
             self.done.add(future)
 
     def _finished(self, future, unit: _Unit) -> None:
-        chunk = unit.futures.get(future, "gone")
-        if chunk == "gone" or future.status == "cancelled":
-            return
+        if future not in unit.futures or future.status == "cancelled":
+            return  # delivered already, or given up
+        chunk = unit.futures[future]
         if future.status == "finished":
             self._deliver(unit, chunk, future.result())
             return

@@ -28,7 +28,7 @@ from grader.cases import Case
 from grader.config import LanguageSpec
 from grader.judge import Judgement, run_case
 from grader.model import Limits, Verdict
-from grader.sandbox import SandboxUnavailable, make_sandbox
+from grader.sandbox import Sandbox, SandboxUnavailable, make_sandbox
 from grader.store import MAX_STORED_OUTPUT
 from grader.submissions import Submission
 
@@ -81,7 +81,7 @@ class GraderPlugin(WorkerPlugin):
         self.root = Path(os.environ.get(CACHE_ENV) or worker.local_directory) / "grader"
         self._lock = threading.Lock()
         self._hash_locks: Dict[str, threading.Lock] = {}
-        self._sandbox = None
+        self._sandbox: Optional[Sandbox] = None
         self._refusal: Optional[str] = None
 
     def sandbox(self):
@@ -117,12 +117,12 @@ class GraderPlugin(WorkerPlugin):
         """Build in this worker's cache, once per content (threads wait for each other)."""
         sandbox = self.sandbox()
         folder = self.root / "sources" / source.content_hash[:32]
-        sub = Submission(source.id, folder, folder / source.language.source, source.language,
-                         None, source.content_hash)
+        path = folder / source.language.source
+        sub = Submission(source.id, folder, path, source.language, None, source.content_hash)
         with self.hash_lock(source.content_hash):
             folder.mkdir(parents=True, exist_ok=True)
-            if not sub.source.is_file() or sub.source.read_bytes() != source.data:
-                _write_atomic(sub.source, source.data)
+            if not path.is_file() or path.read_bytes() != source.data:
+                _write_atomic(path, source.data)
             return build(sub, self.root / "builds", sandbox, limits, force=force)
 
     def local_case(self, case: Case, data: CaseData) -> Case:
@@ -131,9 +131,9 @@ class GraderPlugin(WorkerPlugin):
         folder = self.root / "cases" / case.version
         with self.hash_lock("case:" + case.version):
             folder.mkdir(parents=True, exist_ok=True)
-            for path, data in ((folder / name, puzzle), (folder / "expected", expected)):
+            for path, content in ((folder / name, puzzle), (folder / "expected", expected)):
                 if not path.is_file():  # two cases may share a version, not an input name
-                    _write_atomic(path, data)
+                    _write_atomic(path, content)
         return dataclasses.replace(case, input=folder / name, expected=folder / "expected")
 
 
@@ -146,7 +146,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 def _plugin(name: str) -> GraderPlugin:
     worker = get_worker()
     plugin = worker.plugins.get(name)
-    if plugin is None:
+    if not isinstance(plugin, GraderPlugin):
         raise WorkerRefused(worker.address, "the grader's worker plugin is not registered here")
     return plugin
 

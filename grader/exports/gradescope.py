@@ -15,7 +15,7 @@ The zip holds the grader package, course.toml and every case, public and hidden
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Collection, List, Optional, Sequence
+from typing import Any, Collection, Dict, List, Optional, Sequence
 
 from grader import __version__
 from grader.cases import Case
@@ -147,7 +147,7 @@ def gradescope_results(result: SubmissionReport, *, timed: Collection[str], sand
     """Gradescope's results.json for one graded submission: one test per case. The
     leaderboard value: ``leaderboard_cpu`` when measured (exports/timed.py: the
     statistic of `grader leaderboard`), else the graded runs' total CPU time."""
-    document = {
+    document: Dict[str, Any] = {
         "execution_time": round(execution_time),
         "output": submission_output(result),
         "output_format": "text",
@@ -248,7 +248,8 @@ def _timed_cpu(result: SubmissionReport, timed: Collection[str]) -> Optional[flo
     """Total CPU seconds on the timed cases, for a correct program only."""
     if not result.all_accepted or not timed:
         return None
-    runs = [o.run for o in result.outcomes if o.case.id in set(timed)]
-    if not runs or any(run is None or run.cpu_seconds is None for run in runs):
+    seconds = [o.run.cpu_seconds if o.run is not None else None
+               for o in result.outcomes if o.case.id in set(timed)]
+    if not seconds or any(s is None for s in seconds):
         return None
-    return round(sum(run.cpu_seconds for run in runs), 4)
+    return round(sum(s for s in seconds if s is not None), 4)

@@ -29,6 +29,7 @@ def leaderboard_cpu(submission: Submission, timed: Sequence[Case], sandbox,
     artifact = build(submission, cache_root, sandbox, config.build_limits)  # cached
     if not artifact.ok:
         return None
+    assert submission.language is not None, "built, so it has a language"
     program = lb.Program(submission.id, submission.language, submission.content_hash,
                          artifact.folder)
     totals = []
