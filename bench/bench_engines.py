@@ -18,8 +18,8 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -30,7 +30,7 @@ CASES = Path(__file__).resolve().parent.parent / "testcases"
 HEAVY_RANGE = (200, 2000)  # solutions of the random "heavier" puzzles
 
 
-def int_puzzle(path: Path) -> Tuple[Optional[ref.Puzzle], str]:
+def int_puzzle(path: Path) -> tuple[ref.Puzzle | None, str]:
     """The puzzle of an .int file, or None and why it was skipped."""
     rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
     tiles = []
@@ -44,7 +44,7 @@ def int_puzzle(path: Path) -> Tuple[Optional[ref.Puzzle], str]:
     return ref.parse("\n".join(",".join(tile) for tile in tiles), str(path)), ""
 
 
-def real_puzzles() -> List[Tuple[str, ref.Puzzle]]:
+def real_puzzles() -> list[tuple[str, ref.Puzzle]]:
     found = []
     for path in sorted((CASES / "public").glob("*.txt")):
         found.append((path.name, ref.read_puzzle(str(path))))
@@ -63,10 +63,11 @@ def _mate(edge: str) -> str:
 
 def random_solved(rng: random.Random, letters: str) -> ref.Puzzle:
     """Tiles cut from a random solved board, turned and shuffled."""
+
     def edge() -> str:
         return rng.choice(letters) + rng.choice("01")
 
-    cells: List[tuple] = []
+    cells: list[tuple] = []
     for cell in range(9):
         row, col = divmod(cell, 3)
         top = _mate(cells[cell - 3][2]) if row else edge()
@@ -80,7 +81,7 @@ def random_solved(rng: random.Random, letters: str) -> ref.Puzzle:
     return ref.Puzzle(tuple(tiles))
 
 
-def heavy_puzzles(count: int, seed: int) -> List[Tuple[str, ref.Puzzle]]:
+def heavy_puzzles(count: int, seed: int) -> list[tuple[str, ref.Puzzle]]:
     rng = random.Random(seed)
     found = []
     while len(found) < count:
@@ -90,7 +91,7 @@ def heavy_puzzles(count: int, seed: int) -> List[Tuple[str, ref.Puzzle]]:
     return found
 
 
-def best_time(run: Callable[[], object], repeat: int) -> Tuple[float, object]:
+def best_time(run: Callable[[], object], repeat: int) -> tuple[float, object]:
     best, result = float("inf"), None
     for _ in range(repeat):
         start = time.process_time()
@@ -99,9 +100,11 @@ def best_time(run: Callable[[], object], repeat: int) -> Tuple[float, object]:
     return best, result
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="runs per engine and puzzle (best counts)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per engine and puzzle (best counts)"
+    )
     parser.add_argument("--heavy", type=int, default=4, help="heavier random two-letter puzzles")
     parser.add_argument("--seed", type=int, default=7, help="seed of the random puzzles")
     args = parser.parse_args(argv)
@@ -109,34 +112,44 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("--repeat must be at least 1 and --heavy at least 0")
 
     puzzles = real_puzzles() + heavy_puzzles(args.heavy, args.seed)
-    header = (f"{'puzzle':<20} {'sols':>5} {'ref ms':>9} {'dlx ms':>9} {'dlx/ref':>8} "
-              f"{'dlx nodes':>10} {'dlx updates':>12} {'covers':>7}  same")
+    header = (
+        f"{'puzzle':<20} {'sols':>5} {'ref ms':>9} {'dlx ms':>9} {'dlx/ref':>8} "
+        f"{'dlx nodes':>10} {'dlx updates':>12} {'covers':>7}  same"
+    )
     print(header)
     print("-" * len(header))
     total_ref = total_dlx = 0.0
     ratios = []
     differ = 0
     for name, puzzle in puzzles:
-        t_ref, ref_boards = best_time(lambda: list(ref.solve(puzzle)), args.repeat)
-        t_dlx, (dlx_boards, stats) = best_time(lambda: dlx.solve_with_stats(puzzle), args.repeat)
+        t_ref, ref_boards = best_time(lambda puzzle=puzzle: list(ref.solve(puzzle)), args.repeat)
+        t_dlx, (dlx_boards, stats) = best_time(
+            lambda puzzle=puzzle: dlx.solve_with_stats(puzzle), args.repeat
+        )
         same = ref_boards == dlx_boards
         differ += not same
         ratio = t_dlx / t_ref if t_ref > 0 else float("inf")
         ratios.append(ratio)
         total_ref += t_ref
         total_dlx += t_dlx
-        print(f"{name:<20} {len(ref_boards):>5} {t_ref * 1e3:>9.2f} {t_dlx * 1e3:>9.2f} "
-              f"{ratio:>8.1f} {stats.nodes:>10} {stats.updates:>12} {stats.covers:>7}  "
-              f"{'yes' if same else 'NO'}")
+        print(
+            f"{name:<20} {len(ref_boards):>5} {t_ref * 1e3:>9.2f} {t_dlx * 1e3:>9.2f} "
+            f"{ratio:>8.1f} {stats.nodes:>10} {stats.updates:>12} {stats.covers:>7}  "
+            f"{'yes' if same else 'NO'}"
+        )
     print("-" * len(header))
     geomean = 1.0
     for ratio in ratios:
         geomean *= ratio ** (1 / len(ratios))
-    print(f"{'total':<20} {'':>5} {total_ref * 1e3:>9.2f} {total_dlx * 1e3:>9.2f} "
-          f"{total_dlx / total_ref:>8.1f}")
-    print(f"DLX/reference: {total_dlx / total_ref:.1f}x in total CPU time, "
-          f"geometric mean of per-puzzle ratios {geomean:.1f}x "
-          f"(CPU time, best of {args.repeat}; noisy on a shared machine)")
+    print(
+        f"{'total':<20} {'':>5} {total_ref * 1e3:>9.2f} {total_dlx * 1e3:>9.2f} "
+        f"{total_dlx / total_ref:>8.1f}"
+    )
+    print(
+        f"DLX/reference: {total_dlx / total_ref:.1f}x in total CPU time, "
+        f"geometric mean of per-puzzle ratios {geomean:.1f}x "
+        f"(CPU time, best of {args.repeat}; noisy on a shared machine)"
+    )
     if differ:
         print(f"the engines DIFFER on {differ} puzzle(s)")
         return 1

@@ -18,9 +18,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def grade(jobs: int, folder: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "grader", "grade", "submissions",
-                    "--results", str(folder), "--jobs", str(jobs)],
-                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            "submissions",
+            "--results",
+            str(folder),
+            "--jobs",
+            str(jobs),
+        ],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - start
 
 

@@ -27,9 +27,9 @@ EXPECTED = ROOT / "testcases" / "public" / "sample.out"
 def shapes(cap: int) -> dict:
     """name -> a function making an output of about `cap` bytes."""
     expected = EXPECTED.read_bytes()
-    board = expected[expected.index(b"+"):]
-    board = board[:board.index(b"\n\n") + 2] if b"\n\n" in board else board + b"\n"
-    head = expected[:expected.index(b"+")]
+    board = expected[expected.index(b"+") :]
+    board = board[: board.index(b"\n\n") + 2] if b"\n\n" in board else board + b"\n"
+    head = expected[: expected.index(b"+")]
     return {
         "short lines (4M x 'x')": lambda: b"x\n" * (cap // 2),
         "empty lines": lambda: b"\n" * cap,
@@ -57,8 +57,17 @@ def measure(name: str, cap: int) -> dict:
     from grader.model import Limits, RunResult
 
     output = shapes(cap)[name]()
-    case = Case(id="sample", input=SAMPLE, expected=EXPECTED, visibility="public", weight=1,
-                timed=False, policy=(), tags=(), version="v")
+    case = Case(
+        id="sample",
+        input=SAMPLE,
+        expected=EXPECTED,
+        visibility="public",
+        weight=1,
+        timed=False,
+        policy=(),
+        tags=(),
+        version="v",
+    )
     result = RunResult(0, None, 0.01, 0.01, 1000, output, b"", len(output), sandbox="bench")
     expected, puzzle = EXPECTED.read_bytes(), SAMPLE.read_bytes()
     before_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -66,9 +75,14 @@ def measure(name: str, cap: int) -> dict:
     judgement = judge(result, case, expected, puzzle, Limits(stdout_bytes=cap))
     cpu = time.process_time() - cpu
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before_rss
-    return {"shape": name, "bytes": len(output), "cpu_s": round(cpu, 3),
-            "peak_growth_mb": round(grown / 1024, 1), "verdict": str(judgement.verdict),
-            "diagnosis_chars": len(judgement.diagnosis)}
+    return {
+        "shape": name,
+        "bytes": len(output),
+        "cpu_s": round(cpu, 3),
+        "peak_growth_mb": round(grown / 1024, 1),
+        "verdict": str(judgement.verdict),
+        "diagnosis_chars": len(judgement.diagnosis),
+    }
 
 
 def main() -> int:
@@ -83,15 +97,20 @@ def main() -> int:
     print(f"{'shape':<26} {'MB':>6} {'CPU s':>7} {'peak +MB':>9}  verdict")
     worst_cpu = worst_mem = 0.0
     for name in shapes(cap):
-        done = subprocess.run([sys.executable, __file__, "--cap-mb", str(args.cap_mb),
-                               "--shape", name], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--cap-mb", str(args.cap_mb), "--shape", name],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             print(f"{name:<26} failed: {done.stderr.strip().splitlines()[-1:]}")
             continue
         row = json.loads(done.stdout)
         worst_cpu, worst_mem = max(worst_cpu, row["cpu_s"]), max(worst_mem, row["peak_growth_mb"])
-        print(f"{name:<26} {row['bytes'] / (1 << 20):6.1f} {row['cpu_s']:7.3f} "
-              f"{row['peak_growth_mb']:9.1f}  {row['verdict']}")
+        print(
+            f"{name:<26} {row['bytes'] / (1 << 20):6.1f} {row['cpu_s']:7.3f} "
+            f"{row['peak_growth_mb']:9.1f}  {row['verdict']}"
+        )
     print(f"\nworst: {worst_cpu:.3f} s CPU, {worst_mem:.1f} MB (goal: about 1 s and 100 MB)")
     return 0
 

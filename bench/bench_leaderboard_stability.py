@@ -22,8 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def grader(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def session(course: Path, results: Path, *extra: str) -> dict:
@@ -33,8 +38,13 @@ def session(course: Path, results: Path, *extra: str) -> dict:
 
 def medians(doc: dict) -> dict:
     found = {e["id"]: (e["rank"], e["cpu_median_s"]) for e in doc["ranked"]}
-    found.update({"startup/" + s["language"]: (None, s["cpu_median_s"])
-                  for s in doc["startup"] if s["available"]})
+    found.update(
+        {
+            "startup/" + s["language"]: (None, s["cpu_median_s"])
+            for s in doc["startup"]
+            if s["available"]
+        }
+    )
     return found
 
 
@@ -52,17 +62,24 @@ def main() -> None:
         second = medians(session(course, results, "--force-remeasure"))
     change = {name: second[name][1] / first[name][1] for name in first}
     drift = statistics.median(change.values())
-    print(f"{'program':<16} {'rank':>9} {'CPU median 1 -> 2 (ms)':>26} {'change':>8} "
-          f"{'beyond drift':>13}")
+    print(
+        f"{'program':<16} {'rank':>9} {'CPU median 1 -> 2 (ms)':>26} {'change':>8} "
+        f"{'beyond drift':>13}"
+    )
     for name in first:
         ranks = f"{first[name][0]} -> {second[name][0]}" if first[name][0] else "-"
-        print(f"{name:<16} {ranks:>9} {1000 * first[name][1]:>11.2f} -> "
-              f"{1000 * second[name][1]:<11.2f} {100 * (change[name] - 1):+7.1f}% "
-              f"{100 * (change[name] / drift - 1):+12.1f}%")
+        print(
+            f"{name:<16} {ranks:>9} {1000 * first[name][1]:>11.2f} -> "
+            f"{1000 * second[name][1]:<11.2f} {100 * (change[name] - 1):+7.1f}% "
+            f"{100 * (change[name] / drift - 1):+12.1f}%"
+        )
     print(f"machine drift (median change): {100 * (drift - 1):+.1f}%")
     ranked = [n for n in first if first[n][0]]
-    swaps = [(a, b) for a, b in itertools.permutations(ranked, 2)
-             if first[a][0] < first[b][0] and second[a][0] > second[b][0]]
+    swaps = [
+        (a, b)
+        for a, b in itertools.permutations(ranked, 2)
+        if first[a][0] < first[b][0] and second[a][0] > second[b][0]
+    ]
     print("contradicting pairs:", swaps or "none")
 
 

@@ -44,8 +44,10 @@ def download(path: Path, students: int, files: int, changed=frozenset()) -> Path
 def timed(label: str, action):
     cpu, wall = time.process_time(), time.perf_counter()
     result = action()
-    print(f"{label:<44} {time.perf_counter() - wall:8.3f} s wall "
-          f"{time.process_time() - cpu:8.3f} s CPU")
+    print(
+        f"{label:<44} {time.perf_counter() - wall:8.3f} s wall "
+        f"{time.process_time() - cpu:8.3f} s CPU"
+    )
     return result
 
 
@@ -63,23 +65,32 @@ def main() -> None:
         first = download(root / "v1.zip", args.students, args.files)
         changed = frozenset(range(0, args.students, 20))
         second = download(root / "v2.zip", args.students, args.files, changed)
-        print(f"{args.students} students x {args.files} files; download "
-              f"{first.stat().st_size / 1e6:.1f} MB")
+        print(
+            f"{args.students} students x {args.files} files; download "
+            f"{first.stat().st_size / 1e6:.1f} MB"
+        )
         into = root / "class"
-        result = timed("first import", lambda: import_archive("canvas", first, into,
-                                                              source_names=SOURCES))
+        result = timed(
+            "first import", lambda: import_archive("canvas", first, into, source_names=SOURCES)
+        )
         print(f"  added {len(result.added)}, refused {len(result.refused)}")
         mark = time.time()
         time.sleep(0.01)
-        result = timed("same download again", lambda: import_archive("canvas", first, into,
-                                                                      source_names=SOURCES))
+        result = timed(
+            "same download again",
+            lambda: import_archive("canvas", first, into, source_names=SOURCES),
+        )
         print(f"  unchanged {len(result.unchanged)}, files written {written(into, mark)}")
         mark = time.time()
         time.sleep(0.01)
-        result = timed(f"newer download ({len(changed)} resubmitted)",
-                       lambda: import_archive("canvas", second, into, source_names=SOURCES))
-        print(f"  updated {len(result.updated)}, unchanged {len(result.unchanged)}, "
-              f"files written {written(into, mark)} (sources + metadata of the updated)")
+        result = timed(
+            f"newer download ({len(changed)} resubmitted)",
+            lambda: import_archive("canvas", second, into, source_names=SOURCES),
+        )
+        print(
+            f"  updated {len(result.updated)}, unchanged {len(result.unchanged)}, "
+            f"files written {written(into, mark)} (sources + metadata of the updated)"
+        )
         bomb = root / "bomb.zip"
         with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
             with zf.open("s_1_1_puzzlesolver.c", "w", force_zip64=True) as entry:

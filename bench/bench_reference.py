@@ -34,8 +34,10 @@ SOLVER = ROOT / "reference" / "puzzlesolver.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 # The hand-out's example (2 solutions), as in the spec's sample-input.txt.
-SAMPLE = ("Y1,G0,R0,B1\nY0,B1,R1,B0\nY1,R1,G0,B0\nY1,G0,B0,G1\nB0,G0,R1,Y1\n"
-          "Y0,G1,R1,B0\nR0,B1,Y1,G0\nY0,R1,B1,G0\nR0,G1,Y1,B0\n")
+SAMPLE = (
+    "Y1,G0,R0,B1\nY0,B1,R1,B0\nY1,R1,G0,B0\nY1,G0,B0,G1\nB0,G0,R1,Y1\n"
+    "Y0,G1,R1,B0\nR0,B1,Y1,G0\nY0,R1,B1,G0\nR0,G1,Y1,B0\n"
+)
 SAMPLE_TARGET_MS = 0.2
 
 
@@ -82,8 +84,10 @@ def time_sample_here(runs: int) -> tuple:
 
 def time_sample_in(python: str, runs: int) -> tuple:
     """time_sample_here, run by another interpreter."""
-    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); "
-            f"import bench_reference as b; print(*b.time_sample_here({runs}))")
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); "
+        f"import bench_reference as b; print(*b.time_sample_here({runs}))"
+    )
     done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
     return tuple(float(figure) for figure in done.stdout.split())
 
@@ -99,14 +103,22 @@ def startup_ms(python: str, runs: int = 10) -> float:
 
 def real_executable(python: str) -> str:
     """The interpreter a launcher (e.g. a pyenv shim) really runs."""
-    done = subprocess.run([python, "-c", "import sys; print(sys.executable)"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [python, "-c", "import sys; print(sys.executable)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout.strip()
 
 
 def version(python: str) -> str:
-    done = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [python, "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout.strip()
 
 
@@ -120,8 +132,13 @@ def whole_process(python: str, puzzle: Path) -> dict:
     solver.returncode = os.waitstatus_to_exitcode(status)
     size = int(counter.communicate()[0].split()[0])
     wall = time.perf_counter() - start
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "rss_mb": usage.ru_maxrss / 1024, "bytes": size, "status": solver.returncode}
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+        "bytes": size,
+        "status": solver.returncode,
+    }
 
 
 def ratio(value: float, target: float) -> str:
@@ -129,23 +146,30 @@ def ratio(value: float, target: float) -> str:
 
 
 def report_sample(pythons: list, runs: int) -> None:
-    print(f"\nsample puzzle, in-process parse + solve + render ({runs} runs), "
-          f"target {SAMPLE_TARGET_MS} ms median:")
+    print(
+        f"\nsample puzzle, in-process parse + solve + render ({runs} runs), "
+        f"target {SAMPLE_TARGET_MS} ms median:"
+    )
     for python in dict.fromkeys(pythons):
         if python == sys.executable:
             median, low, cpu = time_sample_here(runs)
         else:
             median, low, cpu = time_sample_in(python, runs)
-        print(f"  {python} ({version(python)}): median {median:.3f} ms, min {low:.3f} ms, "
-              f"median CPU {cpu:.3f} ms  -> {ratio(median, SAMPLE_TARGET_MS)}")
+        print(
+            f"  {python} ({version(python)}): median {median:.3f} ms, min {low:.3f} ms, "
+            f"median CPU {cpu:.3f} ms  -> {ratio(median, SAMPLE_TARGET_MS)}"
+        )
 
 
 def report_startup(whole_process_python: str) -> None:
     print("\ninterpreter start-up (`-c pass`, median of 10), included in whole-process times:")
     on_path = shutil.which("python3")
-    labels = [(SYSTEM_PYTHON, "system python"), (on_path, "python3 on PATH"),
-              (sys.executable, "this benchmark's"),
-              (whole_process_python, "the whole-process runs'")]
+    labels = [
+        (SYSTEM_PYTHON, "system python"),
+        (on_path, "python3 on PATH"),
+        (sys.executable, "this benchmark's"),
+        (whole_process_python, "the whole-process runs'"),
+    ]
     behind = real_executable(on_path) if on_path else None
     if behind and behind != on_path:
         labels.append((behind, f"what {on_path} runs"))
@@ -161,38 +185,54 @@ def report_big_case(python: str, case: BigCase, folder: Path, repeat: int) -> No
     walls = sorted(run["wall"] for run in runs)
     fastest = min(runs, key=lambda run: run["wall"])
     ok = all(run["bytes"] == case.size and run["status"] == 0 for run in runs)
-    print(f"  {case.name} ({case.solutions:,} solutions, {fastest['bytes']:,} bytes"
-          f"{'' if ok else ' -- UNEXPECTED SIZE OR EXIT STATUS'}):")
+    print(
+        f"  {case.name} ({case.solutions:,} solutions, {fastest['bytes']:,} bytes"
+        f"{'' if ok else ' -- UNEXPECTED SIZE OR EXIT STATUS'}):"
+    )
     if repeat > 1:
         median = statistics.median(walls)
-        print(f"    wall best {walls[0]:.2f} s, median {median:.2f} s of {repeat} "
-              f"(cpu {fastest['cpu']:.2f} s)  -> {ratio(walls[0], case.wall_target)}, "
-              f"median {ratio(median, case.wall_target)} ({case.wall_target:g} s)")
+        print(
+            f"    wall best {walls[0]:.2f} s, median {median:.2f} s of {repeat} "
+            f"(cpu {fastest['cpu']:.2f} s)  -> {ratio(walls[0], case.wall_target)}, "
+            f"median {ratio(median, case.wall_target)} ({case.wall_target:g} s)"
+        )
     else:
-        print(f"    wall {walls[0]:.2f} s (cpu {fastest['cpu']:.2f} s)"
-              f"  -> {ratio(walls[0], case.wall_target)} ({case.wall_target:g} s)")
+        print(
+            f"    wall {walls[0]:.2f} s (cpu {fastest['cpu']:.2f} s)"
+            f"  -> {ratio(walls[0], case.wall_target)} ({case.wall_target:g} s)"
+        )
     peak = max(run["rss_mb"] for run in runs)
     print(f"    peak RSS {peak:.1f} MB  -> {ratio(peak, case.rss_target)} ({case.rss_target:g} MB)")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python", default=SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON)
-                        else sys.executable, help="interpreter for the whole-process runs "
-                        "and the second sample figure (default: the system python)")
+    parser.add_argument(
+        "--python",
+        default=SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable,
+        help="interpreter for the whole-process runs "
+        "and the second sample figure (default: the system python)",
+    )
     parser.add_argument("--runs", type=int, default=3000, help="sample runs (default 3000)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="runs of the 137 MB case, best and median shown (default 3)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of the 137 MB case, best and median shown (default 3)",
+    )
     parser.add_argument("--quick", action="store_true", help="skip the 2.2 GB case")
     args = parser.parse_args()
 
     print(f"reference solver benchmark: {SOLVER.relative_to(ROOT)}")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
-          f"({os.cpu_count()} cores)")
+    print(
+        f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+        f"({os.cpu_count()} cores)"
+    )
     report_sample([sys.executable, args.python], args.runs)
     report_startup(args.python)
-    print(f"\nwhole process, `{args.python} ({version(args.python)}) "
-          "puzzlesolver.py FILE | wc -c`:")
+    print(
+        f"\nwhole process, `{args.python} ({version(args.python)}) puzzlesolver.py FILE | wc -c`:"
+    )
     with tempfile.TemporaryDirectory() as folder:
         for case in BIG_CASES:
             if args.quick and case.skippable:

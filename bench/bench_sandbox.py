@@ -58,9 +58,25 @@ def bare_bwrap(folder: Path) -> float:
     """A floor for reference: bwrap with namespaces and little else, no limits."""
     start = time.perf_counter()
     done = subprocess.run(
-        ["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-         "--unshare-uts", "--proc", "/proc", "--chdir", str(folder), "--die-with-parent",
-         "./tiny", str(folder / "case.txt")], capture_output=True)
+        [
+            "bwrap",
+            "--ro-bind",
+            "/",
+            "/",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--proc",
+            "/proc",
+            "--chdir",
+            str(folder),
+            "--die-with-parent",
+            "./tiny",
+            str(folder / "case.txt"),
+        ],
+        capture_output=True,
+    )
     elapsed = time.perf_counter() - start
     assert done.returncode == 0, done.stderr
     return elapsed
@@ -84,12 +100,16 @@ def measure(box, folder: Path, runs: int) -> None:
     print(f"{label}: {runs} runs each, alternating")
     print(f"  bare       median {ms(plain):7.2f} ms   min {min(plain) * 1000:7.2f} ms")
     print(f"  sandboxed  median {ms(sandboxed):7.2f} ms   min {min(sandboxed) * 1000:7.2f} ms")
-    print(f"  overhead   median {overhead:7.2f} ms   min {min(diffs) * 1000:7.2f} ms   "
-          f"ratio {ms(sandboxed) / ms(plain):.1f}x   "
-          f"({'within' if overhead <= BUDGET_MS else 'over'} the {BUDGET_MS:g} ms budget)")
+    print(
+        f"  overhead   median {overhead:7.2f} ms   min {min(diffs) * 1000:7.2f} ms   "
+        f"ratio {ms(sandboxed) / ms(plain):.1f}x   "
+        f"({'within' if overhead <= BUDGET_MS else 'over'} the {BUDGET_MS:g} ms budget)"
+    )
     if floor:
-        print(f"  for scale: bare bwrap (namespaces, /proc, nothing else) "
-              f"median {ms(minimal):.2f} ms, min {min(minimal) * 1000:.2f} ms")
+        print(
+            f"  for scale: bare bwrap (namespaces, /proc, nothing else) "
+            f"median {ms(minimal):.2f} ms, min {min(minimal) * 1000:.2f} ms"
+        )
 
 
 def amortized(box, folder: Path, runs: int, per_workdir: int) -> None:
@@ -104,24 +124,32 @@ def amortized(box, folder: Path, runs: int, per_workdir: int) -> None:
         for _ in range(per_workdir):
             diffs.append(boxed(box, copy) - bare(copy))
     mean = statistics.fmean(diffs) * 1000
-    print(f"  a new workdir every {per_workdir} runs ({len(diffs)} runs, zygote start-ups "
-          f"included): mean overhead {mean:.2f} ms, median "
-          f"{statistics.median(diffs) * 1000:.2f} ms")
+    print(
+        f"  a new workdir every {per_workdir} runs ({len(diffs)} runs, zygote start-ups "
+        f"included): mean overhead {mean:.2f} ms, median "
+        f"{statistics.median(diffs) * 1000:.2f} ms"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--kind", choices=("bubblewrap", "rlimits", "both"), default="both")
-    parser.add_argument("--per-workdir", type=int, default=31,
-                        help="runs per workdir for the amortized figure (default: 31 cases)")
+    parser.add_argument(
+        "--per-workdir",
+        type=int,
+        default=31,
+        help="runs per workdir for the amortized figure (default: 31 cases)",
+    )
     args = parser.parse_args()
     if shutil.which("gcc") is None:
         print("gcc not found: nothing to measure", file=sys.stderr)
         return 1
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores; "
-          f"running as uid {os.geteuid()}")
+    print(
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores; "
+        f"running as uid {os.geteuid()}"
+    )
     boxes = []
     if args.kind in ("bubblewrap", "both"):
         for warm in (True, False):

@@ -47,8 +47,11 @@ def variant(text: str, suffix: str, rng: random.Random) -> str:
             continue  # dropped
         lines.append(line)
         if rng.random() < 0.1:
-            lines.append(" " * (len(line) - len(line.lstrip())) + COMMENT[suffix] +
-                         f"note {rng.randrange(10 ** 6)}")
+            lines.append(
+                " " * (len(line) - len(line.lstrip()))
+                + COMMENT[suffix]
+                + f"note {rng.randrange(10**6)}"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -78,11 +81,15 @@ def main() -> None:
         with quiet():
             documents = [fingerprint(sub, []) for sub in subs]
             clock.append((time.perf_counter(), time.process_time()))
-            pairs = [compare(a, b) for i, a in enumerate(documents) for b in documents[i + 1:]]
+            pairs = [compare(a, b) for i, a in enumerate(documents) for b in documents[i + 1 :]]
         pairs.sort(key=lambda p: (-p.score, -p.tokens, p.left.id, p.right.id))
         clock.append((time.perf_counter(), time.process_time()))
-        page = render(Report(pairs, documents, [], []), shown=40, copydetect_version="bench",
-                      generated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        page = render(
+            Report(pairs, documents, [], []),
+            shown=40,
+            copydetect_version="bench",
+            generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        )
         (Path(tmp) / "similarity.html").write_text(page, encoding="utf-8")
         clock.append((time.perf_counter(), time.process_time()))
 
@@ -92,9 +99,12 @@ def main() -> None:
     mix = ", ".join(f"{n} {language}" for language, n in sorted(languages.items()))
     print(f"class: {len(documents)} submissions ({mix}), {len(pairs)} pairs")
     print("                        wall s    CPU s")
-    for label, (start, end) in (("fingerprint every file", (0, 1)),
-                                ("compare every pair", (1, 2)),
-                                ("render and write page", (2, 3)), ("total", (0, 3))):
+    for label, (start, end) in (
+        ("fingerprint every file", (0, 1)),
+        ("compare every pair", (1, 2)),
+        ("render and write page", (2, 3)),
+        ("total", (0, 3)),
+    ):
         wall = clock[end][0] - clock[start][0]
         cpu = clock[end][1] - clock[start][1]
         print(f"{label:<22} {wall:8.2f} {cpu:8.2f}")

@@ -37,8 +37,9 @@ def measure(program, spec, case, sandbox, limits, runs):
     sandbox.run(argv, program, limits, input_file=case.input, memory_rlimit=spec.memory_rlimit)
     cpu, wall = [], []
     for _ in range(runs):
-        result = sandbox.run(argv, program, limits, input_file=case.input,
-                             memory_rlimit=spec.memory_rlimit)
+        result = sandbox.run(
+            argv, program, limits, input_file=case.input, memory_rlimit=spec.memory_rlimit
+        )
         if result.error or result.exit_code != 0:
             raise SystemExit(f"run failed: {result.error or result.stderr[-300:]!r}")
         cpu.append(result.cpu_seconds)
@@ -47,9 +48,11 @@ def measure(program, spec, case, sandbox, limits, runs):
 
 
 def line(label, s):
-    return (f"  {label:<5} median {s.median * 1000:8.2f} ms   rel. MAD {100 * s.relative_mad:5.1f}%"
-            f"   min {100 * (s.minimum / s.median - 1):+6.1f}%   max "
-            f"{100 * (s.maximum / s.median - 1):+7.1f}%   outliers {len(s.outliers)}")
+    return (
+        f"  {label:<5} median {s.median * 1000:8.2f} ms   rel. MAD {100 * s.relative_mad:5.1f}%"
+        f"   min {100 * (s.minimum / s.median - 1):+6.1f}%   max "
+        f"{100 * (s.maximum / s.median - 1):+7.1f}%   outliers {len(s.outliers)}"
+    )
 
 
 def main() -> int:
@@ -70,21 +73,31 @@ def main() -> int:
         artifact = build(sub, Path(tmp), sandbox, config.build_limits)
         if not artifact.ok:
             raise SystemExit(f"build failed: {artifact.log}")
-        print(f"{sub.id} ({sub.language.name}) on {args.case}, {args.runs} runs each, "
-              f"sandbox {sandbox.name}, {os.cpu_count()} cores, load average "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(
+            f"{sub.id} ({sub.language.name}) on {args.case}, {args.runs} runs each, "
+            f"sandbox {sandbox.name}, {os.cpu_count()} cores, load average "
+            f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
         medians = []
         for label, pin in (("pinned to one core", one_core), ("not pinned", _unpinned)):
             with pin() as core:
-                cpu, wall = measure(artifact.folder, sub.language, cases[args.case], sandbox,
-                                    config.limits, args.runs)
+                cpu, wall = measure(
+                    artifact.folder,
+                    sub.language,
+                    cases[args.case],
+                    sandbox,
+                    config.limits,
+                    args.runs,
+                )
             where = f" (core {core})" if core is not None else ""
             print(f"{label}{where}:")
             print(line("CPU", cpu))
             print(line("wall", wall))
             medians.append(cpu.median)
-        print(f"(the sandbox reports times in steps of {RESOLUTION_S * 1000:g} ms: "
-              f"{100 * RESOLUTION_S / medians[0]:.1f}% of the pinned CPU median)")
+        print(
+            f"(the sandbox reports times in steps of {RESOLUTION_S * 1000:g} ms: "
+            f"{100 * RESOLUTION_S / medians[0]:.1f}% of the pinned CPU median)"
+        )
     return 0
 
 

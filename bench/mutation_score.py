@@ -17,14 +17,14 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Tuple
 
 KILLED = {1, 3}  # a test failed (3: pytest's internal error, also a failure)
 NOTICED = {36, -24, 24, 152, 255, -11, -9}  # timeout (SIGXCPU etc.) or a crash
 
 
-def outcome(exit_code: Optional[int]) -> str:
+def outcome(exit_code: int | None) -> str:
     if exit_code is None:
         return "not checked"
     if exit_code in KILLED or exit_code in NOTICED:
@@ -36,7 +36,7 @@ def outcome(exit_code: Optional[int]) -> str:
     return "other"
 
 
-def results(root: Path) -> Iterator[Tuple[str, str, str]]:
+def results(root: Path) -> Iterator[tuple[str, str, str]]:
     """(source file, mutant name, outcome) of every mutant mutmut recorded."""
     for meta in sorted(root.glob("**/*.py.meta")):
         source = meta.relative_to(root).as_posix()[: -len(".meta")]
@@ -47,17 +47,26 @@ def results(root: Path) -> Iterator[Tuple[str, str, str]]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mutants", type=Path, default=Path("mutants"),
-                        help="mutmut's work folder (default: mutants)")
-    parser.add_argument("--min", type=float, default=None, metavar="PERCENT",
-                        help="fail (exit 1) when the overall score is below this")
+    parser.add_argument(
+        "--mutants",
+        type=Path,
+        default=Path("mutants"),
+        help="mutmut's work folder (default: mutants)",
+    )
+    parser.add_argument(
+        "--min",
+        type=float,
+        default=None,
+        metavar="PERCENT",
+        help="fail (exit 1) when the overall score is below this",
+    )
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     args = parser.parse_args(argv)
     rows = list(results(args.mutants))
     if not rows:
         print(f"no mutmut results under {args.mutants}/: run `mutmut run` first", file=sys.stderr)
         return 1
-    per_file: Dict[str, Counter] = {}
+    per_file: dict[str, Counter] = {}
     for source, _, state in rows:
         per_file.setdefault(source, Counter())[state] += 1
     total = Counter()
@@ -67,7 +76,7 @@ def main(argv=None) -> int:
         print(_line(source, counts))
     print(_line("overall", total))
     if args.survivors:
-        for source, name, state in rows:
+        for _source, name, state in rows:
             if state != "killed":
                 print(f"  {state:<12} {name}")
     score = 100 * total["killed"] / sum(total.values())
@@ -80,7 +89,9 @@ def main(argv=None) -> int:
 def _line(name: str, counts: Counter) -> str:
     all_ = sum(counts.values())
     rest = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()) if state != "killed")
-    return f"{name:<22} {counts['killed']:>7} {all_:>6} {100 * counts['killed'] / all_:>6.1f}%  {rest}"
+    return (
+        f"{name:<22} {counts['killed']:>7} {all_:>6} {100 * counts['killed'] / all_:>6.1f}%  {rest}"
+    )
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator, Union
+from typing import BinaryIO
 
 from grader.errors import GraderError
 
@@ -32,7 +33,7 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
             os.unlink(tmp)
 
 
-def write_file(path: Path, data: Union[bytes, str]) -> None:
+def write_file(path: Path, data: bytes | str) -> None:
     """Write a file whole or not at all, bytes exactly as given (str: UTF-8, invalid
     code points escaped); WriteError names the file and the reason."""
     path = Path(path)

@@ -5,22 +5,25 @@ import os
 import shutil
 import signal
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator
 
 from grader.model import Limits, RunResult
-from grader.sandbox.base import SANDBOX_PATH
+from grader.sandbox.base import SANDBOX_PATH, Sandbox
 from grader.submissions import Submission
 from grader.text import printable
-from grader.sandbox.base import Sandbox
 
 MAX_LOG_CHARS = 16_000
 _STAMP = ".build.json"
 # Compiler messages that mean the grading machine failed, not the student's code.
-_MACHINE_FAILURES = ("No space left on device", "Cannot allocate memory",
-                     "Disk quota exceeded", "virtual memory exhausted")
+_MACHINE_FAILURES = (
+    "No space left on device",
+    "Cannot allocate memory",
+    "Disk quota exceeded",
+    "virtual memory exhausted",
+)
 
 
 @dataclass(frozen=True)
@@ -34,20 +37,31 @@ class Artifact:
     internal: bool = False  # the grader failed, not the student: IE, never cached
 
 
-def build(submission: Submission, cache_root: Path, sandbox: Sandbox, limits: Limits,
-          *, force: bool = False) -> Artifact:
+def build(
+    submission: Submission,
+    cache_root: Path,
+    sandbox: Sandbox,
+    limits: Limits,
+    *,
+    force: bool = False,
+) -> Artifact:
     """Build `submission` into cache_root/<hash>, or reuse an earlier build."""
     if submission.problem is not None:
         return Artifact(False, Path(), submission.problem)
     try:
         return _build(submission, cache_root, sandbox, limits, force)
     except OSError as error:  # a full disk, say: the grader's failure, retried next run
-        return Artifact(False, Path(), f"cannot write the build folder in {cache_root}: "
-                        f"{error.strerror or error}", internal=True)
+        return Artifact(
+            False,
+            Path(),
+            f"cannot write the build folder in {cache_root}: {error.strerror or error}",
+            internal=True,
+        )
 
 
-def _build(submission: Submission, cache_root: Path, sandbox: Sandbox, limits: Limits,
-           force: bool) -> Artifact:
+def _build(
+    submission: Submission, cache_root: Path, sandbox: Sandbox, limits: Limits, force: bool
+) -> Artifact:
     cache_root.mkdir(parents=True, exist_ok=True)
     name = submission.content_hash[:32]
     final = cache_root / name
@@ -68,8 +82,11 @@ def _build(submission: Submission, cache_root: Path, sandbox: Sandbox, limits: L
             artifact = _compile(submission, work, sandbox, limits)
             if artifact.internal:
                 return artifact
-            stamp_data = {k: v for k, v in asdict(artifact).items()
-                          if k not in ("folder", "cached", "internal")}
+            stamp_data = {
+                k: v
+                for k, v in asdict(artifact).items()
+                if k not in ("folder", "cached", "internal")
+            }
             (work / _STAMP).write_text(json.dumps(stamp_data), encoding="utf-8")
             shutil.rmtree(final, ignore_errors=True)
             os.replace(work, final)  # atomic: a half-built folder never looks finished
@@ -81,8 +98,9 @@ def _build(submission: Submission, cache_root: Path, sandbox: Sandbox, limits: L
 def copy_sources(submission: Submission, work: Path) -> None:
     """The main file under the course's name, and the extra files the course's
     policy keeps (see grader.submissions), beside it."""
-    assert submission.source is not None and submission.language is not None, \
+    assert submission.source is not None and submission.language is not None, (
         "only a submission without a problem is built"
+    )
     shutil.copyfile(submission.source, work / submission.language.source)
     for relative in submission.extra_files:
         shutil.copyfile(submission.folder / relative, work / relative)
@@ -106,8 +124,9 @@ def _content_lock(path: Path) -> Iterator[None]:
 
 def _read_stamp(stamp: Path, folder: Path) -> Artifact:
     data = json.loads(stamp.read_text(encoding="utf-8"))
-    return Artifact(data["ok"], folder, data["log"], data["cpu_seconds"],
-                    data["wall_seconds"], cached=True)
+    return Artifact(
+        data["ok"], folder, data["log"], data["cpu_seconds"], data["wall_seconds"], cached=True
+    )
 
 
 def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limits) -> Artifact:
@@ -116,18 +135,27 @@ def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limit
     if not spec.build:
         return Artifact(True, work, "")
     if shutil.which(spec.build[0], path=SANDBOX_PATH) is None and "/" not in spec.build[0]:
-        return Artifact(False, work, f"the build command {spec.build[0]!r} is not installed "
-                        "on the grading machine", internal=True)
-    result = sandbox.run(build_command(submission), work, limits, writable=True,
-                         memory_rlimit=spec.memory_rlimit)
+        return Artifact(
+            False,
+            work,
+            f"the build command {spec.build[0]!r} is not installed on the grading machine",
+            internal=True,
+        )
+    result = sandbox.run(
+        build_command(submission), work, limits, writable=True, memory_rlimit=spec.memory_rlimit
+    )
     if result.error:
         return Artifact(False, work, f"the build could not run: {result.error}", internal=True)
     log = printable(result.stderr + result.stdout)
     problem = _build_failure(result, limits)
     machine = next((text for text in _MACHINE_FAILURES if text in log), None)
     if problem and machine:
-        return Artifact(False, work, f"the build failed on the grading machine ({machine}); "
-                        "it will be retried", internal=True)
+        return Artifact(
+            False,
+            work,
+            f"the build failed on the grading machine ({machine}); it will be retried",
+            internal=True,
+        )
     if problem:
         log = f"{problem}\n{log}" if log.strip() else problem
     if len(log) > MAX_LOG_CHARS:
@@ -140,8 +168,11 @@ def build_command(submission: Submission) -> list:
     the extra files that are compiled (not headers), for courses that want them."""
     spec = submission.language
     assert spec is not None, "only a submission without a problem is built"
-    compiled = [name for name in submission.extra_files
-                if name.lower().endswith(_COMPILED_SUFFIXES.get(spec.name, ()))]
+    compiled = [
+        name
+        for name in submission.extra_files
+        if name.lower().endswith(_COMPILED_SUFFIXES.get(spec.name, ()))
+    ]
     command = []
     for word in spec.build:
         command += [spec.source, *compiled] if word == "{sources}" else [word]
@@ -153,8 +184,10 @@ _COMPILED_SUFFIXES = {"c": (".c",), "cpp": (".cpp", ".cc", ".cxx", ".c++"), "jav
 
 def _build_failure(result: RunResult, limits: Limits):
     if result.timed_out:
-        return (f"the build took too long (limits: {limits.cpu_seconds:g} s CPU, "
-                f"{limits.wall_seconds:g} s wall) and was stopped")
+        return (
+            f"the build took too long (limits: {limits.cpu_seconds:g} s CPU, "
+            f"{limits.wall_seconds:g} s wall) and was stopped"
+        )
     if result.memory_exceeded:
         return f"the build used more than {limits.memory_mb} MB of memory and was stopped"
     if result.output_exceeded:

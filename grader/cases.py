@@ -4,11 +4,10 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Tuple
 
+from grader.errors import GraderError
 from grader.puzzle import TILE_COUNT, parse_output
 from grader.schemas import validate
-from grader.errors import GraderError
 
 POLICY_RULES = {
     "symmetric-tiles": (
@@ -34,8 +33,8 @@ class Case:
     visibility: str  # "public" or "hidden"
     weight: float
     timed: bool
-    policy: Tuple[str, ...]  # rules the expected output depends on
-    tags: Tuple[str, ...]
+    policy: tuple[str, ...]  # rules the expected output depends on
+    tags: tuple[str, ...]
     version: str  # changes whenever the input or the expected output changes
 
     @property
@@ -65,7 +64,7 @@ def read_manifest(path: Path) -> dict:
     return data
 
 
-def load_cases(manifest: Optional[Path] = None, *, public_only: bool = False) -> List[Case]:
+def load_cases(manifest: Path | None = None, *, public_only: bool = False) -> list[Case]:
     """Read and validate the manifest and check every file it names exists.
 
     Everything is checked before anything is graded: a broken case set is a
@@ -92,14 +91,17 @@ def _case(root: Path, entry: dict) -> Case:
         try:
             data = path.read_bytes()
         except OSError as error:
-            raise CaseError(f"{path}: case {entry['id']!r}: cannot read its {key} file: "
-                            f"{error.strerror}") from None
+            raise CaseError(
+                f"{path}: case {entry['id']!r}: cannot read its {key} file: {error.strerror}"
+            ) from None
         digest.update(data)
         paths.append(path)
     problem = _output_problem(data)
     if problem:
-        raise CaseError(f"{paths[1]}: case {entry['id']!r}: not a valid expected output "
-                        f"({problem}); rebuild it from the reference")
+        raise CaseError(
+            f"{paths[1]}: case {entry['id']!r}: not a valid expected output "
+            f"({problem}); rebuild it from the reference"
+        )
     return Case(
         id=entry["id"],
         input=paths[0],
@@ -113,7 +115,7 @@ def _case(root: Path, entry: dict) -> Case:
     )
 
 
-def _output_problem(expected: bytes) -> Optional[str]:
+def _output_problem(expected: bytes) -> str | None:
     """Why `expected` cannot be a solver's whole output (its shape only: `testcases
     verify` checks it against the reference), or None. A damaged file (empty, cut
     short, overwritten) would otherwise fail every submission silently."""

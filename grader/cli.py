@@ -7,36 +7,43 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Optional
 
 from grader import regrade
 from grader.cases import default_manifest, load_cases
 from grader.config import CourseConfig, load_config
 from grader.errors import UsageError, run_entry_point
 from grader.exports.cli import add_export_command
+from grader.grading import Event, ThreadExecutor, grade, plan
 from grader.late import assess, lateness_of, worth_showing
 from grader.lms.cli import add_import_command
 from grader.lms.metadata import read_meta
-from grader.grading import Event, ThreadExecutor, grade, plan
+from grader.model import Verdict
 from grader.reports.results_json import results_document, write_json
-from grader.reports.terminal import (build_report, case_report, late_report, score_line,
-                                    summary_table)
+from grader.reports.terminal import (
+    build_report,
+    case_report,
+    late_report,
+    score_line,
+    summary_table,
+)
 from grader.sandbox import Sandbox, isolating_sandbox, make_sandbox
 from grader.score import report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import discover, survey
 from grader.text import safe_name
-from grader.model import Verdict
 
-def main(argv: Optional[List[str]] = None) -> int:
+
+def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     return run_entry_point("grader: error", lambda: args.func(args), _interrupted)
 
 
 def _interrupted() -> None:
-    print("\ngrader: interrupted; every finished run is stored, run the same command "
-          "again to resume", file=sys.stderr)
+    print(
+        "\ngrader: interrupted; every finished run is stored, run the same command again to resume",
+        file=sys.stderr,
+    )
 
 
 GLOBAL_OPTIONS = (
@@ -67,20 +74,29 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("folder", nargs="?", type=Path, default=Path("submissions"))
     grade.add_argument("--results", type=Path, default=Path("results"))
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    grade.add_argument("--force", action="store_true",
-                       help="rebuild and rerun even what is already graded")
-    grade.add_argument("--dry-run", action="store_true",
-                       help="grade on a copy and list per student what would change; "
-                            "writes nothing in the results folder")
-    grade.add_argument("--cluster", metavar="ADDRESS",
-                       help="grade on a Dask cluster: its scheduler's address "
-                       "(tcp://host:8786), or local:N for N worker processes here "
-                       "(default: [cluster] scheduler in course.toml; none: --jobs threads)")
+    grade.add_argument(
+        "--force", action="store_true", help="rebuild and rerun even what is already graded"
+    )
+    grade.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="grade on a copy and list per student what would change; "
+        "writes nothing in the results folder",
+    )
+    grade.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster: its scheduler's address "
+        "(tcp://host:8786), or local:N for N worker processes here "
+        "(default: [cluster] scheduler in course.toml; none: --jobs threads)",
+    )
     _sandbox_option(grade)
     grade.set_defaults(func=cmd_grade)
 
-    changes = sub.add_parser("diff", help="what the last grade run changed (per student, old "
-                             "and new verdicts and scores)")
+    changes = sub.add_parser(
+        "diff",
+        help="what the last grade run changed (per student, old and new verdicts and scores)",
+    )
     changes.add_argument("--results", type=Path, default=Path("results"))
     changes.set_defaults(func=cmd_diff)
 
@@ -96,25 +112,44 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--results", type=Path, default=Path("results"))
     show.set_defaults(func=cmd_show)
 
-    board = sub.add_parser("leaderboard", help="time the programs that pass every case and "
-                           "rank them (instructors)")
+    board = sub.add_parser(
+        "leaderboard", help="time the programs that pass every case and rank them (instructors)"
+    )
     board.add_argument("--results", type=Path, default=Path("results"))
-    board.add_argument("--anonymize", action="store_true",
-                       help="show stable pseudonyms instead of submission names")
-    board.add_argument("--force-remeasure", action="store_true",
-                       help="forget every stored timing and measure again")
+    board.add_argument(
+        "--anonymize",
+        action="store_true",
+        help="show stable pseudonyms instead of submission names",
+    )
+    board.add_argument(
+        "--force-remeasure",
+        action="store_true",
+        help="forget every stored timing and measure again",
+    )
     _sandbox_option(board)
     board.set_defaults(func=cmd_leaderboard)
 
-    similar = sub.add_parser("similarity", help="rank every pair of submissions by similarity "
-                             "(copydetect) into one HTML page (instructors)")
+    similar = sub.add_parser(
+        "similarity",
+        help="rank every pair of submissions by similarity "
+        "(copydetect) into one HTML page (instructors)",
+    )
     similar.add_argument("out", type=Path, metavar="OUT.html")
-    similar.add_argument("--submissions", type=Path, default=Path("submissions"),
-                         help="the class folder (default: %(default)s)")
-    similar.add_argument("--base", type=Path, metavar="STARTER_DIR",
-                         help="starter or hand-out code: matches with it are ignored")
-    similar.add_argument("--top", type=int, default=40,
-                         help="pairs shown side by side (default: %(default)s)")
+    similar.add_argument(
+        "--submissions",
+        type=Path,
+        default=Path("submissions"),
+        help="the class folder (default: %(default)s)",
+    )
+    similar.add_argument(
+        "--base",
+        type=Path,
+        metavar="STARTER_DIR",
+        help="starter or hand-out code: matches with it are ignored",
+    )
+    similar.add_argument(
+        "--top", type=int, default=40, help="pairs shown side by side (default: %(default)s)"
+    )
     similar.set_defaults(func=cmd_similarity)
 
     add_export_command(sub)
@@ -123,9 +158,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _sandbox_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--sandbox", choices=("auto", "bubblewrap", "rlimits"),
-                         help="overrides course.toml; rlimits: no isolation (never chosen "
-                         "for you: without bubblewrap, grading stops)")
+    command.add_argument(
+        "--sandbox",
+        choices=("auto", "bubblewrap", "rlimits"),
+        help="overrides course.toml; rlimits: no isolation (never chosen "
+        "for you: without bubblewrap, grading stops)",
+    )
 
 
 def _with_sandbox_choice(config: CourseConfig, args) -> CourseConfig:
@@ -162,53 +200,70 @@ def cmd_grade(args) -> int:
         _warn(f"{skipped.name}: not graded: {skipped.reason}")
     submissions = found.submissions
     if not submissions:
-        raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per "
-                         "student)")
+        raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per student)")
     address = args.cluster if args.cluster is not None else config.cluster.scheduler
     with results_folder(args.results) as folder:
         previous = regrade.read_results(folder / "results.json")
         if previous is None and (folder / "results.json").exists() and not args.dry_run:
             # Not comparable (another grader version?), but still not overwritten unseen.
             shutil.copyfile(folder / "results.json", folder / regrade.PREVIOUS_NAME)
-            _warn(f"{folder / 'results.json'} is not this grader's results: kept as "
-                  f"{regrade.PREVIOUS_NAME}, no comparison")
+            _warn(
+                f"{folder / 'results.json'} is not this grader's results: kept as "
+                f"{regrade.PREVIOUS_NAME}, no comparison"
+            )
         course = regrade.course_fingerprint(config)
         force = args.force
-        if previous and previous.get("course") and \
-                previous["course"]["limits"] != course["limits"]:
-            print("course.toml's limits or sandbox changed since the last run: every "
-                  "submission is graded again", file=sys.stderr)
+        if previous and previous.get("course") and previous["course"]["limits"] != course["limits"]:
+            print(
+                "course.toml's limits or sandbox changed since the last run: every "
+                "submission is graded again",
+                file=sys.stderr,
+            )
             force = True
         if args.dry_run:
-            return _dry_run(folder, previous, course, submissions, cases, config, jobs, force,
-                            address)
+            return _dry_run(
+                folder, previous, course, submissions, cases, config, jobs, force, address
+            )
         with Store(folder / DB_NAME) as store:
-            sandbox_name = _grade_into(store, folder / "builds", submissions, cases, config,
-                                       jobs, force, address)
-            reports = [report(store, store.recorded(s.id), cases, config.policy_cases)
-                       for s in submissions]
+            sandbox_name = _grade_into(
+                store, folder / "builds", submissions, cases, config, jobs, force, address
+            )
+            reports = [
+                report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
+            ]
         lateness = lateness_of(reports, config.late)
-        print(summary_table(reports, config.limits.cpu_seconds,
-                            lateness if worth_showing(lateness, config.late) else None))
+        print(
+            summary_table(
+                reports,
+                config.limits.cpu_seconds,
+                lateness if worth_showing(lateness, config.late) else None,
+            )
+        )
         internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
-            _warn(f"{internal} run(s) ended in IE: the grader failed, not the students; "
-                  "run the same command again to retry them")
-        document = results_document(reports, cases, sandbox_name, lateness, course,
-                                    found.skipped)
+            _warn(
+                f"{internal} run(s) ended in IE: the grader failed, not the students; "
+                "run the same command again to retry them"
+            )
+        document = results_document(reports, cases, sandbox_name, lateness, course, found.skipped)
         if previous is not None:
             # The run before this one stays readable: `grader diff` compares the two.
             write_json(previous, folder / regrade.PREVIOUS_NAME, "results")
-            print("\n" + regrade.render(regrade.diff(previous, document),
-                                        headline="since the previous run:"))
+            print(
+                "\n"
+                + regrade.render(
+                    regrade.diff(previous, document), headline="since the previous run:"
+                )
+            )
         write_json(document, folder / "results.json", "results")
-        print(f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}"
-              + (f" (the previous run: {folder / regrade.PREVIOUS_NAME})" if previous else ""))
+        print(
+            f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}"
+            + (f" (the previous run: {folder / regrade.PREVIOUS_NAME})" if previous else "")
+        )
     return 0
 
 
-def _dry_run(folder, previous, course, submissions, cases, config, jobs, force,
-             address) -> int:
+def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, address) -> int:
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
 
@@ -222,19 +277,30 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force,
             source.close()
             target.close()
         with Store(scratch / DB_NAME) as store:
-            sandbox_name = _grade_into(store, scratch / "builds", submissions, cases, config,
-                                       jobs, force, address)
-            reports = [report(store, store.recorded(s.id), cases, config.policy_cases)
-                       for s in submissions]
+            sandbox_name = _grade_into(
+                store, scratch / "builds", submissions, cases, config, jobs, force, address
+            )
+            reports = [
+                report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
+            ]
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox_name, lateness, course)
     if previous is None:
-        print(summary_table(reports, config.limits.cpu_seconds,
-                            lateness if worth_showing(lateness, config.late) else None))
+        print(
+            summary_table(
+                reports,
+                config.limits.cpu_seconds,
+                lateness if worth_showing(lateness, config.late) else None,
+            )
+        )
         print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
         return 0
-    print(regrade.render(regrade.diff(previous, document),
-                         headline=f"dry run: what `grader grade` would change in {folder}:"))
+    print(
+        regrade.render(
+            regrade.diff(previous, document),
+            headline=f"dry run: what `grader grade` would change in {folder}:",
+        )
+    )
     print("\nnothing written (run `grader grade` without --dry-run to apply)")
     return 0
 
@@ -246,10 +312,15 @@ def cmd_diff(args) -> int:
     if new is None:
         raise UsageError(f"{current}: no results yet (run `grader grade` first)")
     if old is None:
-        raise UsageError(f"{before}: no previous run to compare with (it appears after the "
-                         "second `grader grade`; `grader grade --dry-run` previews one)")
-    print(regrade.render(regrade.diff(old, new),
-                         headline=f"{old['generated_at']} -> {new['generated_at']}:"))
+        raise UsageError(
+            f"{before}: no previous run to compare with (it appears after the "
+            "second `grader grade`; `grader grade --dry-run` previews one)"
+        )
+    print(
+        regrade.render(
+            regrade.diff(old, new), headline=f"{old['generated_at']} -> {new['generated_at']}:"
+        )
+    )
     return 0
 
 
@@ -281,17 +352,23 @@ def _run_with_progress(work, store, executor, force) -> None:
     from tqdm import tqdm
 
     if work.total == 0:
-        print("nothing to grade: every submission is graded already (--force to redo)",
-              file=sys.stderr)
+        print(
+            "nothing to grade: every submission is graded already (--force to redo)",
+            file=sys.stderr,
+        )
         return
-    with tqdm(total=work.total, unit="run", file=sys.stderr, disable=None,
-              dynamic_ncols=True) as bar:
+    with tqdm(
+        total=work.total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True
+    ) as bar:
+
         def on_event(event: Event) -> None:
             if event.kind == "run":
                 assert event.case is not None, "a run event names its case"
-                bar.set_postfix_str(f"{event.submission.id}/{event.case.id}: {event.verdict}",
-                                    refresh=False)
+                bar.set_postfix_str(
+                    f"{event.submission.id}/{event.case.id}: {event.verdict}", refresh=False
+                )
                 bar.update(1)
+
         grade(work, store, executor, force=force, on_event=on_event)
 
 
@@ -307,8 +384,10 @@ def cmd_check(args) -> int:
     cases = load_cases(args.manifest or default_manifest(), public_only=True)
     submissions = discover(args.path, config)
     if len(submissions) != 1:
-        raise UsageError(f"{safe_name(args.path)}: check takes one submission (a source file "
-                         f"or the folder holding it), found {len(submissions)}")
+        raise UsageError(
+            f"{safe_name(args.path)}: check takes one submission (a source file "
+            f"or the folder holding it), found {len(submissions)}"
+        )
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         folder = Path(tmp)
         with Store(folder / DB_NAME) as store:
@@ -316,8 +395,7 @@ def cmd_check(args) -> int:
             work = plan(submissions, cases, store)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             _run_with_progress(work, store, executor, False)
-            result = report(store, store.recorded(submissions[0].id), cases,
-                            config.policy_cases)
+            result = report(store, store.recorded(submissions[0].id), cases, config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
     print(score_line(result, " on the public cases"))
@@ -365,6 +443,7 @@ def cmd_leaderboard(args) -> int:
     cases = load_cases(args.manifest or default_manifest())
     if not (args.results / DB_NAME).exists():
         raise UsageError(f"{args.results / DB_NAME}: no results yet (run `grader grade` first)")
+    lb.timed_cases(cases, config)  # a bad [leaderboard] cases is said before anything runs
     with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
         if args.force_remeasure:
             store.forget_timings()
@@ -375,23 +454,31 @@ def cmd_leaderboard(args) -> int:
         work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
-            with tqdm(total=work.total, unit="run", file=sys.stderr, disable=None,
-                      dynamic_ncols=True) as bar:
+            with tqdm(
+                total=work.total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True
+            ) as bar:
+
                 def on_event(event: lb.TimedRunEvent) -> None:
                     run = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
-                    bar.set_postfix_str(f"{event.program.id}/{event.case.id} {run}",
-                                        refresh=False)
+                    bar.set_postfix_str(f"{event.program.id}/{event.case.id} {run}", refresh=False)
                     bar.update(1)
+
                 failed = lb.measure(work, store, sandbox, config, on_event)
         if failed:
-            _warn(f"{failed} timed runs failed in the grader and were not stored; "
-                  "run leaderboard again to measure them")
+            _warn(
+                f"{failed} timed runs failed in the grader and were not stored; "
+                "run leaderboard again to measure them"
+            )
         standings = lb.collect(store, session, config)
         for caveat in lb.board_caveats(standings):
             _warn(caveat)
         name = lb.pseudonyms(folder) if args.anonymize else None
-        doc = lb.document(standings, lb.machine_info(sandbox.name, lb.pinned_core()),
-                          name or (lambda sid: sid), anonymized=args.anonymize)
+        doc = lb.document(
+            standings,
+            lb.machine_info(sandbox.name, lb.pinned_core()),
+            name or (lambda sid: sid),
+            anonymized=args.anonymize,
+        )
         print(terminal(doc))
         made = lb.publish(doc, folder, [row.id for row in store.submissions()], name)
         print(f"\nleaderboard: {made.markdown}, {made.json} and {made.html}")

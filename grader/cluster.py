@@ -23,9 +23,9 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set
 
 from grader.build import Artifact
 from grader.cases import Case
@@ -36,8 +36,10 @@ from grader.judge import Judgement
 from grader.model import Verdict
 from grader.submissions import Submission
 
-INSTALL_HINT = ("grading on a cluster needs Dask: pip install 'scramble-grader[cluster]' "
-                "(in a checkout: .venv/bin/pip install -e '.[cluster]')")
+INSTALL_HINT = (
+    "grading on a cluster needs Dask: pip install 'scramble-grader[cluster]' "
+    "(in a checkout: .venv/bin/pip install -e '.[cluster]')"
+)
 CONNECT_TIMEOUT = "20s"
 UNITS_PER_THREAD = 2  # submissions in flight per worker thread: busy, not flooded
 WINDOW_REFRESH_SECONDS = 5.0  # how often the number of worker threads is asked again
@@ -66,15 +68,22 @@ def connect(address: str, *, say: Callable[[str], None]) -> Iterator[object]:
             # Dask's statistical profiler samples every worker thread 100 times a second:
             # CPU taken from the programs being timed (README: the same for `dask worker`).
             stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
-            cluster = stack.enter_context(LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=logging.ERROR))
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+            )
             address = cluster.scheduler_address
         try:
             client = stack.enter_context(Client(address, timeout=CONNECT_TIMEOUT))
         except (OSError, TimeoutError, ValueError) as error:
-            raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
-                               f"{_one_line(error)}") from None
+            raise ClusterError(
+                f"cannot reach the Dask scheduler at {address}: {_one_line(error)}"
+            ) from None
         if not client.scheduler_info().get("workers"):
             say(f"cluster: no worker has joined {address} yet; waiting for one")
         yield client
@@ -85,21 +94,22 @@ class _Unit:
     """One submission's build and run tasks, and the cases not delivered yet."""
 
     sub: Submission
-    cases: List[Case]
-    futures: Dict[object, Optional[List[Case]]] = field(default_factory=dict)  # None: build
+    cases: list[Case]
+    futures: dict[object, list[Case] | None] = field(default_factory=dict)  # None: build
 
 
 class ClusterExecutor:
     """grading.Executor on the workers of a Dask cluster."""
 
-    def __init__(self, client, config: CourseConfig, cases: Sequence[Case], *,
-                 say: Callable[[str], None]):
+    def __init__(
+        self, client, config: CourseConfig, cases: Sequence[Case], *, say: Callable[[str], None]
+    ):
         from grader.cluster_worker import GraderPlugin
 
         self.client, self.config, self.say = client, config, say
         self.plugin = GraderPlugin(config.sandbox)
         self.cases = list(cases)
-        self.refused: Set[str] = set()
+        self.refused: set[str] = set()
 
     @property
     def sandbox_name(self) -> str:
@@ -109,7 +119,7 @@ class ClusterExecutor:
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
         from distributed import as_completed
 
-        pending: List[_Unit] = []
+        pending: list[_Unit] = []
         for sub in work.submissions:
             if sub.id not in work.todo:
                 continue
@@ -121,11 +131,12 @@ class ClusterExecutor:
             return
         self.client.register_plugin(self.plugin)
         self.tag = uuid.uuid4().hex[:12]  # task keys of this run only: a rerun starts afresh
-        self.case_data = self.client.submit(_case_data, _case_payload(self.cases),
-                                            key=f"grader-cases-{self.tag}", pure=False)
+        self.case_data = self.client.submit(
+            _case_data, _case_payload(self.cases), key=f"grader-cases-{self.tag}", pure=False
+        )
         self.deliver, self.force = deliver, force
         self.done = as_completed()
-        self.owner: Dict[object, _Unit] = {}
+        self.owner: dict[object, _Unit] = {}
         pending.reverse()  # pop() from the end: submissions go out in class order
         window, asked = self._window(), time.monotonic()
         try:
@@ -145,7 +156,7 @@ class ClusterExecutor:
         threads = sum(self.client.nthreads().values())
         return max(2, UNITS_PER_THREAD * threads)
 
-    def _top_up(self, pending: List[_Unit], window: int) -> None:
+    def _top_up(self, pending: list[_Unit], window: int) -> None:
         in_flight = len({id(unit) for unit in self.owner.values()})
         while pending and in_flight < window:
             self._submit(pending.pop())
@@ -159,19 +170,44 @@ class ClusterExecutor:
         try:
             source = Source(sub.id, sub.content_hash, sub.language, sub.source.read_bytes())
         except OSError as error:
-            self.deliver(Built(sub, Artifact(False, Path(), f"cannot read {sub.source}: "
-                                             f"{error.strerror or error}", internal=True)))
+            self.deliver(
+                Built(
+                    sub,
+                    Artifact(
+                        False,
+                        Path(),
+                        f"cannot read {sub.source}: {error.strerror or error}",
+                        internal=True,
+                    ),
+                )
+            )
             return
         name, key = self.plugin.name, f"{_key_safe(sub.id)}-{self.tag}-{uuid.uuid4().hex[:6]}"
-        built = self.client.submit(build_task, name, source, self.config.build_limits,
-                                   self.force, key=f"grader-build-{key}", pure=False)
+        built = self.client.submit(
+            build_task,
+            name,
+            source,
+            self.config.build_limits,
+            self.force,
+            key=f"grader-build-{key}",
+            pure=False,
+        )
         unit.futures = {built: None}
         size = self.config.cluster.cases_per_task
         for start in range(0, len(unit.cases), size):
-            chunk = unit.cases[start:start + size]
+            chunk = unit.cases[start : start + size]
             future = self.client.submit(
-                run_task, name, built, source, chunk, self.case_data, self.config.limits,
-                self.config.build_limits, key=f"grader-run-{start}-{key}", pure=False)
+                run_task,
+                name,
+                built,
+                source,
+                chunk,
+                self.case_data,
+                self.config.limits,
+                self.config.build_limits,
+                key=f"grader-run-{start}-{key}",
+                pure=False,
+            )
             unit.futures[future] = chunk
         for future in unit.futures:
             self.owner[future] = unit
@@ -190,8 +226,10 @@ class ClusterExecutor:
         if isinstance(error, WorkerRefused):
             self._refused(error, unit)
             return
-        why = f"the cluster failed to {'build' if chunk is None else 'run'} it: " \
-              f"{type(error).__name__}: {_one_line(error)}"
+        why = (
+            f"the cluster failed to {'build' if chunk is None else 'run'} it: "
+            f"{type(error).__name__}: {_one_line(error)}"
+        )
         if chunk is None:
             self.deliver(Built(unit.sub, Artifact(False, Path(), why, internal=True)))
         else:
@@ -210,7 +248,7 @@ class ClusterExecutor:
             self.deliver(Judged(unit.sub, by_id[case_id], judgement))
         self._forget(unit, chunk)
 
-    def _forget(self, unit: _Unit, chunk: List[Case]) -> None:
+    def _forget(self, unit: _Unit, chunk: list[Case]) -> None:
         delivered = {case.id for case in chunk}
         unit.cases = [case for case in unit.cases if case.id not in delivered]
 
@@ -233,8 +271,10 @@ class ClusterExecutor:
     def _close_worker(self, address: str) -> None:
         """Ask the scheduler to close the worker (and its nanny). Not retire_workers: it
         keeps a worker that holds data no other worker has (the case files, say)."""
+
         def close(dask_scheduler) -> None:  # sent by value: the scheduler needs no grader
             dask_scheduler.close_worker(address)
+
         with contextlib.suppress(Exception):  # gone already: nothing to close
             self.client.run_on_scheduler(close)
 
@@ -246,8 +286,10 @@ def _case_data(payload):
 
 
 def _case_payload(cases: Sequence[Case]) -> dict:
-    return {case.version: (case.input.name, case.input.read_bytes(), case.expected.read_bytes())
-            for case in cases}
+    return {
+        case.version: (case.input.name, case.input.read_bytes(), case.expected.read_bytes())
+        for case in cases
+    }
 
 
 def _key_safe(text: str) -> str:

@@ -16,9 +16,9 @@ import dataclasses
 import logging
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from distributed import WorkerPlugin, get_worker
 
@@ -59,7 +59,7 @@ class Source:
 
 
 # case version -> (input file name, input bytes, expected output bytes)
-CaseData = Dict[str, Tuple[str, bytes, bytes]]
+CaseData = dict[str, tuple[str, bytes, bytes]]
 
 
 def plugin_name(sandbox_kind: str) -> str:
@@ -80,9 +80,9 @@ class GraderPlugin(WorkerPlugin):
         self.address = worker.address
         self.root = Path(os.environ.get(CACHE_ENV) or worker.local_directory) / "grader"
         self._lock = threading.Lock()
-        self._hash_locks: Dict[str, threading.Lock] = {}
-        self._sandbox: Optional[Sandbox] = None
-        self._refusal: Optional[str] = None
+        self._hash_locks: dict[str, threading.Lock] = {}
+        self._sandbox: Sandbox | None = None
+        self._refusal: str | None = None
 
     def sandbox(self):
         """The worker's sandbox, or WorkerRefused saying why there is none."""
@@ -95,18 +95,22 @@ class GraderPlugin(WorkerPlugin):
             raise WorkerRefused(self.address, self._refusal)
         return self._sandbox
 
-    def _make_sandbox(self) -> Optional[str]:
+    def _make_sandbox(self) -> str | None:
         if self.client_version != __version__:
-            return (f"it has grader {__version__}, the client {self.client_version}: "
-                    "install the same version on both")
+            return (
+                f"it has grader {__version__}, the client {self.client_version}: "
+                "install the same version on both"
+            )
         if self.sandbox_kind == "rlimits":  # the course chose no isolation, knowingly
             self._sandbox = make_sandbox("rlimits", warn=_log.warning)
             return None
         try:
             self._sandbox = make_sandbox("bubblewrap")
         except SandboxUnavailable as error:
-            return (f"no working sandbox ({error}); install bubblewrap there, or set "
-                    'sandbox = "rlimits" in course.toml to grade without isolation')
+            return (
+                f"no working sandbox ({error}); install bubblewrap there, or set "
+                'sandbox = "rlimits" in course.toml to grade without isolation'
+            )
         return None
 
     def hash_lock(self, key: str) -> threading.Lock:
@@ -156,9 +160,15 @@ def build_task(name: str, source: Source, limits: Limits, force: bool) -> Artifa
     return _plugin(name).build(source, limits, force)
 
 
-def run_task(name: str, built: Artifact, source: Source, cases: Sequence[Case],
-             data: CaseData, limits: Limits, build_limits: Limits
-             ) -> List[Tuple[str, Judgement]]:
+def run_task(
+    name: str,
+    built: Artifact,
+    source: Source,
+    cases: Sequence[Case],
+    data: CaseData,
+    limits: Limits,
+    build_limits: Limits,
+) -> list[tuple[str, Judgement]]:
     """Some cases of one submission whose build (`built`, maybe on another worker)
     succeeded: (case id, judgement) each, outputs cut to what the store keeps."""
     if not built.ok:
@@ -171,8 +181,9 @@ def run_task(name: str, built: Artifact, source: Source, cases: Sequence[Case],
     sandbox = plugin.sandbox()
     results = []
     for case in cases:
-        judgement = run_case(artifact, source.language, plugin.local_case(case, data), sandbox,
-                             limits)
+        judgement = run_case(
+            artifact, source.language, plugin.local_case(case, data), sandbox, limits
+        )
         results.append((case.id, _trimmed(judgement)))
     return results
 

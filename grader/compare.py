@@ -15,15 +15,35 @@ Never raises: whatever the program printed, the caller gets a Comparison.
 import itertools
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import NamedTuple
 
 from grader.cases import POLICY_RULES
 from grader.model import Verdict
 from grader.puzzle import (
-    SIDES, Board, Key, PrintedBoard, PrintedOutput, PuzzleFormatError, Tile, all_turns, board_of,
-    canonical_key, clashes, digits, draw, foreign_cells, is_count_line, is_solution_key,
-    is_symmetric, parse_output, parse_puzzle, position, repeated_tiles, turn,
+    SIDES,
+    Board,
+    Key,
+    PrintedBoard,
+    PrintedOutput,
+    PuzzleFormatError,
+    Tile,
+    all_turns,
+    board_of,
+    canonical_key,
+    clashes,
+    digits,
+    draw,
+    foreign_cells,
+    is_count_line,
+    is_solution_key,
+    is_symmetric,
+    parse_output,
+    parse_puzzle,
+    position,
+    repeated_tiles,
+    turn,
 )
 
 # Begins the diagnosis line of a difference that a policy rule decides (grader.score
@@ -41,7 +61,7 @@ _EDGE_TOKENS = re.compile(r"[A-Z][01]")
 class Comparison:
     verdict: Verdict
     summary: str  # one line a student understands at once ("" for AC)
-    details: List[str] = field(default_factory=list)  # further lines
+    details: list[str] = field(default_factory=list)  # further lines
 
     def text(self) -> str:
         return "\n".join(line for line in [self.summary, *self.details] if line)
@@ -50,11 +70,12 @@ class Comparison:
 class Issue(NamedTuple):
     rank: int  # smaller is more important
     text: str
-    rule: Optional[str] = None  # the policy rule that decides this difference
+    rule: str | None = None  # the policy rule that decides this difference
 
 
-def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[bytes, str],
-            policy: Sequence[str] = ()) -> Comparison:
+def compare(
+    expected: bytes | str, got: bytes | str, puzzle: bytes | str, policy: Sequence[str] = ()
+) -> Comparison:
     """Compare outputs exactly; diagnose any difference (never raises)."""
     expected, got = _as_bytes(expected), _as_bytes(got)
     policy = (policy,) if isinstance(policy, str) else tuple(policy or ())
@@ -72,8 +93,11 @@ def compare(expected: Union[bytes, str], got: Union[bytes, str], puzzle: Union[b
             issues = answer_issues(expected, got, puzzle, policy)
         issues = _crlf_input_issues(puzzle, expected, got, issues)
     except Exception as error:
-        issues = [Issue(99, f"(the grader could not diagnose this output further: "
-                            f"{type(error).__name__})")]
+        issues = [
+            Issue(
+                99, f"(the grader could not diagnose this output further: {type(error).__name__})"
+            )
+        ]
     return _assemble(verdict, first, issues)
 
 
@@ -103,13 +127,16 @@ def _tokens(data: bytes):
         start = end
 
 
-_CRLF_INPUT = ("the puzzle file of this case ends its lines with CR LF (\\r\\n, Windows "
-               "style): your program mishandles CRLF input")
+_CRLF_INPUT = (
+    "the puzzle file of this case ends its lines with CR LF (\\r\\n, Windows "
+    "style): your program mishandles CRLF input"
+)
 _CRLF_FIX = "remove the \\r (as well as the \\n) from each line it reads"
 
 
-def _crlf_input_issues(puzzle: Union[bytes, str], expected: bytes, got: bytes,
-                       issues: List[Issue]) -> List[Issue]:
+def _crlf_input_issues(
+    puzzle: bytes | str, expected: bytes, got: bytes, issues: list[Issue]
+) -> list[Issue]:
     """When the input has CR LF line ends, a \\r in the output that the expected
     output lacks comes from the input, not from how the program ends its lines;
     and finding nothing where there are solutions is what a \\r kept in the last
@@ -120,30 +147,39 @@ def _crlf_input_issues(puzzle: Union[bytes, str], expected: bytes, got: bytes,
     extra_cr = got.count(b"\r") > expected.count(b"\r") and not every_line
     if extra_cr:
         line = got.count(b"\n", 0, got.index(b"\r")) + 1
-        text = (f"{_CRLF_INPUT}: it carries the \\r into its output (first at line {line}); "
-                f"{_CRLF_FIX}")
-        kept = [issue for issue in issues if "CR LF" not in issue.text
-                and "carriage return" not in issue.text]
+        text = (
+            f"{_CRLF_INPUT}: it carries the \\r into its output (first at line {line}); {_CRLF_FIX}"
+        )
+        kept = [
+            issue
+            for issue in issues
+            if "CR LF" not in issue.text and "carriage return" not in issue.text
+        ]
         return [Issue(2, text)] + kept
     if _finds_nothing(expected, got):
-        text = (f"{_CRLF_INPUT}: it finds no solution where there are some, which is what "
-                f"keeping the \\r as part of each tile's last edge does; {_CRLF_FIX}")
+        text = (
+            f"{_CRLF_INPUT}: it finds no solution where there are some, which is what "
+            f"keeping the \\r as part of each tile's last edge does; {_CRLF_FIX}"
+        )
         return [Issue(2, text)] + issues
     return issues
 
 
 def _finds_nothing(expected: bytes, got: bytes) -> bool:
-    return (b"No solution found." in got and b"No solution found." not in expected
-            and b"+--------+" not in got)
+    return (
+        b"No solution found." in got
+        and b"No solution found." not in expected
+        and b"+--------+" not in got
+    )
 
 
-def _as_bytes(data: Union[bytes, str, None]) -> bytes:
+def _as_bytes(data: bytes | str | None) -> bytes:
     if data is None:
         return b""
     return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data)
 
 
-def _assemble(verdict: Verdict, first: List[str], issues: List[Issue]) -> Comparison:
+def _assemble(verdict: Verdict, first: list[str], issues: list[Issue]) -> Comparison:
     issues = sorted(issues, key=lambda issue: issue.rank)
     if issues:
         summary = issues[0].text
@@ -169,7 +205,7 @@ def _assemble(verdict: Verdict, first: List[str], issues: List[Issue]) -> Compar
 # ---------------------------------------------------------------- showing lines
 
 
-def show(text: Union[bytes, str], limit: int = SHOWN_WIDTH, spaces: str = "·") -> str:
+def show(text: bytes | str, limit: int = SHOWN_WIDTH, spaces: str = "·") -> str:
     """Text safe for any terminal, white space visible, cut to `limit` characters."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "backslashreplace")
@@ -195,7 +231,7 @@ def quote(text: str, limit: int = 60) -> str:
     return '"' + show(text, limit, spaces=" ") + '"'
 
 
-def first_difference(expected: bytes, got: bytes) -> List[str]:
+def first_difference(expected: bytes, got: bytes) -> list[str]:
     """Where the outputs first differ: line, column, both versions."""
     pos = _first_differing_byte(expected, got)
     start = expected.rfind(b"\n", 0, pos) + 1
@@ -203,7 +239,8 @@ def first_difference(expected: bytes, got: bytes) -> List[str]:
     column = pos - start
     return [
         f"first difference at line {line_no}, column {column + 1}:",
-        "  expected: " + _show_line(expected, start, column, "(nothing: the expected output ends here)"),
+        "  expected: "
+        + _show_line(expected, start, column, "(nothing: the expected output ends here)"),
         "  got:      " + _show_line(got, start, column, "(missing: output ended)"),
     ]
 
@@ -213,7 +250,7 @@ def _first_differing_byte(a: bytes, b: bytes) -> int:
     size = min(len(a), len(b))
     step, pos = 1 << 16, 0
     while step:
-        while pos + step <= size and a[pos:pos + step] == b[pos:pos + step]:
+        while pos + step <= size and a[pos : pos + step] == b[pos : pos + step]:
             pos += step
         step //= 2
     return pos
@@ -232,15 +269,17 @@ def _show_line(data: bytes, start: int, column: int, when_absent: str) -> str:
 # ---------------------------------------------------------------- white space
 
 
-def whitespace_notes(expected: bytes, got: bytes, full: bool) -> List[str]:
+def whitespace_notes(expected: bytes, got: bytes, full: bool) -> list[str]:
     """Which kinds of white space differ.  `full` adds the line-by-line ones
     (blank lines, spacing inside lines), meaningful when the tokens agree."""
     notes = []
     crlf = got.count(b"\r\n") - expected.count(b"\r\n")
     if crlf > 0:
         every = got.count(b"\r\n") == got.count(b"\n")
-        notes.append(("every line ends" if every else f"{crlf} lines end")
-                     + " in CR LF (\\r\\n, Windows style); end lines with \\n only")
+        notes.append(
+            ("every line ends" if every else f"{crlf} lines end")
+            + " in CR LF (\\r\\n, Windows style); end lines with \\n only"
+        )
     stray = got.count(b"\r") - got.count(b"\r\n")
     if stray > expected.count(b"\r") - expected.count(b"\r\n"):
         notes.append(f"the output contains {stray} carriage return(s) (\\r) that do not end a line")
@@ -271,14 +310,16 @@ def _many_lines_note(expected: bytes, got: bytes) -> str:
     if run:
         line = got.count(b"\n", 0, run.start()) + 2
         where = f" (the first run of empty lines starts at line {line})"
-    return (f"the output has {extra:,} more lines than the expected output, empty or only white "
-            f"space{where}")
+    return (
+        f"the output has {extra:,} more lines than the expected output, empty or only white "
+        f"space{where}"
+    )
 
 
 _TRAILING_ENDS = (b" \n", b"\t\n", b" \r\n", b"\t\r\n")
 
 
-def _trailing_count(data: bytes) -> Tuple[int, int]:
+def _trailing_count(data: bytes) -> tuple[int, int]:
     """(lines ending in spaces or tabs, offset of the first); substring counts
     rather than a regular expression, to stay fast on megabytes."""
     count = sum(data.count(end) for end in _TRAILING_ENDS)
@@ -289,22 +330,24 @@ def _trailing_count(data: bytes) -> Tuple[int, int]:
     return count, first
 
 
-def _trailing_notes(expected: bytes, got: bytes) -> List[str]:
+def _trailing_notes(expected: bytes, got: bytes) -> list[str]:
     count, first = _trailing_count(got)
     if not count or _trailing_count(expected)[0]:
         return []
     line = got.count(b"\n", 0, first) + 1
     many = f"{count} lines" if count > 1 else "1 line"
-    return [f"trailing white space at the end of {many} (first: line {line}); "
-            "no line may end in spaces or tabs"]
+    return [
+        f"trailing white space at the end of {many} (first: line {line}); "
+        "no line may end in spaces or tabs"
+    ]
 
 
-def _clean_lines(data: bytes) -> List[str]:
+def _clean_lines(data: bytes) -> list[str]:
     return [line.rstrip() for line in data.decode("latin-1").split("\n")]
 
 
-def _ending_notes(expected: bytes, got: bytes) -> List[str]:
-    def blank_tail(data: bytes) -> Tuple[int, bool]:
+def _ending_notes(expected: bytes, got: bytes) -> list[str]:
+    def blank_tail(data: bytes) -> tuple[int, bool]:
         """Empty lines at the end (a missing final newline counts -1); all blank?"""
         lines = _clean_lines(data[-4096:])
         count = 0
@@ -320,16 +363,17 @@ def _ending_notes(expected: bytes, got: bytes) -> List[str]:
     if got_tail > exp_tail:
         extra = got_tail - exp_tail
         at_least = "at least " if len(got) > 4096 and got[-4096:].isspace() else ""
-        return [f"{at_least}{extra} extra empty line{'s' if extra > 1 else ''} at the end of "
-                "the output"]
+        return [
+            f"{at_least}{extra} extra empty line{'s' if extra > 1 else ''} at the end of the output"
+        ]
     return ["empty lines missing at the end of the output"]
 
 
-def _line_notes(exp_lines: List[str], got_lines: List[str]) -> List[str]:
+def _line_notes(exp_lines: list[str], got_lines: list[str]) -> list[str]:
     exp_rows, got_rows = _nonblank(exp_lines), _nonblank(got_lines)
     if [text for text, _, _ in exp_rows] != [text for text, _, _ in got_rows]:
         return [_spacing_note(exp_rows, got_rows)]
-    notes: List[str] = []
+    notes: list[str] = []
     places = 0
     for index, ((_, exp_blanks, _), (_, got_blanks, got_no)) in enumerate(zip(exp_rows, got_rows)):
         if exp_blanks == got_blanks:
@@ -341,14 +385,16 @@ def _line_notes(exp_lines: List[str], got_lines: List[str]) -> List[str]:
                 notes.append(f"missing empty line {where} (before line {got_no} of your output)")
             else:
                 extra = got_blanks - exp_blanks
-                notes.append(f"{extra} extra empty line{'s' if extra > 1 else ''} {where} "
-                             f"(before line {got_no} of your output)")
+                notes.append(
+                    f"{extra} extra empty line{'s' if extra > 1 else ''} {where} "
+                    f"(before line {got_no} of your output)"
+                )
     if places > len(notes):
         notes.append(f"empty lines differ in {places} places in all")
     return notes
 
 
-def _nonblank(lines: List[str]) -> List[Tuple[str, int, int]]:
+def _nonblank(lines: list[str]) -> list[tuple[str, int, int]]:
     """(text, empty lines before it, line number) of each non-empty line."""
     rows, blanks = [], 0
     for number, line in enumerate(lines, start=1):
@@ -360,7 +406,7 @@ def _nonblank(lines: List[str]) -> List[Tuple[str, int, int]]:
     return rows
 
 
-def _blank_context(rows: List[Tuple[str, int, int]], index: int) -> str:
+def _blank_context(rows: list[tuple[str, int, int]], index: int) -> str:
     after = rows[index - 1][0] if index else ""
     before = rows[index][0]
     if after.startswith("+") and before.startswith("+"):
@@ -379,18 +425,23 @@ def _spacing_note(exp_rows, got_rows) -> str:
         if exp_text == got_text.lstrip():
             return f"line {got_no} starts with white space the expected line does not have"
         if exp_text.split() == got_text.split():
-            return (f"spacing inside line {got_no} differs: expected {quote(exp_text)}, "
-                    f"got {quote(got_text)} (cells are 8 characters wide)")
-        return (f"line {got_no} should be {quote(exp_text)}, not {quote(got_text)} "
-                "(the same words, broken into lines differently)")
+            return (
+                f"spacing inside line {got_no} differs: expected {quote(exp_text)}, "
+                f"got {quote(got_text)} (cells are 8 characters wide)"
+            )
+        return (
+            f"line {got_no} should be {quote(exp_text)}, not {quote(got_text)} "
+            "(the same words, broken into lines differently)"
+        )
     return "the output is broken into lines differently near its end"
 
 
 # ---------------------------------------------------------------- wrong answers
 
 
-def answer_issues(expected: bytes, got: bytes, puzzle: Union[bytes, str],
-                  policy: Tuple[str, ...]) -> List[Issue]:
+def answer_issues(
+    expected: bytes, got: bytes, puzzle: bytes | str, policy: tuple[str, ...]
+) -> list[Issue]:
     """What a wrong answer means in the puzzle's terms."""
     exp = parse_output(expected.decode("utf-8", "surrogateescape"))
     out = parse_output(got.decode("utf-8", "surrogateescape"))
@@ -407,7 +458,7 @@ def answer_issues(expected: bytes, got: bytes, puzzle: Union[bytes, str],
     return issues
 
 
-def _tiles(puzzle: Union[bytes, str], exp: PrintedOutput) -> Optional[Tuple[Tile, ...]]:
+def _tiles(puzzle: bytes | str, exp: PrintedOutput) -> tuple[Tile, ...] | None:
     """The puzzle's tiles; from the expected listing if the puzzle will not parse."""
     try:
         return parse_puzzle(puzzle)
@@ -422,7 +473,7 @@ def _tiles(puzzle: Union[bytes, str], exp: PrintedOutput) -> Optional[Tuple[Tile
     return tuple(tiles) if len(edges) == 9 and len(tiles) == 9 else None
 
 
-def _shape_issues(got: bytes, out: PrintedOutput) -> List[Issue]:
+def _shape_issues(got: bytes, out: PrintedOutput) -> list[Issue]:
     """Output that is empty, not text, or nothing like a solver's output."""
     if not got.strip():
         return [Issue(0, "the output is empty" if not got else "the output is only white space")]
@@ -430,15 +481,25 @@ def _shape_issues(got: bytes, out: PrintedOutput) -> List[Issue]:
     bad = _first_non_text(got)
     if bad is not None:
         line = got.count(b"\n", 0, bad) + 1
-        issues.append(Issue(15, f"the output contains bytes that are not printable text "
-                                f"(first at line {line}: {show(got[bad:bad + 1])})"))
+        issues.append(
+            Issue(
+                15,
+                f"the output contains bytes that are not printable text "
+                f"(first at line {line}: {show(got[bad : bad + 1])})",
+            )
+        )
     if out.header_line is None and out.count_line is None and not out.boards:
-        issues.append(Issue(1, "the output does not look like the puzzle's output: no "
-                               "\"Input tiles:\" listing, no count line, no board"))
+        issues.append(
+            Issue(
+                1,
+                "the output does not look like the puzzle's output: no "
+                '"Input tiles:" listing, no count line, no board',
+            )
+        )
     return issues
 
 
-def _first_non_text(data: bytes) -> Optional[int]:
+def _first_non_text(data: bytes) -> int | None:
     match = re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", data)
     first = match.start() if match else None
     try:
@@ -454,16 +515,55 @@ _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 # Letters of other scripts drawn like the Latin letters and digits the output uses
 # (NFKC already maps fullwidth forms and the like to ASCII).
 _CONFUSABLE = {
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
-    "Т": "T", "Х": "X", "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
-    "і": "i", "І": "I", "ѕ": "s", "Ѕ": "S", "ј": "j", "Ј": "J",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
-    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ο": "o", "ν": "v",
-    "\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2013": "-", "\u00a0": " ",
+    "А": "A",
+    "В": "B",
+    "Е": "E",
+    "К": "K",
+    "М": "M",
+    "Н": "H",
+    "О": "O",
+    "Р": "P",
+    "С": "C",
+    "Т": "T",
+    "Х": "X",
+    "а": "a",
+    "е": "e",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "у": "y",
+    "х": "x",
+    "і": "i",
+    "І": "I",
+    "ѕ": "s",
+    "Ѕ": "S",
+    "ј": "j",
+    "Ј": "J",
+    "Α": "A",
+    "Β": "B",
+    "Ε": "E",
+    "Ζ": "Z",
+    "Η": "H",
+    "Ι": "I",
+    "Κ": "K",
+    "Μ": "M",
+    "Ν": "N",
+    "Ο": "O",
+    "Ρ": "P",
+    "Τ": "T",
+    "Υ": "Y",
+    "Χ": "X",
+    "ο": "o",
+    "ν": "v",
+    "\u2212": "-",
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2013": "-",
+    "\u00a0": " ",
 }
 
 
-def _lookalike_issues(expected: bytes, got: bytes) -> List[Issue]:
+def _lookalike_issues(expected: bytes, got: bytes) -> list[Issue]:
     """Characters that look like the ASCII the output needs but are not: fullwidth
     digits, a Cyrillic or Greek letter, a combining mark. Named as such, so that
     nobody hunts for a wrong tile or spacing that is not there."""
@@ -477,16 +577,23 @@ def _lookalike_issues(expected: bytes, got: bytes) -> List[Issue]:
     line = text.count("\n", 0, found.start()) + 1
     total = len(_NOT_ASCII.findall(text, 0, min(len(text), 1 << 20)))
     more = f" ({total:,} characters that are not ASCII in all)" if total > 1 else ""
-    return [Issue(3, f"line {line} contains {_describe(char, text, found.start())}; the "
-                     f"output must use plain ASCII characters only{more}")]
+    return [
+        Issue(
+            3,
+            f"line {line} contains {_describe(char, text, found.start())}; the "
+            f"output must use plain ASCII characters only{more}",
+        )
+    ]
 
 
 def _describe(char: str, text: str, at: int) -> str:
     code = f"U+{ord(char):04X} {unicodedata.name(char, 'an unnamed character')}"
     if unicodedata.combining(char):
         base = text[at - 1] if at else ""
-        return (f"a combining mark {code} on {quote(base)}: it draws over the character "
-                "before it and is a character of its own")
+        return (
+            f"a combining mark {code} on {quote(base)}: it draws over the character "
+            "before it and is a character of its own"
+        )
     if char == "\ufffd":
         return "bytes that are not UTF-8 text"
     plain = _CONFUSABLE.get(char) or unicodedata.normalize("NFKC", char)
@@ -504,8 +611,9 @@ def _solutions(n: int) -> str:
     return f"{n} solution" + ("" if n == 1 else "s")
 
 
-def _count_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[Tile, ...]],
-                  policy: Tuple[str, ...]) -> List[Issue]:
+def _count_issues(
+    exp: PrintedOutput, out: PrintedOutput, tiles: tuple[Tile, ...] | None, policy: tuple[str, ...]
+) -> list[Issue]:
     if exp.count_line is None:
         return []
     want_text, want = exp.count_line[1], exp.count or 0
@@ -514,9 +622,14 @@ def _count_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[
     line, text = out.count_line
     issues = []
     if out.boards and line > out.boards[0].line:
-        issues.append(Issue(11, f"the count line (line {line}) comes after the first board (line "
-                                f"{out.boards[0].line}): it goes right after the tile listing and an "
-                                "empty line, before the boards"))
+        issues.append(
+            Issue(
+                11,
+                f"the count line (line {line}) comes after the first board (line "
+                f"{out.boards[0].line}): it goes right after the tile listing and an "
+                "empty line, before the boards",
+            )
+        )
     if text.strip() != want_text:
         # Counting a symmetric tile's look-alike placements twice inflates the count.
         inflated = (out.count or 0) > want and "symmetric-tiles" in policy
@@ -525,54 +638,79 @@ def _count_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[
     printed, stated = len(out.boards), out.count
     if stated is not None and stated != printed:
         readable = " readable" if out.unreadable else ""
-        issues.append(Issue(48, f"the count line says {_solutions(stated) if stated else 'no solution'}"
-                                f" but {printed}{readable} board{'' if printed == 1 else 's'} "
-                                f"{'is' if printed == 1 else 'are'} printed"))
+        issues.append(
+            Issue(
+                48,
+                f"the count line says {_solutions(stated) if stated else 'no solution'}"
+                f" but {printed}{readable} board{'' if printed == 1 else 's'} "
+                f"{'is' if printed == 1 else 'are'} printed",
+            )
+        )
     return issues
 
 
-def _count_message(want: int, want_text: str, stated: Optional[int], text: str, line: int) -> str:
+def _count_message(want: int, want_text: str, stated: int | None, text: str, line: int) -> str:
     got = quote(text)
     if want == 0 and stated:
-        return (f"the count line (line {line}) says {_solutions(stated)}, but the puzzle has none: "
-                f"expected {quote(want_text)}")
+        return (
+            f"the count line (line {line}) says {_solutions(stated)}, but the puzzle has none: "
+            f"expected {quote(want_text)}"
+        )
     if want and stated == 0:
-        return (f"the count line (line {line}) says {got}, but the puzzle has {_solutions(want)}: "
-                f"expected {quote(want_text)}")
+        return (
+            f"the count line (line {line}) says {got}, but the puzzle has {_solutions(want)}: "
+            f"expected {quote(want_text)}"
+        )
     if want == 0 and stated is None and "no solution" not in text.lower():
         return f"the count line (line {line}) is {got}: expected {quote(want_text)}"
     if stated is not None and stated != want:
-        return (f"the count line (line {line}) says {_solutions(stated)}, expected {_solutions(want)}: "
-                f"{got} instead of {quote(want_text)}")
+        return (
+            f"the count line (line {line}) says {_solutions(stated)}, expected {_solutions(want)}: "
+            f"{got} instead of {quote(want_text)}"
+        )
     lower = text.lower()
     if want == 1 and "solutions" in lower:
-        return (f"wrong plural on line {line}: with one solution the count line is {quote(want_text)}, "
-                f"not {got}")
+        return (
+            f"wrong plural on line {line}: with one solution the count line is {quote(want_text)}, "
+            f"not {got}"
+        )
     if want > 1 and "solutions" not in lower and "solution" in lower:
-        return (f"wrong singular on line {line}: with {want} solutions the count line is "
-                f"{quote(want_text)}, not {got}")
+        return (
+            f"wrong singular on line {line}: with {want} solutions the count line is "
+            f"{quote(want_text)}, not {got}"
+        )
     return f"the count line (line {line}) is {got}: expected exactly {quote(want_text)}"
 
 
 # ---------------------------------------------------------------- tile listing
 
 
-def _listing_issues(exp: PrintedOutput, out: PrintedOutput) -> List[Issue]:
+def _listing_issues(exp: PrintedOutput, out: PrintedOutput) -> list[Issue]:
     if exp.header_line is None:
         return []
     if out.header_line is None:
         if out.count_line is None and not out.boards:
             return []  # _shape_issues already says the output is unrecognisable
-        return [Issue(20, "the output must start with the line \"Input tiles:\"")]
+        return [Issue(20, 'the output must start with the line "Input tiles:"')]
     issues = []
     for (_, want), (line, text) in zip(exp.listing, out.listing):
         if want.strip() != text.strip():
-            issues.append(Issue(20, f"the \"Input tiles:\" listing is wrong at line {line}: expected "
-                                    f"{quote(want)}, got {quote(text)}{_listing_hint(want, text)}"))
+            issues.append(
+                Issue(
+                    20,
+                    f'the "Input tiles:" listing is wrong at line {line}: expected '
+                    f"{quote(want)}, got {quote(text)}{_listing_hint(want, text)}",
+                )
+            )
             break
     if len(exp.listing) != len(out.listing):
-        issues.append(Issue(21, f"the \"Input tiles:\" listing has {len(out.listing)} line(s), "
-                                f"expected {len(exp.listing)} (one per tile)"))
+        issues.append(
+            Issue(
+                21,
+                f'the "Input tiles:" listing has {len(out.listing)} line(s), '
+                f"expected {len(exp.listing)} (one per tile)",
+            )
+        )
     return issues
 
 
@@ -591,16 +729,23 @@ def _listing_hint(want: str, text: str) -> str:
     return " (spacing differs)"
 
 
-def _stray_issues(out: PrintedOutput) -> List[Issue]:
+def _stray_issues(out: PrintedOutput) -> list[Issue]:
     if not out.stray:
         return []
     line, text = out.stray[0]
     more = f" ({len(out.stray)} such lines in all)" if len(out.stray) > 1 else ""
     if out.read_up_to is not None:
-        more = (f" ({len(out.stray):,} such lines before line {out.read_up_to:,}; the "
-                "output's lines were not read one by one past there)")
-    return [Issue(25, f"line {line} is not part of the required output: {quote(text)}{more}; "
-                      "print nothing but the tile listing, the count line and the boards")]
+        more = (
+            f" ({len(out.stray):,} such lines before line {out.read_up_to:,}; the "
+            "output's lines were not read one by one past there)"
+        )
+    return [
+        Issue(
+            25,
+            f"line {line} is not part of the required output: {quote(text)}{more}; "
+            "print nothing but the tile listing, the count line and the boards",
+        )
+    ]
 
 
 # ---------------------------------------------------------------- boards
@@ -610,13 +755,14 @@ def _stray_issues(out: PrintedOutput) -> List[Issue]:
 class _Seen:
     """The printed boards sorted into what they are."""
 
-    invalid: List[PrintedBoard] = field(default_factory=list)  # not solutions
-    found: Dict[Key, List[PrintedBoard]] = field(default_factory=dict)  # canonical key -> printed
-    order: List[Tuple[int, PrintedBoard]] = field(default_factory=list)  # expected index, printed
+    invalid: list[PrintedBoard] = field(default_factory=list)  # not solutions
+    found: dict[Key, list[PrintedBoard]] = field(default_factory=dict)  # canonical key -> printed
+    order: list[tuple[int, PrintedBoard]] = field(default_factory=list)  # expected index, printed
 
 
-def _board_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[Tile, ...]],
-                  policy: Tuple[str, ...]) -> List[Issue]:
+def _board_issues(
+    exp: PrintedOutput, out: PrintedOutput, tiles: tuple[Tile, ...] | None, policy: tuple[str, ...]
+) -> list[Issue]:
     where = {printed.key: index for index, printed in enumerate(exp.boards)}
     seen = _sort_boards(out, tiles, where)
     missing = [printed for printed in exp.boards if printed.key not in seen.found]
@@ -635,7 +781,7 @@ def _board_issues(exp: PrintedOutput, out: PrintedOutput, tiles: Optional[Tuple[
     return issues
 
 
-def _sort_boards(out: PrintedOutput, tiles, where: Dict[Key, int]) -> _Seen:
+def _sort_boards(out: PrintedOutput, tiles, where: dict[Key, int]) -> _Seen:
     """A board equal to an expected one is a solution as printed; only the
     others are checked, so a long, mostly right output stays fast."""
     seen = _Seen()
@@ -654,12 +800,14 @@ def _sort_boards(out: PrintedOutput, tiles, where: Dict[Key, int]) -> _Seen:
     return seen
 
 
-def _board_problems(board: Board, tiles: Optional[Tuple[Tile, ...]], turns) -> List[str]:
+def _board_problems(board: Board, tiles: tuple[Tile, ...] | None, turns) -> list[str]:
     """Why a printed board is not a solution (nothing if it is one)."""
     if {cell.tile for cell in board} == set(range(9)):
         # Every other complaint would follow from this one.
-        return ["it numbers the tiles 0-8: tiles are numbered from 1 to 9, in the order of the "
-                "puzzle file"]
+        return [
+            "it numbers the tiles 0-8: tiles are numbered from 1 to 9, in the order of the "
+            "puzzle file"
+        ]
     problems = []
     for tile, cells in repeated_tiles(board):
         places = " and ".join(position(i) for i in cells)
@@ -673,7 +821,8 @@ def _board_problems(board: Board, tiles: Optional[Tuple[Tile, ...]], turns) -> L
             problems.append(
                 f"{position(index)} shows tile {cell.tile} as {' '.join(cell.edges)} "
                 f"(top, right, bottom, left), which is not a rotation of tile {cell.tile} "
-                f"<{', '.join(tiles[cell.tile - 1])}>")
+                f"<{', '.join(tiles[cell.tile - 1])}>"
+            )
     for clash in clashes(board):
         problems.append(_clash_text(board, clash))
     return problems
@@ -695,11 +844,13 @@ def _clash_text(board: Board, clash) -> str:
         why = "different pictures"
     else:
         why = "two heads" if edge_a[1] == "1" else "two tails"
-    return (f"tile {a.tile}'s {SIDES[side_a]} edge {edge_a} does not match tile {b.tile}'s "
-            f"{SIDES[side_b]} edge {edge_b} ({where}: {why})")
+    return (
+        f"tile {a.tile}'s {SIDES[side_a]} edge {edge_a} does not match tile {b.tile}'s "
+        f"{SIDES[side_b]} edge {edge_b} ({where}: {why})"
+    )
 
 
-def _invalid_issues(invalid: List[PrintedBoard], tiles: Optional[Tuple[Tile, ...]]) -> List[Issue]:
+def _invalid_issues(invalid: list[PrintedBoard], tiles: tuple[Tile, ...] | None) -> list[Issue]:
     """The first few boards that are not solutions; every problem of the first one."""
     issues = []
     turns = all_turns(tiles) if tiles else None
@@ -708,31 +859,46 @@ def _invalid_issues(invalid: List[PrintedBoard], tiles: Optional[Tuple[Tile, ...
         name = f"board {digits(printed.board)}"
         issues.append(Issue(30, f"{name} (line {printed.line}) is not a solution: {problems[0]}"))
         if number == 0:
-            issues += [Issue(30, f"{name} also: {problem}") for problem in problems[1:MAX_EXAMPLES + 1]]
+            issues += [
+                Issue(30, f"{name} also: {problem}") for problem in problems[1 : MAX_EXAMPLES + 1]
+            ]
             if len(problems) > MAX_EXAMPLES + 1:
-                issues.append(Issue(30, f"{name}: {len(problems) - MAX_EXAMPLES - 1} more problems"))
+                issues.append(
+                    Issue(30, f"{name}: {len(problems) - MAX_EXAMPLES - 1} more problems")
+                )
     if len(invalid) > MAX_EXAMPLES:
-        issues.append(Issue(31, f"{len(invalid) - MAX_EXAMPLES} more printed boards are not solutions"))
+        issues.append(
+            Issue(31, f"{len(invalid) - MAX_EXAMPLES} more printed boards are not solutions")
+        )
     return issues
 
 
-_TURN_NAMES = {1: "a quarter turn clockwise", 2: "half a turn",
-               3: "a quarter turn counterclockwise"}
+_TURN_NAMES = {
+    1: "a quarter turn clockwise",
+    2: "half a turn",
+    3: "a quarter turn counterclockwise",
+}
 
 
-def _turned_cells(invalid: List[PrintedBoard], missing: List[PrintedBoard]):
+def _turned_cells(invalid: list[PrintedBoard], missing: list[PrintedBoard]):
     """Printed boards with every tile in the cell of a missing expected board, some
     drawn turned: one issue each, instead of "not a solution" and "missing".
     Returns (issues, the other invalid boards, the other missing boards)."""
-    by_digits: Dict[str, List[PrintedBoard]] = {}
+    by_digits: dict[str, list[PrintedBoard]] = {}
     for printed in missing:
         by_digits.setdefault(digits(printed.board), []).append(printed)
-    issues: List[Issue] = []
-    rest: List[PrintedBoard] = []
-    matched: Set[int] = set()
+    issues: list[Issue] = []
+    rest: list[PrintedBoard] = []
+    matched: set[int] = set()
     for printed in invalid:
-        match = next((want for want in by_digits.get(digits(printed.board), ())
-                      if id(want) not in matched and _turns_of(printed.board, want.board)), None)
+        match = next(
+            (
+                want
+                for want in by_digits.get(digits(printed.board), ())
+                if id(want) not in matched and _turns_of(printed.board, want.board)
+            ),
+            None,
+        )
         if match is None:
             rest.append(printed)
             continue
@@ -740,12 +906,17 @@ def _turned_cells(invalid: List[PrintedBoard], missing: List[PrintedBoard]):
         if len(issues) < MAX_EXAMPLES:
             issues.append(Issue(29, _turned_text(printed, match)))
     if len(matched) > MAX_EXAMPLES:
-        issues.append(Issue(29, f"{len(matched) - MAX_EXAMPLES} more boards have their tiles in "
-                                "the right cells but some drawn turned"))
+        issues.append(
+            Issue(
+                29,
+                f"{len(matched) - MAX_EXAMPLES} more boards have their tiles in "
+                "the right cells but some drawn turned",
+            )
+        )
     return issues, rest, [want for want in missing if id(want) not in matched]
 
 
-def _turns_of(got: Board, want: Board) -> Optional[List[Tuple[int, int]]]:
+def _turns_of(got: Board, want: Board) -> list[tuple[int, int]] | None:
     """(cell index, quarter turns) of every cell of `got` drawn turned from `want`'s;
     None unless every cell holds the same tile, drawn as some turn of it."""
     turned = []
@@ -763,37 +934,45 @@ def _turns_of(got: Board, want: Board) -> Optional[List[Tuple[int, int]]]:
 def _turned_text(printed: PrintedBoard, want: PrintedBoard) -> str:
     turned = _turns_of(printed.board, want.board)
     assert turned is not None, "called for boards _turns_of matched"
-    cells = "; ".join(f"{position(i)} (tile {printed.board[i].tile}) by {_TURN_NAMES[k]}"
-                      for i, k in turned[:MAX_EXAMPLES])
+    cells = "; ".join(
+        f"{position(i)} (tile {printed.board[i].tile}) by {_TURN_NAMES[k]}"
+        for i, k in turned[:MAX_EXAMPLES]
+    )
     more = f" and {len(turned) - MAX_EXAMPLES} more" if len(turned) > MAX_EXAMPLES else ""
     count = f"{len(turned)} of them are" if len(turned) > 1 else "one of them is"
-    return (f"board {digits(printed.board)} (line {printed.line}) has every tile in the right "
-            f"cell, but {count} drawn turned: {cells}{more} (the solution expected at line "
-            f"{want.line} draws each tile as it is placed)")
+    return (
+        f"board {digits(printed.board)} (line {printed.line}) has every tile in the right "
+        f"cell, but {count} drawn turned: {cells}{more} (the solution expected at line "
+        f"{want.line} draws each tile as it is placed)"
+    )
 
 
-def _boards_named(boards: List[PrintedBoard], which: str) -> str:
+def _boards_named(boards: list[PrintedBoard], which: str) -> str:
     shown = ", ".join(f"{digits(p.board)} ({which} line {p.line})" for p in boards[:MAX_EXAMPLES])
     rest = len(boards) - MAX_EXAMPLES
     return shown + (f" and {rest} more" if rest > 0 else "")
 
 
-def _missing_text(missing: List[PrintedBoard]) -> str:
+def _missing_text(missing: list[PrintedBoard]) -> str:
     if len(missing) == 1:
-        return (f"board {digits(missing[0].board)} is missing "
-                f"(expected at line {missing[0].line})")
+        return f"board {digits(missing[0].board)} is missing (expected at line {missing[0].line})"
     return f"{len(missing)} boards are missing: {_boards_named(missing, 'expected at')}"
 
 
-def _extra_text(extra: List[PrintedBoard]) -> str:
+def _extra_text(extra: list[PrintedBoard]) -> str:
     if len(extra) == 1:
-        return (f"board {digits(extra[0].board)} (line {extra[0].line}) is extra: "
-                "it is not in the expected output")
-    return f"{len(extra)} boards are extra, not in the expected output: {_boards_named(extra, 'at')}"
+        return (
+            f"board {digits(extra[0].board)} (line {extra[0].line}) is extra: "
+            "it is not in the expected output"
+        )
+    return (
+        f"{len(extra)} boards are extra, not in the expected output: {_boards_named(extra, 'at')}"
+    )
 
 
-def _repeat_issues(seen: _Seen, tiles: Optional[Tuple[Tile, ...]],
-                   policy: Tuple[str, ...]) -> List[Issue]:
+def _repeat_issues(
+    seen: _Seen, tiles: tuple[Tile, ...] | None, policy: tuple[str, ...]
+) -> list[Issue]:
     issues = []
     for key, copies in seen.found.items():
         if len(copies) < 2:
@@ -803,67 +982,89 @@ def _repeat_issues(seen: _Seen, tiles: Optional[Tuple[Tile, ...]],
             issues.append(_duplicate_issue(board_of(key), copies, lines, tiles, policy))
         else:
             names = ", ".join(digits(p.board) for p in copies[:6])
-            issues.append(Issue(50, f"the same solution is printed {_times(len(copies))}, in "
-                                    f"different rotations: {names} (lines {lines}) are rotations "
-                                    "of one board; rotations of a board are one solution"))
+            issues.append(
+                Issue(
+                    50,
+                    f"the same solution is printed {_times(len(copies))}, in "
+                    f"different rotations: {names} (lines {lines}) are rotations "
+                    "of one board; rotations of a board are one solution",
+                )
+            )
     if len(issues) > MAX_EXAMPLES:
         rest = len(issues) - MAX_EXAMPLES
-        issues = issues[:MAX_EXAMPLES] + [Issue(51, f"{rest} more boards are printed more than once")]
+        issues = issues[:MAX_EXAMPLES] + [
+            Issue(51, f"{rest} more boards are printed more than once")
+        ]
     return issues
 
 
-def _duplicate_issue(board: Board, copies, lines: str, tiles: Optional[Tuple[Tile, ...]],
-                     policy: Tuple[str, ...]) -> Issue:
+def _duplicate_issue(
+    board: Board, copies, lines: str, tiles: tuple[Tile, ...] | None, policy: tuple[str, ...]
+) -> Issue:
     text = f"board {digits(board)} is printed {_times(len(copies))} (lines {lines})"
     symmetric = sorted({cell.tile: cell for cell in board if is_symmetric(cell.edges)}.items())
     if not symmetric:
         return Issue(50, text)
     named = [f"{number} <{', '.join(_tile_edges(cell, tiles))}>" for number, cell in symmetric]
     if len(named) == 1:
-        text += (f"; it contains tile {named[0]}, which looks the same turned by 180 degrees, "
-                 "so two of its placements draw the same board")
+        text += (
+            f"; it contains tile {named[0]}, which looks the same turned by 180 degrees, "
+            "so two of its placements draw the same board"
+        )
     else:
         placements = 2 ** len(named)
-        text += (f"; it contains tiles {', '.join(named[:-1])} and {named[-1]}, which each look "
-                 f"the same turned by 180 degrees, so {placements} of its placements draw the "
-                 "same board")
+        text += (
+            f"; it contains tiles {', '.join(named[:-1])} and {named[-1]}, which each look "
+            f"the same turned by 180 degrees, so {placements} of its placements draw the "
+            "same board"
+        )
     if "symmetric-tiles" in policy:
         return Issue(5, text + ": they are one solution, printed once", "symmetric-tiles")
     return Issue(50, text)
 
 
-def _tile_edges(cell, tiles: Optional[Tuple[Tile, ...]]) -> Tile:
+def _tile_edges(cell, tiles: tuple[Tile, ...] | None) -> Tile:
     """The tile's edges as the puzzle gives them (as drawn when the puzzle is unknown)."""
     return tiles[cell.tile - 1] if tiles and 1 <= cell.tile <= len(tiles) else cell.edges
 
 
-def _rotation_issues(seen: _Seen) -> List[Issue]:
+def _rotation_issues(seen: _Seen) -> list[Issue]:
     rotated = [
-        (copies[0], key) for key, copies in seen.found.items()
+        (copies[0], key)
+        for key, copies in seen.found.items()
         if len(copies) == 1 and copies[0].key != key
     ]
     if not rotated:
         return []
     printed, board = rotated[0][0], board_of(rotated[0][1])
-    text = (f"board {digits(printed.board)} (line {printed.line}) is a rotation of {digits(board)}: "
-            "print the rotation whose top-left tile has the smallest number of the four corners")
+    text = (
+        f"board {digits(printed.board)} (line {printed.line}) is a rotation of {digits(board)}: "
+        "print the rotation whose top-left tile has the smallest number of the four corners"
+    )
     if len(rotated) > 1:
         text += f" ({len(rotated)} boards are printed in another rotation)"
     return [Issue(55, text)]
 
 
-def _order_issues(seen: _Seen, exp: PrintedOutput, policy: Tuple[str, ...]) -> List[Issue]:
+def _order_issues(seen: _Seen, exp: PrintedOutput, policy: tuple[str, ...]) -> list[Issue]:
     for (i, first), (j, second) in zip(seen.order, seen.order[1:]):
         if i < j:
             continue
         a, b = exp.boards[i].board, exp.boards[j].board
         if digits(a) != digits(b):
-            return [Issue(60, f"boards are out of order: {digits(first.board)} (line {first.line}) "
-                              f"comes before {digits(second.board)} (line {second.line}); boards go "
-                              "in increasing order of their 9-digit string")]
-        text = (f"boards with the same 9-digit string {digits(a)} are in the wrong order (lines "
-                f"{first.line} and {second.line}): they go by their drawn text, compared as strings"
-                f"{_first_text_difference(a, b)}")
+            return [
+                Issue(
+                    60,
+                    f"boards are out of order: {digits(first.board)} (line {first.line}) "
+                    f"comes before {digits(second.board)} (line {second.line}); boards go "
+                    "in increasing order of their 9-digit string",
+                )
+            ]
+        text = (
+            f"boards with the same 9-digit string {digits(a)} are in the wrong order (lines "
+            f"{first.line} and {second.line}): they go by their drawn text, compared as strings"
+            f"{_first_text_difference(a, b)}"
+        )
         if "tie-order" in policy:
             return [Issue(6, text, "tie-order")]
         return [Issue(60, text)]
@@ -877,7 +1078,7 @@ def _first_text_difference(a: Board, b: Board) -> str:
     return ""
 
 
-def _unreadable_issues(out: PrintedOutput) -> List[Issue]:
+def _unreadable_issues(out: PrintedOutput) -> list[Issue]:
     if not out.unreadable:
         return []
     line, why = out.unreadable[0]
@@ -885,8 +1086,9 @@ def _unreadable_issues(out: PrintedOutput) -> List[Issue]:
     return [Issue(65, f"could not read a board at line {line}: {why}{more}")]
 
 
-def _layout_issues(out: PrintedOutput, exp: PrintedOutput, where: Dict[Key, int],
-                   seen: _Seen) -> List[Issue]:
+def _layout_issues(
+    out: PrintedOutput, exp: PrintedOutput, where: dict[Key, int], seen: _Seen
+) -> list[Issue]:
     """The first readable board whose drawing is not the required layout.
 
     A wrong layout is the same on every board, so drawing a few hundred
@@ -900,11 +1102,20 @@ def _layout_issues(out: PrintedOutput, exp: PrintedOutput, where: Dict[Key, int]
         drawn += 1
         if drawn > LAYOUT_CHECKS:
             break
-        want = exp.boards[index].lines if index is not None else tuple(draw(printed.board).split("\n")[:-1])
+        want = (
+            exp.boards[index].lines
+            if index is not None
+            else tuple(draw(printed.board).split("\n")[:-1])
+        )
         got = printed.lines
         if got != want:
-            return [Issue(70, f"board {digits(printed.board)} (line {printed.line}) is not drawn in the "
-                              f"required layout: {_layout_difference(want, got, printed.line)}")]
+            return [
+                Issue(
+                    70,
+                    f"board {digits(printed.board)} (line {printed.line}) is not drawn in the "
+                    f"required layout: {_layout_difference(want, got, printed.line)}",
+                )
+            ]
     return []
 
 
@@ -912,9 +1123,9 @@ def _layout_difference(want: Sequence[str], got: Sequence[str], first_line: int)
     """The first line of a drawing that differs from the required one."""
     at = next((k for k, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
     line = first_line + at
-    if at < len(want) and want[at + 1:at + 2] == got[at:at + 1] and len(got) < len(want):
+    if at < len(want) and want[at + 1 : at + 2] == got[at : at + 1] and len(got) < len(want):
         return f"a line {quote(want[at])} is missing before line {line}"
-    if at < len(got) and got[at + 1:at + 2] == want[at:at + 1] and len(got) > len(want):
+    if at < len(got) and got[at + 1 : at + 2] == want[at : at + 1] and len(got) > len(want):
         return f"line {line} ({quote(got[at])}) should not be there"
     if at >= len(got):
         return f"it ends early: a line {quote(want[at])} is missing after line {line - 1}"

@@ -8,16 +8,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Dict, Optional, Tuple
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+from grader.errors import GraderError
 from grader.late import LatePolicy
 from grader.model import Limits
-from grader.errors import GraderError
 
 
 class ConfigError(GraderError):
@@ -28,36 +27,48 @@ class ConfigError(GraderError):
 class LanguageSpec:
     name: str  # c, cpp, java, python
     source: str  # the file name a submission must use
-    build: Tuple[str, ...]  # empty: nothing to build
-    run: Tuple[str, ...]  # may hold {input} and {heap_mb}
+    build: tuple[str, ...]  # empty: nothing to build
+    run: tuple[str, ...]  # may hold {input} and {heap_mb}
     memory_rlimit: bool = True  # False for the JVM: its heap is capped by -Xmx
 
 
 DEFAULT_LANGUAGES = {
     "c": LanguageSpec(
-        "c", "puzzlesolver.c",
+        "c",
+        "puzzlesolver.c",
         ("gcc", "-O2", "-std=gnu17", "-o", "puzzlesolver", "puzzlesolver.c"),
         ("./puzzlesolver", "{input}"),
     ),
     "cpp": LanguageSpec(
-        "cpp", "puzzlesolver.cpp",
+        "cpp",
+        "puzzlesolver.cpp",
         ("g++", "-O2", "-std=gnu++17", "-o", "puzzlesolver", "puzzlesolver.cpp"),
         ("./puzzlesolver", "{input}"),
     ),
     "java": LanguageSpec(
-        "java", "PuzzleSolver.java",
+        "java",
+        "PuzzleSolver.java",
         ("javac", "-encoding", "UTF-8", "PuzzleSolver.java"),
         ("java", "-Xmx{heap_mb}m", "-XX:+UseSerialGC", "PuzzleSolver", "{input}"),
         memory_rlimit=False,
     ),
     "python": LanguageSpec(
-        "python", "puzzlesolver.py", (), ("python3", "puzzlesolver.py", "{input}"),
+        "python",
+        "puzzlesolver.py",
+        (),
+        ("python3", "puzzlesolver.py", "{input}"),
     ),
 }
 
 DEFAULT_BUILD_LIMITS = Limits(
-    cpu_seconds=60, wall_seconds=120, memory_mb=2048, processes=128,
-    file_size_mb=64, open_files=256, stdout_bytes=64 << 10, stderr_bytes=64 << 10,
+    cpu_seconds=60,
+    wall_seconds=120,
+    memory_mb=2048,
+    processes=128,
+    file_size_mb=64,
+    open_files=256,
+    stdout_bytes=64 << 10,
+    stderr_bytes=64 << 10,
 )
 
 
@@ -65,7 +76,7 @@ DEFAULT_BUILD_LIMITS = Limits(
 class LeaderboardConfig:
     runs: int = 7  # timed runs per program and case
     warmup: int = 1  # untimed runs first
-    cases: Tuple[str, ...] = ()  # empty: every case marked timed in the manifest
+    cases: tuple[str, ...] = ()  # empty: every case marked timed in the manifest
     noise_floor: float = 0.03  # medians closer than this are never ranked apart
     alpha: float = 0.05  # significance level of the rank test
 
@@ -95,14 +106,14 @@ class ClusterConfig:
 class CourseConfig:
     limits: Limits = Limits()
     build_limits: Limits = DEFAULT_BUILD_LIMITS
-    languages: Dict[str, LanguageSpec] = field(default_factory=lambda: dict(DEFAULT_LANGUAGES))
+    languages: dict[str, LanguageSpec] = field(default_factory=lambda: dict(DEFAULT_LANGUAGES))
     sandbox: str = "auto"  # auto, bubblewrap or rlimits
     leaderboard: LeaderboardConfig = LeaderboardConfig()
     timelimit: TimeLimitConfig = TimeLimitConfig()
     late: LatePolicy = LatePolicy()  # no deadline: no late policy
     lms: LmsConfig = LmsConfig()
     cluster: ClusterConfig = ClusterConfig()
-    source: Optional[Path] = None  # the file it came from, if any
+    source: Path | None = None  # the file it came from, if any
     # [submissions] extra_files: "same-language" copies a submission's other source and
     # header files of its language beside the main file; "none" uses the main file only.
     extra_files: str = "same-language"
@@ -112,7 +123,7 @@ class CourseConfig:
     # the rule decides counts as passed (shown as forgiven).
     policy_cases: str = "count"
 
-    def language_for(self, filename: str) -> Optional[LanguageSpec]:
+    def language_for(self, filename: str) -> LanguageSpec | None:
         for spec in self.languages.values():
             if spec.source == filename:
                 return spec
@@ -126,7 +137,7 @@ def default_course_file() -> Path:
     return Path(__file__).resolve().parent.parent / "course.toml"
 
 
-def load_config(path: Optional[Path] = None) -> CourseConfig:
+def load_config(path: Path | None = None) -> CourseConfig:
     """Read course.toml (the project's, or `path`); defaults when it is absent."""
     explicit = path is not None
     path = Path(path) if path is not None else default_course_file()
@@ -147,8 +158,23 @@ def load_config(path: Optional[Path] = None) -> CourseConfig:
 
 
 def _course(data: dict, path: Path) -> CourseConfig:
-    _known(data, {"limits", "build_limits", "languages", "sandbox", "leaderboard",
-                  "timelimit", "late", "lms", "submissions", "scoring", "cluster"}, "")
+    _known(
+        data,
+        {
+            "limits",
+            "build_limits",
+            "languages",
+            "sandbox",
+            "leaderboard",
+            "timelimit",
+            "late",
+            "lms",
+            "submissions",
+            "scoring",
+            "cluster",
+        },
+        "",
+    )
     sandbox = _typed(data, "sandbox", str, "auto", "")
     if sandbox not in ("auto", "bubblewrap", "rlimits"):
         raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
@@ -175,9 +201,11 @@ def _policy_cases(table: dict) -> str:
     _known(table, {"policy_cases"}, "scoring")
     value = _typed(table, "policy_cases", str, "count", "scoring")
     if value not in POLICY_CASE_MODES:
-        raise ConfigError(f"key 'scoring.policy_cases': must be "
-                          f"{', '.join(POLICY_CASE_MODES[:-1])} or {POLICY_CASE_MODES[-1]}, "
-                          f"not {value!r}")
+        raise ConfigError(
+            f"key 'scoring.policy_cases': must be "
+            f"{', '.join(POLICY_CASE_MODES[:-1])} or {POLICY_CASE_MODES[-1]}, "
+            f"not {value!r}"
+        )
     return value
 
 
@@ -188,8 +216,10 @@ def _extra_files(table: dict) -> str:
     _known(table, {"extra_files"}, "submissions")
     value = _typed(table, "extra_files", str, "same-language", "submissions")
     if value not in EXTRA_FILE_POLICIES:
-        raise ConfigError(f"key 'submissions.extra_files': must be "
-                          f"{' or '.join(EXTRA_FILE_POLICIES)}, not {value!r}")
+        raise ConfigError(
+            f"key 'submissions.extra_files': must be "
+            f"{' or '.join(EXTRA_FILE_POLICIES)}, not {value!r}"
+        )
     return value
 
 
@@ -211,7 +241,7 @@ def _limits(table: dict, default: Limits, prefix: str) -> Limits:
     return dataclasses.replace(default, **values)
 
 
-def _languages(table: dict) -> Dict[str, LanguageSpec]:
+def _languages(table: dict) -> dict[str, LanguageSpec]:
     _known(table, set(DEFAULT_LANGUAGES), "languages")
     result = dict(DEFAULT_LANGUAGES)
     for name, entry in table.items():
@@ -277,16 +307,22 @@ def _late(table: dict) -> LatePolicy:
         try:
             deadline = datetime.fromisoformat(deadline)
         except ValueError:
-            raise ConfigError(f"key '{prefix}.deadline': not a date and time: {deadline!r}") \
-                from None
+            raise ConfigError(
+                f"key '{prefix}.deadline': not a date and time: {deadline!r}"
+            ) from None
     if deadline is not None and not isinstance(deadline, datetime):
-        raise ConfigError(f"key '{prefix}.deadline': must be a date and time "
-                          f"(2026-03-01T23:59:00-05:00), not {deadline!r}")
+        raise ConfigError(
+            f"key '{prefix}.deadline': must be a date and time "
+            f"(2026-03-01T23:59:00-05:00), not {deadline!r}"
+        )
     grace = _typed(table, "grace_minutes", (int, float), 0, prefix)
     per_day = _typed(table, "per_day_percent", (int, float), 0, prefix)
     cap = _typed(table, "max_percent", (int, float), 100, prefix)
-    for key, value in (("grace_minutes", grace), ("per_day_percent", per_day),
-                       ("max_percent", cap)):
+    for key, value in (
+        ("grace_minutes", grace),
+        ("per_day_percent", per_day),
+        ("max_percent", cap),
+    ):
         if value < 0 or (key != "grace_minutes" and value > 100):
             raise ConfigError(f"key '{prefix}.{key}': out of range: {value}")
     if deadline is None and (per_day or "max_percent" in table or grace):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Optional
+from collections.abc import Callable
 
 EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a writer whose reader left
@@ -27,8 +27,9 @@ class UsageError(GraderError):
     """A command used the wrong way (an option, an id, a path)."""
 
 
-def run_entry_point(prefix: str, work: Callable[[], int],
-                    on_interrupt: Optional[Callable[[], None]] = None) -> int:
+def run_entry_point(
+    prefix: str, work: Callable[[], int], on_interrupt: Callable[[], None] | None = None
+) -> int:
     """work(), with every GraderError as `prefix: message` on stderr and its exit
     status; Ctrl-C as exit 130 (after on_interrupt); a closed stdout (`| head`) quietly."""
     try:

@@ -8,11 +8,11 @@ that finished; the next run skips it.
 """
 
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import (Callable, Dict, List, NamedTuple, Optional, Protocol, Sequence, Set, Tuple,
-                    Union)
+from typing import NamedTuple, Protocol
 
 from grader.build import Artifact, build
 from grader.cases import Case
@@ -29,12 +29,12 @@ class Event:
 
     kind: str  # "build" or "run"
     submission: Submission
-    case: Optional[Case] = None
-    verdict: Optional[Verdict] = None
-    artifact: Optional[Artifact] = None
+    case: Case | None = None
+    verdict: Verdict | None = None
+    artifact: Artifact | None = None
 
 
-def pending_cases(store: Store, sub: Submission, cases: Sequence[Case]) -> List[Case]:
+def pending_cases(store: Store, sub: Submission, cases: Sequence[Case]) -> list[Case]:
     done = store.done(sub.id, sub.content_hash)
     return [case for case in cases if (case.id, case.version) not in done]
 
@@ -43,18 +43,19 @@ def pending_cases(store: Store, sub: Submission, cases: Sequence[Case]) -> List[
 class Plan:
     """What a grading run will do: per submission, the cases still to judge."""
 
-    submissions: List[Submission]
-    todo: Dict[str, List[Case]]
+    submissions: list[Submission]
+    todo: dict[str, list[Case]]
 
     @property
     def total(self) -> int:
         return sum(len(cases) for cases in self.todo.values())
 
 
-def plan(submissions: Sequence[Submission], cases: Sequence[Case], store: Store,
-         *, force: bool = False) -> Plan:
+def plan(
+    submissions: Sequence[Submission], cases: Sequence[Case], store: Store, *, force: bool = False
+) -> Plan:
     """Record the submissions and work out what is left to grade."""
-    todo: Dict[str, List[Case]] = {}
+    todo: dict[str, list[Case]] = {}
     for sub in submissions:
         store.record_submission(sub)
         if force:
@@ -80,7 +81,7 @@ class Judged(NamedTuple):
     judgement: Judgement
 
 
-Outcome = Union[Built, Judged]
+Outcome = Built | Judged
 
 
 class Executor(Protocol):
@@ -94,18 +95,37 @@ class Executor(Protocol):
         after a failed build). Delivering the same outcome twice is harmless."""
 
 
-def grade(work: Plan, store: Store, executor: Executor, *, force: bool = False,
-          on_event: Callable[[Event], None] = lambda event: None) -> None:
+def grade(
+    work: Plan,
+    store: Store,
+    executor: Executor,
+    *,
+    force: bool = False,
+    on_event: Callable[[Event], None] = lambda event: None,
+) -> None:
     """Build and run everything in the plan, storing each result as it comes."""
     executor.run(work, _Recorder(work, store, on_event).deliver, force=force)
 
 
-def execute(work: Plan, store: Store, sandbox, config: CourseConfig, cache_root: Path, *,
-            jobs: int = 1, force: bool = False,
-            on_event: Callable[[Event], None] = lambda event: None) -> None:
+def execute(
+    work: Plan,
+    store: Store,
+    sandbox,
+    config: CourseConfig,
+    cache_root: Path,
+    *,
+    jobs: int = 1,
+    force: bool = False,
+    on_event: Callable[[Event], None] = lambda event: None,
+) -> None:
     """Grade the plan with `jobs` threads on this machine."""
-    grade(work, store, ThreadExecutor(sandbox, config, cache_root, jobs), force=force,
-          on_event=on_event)
+    grade(
+        work,
+        store,
+        ThreadExecutor(sandbox, config, cache_root, jobs),
+        force=force,
+        on_event=on_event,
+    )
 
 
 class _Recorder:
@@ -115,8 +135,8 @@ class _Recorder:
     def __init__(self, work: Plan, store: Store, on_event: Callable[[Event], None]):
         self.work, self.store, self.on_event = work, store, on_event
         self.lock = threading.Lock()
-        self.built: Set[str] = set()
-        self.judged: Set[Tuple[str, str]] = set()
+        self.built: set[str] = set()
+        self.judged: set[tuple[str, str]] = set()
 
     def deliver(self, outcome: Outcome) -> None:
         with self.lock:
@@ -124,8 +144,7 @@ class _Recorder:
                 self._built(outcome.submission, outcome.artifact)
             else:
                 sub, case, judgement = outcome
-                self._judged(sub, case, judgement.verdict, judgement.diagnosis,
-                             judgement.result)
+                self._judged(sub, case, judgement.verdict, judgement.diagnosis, judgement.result)
 
     def _built(self, sub: Submission, artifact: Artifact) -> None:
         if sub.id in self.built:
@@ -157,8 +176,8 @@ class _BuildOnce:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.locks: Dict[str, threading.Lock] = {}
-        self.done: Dict[str, Artifact] = {}
+        self.locks: dict[str, threading.Lock] = {}
+        self.done: dict[str, Artifact] = {}
 
     def build(self, sub: Submission, make: Callable[[], Artifact]) -> Artifact:
         if sub.problem is not None:  # nothing to build, nothing to share
@@ -185,8 +204,11 @@ class ThreadExecutor:
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
         once = _BuildOnce()
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            running = {pool.submit(self._build, sub, force, once, deliver)
-                       for sub in work.submissions if sub.id in work.todo}
+            running = {
+                pool.submit(self._build, sub, force, once, deliver)
+                for sub in work.submissions
+                if sub.id in work.todo
+            }
             try:
                 while running:
                     finished, running = wait(running, return_when=FIRST_COMPLETED)
@@ -198,8 +220,15 @@ class ThreadExecutor:
                 raise
 
     def _build(self, sub, force, once, deliver) -> Built:
-        built = Built(sub, once.build(sub, lambda: build(
-            sub, self.cache_root, self.sandbox, self.config.build_limits, force=force)))
+        built = Built(
+            sub,
+            once.build(
+                sub,
+                lambda: build(
+                    sub, self.cache_root, self.sandbox, self.config.build_limits, force=force
+                ),
+            ),
+        )
         deliver(built)  # in the worker thread: stored even if the run is interrupted now
         return built
 

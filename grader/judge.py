@@ -3,15 +3,14 @@
 import math
 import signal
 from dataclasses import dataclass
-from typing import Optional
 
 from grader.build import Artifact
 from grader.cases import Case
 from grader.compare import compare
 from grader.config import LanguageSpec
 from grader.model import Limits, RunResult, Verdict
-from grader.text import printable
 from grader.sandbox.base import Sandbox
+from grader.text import printable
 
 STDERR_TAIL_LINES = 12
 STDOUT_TAIL_LINES = 5
@@ -22,7 +21,7 @@ TAIL_BYTES = 4000  # of the END of what it printed: the reason for a crash comes
 class Judgement:
     verdict: Verdict
     diagnosis: str  # what a student reads: empty for AC
-    result: Optional[RunResult] = None  # None when nothing ran
+    result: RunResult | None = None  # None when nothing ran
 
 
 def command(spec: LanguageSpec, limits: Limits) -> list:
@@ -31,10 +30,16 @@ def command(spec: LanguageSpec, limits: Limits) -> list:
     return [word.replace("{heap_mb}", str(heap_mb)) for word in spec.run]
 
 
-def run_case(artifact: Artifact, spec: LanguageSpec, case: Case, sandbox: Sandbox,
-             limits: Limits) -> Judgement:
-    result = sandbox.run(command(spec, limits), artifact.folder, limits,
-                         input_file=case.input, memory_rlimit=spec.memory_rlimit)
+def run_case(
+    artifact: Artifact, spec: LanguageSpec, case: Case, sandbox: Sandbox, limits: Limits
+) -> Judgement:
+    result = sandbox.run(
+        command(spec, limits),
+        artifact.folder,
+        limits,
+        input_file=case.input,
+        memory_rlimit=spec.memory_rlimit,
+    )
     try:
         expected = case.expected.read_bytes()
         puzzle = case.input.read_bytes()
@@ -43,48 +48,76 @@ def run_case(artifact: Artifact, spec: LanguageSpec, case: Case, sandbox: Sandbo
     return judge(result, case, expected, puzzle, limits)
 
 
-def judge(result: RunResult, case: Case, expected: bytes, puzzle: bytes,
-          limits: Limits) -> Judgement:
+def judge(
+    result: RunResult, case: Case, expected: bytes, puzzle: bytes, limits: Limits
+) -> Judgement:
     """Resource verdicts first (they cut the output short), then the comparison."""
     if result.error:
-        return Judgement(Verdict.IE, f"the grader failed to run the program: {result.error}",
-                         result)
+        return Judgement(
+            Verdict.IE, f"the grader failed to run the program: {result.error}", result
+        )
     if result.output_exceeded and result.stdout_size <= limits.stdout_bytes:
-        return Judgement(Verdict.OLE, "the program flooded its error output (standard "
-                         "error) and was stopped", result)
+        return Judgement(
+            Verdict.OLE,
+            "the program flooded its error output (standard error) and was stopped",
+            result,
+        )
     if result.output_exceeded:
-        return Judgement(Verdict.OLE, f"the program printed more than "
-                         f"{limits.stdout_bytes:,} bytes and was stopped "
-                         f"(the expected output is {len(expected):,} bytes)", result)
+        return Judgement(
+            Verdict.OLE,
+            f"the program printed more than "
+            f"{limits.stdout_bytes:,} bytes and was stopped "
+            f"(the expected output is {len(expected):,} bytes)",
+            result,
+        )
     if result.memory_exceeded:
-        return Judgement(Verdict.MLE, f"the program used more than {limits.memory_mb} MB of "
-                         f"memory (peak seen: {result.peak_memory_kb / 1024:.0f} MB)"
-                         + _stderr_tail(result), result)
+        return Judgement(
+            Verdict.MLE,
+            f"the program used more than {limits.memory_mb} MB of "
+            f"memory (peak seen: {result.peak_memory_kb / 1024:.0f} MB)" + _stderr_tail(result),
+            result,
+        )
     if result.timed_out:
         return Judgement(Verdict.TLE, _time_out(result, limits), result)
     if result.signal:
-        return Judgement(Verdict.RTE, f"the program crashed: killed by signal {result.signal} "
-                         f"({_signal_name(result.signal)})" + _output_tails(result), result)
+        return Judgement(
+            Verdict.RTE,
+            f"the program crashed: killed by signal {result.signal} "
+            f"({_signal_name(result.signal)})" + _output_tails(result),
+            result,
+        )
     if result.exit_code != 0:
-        return Judgement(Verdict.RTE, f"the program exited with status {result.exit_code} "
-                         "(a correct run exits with 0)" + _output_tails(result), result)
+        return Judgement(
+            Verdict.RTE,
+            f"the program exited with status {result.exit_code} "
+            "(a correct run exits with 0)" + _output_tails(result),
+            result,
+        )
     comparison = compare(expected, result.stdout, puzzle, case.policy)
     return Judgement(comparison.verdict, comparison.text(), result)
 
 
 def _time_out(result: RunResult, limits: Limits) -> str:
     """The TLE message: the figure that stopped the program first, then both."""
-    used = (f"(limits: {limits.cpu_seconds:g} s CPU, {limits.wall_seconds:g} s wall; used "
-            f"{result.cpu_seconds:.2f} s CPU, {result.wall_seconds:.2f} s wall)")
+    used = (
+        f"(limits: {limits.cpu_seconds:g} s CPU, {limits.wall_seconds:g} s wall; used "
+        f"{result.cpu_seconds:.2f} s CPU, {result.wall_seconds:.2f} s wall)"
+    )
     if result.cpu_seconds > limits.cpu_seconds:
-        cause = (f"its processes used {result.cpu_seconds:.2f} s of CPU time in all, more "
-                 f"than the {limits.cpu_seconds:g} s allowed")
+        cause = (
+            f"its processes used {result.cpu_seconds:.2f} s of CPU time in all, more "
+            f"than the {limits.cpu_seconds:g} s allowed"
+        )
     elif result.signal == signal.SIGXCPU:
-        cause = ("a process of it reached the per-process CPU backstop (SIGXCPU, "
-                 f"{math.ceil(limits.cpu_seconds) + 1} s)")
+        cause = (
+            "a process of it reached the per-process CPU backstop (SIGXCPU, "
+            f"{math.ceil(limits.cpu_seconds) + 1} s)"
+        )
     else:
-        cause = (f"it ran for {result.wall_seconds:.2f} s of wall-clock time, more than the "
-                 f"{limits.wall_seconds:g} s allowed")
+        cause = (
+            f"it ran for {result.wall_seconds:.2f} s of wall-clock time, more than the "
+            f"{limits.wall_seconds:g} s allowed"
+        )
     return f"the program ran out of time: {cause} {used}"
 
 

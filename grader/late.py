@@ -12,14 +12,13 @@ every report shows raw score, penalty and the final score side by side.
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Dict, Optional
 
 from grader.lms.metadata import SubmissionMeta, read_meta
 
 
 @dataclass(frozen=True)
 class LatePolicy:
-    deadline: Optional[datetime] = None  # None: no late policy
+    deadline: datetime | None = None  # None: no late policy
     grace_minutes: float = 0
     per_day_percent: float = 0  # of the raw score, per started day late
     max_percent: float = 100  # the penalty's cap
@@ -29,15 +28,18 @@ class LatePolicy:
         return self.deadline is not None
 
     def describe(self) -> dict:
-        return {"deadline": self.deadline.isoformat() if self.deadline else None,
-                "grace_minutes": self.grace_minutes, "per_day_percent": self.per_day_percent,
-                "max_percent": self.max_percent}
+        return {
+            "deadline": self.deadline.isoformat() if self.deadline else None,
+            "grace_minutes": self.grace_minutes,
+            "per_day_percent": self.per_day_percent,
+            "max_percent": self.max_percent,
+        }
 
 
 @dataclass(frozen=True)
 class Lateness:
-    submitted_at: Optional[str]  # ISO 8601, as imported
-    late_marker: Optional[bool]  # the LMS's own flag
+    submitted_at: str | None  # ISO 8601, as imported
+    late_marker: bool | None  # the LMS's own flag
     days_late: int  # started days past the deadline, 0 when on time or within grace
     percent: float  # penalty in percent of the raw score
     note: str  # one line for people: "2 days late: -20%", "on time", "no submission time"
@@ -52,7 +54,7 @@ class Lateness:
 NOT_LATE = Lateness(None, None, 0, 0.0, "")
 
 
-def assess(policy: LatePolicy, meta: Optional[SubmissionMeta]) -> Lateness:
+def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
     """How late a submission is under the policy; no penalty without a policy or a time."""
     if meta is None:
         if policy.enabled:  # a folder made by hand: say why it has no penalty
@@ -85,7 +87,7 @@ def assess(policy: LatePolicy, meta: Optional[SubmissionMeta]) -> Lateness:
     return Lateness(meta.submitted_at, marker, days, float(percent), note)
 
 
-def _late_by(submitted: Optional[datetime], deadline: datetime) -> Optional[timedelta]:
+def _late_by(submitted: datetime | None, deadline: datetime) -> timedelta | None:
     if submitted is None:
         return None
     # A zip entry's time has no zone: read it in the deadline's zone (the course's).
@@ -96,11 +98,13 @@ def _late_by(submitted: Optional[datetime], deadline: datetime) -> Optional[time
     return submitted - deadline
 
 
-def lateness_of(reports, policy: LatePolicy) -> Dict[str, Lateness]:
+def lateness_of(reports, policy: LatePolicy) -> dict[str, Lateness]:
     """Each report's lateness, from the metadata its folder's import left (if any)."""
     return {r.submission.id: assess(policy, read_meta(r.submission.folder)) for r in reports}
 
 
-def worth_showing(lateness: Dict[str, Lateness], policy: LatePolicy) -> bool:
+def worth_showing(lateness: dict[str, Lateness], policy: LatePolicy) -> bool:
     """Late columns appear once there is a policy or anything imported with a time."""
-    return policy.enabled or any(l.submitted_at or l.late_marker for l in lateness.values())
+    return policy.enabled or any(
+        entry.submitted_at or entry.late_marker for entry in lateness.values()
+    )

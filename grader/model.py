@@ -2,7 +2,6 @@
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
 
 
 class Verdict(str, Enum):
@@ -44,8 +43,8 @@ class Limits:
 class RunResult:
     """What happened when one command ran in the sandbox."""
 
-    exit_code: Optional[int]  # None when killed by a signal
-    signal: Optional[int]  # the signal that ended it, if any
+    exit_code: int | None  # None when killed by a signal
+    signal: int | None  # the signal that ended it, if any
     cpu_seconds: float  # user + sys of the whole process tree
     wall_seconds: float
     peak_memory_kb: int  # largest resident set of one process, or of the tree as polled
@@ -56,4 +55,4 @@ class RunResult:
     memory_exceeded: bool = False  # the memory limit was hit
     output_exceeded: bool = False  # stdout passed Limits.stdout_bytes, tree killed
     sandbox: str = ""  # which sandbox ran it ("bubblewrap" or "rlimits")
-    error: Optional[str] = None  # the sandbox itself failed (-> IE), one line
+    error: str | None = None  # the sandbox itself failed (-> IE), one line

@@ -7,27 +7,29 @@ solutions, so the student kit can ship it without giving the assignment away.
 """
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import NamedTuple
 
 TILE_COUNT = 9
 SIDES = ("top", "right", "bottom", "left")
 SEPARATOR = "+--------+--------+--------+"
 
-Tile = Tuple[str, str, str, str]  # top, right, bottom, left, e.g. ("Y1", "G0", "R0", "B1")
+Tile = tuple[str, str, str, str]  # top, right, bottom, left, e.g. ("Y1", "G0", "R0", "B1")
 
 _EDGE = re.compile(r"[A-Z][01]\Z")
 _NUMBER = re.compile(r"\d{1,4}")
 _FIRST_NUMBER = re.compile(r"\d{1,18}")
 _WORDED_COUNT = re.compile(
-    r"No solution found\.|1 unique solution found:|\d+ unique solutions found:")
+    r"No solution found\.|1 unique solution found:|\d+ unique solutions found:"
+)
 
 
 class PuzzleFormatError(ValueError):
     """A puzzle file that is not a valid puzzle; str() names the line and the problem."""
 
 
-def parse_puzzle(data: Union[bytes, str]) -> Tuple[Tile, ...]:
+def parse_puzzle(data: bytes | str) -> tuple[Tile, ...]:
     """Nine lines of four comma-separated edges; CRLF, spaces around commas,
     a missing final newline and trailing blank lines are fine."""
     text = data.decode("latin-1") if isinstance(data, bytes) else data
@@ -41,7 +43,8 @@ def parse_puzzle(data: Union[bytes, str]) -> Tuple[Tile, ...]:
         edges = tuple(part.strip() for part in line.split(","))
         if len(edges) != 4 or not all(_EDGE.match(edge) for edge in edges):
             raise PuzzleFormatError(
-                f"line {number}: {line.strip()[:40]!r} is not four edges like Y1,G0,R0,B1")
+                f"line {number}: {line.strip()[:40]!r} is not four edges like Y1,G0,R0,B1"
+            )
         tiles.append(edges)
     return tuple(tiles)
 
@@ -55,7 +58,7 @@ def turn(edges: Tile, quarter_turns: int = 1) -> Tile:
     return edges[-k % 4], edges[(1 - k) % 4], edges[(2 - k) % 4], edges[(3 - k) % 4]
 
 
-def all_turns(tiles: Sequence[Tile]) -> Tuple[FrozenSet[Tile], ...]:
+def all_turns(tiles: Sequence[Tile]) -> tuple[frozenset[Tile], ...]:
     """Per tile, the edges of its four turns: what a cell showing it may show."""
     return tuple(frozenset(turn(tile, k) for k in range(4)) for tile in tiles)
 
@@ -74,7 +77,7 @@ class Cell(NamedTuple):
     edges: Tile
 
 
-Board = Tuple[Cell, ...]  # nine cells, row by row
+Board = tuple[Cell, ...]  # nine cells, row by row
 
 
 def digits(board: Board) -> str:
@@ -85,11 +88,12 @@ def rotate(board: Board) -> Board:
     """The whole board turned clockwise: its left column becomes its top row."""
     return tuple(
         Cell(board[(2 - col) * 3 + row].tile, turn(board[(2 - col) * 3 + row].edges))
-        for row in range(3) for col in range(3)
+        for row in range(3)
+        for col in range(3)
     )
 
 
-def rotations(board: Board) -> List[Board]:
+def rotations(board: Board) -> list[Board]:
     """The board and its three turns, clockwise."""
     result = [board]
     for _ in range(3):
@@ -118,7 +122,7 @@ def draw(board: Board) -> str:
     """The board as the assignment prints it, 13 lines, each ending in a newline."""
     out = [SEPARATOR]
     for start in (0, 3, 6):
-        row = board[start:start + 3]
+        row = board[start : start + 3]
         out.append("".join(f"|{c.tile}  {c.edges[0]}   " for c in row) + "|")
         out.append("".join(f"|{c.edges[3]}    {c.edges[1]}" for c in row) + "|")
         out.append("".join(f"|   {c.edges[2]}   " for c in row) + "|")
@@ -138,7 +142,7 @@ class Clash(NamedTuple):
     horizontal: bool  # first is left of second (else above it)
 
 
-def clashes(board: Board) -> List[Clash]:
+def clashes(board: Board) -> list[Clash]:
     """Every one of the 12 inner edge pairs that does not match."""
     found = []
     for index in range(9):
@@ -150,19 +154,20 @@ def clashes(board: Board) -> List[Clash]:
     return found
 
 
-def repeated_tiles(board: Board) -> List[Tuple[int, List[int]]]:
+def repeated_tiles(board: Board) -> list[tuple[int, list[int]]]:
     """(tile number, cell indices) for every tile shown in more than one cell."""
-    cells: Dict[int, List[int]] = {}
+    cells: dict[int, list[int]] = {}
     for index, cell in enumerate(board):
         cells.setdefault(cell.tile, []).append(index)
     return [(tile, where) for tile, where in sorted(cells.items()) if len(where) > 1]
 
 
-def foreign_cells(board: Board, turns: Sequence[FrozenSet[Tile]]) -> List[int]:
+def foreign_cells(board: Board, turns: Sequence[frozenset[Tile]]) -> list[int]:
     """Indices of cells whose tile does not exist or whose edges are not a turn
     of it; `turns` is all_turns(the puzzle's tiles)."""
     return [
-        index for index, cell in enumerate(board)
+        index
+        for index, cell in enumerate(board)
         if not 1 <= cell.tile <= len(turns) or cell.edges not in turns[cell.tile - 1]
     ]
 
@@ -175,9 +180,9 @@ Key = str  # a board's tile numbers and edges as printed, joined by spaces: equa
 
 def key_of(board: Board) -> Key:
     """The 45 tokens the printed layout shows, row by row, in the order _BOARD reads them."""
-    key: List[str] = []
+    key: list[str] = []
     for start in (0, 3, 6):
-        row = board[start:start + 3]
+        row = board[start : start + 3]
         for cell in row:
             key += (str(cell.tile), cell.edges[0])
         for cell in row:
@@ -190,7 +195,7 @@ def board_of(key: Key) -> Board:
     tokens = key.split(" ")
     cells = []
     for row in range(0, 45, 15):
-        g = tokens[row:row + 15]
+        g = tokens[row : row + 15]
         for col in range(3):
             edges = (g[2 * col + 1], g[7 + 2 * col], g[12 + col], g[6 + 2 * col])
             cells.append(Cell(int(g[2 * col]), edges))
@@ -200,8 +205,12 @@ def board_of(key: Key) -> Board:
 # Where the key's tokens are: cell i's number, and its top, right, bottom, left edges.
 _NUMBER_AT = tuple(15 * (i // 3) + 2 * (i % 3) for i in range(9))
 _EDGES_AT = tuple(
-    (15 * (i // 3) + 2 * (i % 3) + 1, 15 * (i // 3) + 7 + 2 * (i % 3),
-     15 * (i // 3) + 12 + i % 3, 15 * (i // 3) + 6 + 2 * (i % 3))
+    (
+        15 * (i // 3) + 2 * (i % 3) + 1,
+        15 * (i // 3) + 7 + 2 * (i % 3),
+        15 * (i // 3) + 12 + i % 3,
+        15 * (i // 3) + 6 + 2 * (i % 3),
+    )
     for i in range(9)
 )
 # The 12 pairs of touching edges: (right of i, left of i+1) and (bottom of i, top of i+3).
@@ -211,7 +220,7 @@ _TOUCHING = tuple(
 )
 
 
-def _key_turns() -> Tuple[Tuple[int, ...], ...]:
+def _key_turns() -> tuple[tuple[int, ...], ...]:
     """Per number of clockwise turns, where each token of the turned key comes from."""
     board = tuple(Cell(i + 1, (f"{i}t", f"{i}r", f"{i}b", f"{i}l")) for i in range(9))
     tokens = key_of(board).split(" ")
@@ -224,7 +233,7 @@ def _key_turns() -> Tuple[Tuple[int, ...], ...]:
 _KEY_TURNS = _key_turns()
 
 
-def is_solution_key(key: Key, turns: Optional[Sequence[FrozenSet[Tile]]]) -> bool:
+def is_solution_key(key: Key, turns: Sequence[frozenset[Tile]] | None) -> bool:
     """Quick yes/no: nine different tiles, each shown as one of its turns
     (when `turns`, from all_turns, is given), all 12 touching edges matching."""
     t = key.split(" ")
@@ -237,7 +246,10 @@ def is_solution_key(key: Key, turns: Optional[Sequence[FrozenSet[Tile]]]) -> boo
     if turns is not None:
         for number, (top, right, bottom, left) in zip(numbers, _EDGES_AT):
             n = int(number)
-            if not 1 <= n <= len(turns) or (t[top], t[right], t[bottom], t[left]) not in turns[n - 1]:
+            if (
+                not 1 <= n <= len(turns)
+                or (t[top], t[right], t[bottom], t[left]) not in turns[n - 1]
+            ):
                 return False
     return True
 
@@ -258,11 +270,11 @@ class PrintedBoard:
 
     __slots__ = ("key", "line", "_source", "_span", "_board")
 
-    def __init__(self, key: Key, line: int, source: str, span: Tuple[int, int]):
+    def __init__(self, key: Key, line: int, source: str, span: tuple[int, int]):
         self.key = key
         self.line = line  # 1-based line of the output where its drawing starts
         self._source, self._span = source, span  # its drawing is source[span[0]:span[1]]
-        self._board: Optional[Board] = None
+        self._board: Board | None = None
 
     @property
     def board(self) -> Board:
@@ -273,10 +285,10 @@ class PrintedBoard:
     @property
     def text(self) -> str:
         """Its drawing as printed."""
-        return self._source[self._span[0]:self._span[1]]
+        return self._source[self._span[0] : self._span[1]]
 
     @property
-    def lines(self) -> Tuple[str, ...]:
+    def lines(self) -> tuple[str, ...]:
         """Its drawn lines, trailing white space removed."""
         return tuple(_split(self.text))
 
@@ -285,17 +297,19 @@ class PrintedBoard:
 class PrintedOutput:
     """A program's output read tolerantly: whatever could be recognised."""
 
-    header_line: Optional[int] = None  # where "Input tiles:" is, if anywhere
-    listing: List[Tuple[int, str]] = field(default_factory=list)  # (line, text) after the header
-    count_line: Optional[Tuple[int, str]] = None  # (line, text)
-    count: Optional[int] = None  # the number the count line states (0 for "No solution")
-    boards: List[PrintedBoard] = field(default_factory=list)
-    unreadable: List[Tuple[int, str]] = field(default_factory=list)  # (line, why) of broken boards
-    stray: List[Tuple[int, str]] = field(default_factory=list)  # (line, text) of lines nothing explains
+    header_line: int | None = None  # where "Input tiles:" is, if anywhere
+    listing: list[tuple[int, str]] = field(default_factory=list)  # (line, text) after the header
+    count_line: tuple[int, str] | None = None  # (line, text)
+    count: int | None = None  # the number the count line states (0 for "No solution")
+    boards: list[PrintedBoard] = field(default_factory=list)
+    unreadable: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of broken boards
+    stray: list[tuple[int, str]] = field(
+        default_factory=list
+    )  # (line, text) of lines nothing explains
     # Lines outside well-drawn boards are read one by one only up to a budget, so that
     # millions of junk lines cost little: None when everything was read, else the
     # first line that was not (boards in the required layout are found everywhere).
-    read_up_to: Optional[int] = None
+    read_up_to: int | None = None
 
 
 # Lines outside well-drawn boards read one by one in all (an output of millions of
@@ -309,7 +323,7 @@ class _Budget:
     def __init__(self, lines: int):
         self.left = lines
 
-    def take(self, text: str, base: int, out: "PrintedOutput") -> List[str]:
+    def take(self, text: str, base: int, out: "PrintedOutput") -> list[str]:
         """The lines of `text` within the budget (see _split); notes where reading stopped."""
         if self.left <= 0:
             if out.read_up_to is None:
@@ -331,7 +345,7 @@ def is_count_line(line: str) -> bool:
     return "|" not in line and "solution" in line.lower()
 
 
-def count_of(line: str) -> Optional[int]:
+def count_of(line: str) -> int | None:
     """The number a count line states (0 for 'No solution...'), None if it states none."""
     number = _FIRST_NUMBER.search(line)
     if number:
@@ -358,7 +372,7 @@ def parse_output(text: str) -> PrintedOutput:
     line shows three cells with the right tokens in them.
     """
     out = PrintedOutput()
-    counts: List[Tuple[int, str]] = []  # every line that looks like a count line
+    counts: list[tuple[int, str]] = []  # every line that looks like a count line
     pos, line_no = 0, 1
     boards = out.boards
     budget = _Budget(MAX_SLOW_LINES)
@@ -367,8 +381,7 @@ def parse_output(text: str) -> PrintedOutput:
         if start != pos + 1 or text[pos] != "\n":  # anything but the one empty line between boards
             gap = text[pos:start]
             if not gap.isspace():
-                _read_lines(budget.take(gap, line_no, out), line_no, out, counts,
-                            header=pos == 0)
+                _read_lines(budget.take(gap, line_no, out), line_no, out, counts, header=pos == 0)
             line_no += gap.count("\n")
         else:
             line_no += 1
@@ -382,7 +395,7 @@ def parse_output(text: str) -> PrintedOutput:
     return out
 
 
-def _choose_count_line(out: PrintedOutput, counts: List[Tuple[int, str]]) -> None:
+def _choose_count_line(out: PrintedOutput, counts: list[tuple[int, str]]) -> None:
     """The count line is the first one worded as required, else the first
     that tries; the others are stray lines (e.g. debugging output)."""
     if not counts:
@@ -393,7 +406,7 @@ def _choose_count_line(out: PrintedOutput, counts: List[Tuple[int, str]]) -> Non
     out.stray = sorted(out.stray + [entry for entry in counts if entry is not out.count_line])
 
 
-def _split(text: str) -> List[str]:
+def _split(text: str) -> list[str]:
     """Lines without their ends and trailing white space; no phantom last line."""
     lines = text.split("\n")
     if lines and not lines[-1]:
@@ -401,11 +414,12 @@ def _split(text: str) -> List[str]:
     return [line.rstrip() for line in lines]
 
 
-def _read_lines(lines: List[str], base: int, out: PrintedOutput, counts: List[Tuple[int, str]],
-                header: bool) -> None:
+def _read_lines(
+    lines: list[str], base: int, out: PrintedOutput, counts: list[tuple[int, str]], header: bool
+) -> None:
     """The slow path: lines[0] is line `base` of the output."""
     i = _read_header(lines, base, out, counts) if header else 0
-    rows: List[Tuple[int, List[Cell]]] = []  # rows of the board being read
+    rows: list[tuple[int, list[Cell]]] = []  # rows of the board being read
     block_start = 0
     while i < len(lines):
         line = lines[i]
@@ -441,8 +455,9 @@ def _cut_short(out: PrintedOutput, base: int, rows) -> None:
     out.unreadable.append((base + rows[0][0], f"a board with only {len(rows)} of its 3 rows"))
 
 
-def _read_header(lines: List[str], base: int, out: PrintedOutput,
-                 counts: List[Tuple[int, str]]) -> int:
+def _read_header(
+    lines: list[str], base: int, out: PrintedOutput, counts: list[tuple[int, str]]
+) -> int:
     """Read the listing and count line(s) before the first board; return where
     boards may start.  The listing is every non-empty line between the header
     and the count line, so that extra or missing tile lines show up."""
@@ -473,7 +488,7 @@ def _is_separator(line: str) -> bool:
     return stripped.count("-") >= 3 and 2 * frame >= len(stripped)
 
 
-def _add_board(out: PrintedOutput, lines: List[str], base: int, start: int, rows) -> None:
+def _add_board(out: PrintedOutput, lines: list[str], base: int, start: int, rows) -> None:
     last = rows[-1][0] + 3
     end = last + 1 if last < len(lines) and _is_separator(lines[last]) else last
     board = tuple(cell for _, cells in rows for cell in cells)
@@ -481,13 +496,13 @@ def _add_board(out: PrintedOutput, lines: List[str], base: int, start: int, rows
     out.boards.append(PrintedBoard(key_of(board), base + start, drawn, (0, len(drawn))))
 
 
-def _skip_cell_lines(lines: List[str], i: int) -> int:
+def _skip_cell_lines(lines: list[str], i: int) -> int:
     while i < len(lines) and ("|" in lines[i] or _is_separator(lines[i])):
         i += 1
     return i
 
 
-def _read_row(lines: List[str], i: int, base: int) -> Tuple[Optional[List[Cell]], str]:
+def _read_row(lines: list[str], i: int, base: int) -> tuple[list[Cell] | None, str]:
     """Three cell lines from lines[i] on -> three cells, or None and why not."""
     if i + 2 >= len(lines) or not all("|" in lines[i + k] for k in range(3)):
         return None, "a row of cells needs 3 lines with '|' in them"
@@ -498,20 +513,27 @@ def _read_row(lines: List[str], i: int, base: int) -> Tuple[Optional[List[Cell]]
     result = []
     for col in range(3):
         head, middle, foot = (parts[k][col].split() for k in range(3))
-        if (len(head) != 2 or not _NUMBER.fullmatch(head[0]) or not _EDGE.match(head[1])
-                or len(middle) != 2 or not all(_EDGE.match(e) for e in middle)
-                or len(foot) != 1 or not _EDGE.match(foot[0])):
-            return None, (f"cell {col + 1} is not a tile number and four edges "
-                          "(number and top edge, left and right edges, bottom edge)")
+        if (
+            len(head) != 2
+            or not _NUMBER.fullmatch(head[0])
+            or not _EDGE.match(head[1])
+            or len(middle) != 2
+            or not all(_EDGE.match(e) for e in middle)
+            or len(foot) != 1
+            or not _EDGE.match(foot[0])
+        ):
+            return None, (
+                f"cell {col + 1} is not a tile number and four edges "
+                "(number and top edge, left and right edges, bottom edge)"
+            )
         result.append(Cell(int(head[0]), (head[1], middle[1], foot[0], middle[0])))
     return result, ""
 
 
-def _cells_of(line: str) -> List[str]:
+def _cells_of(line: str) -> list[str]:
     parts = line.strip().split("|")
     if parts and not parts[0].strip():
         parts = parts[1:]
     if parts and not parts[-1].strip():
         parts = parts[:-1]
     return parts
-

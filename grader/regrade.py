@@ -10,7 +10,6 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 from tabulate import tabulate
 
@@ -25,11 +24,14 @@ def course_fingerprint(config: CourseConfig) -> dict:
     """What of course.toml the verdicts and scores depend on (the build and run commands
     are already in each submission's content hash)."""
     limits = repr((config.limits, config.build_limits, config.sandbox)).encode()
-    return {"limits": hashlib.sha256(limits).hexdigest()[:16], "late": config.late.describe(),
-            "missing_as_zero": config.lms.missing_as_zero}
+    return {
+        "limits": hashlib.sha256(limits).hexdigest()[:16],
+        "late": config.late.describe(),
+        "missing_as_zero": config.lms.missing_as_zero,
+    }
 
 
-def read_results(path: Path) -> Optional[dict]:
+def read_results(path: Path) -> dict | None:
     """A results.json, or None when there is none or it is not the grader's."""
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -41,23 +43,22 @@ def read_results(path: Path) -> Optional[dict]:
 @dataclass(frozen=True)
 class Change:
     id: str
-    old_score: Optional[float]  # None: not in that run
-    new_score: Optional[float]
-    old_final: Optional[float]
-    new_final: Optional[float]
-    cases: Tuple[Tuple[str, Optional[str], Optional[str]], ...]  # (case, old, new) that differ
+    old_score: float | None  # None: not in that run
+    new_score: float | None
+    old_final: float | None
+    new_final: float | None
+    cases: tuple[tuple[str, str | None, str | None], ...]  # (case, old, new) that differ
 
 
 @dataclass
 class Diff:
-    reasons: List[str] = field(default_factory=list)
-    changes: List[Change] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
     students: int = 0  # in the new run
 
     @property
-    def score_changes(self) -> List[Change]:
-        return [c for c in self.changes
-                if (c.old_score, c.old_final) != (c.new_score, c.new_final)]
+    def score_changes(self) -> list[Change]:
+        return [c for c in self.changes if (c.old_score, c.old_final) != (c.new_score, c.new_final)]
 
 
 def diff(old: dict, new: dict) -> Diff:
@@ -73,15 +74,15 @@ def diff(old: dict, new: dict) -> Diff:
     return result
 
 
-def _score(entry: Optional[dict]) -> Optional[float]:
+def _score(entry: dict | None) -> float | None:
     return None if entry is None else entry["score"]
 
 
-def _final(entry: Optional[dict]) -> Optional[float]:
+def _final(entry: dict | None) -> float | None:
     return None if entry is None else entry.get("final_score", entry["score"])
 
 
-def _case_changes(a: Optional[dict], b: Optional[dict]) -> List[tuple]:
+def _case_changes(a: dict | None, b: dict | None) -> list[tuple]:
     va = {c["id"]: c["verdict"] for c in (a or {}).get("cases", [])}
     vb = {c["id"]: c["verdict"] for c in (b or {}).get("cases", [])}
     order = [c["id"] for c in (b or {}).get("cases", [])]
@@ -89,7 +90,7 @@ def _case_changes(a: Optional[dict], b: Optional[dict]) -> List[tuple]:
     return [(cid, va.get(cid), vb.get(cid)) for cid in order if va.get(cid) != vb.get(cid)]
 
 
-def _reasons(old: dict, new: dict) -> List[str]:
+def _reasons(old: dict, new: dict) -> list[str]:
     reasons = []
     a = {c["id"]: c for c in old["cases"]}
     b = {c["id"]: c for c in new["cases"]}
@@ -98,10 +99,13 @@ def _reasons(old: dict, new: dict) -> List[str]:
     changed = [cid for cid in b if cid in a and a[cid]["version"] != b[cid]["version"]]
     reweighed = [cid for cid in b if cid in a and a[cid]["weight"] != b[cid]["weight"]]
     ruled = [cid for cid in b if cid in a and a[cid]["policy"] != b[cid]["policy"]]
-    for what, ids in (("cases added", added), ("cases removed", removed),
-                      ("input or expected output changed", changed),
-                      ("weight changed", reweighed),
-                      ("policy rules (symmetric tiles, ties) changed", ruled)):
+    for what, ids in (
+        ("cases added", added),
+        ("cases removed", removed),
+        ("input or expected output changed", changed),
+        ("weight changed", reweighed),
+        ("policy rules (symmetric tiles, ties) changed", ruled),
+    ):
         if ids:
             reasons.append(f"{what}: {', '.join(ids)}")
     ca, cb = old.get("course"), new.get("course")
@@ -109,16 +113,19 @@ def _reasons(old: dict, new: dict) -> List[str]:
         if ca["limits"] != cb["limits"]:
             reasons.append("course.toml: limits or sandbox changed")
         if ca["late"] != cb["late"]:
-            reasons.append(f"course.toml: late policy changed ({_policy(ca['late'])} -> "
-                           f"{_policy(cb['late'])})")
+            reasons.append(
+                f"course.toml: late policy changed ({_policy(ca['late'])} -> {_policy(cb['late'])})"
+            )
     return reasons
 
 
 def _policy(late: dict) -> str:
     if not late.get("deadline"):
         return "none"
-    return (f"deadline {late['deadline']}, grace {late['grace_minutes']:g} min, "
-            f"-{late['per_day_percent']:g}%/day, cap {late['max_percent']:g}%")
+    return (
+        f"deadline {late['deadline']}, grace {late['grace_minutes']:g} min, "
+        f"-{late['per_day_percent']:g}%/day, cap {late['max_percent']:g}%"
+    )
 
 
 def render(result: Diff, *, headline: str) -> str:
@@ -128,16 +135,24 @@ def render(result: Diff, *, headline: str) -> str:
         lines.append("no student's verdicts or scores change")
         return "\n".join(lines)
     moved = result.score_changes
-    lines.append(f"{len(moved)} student(s) change score, {len(result.changes)} change "
-                 f"verdicts or score (of {result.students}):")
-    rows = [(c.id, _arrow(c.old_score, c.new_score), _arrow(c.old_final, c.new_final),
-             "; ".join(f"{cid} {old or '-'} -> {new or '-'}" for cid, old, new in c.cases))
-            for c in result.changes]
+    lines.append(
+        f"{len(moved)} student(s) change score, {len(result.changes)} change "
+        f"verdicts or score (of {result.students}):"
+    )
+    rows = [
+        (
+            c.id,
+            _arrow(c.old_score, c.new_score),
+            _arrow(c.old_final, c.new_final),
+            "; ".join(f"{cid} {old or '-'} -> {new or '-'}" for cid, old, new in c.cases),
+        )
+        for c in result.changes
+    ]
     lines.append(tabulate(rows, headers=("id", "raw score", "final score", "verdicts")))
     return "\n".join(lines)
 
 
-def _arrow(old: Optional[float], new: Optional[float]) -> str:
+def _arrow(old: float | None, new: float | None) -> str:
     a = "absent" if old is None else format_score(old)
     b = "absent" if new is None else format_score(new)
     return a if a == b else f"{a} -> {b}"

@@ -1,22 +1,22 @@
 """Scores: per-case weights from the manifest, summed per submission."""
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
 
 from grader.cases import Case
 from grader.compare import POLICY_ONLY
-from grader.store import BuildRow, RunRow, Store, SubmissionRow
 from grader.model import NOT_GRADED, Verdict
+from grader.store import BuildRow, RunRow, Store, SubmissionRow
 
 
 @dataclass(frozen=True)
 class CaseOutcome:
     case: Case
-    run: Optional[RunRow]  # None: not graded (yet)
+    run: RunRow | None  # None: not graded (yet)
 
     @property
-    def verdict(self) -> Optional[str]:
+    def verdict(self) -> str | None:
         return self.run.verdict if self.run else None
 
     @property
@@ -27,22 +27,26 @@ class CaseOutcome:
     @property
     def policy_failure(self) -> bool:
         """It failed only in what a policy rule decides (its diagnosis says so)."""
-        return (self.policy_dependent and self.verdict in (Verdict.WA, Verdict.PE)
-                and self.run is not None and POLICY_ONLY in (self.run.diagnosis or ""))
+        return (
+            self.policy_dependent
+            and self.verdict in (Verdict.WA, Verdict.PE)
+            and self.run is not None
+            and POLICY_ONLY in (self.run.diagnosis or "")
+        )
 
 
 @dataclass(frozen=True)
 class SubmissionReport:
     submission: SubmissionRow
-    build: Optional[BuildRow]
-    outcomes: List[CaseOutcome]
-    files_used: List[str] = field(default_factory=list)  # shown names, main file first
-    files_ignored: List[Tuple[str, str]] = field(default_factory=list)  # (name, why)
+    build: BuildRow | None
+    outcomes: list[CaseOutcome]
+    files_used: list[str] = field(default_factory=list)  # shown names, main file first
+    files_ignored: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
 
     policy_cases: str = "count"  # course.toml [scoring] policy_cases: count, apart, forgive
 
     @property
-    def counted(self) -> List[CaseOutcome]:
+    def counted(self) -> list[CaseOutcome]:
         """The outcomes the score is made of ("apart" leaves policy-dependent cases out)."""
         if self.policy_cases == "apart":
             return [o for o in self.outcomes if not o.policy_dependent]
@@ -51,8 +55,11 @@ class SubmissionReport:
     @property
     def score(self) -> float:
         forgive = self.policy_cases == "forgive"
-        return sum(o.case.weight for o in self.counted
-                   if o.verdict == Verdict.AC or (forgive and o.policy_failure))
+        return sum(
+            o.case.weight
+            for o in self.counted
+            if o.verdict == Verdict.AC or (forgive and o.policy_failure)
+        )
 
     @property
     def max_score(self) -> float:
@@ -65,7 +72,9 @@ class SubmissionReport:
 
     @property
     def policy_score(self) -> float:
-        return sum(o.case.weight for o in self.outcomes if o.policy_dependent and o.verdict == Verdict.AC)
+        return sum(
+            o.case.weight for o in self.outcomes if o.policy_dependent and o.verdict == Verdict.AC
+        )
 
     @property
     def policy_max(self) -> float:
@@ -77,8 +86,10 @@ class SubmissionReport:
         if self.policy_cases == "apart":
             if not self.policy_max:
                 return ""
-            return (f"policy-dependent cases apart: {format_score(self.policy_score)}/"
-                    f"{format_score(self.policy_max)}")
+            return (
+                f"policy-dependent cases apart: {format_score(self.policy_score)}/"
+                f"{format_score(self.policy_max)}"
+            )
         if not self.policy_lost:
             return ""
         if self.policy_cases == "forgive":
@@ -110,8 +121,9 @@ class SubmissionReport:
         return "ok"
 
 
-def report(store: Store, submission: SubmissionRow, cases: Sequence[Case],
-           policy_cases: str = "count") -> SubmissionReport:
+def report(
+    store: Store, submission: SubmissionRow, cases: Sequence[Case], policy_cases: str = "count"
+) -> SubmissionReport:
     """A submission's current results: its current content, the current cases;
     `policy_cases` is course.toml's [scoring] policy_cases."""
     runs = store.runs(submission.id, submission.content_hash)

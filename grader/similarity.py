@@ -15,11 +15,11 @@ enough that a port can show); each file is tokenised by its own language.
 import io
 import logging
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
 
 from grader.config import CourseConfig
 from grader.errors import GraderError
@@ -47,9 +47,9 @@ class Document:
 class Pair:
     left: Document
     right: Document
-    similarity: Tuple[float, float]  # share of each side's code found in the other
+    similarity: tuple[float, float]  # share of each side's code found in the other
     tokens: int  # matching tokens
-    slices: Tuple[Tuple[Tuple[int, int], ...], Tuple[Tuple[int, int], ...]]  # char ranges
+    slices: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]  # char ranges
 
     @property
     def score(self) -> float:
@@ -59,10 +59,10 @@ class Pair:
 
 @dataclass
 class Report:
-    pairs: List[Pair]  # every pair, most similar first
-    documents: List[Document]
-    skipped: List[Tuple[str, str]]  # (submission id, why it was not compared)
-    starter_files: List[Path]
+    pairs: list[Pair]  # every pair, most similar first
+    documents: list[Document]
+    skipped: list[tuple[str, str]]  # (submission id, why it was not compared)
+    starter_files: list[Path]
 
 
 def _copydetect():
@@ -70,8 +70,9 @@ def _copydetect():
         import copydetect
         from copydetect import detector, utils
     except ImportError:
-        raise SimilarityError("the similarity report needs copydetect: "
-                              "pip install 'scramble-grader[similarity]'") from None
+        raise SimilarityError(
+            "the similarity report needs copydetect: pip install 'scramble-grader[similarity]'"
+        ) from None
     return copydetect, detector, utils
 
 
@@ -89,7 +90,7 @@ def _quiet() -> Iterator[None]:
         logging.disable(previous)
 
 
-def starter_hashes(base: Optional[Path]) -> Tuple[List[Path], object]:
+def starter_hashes(base: Path | None) -> tuple[list[Path], object]:
     """Fingerprints of every source file under `base` (the hand-out code)."""
     if base is None:
         return [], []
@@ -103,8 +104,9 @@ def starter_hashes(base: Optional[Path]) -> Tuple[List[Path], object]:
     hashes = set()
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
-        fingerprint = detector.CodeFingerprint(str(path), NOISE_TOKENS, _window(),
-                                               fp=io.StringIO(text))
+        fingerprint = detector.CodeFingerprint(
+            str(path), NOISE_TOKENS, _window(), fp=io.StringIO(text)
+        )
         hashes |= set(fingerprint.hashes)
     return files, np.array(sorted(hashes), dtype=np.int64)
 
@@ -119,26 +121,33 @@ def fingerprint(sub: Submission, boilerplate) -> Document:
         raise ValueError(f"{sub.id}: no source file to fingerprint")
     text = sub.source.read_text(encoding="utf-8", errors="replace")
     print_name = sub.source.name  # the extension picks the lexer
-    fp = detector.CodeFingerprint(print_name, NOISE_TOKENS, _window(), boilerplate=boilerplate,
-                                  fp=io.StringIO(text))
+    fp = detector.CodeFingerprint(
+        print_name, NOISE_TOKENS, _window(), boilerplate=boilerplate, fp=io.StringIO(text)
+    )
     return Document(sub.id, sub.language_name, sub.source, text, fp)
 
 
 def compare(left: Document, right: Document) -> Pair:
     _, detector, _ = _copydetect()
     tokens, (sim_left, sim_right), (slices_left, slices_right) = detector.compare_files(
-        left.fingerprint, right.fingerprint)
-    return Pair(left, right, (float(sim_left), float(sim_right)), int(tokens),
-                (_ranges(slices_left), _ranges(slices_right)))
+        left.fingerprint, right.fingerprint
+    )
+    return Pair(
+        left,
+        right,
+        (float(sim_left), float(sim_right)),
+        int(tokens),
+        (_ranges(slices_left), _ranges(slices_right)),
+    )
 
 
-def _ranges(slices) -> Tuple[Tuple[int, int], ...]:
+def _ranges(slices) -> tuple[tuple[int, int], ...]:
     if len(slices) == 0 or len(slices[0]) == 0:
         return ()
     return tuple(sorted((int(a), int(b)) for a, b in zip(slices[0], slices[1])))
 
 
-def similarity_report(folder: Path, config: CourseConfig, base: Optional[Path] = None) -> Report:
+def similarity_report(folder: Path, config: CourseConfig, base: Path | None = None) -> Report:
     """Compare every pair of gradable submissions under `folder`."""
     _copydetect()
     submissions = discover(folder, config)

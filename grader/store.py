@@ -12,14 +12,14 @@ import os
 import sqlite3
 import time
 import zlib
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Set, Tuple
-from grader.errors import GraderError
 
-from grader.text import safe_name
+from grader.errors import GraderError
 from grader.model import Verdict
+from grader.text import safe_name
 
 SCHEMA_VERSION = 1
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
@@ -99,12 +99,12 @@ class RunRow:
     case_id: str
     case_version: str
     verdict: str
-    exit_code: Optional[int]
-    signal: Optional[int]
-    cpu_seconds: Optional[float]
-    wall_seconds: Optional[float]
-    peak_memory_kb: Optional[int]
-    output_size: Optional[int]
+    exit_code: int | None
+    signal: int | None
+    cpu_seconds: float | None
+    wall_seconds: float | None
+    peak_memory_kb: int | None
+    output_size: int | None
     diagnosis: str
     stderr: str
     sandbox: str
@@ -119,7 +119,7 @@ class TimingRow:
     verdict: str  # AC (or OK for a start-up program), else what went wrong
     cpu_seconds: float
     wall_seconds: float
-    core: Optional[int]  # the core it was pinned to, None when not pinned
+    core: int | None  # the core it was pinned to, None when not pinned
     sandbox: str
     created_at: float
 
@@ -130,7 +130,7 @@ class SubmissionRow:
     language: str
     content_hash: str
     folder: str
-    problem: Optional[str]
+    problem: str | None
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,9 @@ class Store:
         self.path = Path(path)
         try:
             # Worker threads write through one connection, serialised by the grading run.
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                      check_same_thread=False)
+            self.db = sqlite3.connect(
+                self.path, timeout=30, isolation_level=None, check_same_thread=False
+            )
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")  # a stored run survives power loss
             self.db.executescript(_SCHEMA)
@@ -160,8 +161,10 @@ class Store:
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         elif row[0] != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path}: made by another version of the grader "
-                             f"(schema {row[0]}, this one uses {SCHEMA_VERSION})")
+            raise StoreError(
+                f"{self.path}: made by another version of the grader "
+                f"(schema {row[0]}, this one uses {SCHEMA_VERSION})"
+            )
 
     def close(self) -> None:
         self.db.close()
@@ -188,18 +191,32 @@ class Store:
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO submissions VALUES (?, ?, ?, ?, ?, ?)",
-                (sub.id, sub.language_name, sub.content_hash, safe_name(sub.folder),
-                 sub.problem, time.time()),
+                (
+                    sub.id,
+                    sub.language_name,
+                    sub.content_hash,
+                    safe_name(sub.folder),
+                    sub.problem,
+                    time.time(),
+                ),
             )
-            db.execute("INSERT OR REPLACE INTO submission_files VALUES (?, ?, ?)",
-                       (sub.id, json.dumps(used), json.dumps(ignored)))
+            db.execute(
+                "INSERT OR REPLACE INTO submission_files VALUES (?, ?, ?)",
+                (sub.id, json.dumps(used), json.dumps(ignored)),
+            )
 
     def record_build(self, content_hash: str, artifact) -> None:
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO builds VALUES (?, ?, ?, ?, ?, ?)",
-                (content_hash, int(artifact.ok), artifact.log, artifact.cpu_seconds,
-                 artifact.wall_seconds, time.time()),
+                (
+                    content_hash,
+                    int(artifact.ok),
+                    artifact.log,
+                    artifact.cpu_seconds,
+                    artifact.wall_seconds,
+                    time.time(),
+                ),
             )
 
     def record_run(self, sub, case, verdict, diagnosis: str, result=None) -> None:
@@ -211,12 +228,24 @@ class Store:
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (sub.id, sub.content_hash, case.id, case.version, str(verdict),
-                 r.exit_code if r else None, r.signal if r else None,
-                 r.cpu_seconds if r else None, r.wall_seconds if r else None,
-                 r.peak_memory_kb if r else None, r.stdout_size if r else None,
-                 diagnosis, r.stderr.decode("utf-8", "backslashreplace") if r else "",
-                 output, r.sandbox if r else "", time.time()),
+                (
+                    sub.id,
+                    sub.content_hash,
+                    case.id,
+                    case.version,
+                    str(verdict),
+                    r.exit_code if r else None,
+                    r.signal if r else None,
+                    r.cpu_seconds if r else None,
+                    r.wall_seconds if r else None,
+                    r.peak_memory_kb if r else None,
+                    r.stdout_size if r else None,
+                    diagnosis,
+                    r.stderr.decode("utf-8", "backslashreplace") if r else "",
+                    output,
+                    r.sandbox if r else "",
+                    time.time(),
+                ),
             )
 
     def forget(self, submission_id: str) -> None:
@@ -226,17 +255,20 @@ class Store:
 
     # ------------------------------------------------------------ reads
 
-    def done(self, submission_id: str, content_hash: str) -> Set[Tuple[str, str]]:
+    def done(self, submission_id: str, content_hash: str) -> set[tuple[str, str]]:
         """(case id, case version) already judged for this content, IE excluded."""
         rows = self.db.execute(
             "SELECT case_id, case_version FROM runs WHERE submission_id=? AND content_hash=?"
-            " AND verdict != 'IE'", (submission_id, content_hash))
+            " AND verdict != 'IE'",
+            (submission_id, content_hash),
+        )
         return set(rows)
 
-    def submission(self, submission_id: str) -> Optional[SubmissionRow]:
+    def submission(self, submission_id: str) -> SubmissionRow | None:
         row = self.db.execute(
             "SELECT id, language, content_hash, folder, problem FROM submissions WHERE id=?",
-            (submission_id,)).fetchone()
+            (submission_id,),
+        ).fetchone()
         return SubmissionRow(*row) if row else None
 
     def recorded(self, submission_id: str) -> SubmissionRow:
@@ -246,61 +278,89 @@ class Store:
             raise StoreError(f"{self.path}: submission {submission_id!r} was not recorded")
         return row
 
-    def submissions(self) -> List[SubmissionRow]:
+    def submissions(self) -> list[SubmissionRow]:
         rows = self.db.execute(
-            "SELECT id, language, content_hash, folder, problem FROM submissions ORDER BY id")
+            "SELECT id, language, content_hash, folder, problem FROM submissions ORDER BY id"
+        )
         return [SubmissionRow(*row) for row in rows]
 
-    def files(self, submission_id: str) -> Tuple[List[str], List[Tuple[str, str]]]:
+    def files(self, submission_id: str) -> tuple[list[str], list[tuple[str, str]]]:
         """(files used, (file, why) ignored) as last recorded for the submission."""
-        row = self.db.execute("SELECT used, ignored FROM submission_files WHERE id=?",
-                              (submission_id,)).fetchone()
+        row = self.db.execute(
+            "SELECT used, ignored FROM submission_files WHERE id=?", (submission_id,)
+        ).fetchone()
         if row is None:
             return [], []
         return json.loads(row[0]), [tuple(pair) for pair in json.loads(row[1])]
 
-    def build(self, content_hash: str) -> Optional[BuildRow]:
+    def build(self, content_hash: str) -> BuildRow | None:
         row = self.db.execute(
             "SELECT ok, log, cpu_seconds, wall_seconds FROM builds WHERE content_hash=?",
-            (content_hash,)).fetchone()
+            (content_hash,),
+        ).fetchone()
         return BuildRow(bool(row[0]), row[1], row[2], row[3]) if row else None
 
-    def runs(self, submission_id: str, content_hash: str) -> Dict[Tuple[str, str], RunRow]:
+    def runs(self, submission_id: str, content_hash: str) -> dict[tuple[str, str], RunRow]:
         """Stored runs of this content, by (case id, case version)."""
         rows = self.db.execute(
             "SELECT submission_id, case_id, case_version, verdict, exit_code, signal,"
             " cpu_seconds, wall_seconds, peak_memory_kb, output_size, diagnosis, stderr, sandbox"
-            " FROM runs WHERE submission_id=? AND content_hash=?", (submission_id, content_hash))
+            " FROM runs WHERE submission_id=? AND content_hash=?",
+            (submission_id, content_hash),
+        )
         return {(row[1], row[2]): RunRow(*row) for row in rows}
 
-    def output(self, submission_id: str, content_hash: str, case_id: str,
-               case_version: str) -> Optional[bytes]:
+    def output(
+        self, submission_id: str, content_hash: str, case_id: str, case_version: str
+    ) -> bytes | None:
         """The stored stdout of a failing run (capped), if any."""
         row = self.db.execute(
             "SELECT output FROM runs WHERE submission_id=? AND content_hash=? AND case_id=?"
-            " AND case_version=?", (submission_id, content_hash, case_id, case_version)).fetchone()
+            " AND case_version=?",
+            (submission_id, content_hash, case_id, case_version),
+        ).fetchone()
         return zlib.decompress(row[0]) if row and row[0] is not None else None
 
     # ------------------------------------------------------------ leaderboard timings
 
-    def record_timing(self, program_id: str, content_hash: str, case, run_index: int,
-                      verdict: str, result, core: Optional[int]) -> None:
+    def record_timing(
+        self,
+        program_id: str,
+        content_hash: str,
+        case,
+        run_index: int,
+        verdict: str,
+        result,
+        core: int | None,
+    ) -> None:
         """One timed run (`result` is its RunResult)."""
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO timings VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (program_id, content_hash, case.id, case.version, run_index, str(verdict),
-                 result.cpu_seconds, result.wall_seconds, core, result.sandbox, time.time()),
+                (
+                    program_id,
+                    content_hash,
+                    case.id,
+                    case.version,
+                    run_index,
+                    str(verdict),
+                    result.cpu_seconds,
+                    result.wall_seconds,
+                    core,
+                    result.sandbox,
+                    time.time(),
+                ),
             )
 
-    def timings(self, program_id: str, content_hash: str) -> List[TimingRow]:
+    def timings(self, program_id: str, content_hash: str) -> list[TimingRow]:
         """Stored timed runs of this content, by case then run index."""
         rows = self.db.execute(
             "SELECT program_id, case_id, case_version, run_index, verdict, cpu_seconds,"
             " wall_seconds, core, sandbox, created_at FROM timings"
             " WHERE program_id=? AND content_hash=?"
             " ORDER BY case_id, case_version, run_index",
-            (program_id, content_hash))
+            (program_id, content_hash),
+        )
         return [TimingRow(*row) for row in rows]
 
     def forget_timings(self) -> None:
@@ -322,8 +382,9 @@ def results_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
         folder.mkdir(parents=True, exist_ok=True)
         handle = open(folder / ".lock", "a+")
     except OSError as error:
-        raise StoreError(f"{folder}: cannot use the results folder: "
-                         f"{error.strerror or error}") from None
+        raise StoreError(
+            f"{folder}: cannot use the results folder: {error.strerror or error}"
+        ) from None
     try:
         _lock(handle, folder, wait)
         yield folder
@@ -341,8 +402,10 @@ def _lock(handle, folder: Path, wait: bool) -> None:
         fcntl.flock(handle.fileno(), flags)
     except OSError as error:
         if error.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-            raise StoreError(f"{folder}: another grading run is using this results folder; "
-                             "wait for it to finish or pass another --results folder") from None
+            raise StoreError(
+                f"{folder}: another grading run is using this results folder; "
+                "wait for it to finish or pass another --results folder"
+            ) from None
         raise
     handle.seek(0)
     handle.truncate()

@@ -18,9 +18,10 @@ every entry of the folder is listed as used or ignored, with the reason.
 
 import hashlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, List, Literal, Optional, Tuple, overload
+from typing import Literal, overload
 
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
@@ -36,27 +37,26 @@ COMPANION_SUFFIXES = {
     "java": (".java",),
     "python": (".py",),
 }
-ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".7z", ".rar",
-                    ".gz")
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".7z", ".rar", ".gz")
 
 
 @dataclass(frozen=True)
 class Submission:
     id: str
     folder: Path
-    source: Optional[Path]  # the one source file, when there is exactly one
-    language: Optional[LanguageSpec]
-    problem: Optional[str]  # why it cannot be built, or None
+    source: Path | None  # the one source file, when there is exactly one
+    language: LanguageSpec | None
+    problem: str | None  # why it cannot be built, or None
     content_hash: str  # changes whenever what is graded changes
-    extra_files: Tuple[str, ...] = ()  # real names, beside `source`, copied into the build
-    ignored: Tuple[Tuple[str, str], ...] = ()  # (shown name, why) of every entry not used
+    extra_files: tuple[str, ...] = ()  # real names, beside `source`, copied into the build
+    ignored: tuple[tuple[str, str], ...] = ()  # (shown name, why) of every entry not used
 
     @property
     def language_name(self) -> str:
         return self.language.name if self.language else "?"
 
     @property
-    def used_files(self) -> Tuple[str, ...]:
+    def used_files(self) -> tuple[str, ...]:
         """Shown names of the files the build gets (the main file first)."""
         if self.source is None:
             return ()
@@ -76,15 +76,15 @@ class Skipped:
 class Survey:
     """Everything found in a class folder: what is graded, and what is not, with why."""
 
-    submissions: List[Submission] = field(default_factory=list)
-    skipped: List[Skipped] = field(default_factory=list)
+    submissions: list[Submission] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
 
 
 class SubmissionError(GraderError):
     """The path given to grade or check does not exist; str() names it."""
 
 
-def discover(path: Path, config: CourseConfig) -> List[Submission]:
+def discover(path: Path, config: CourseConfig) -> list[Submission]:
     """Submissions under `path`: a folder of student folders, one student's
     folder, or a single source file."""
     return survey(path, config).submissions
@@ -95,8 +95,10 @@ def survey(path: Path, config: CourseConfig) -> Survey:
     path = Path(path)
     if not path.exists():
         if path.is_symlink():
-            raise SubmissionError(f"{safe_name(path)}: a symbolic link to "
-                                  f"{safe_name(_link_target(path))}, which does not exist")
+            raise SubmissionError(
+                f"{safe_name(path)}: a symbolic link to "
+                f"{safe_name(_link_target(path))}, which does not exist"
+            )
         raise SubmissionError(f"{safe_name(path)}: no such file or folder")
     if path.is_file():
         return Survey([_from_file(path, config)])
@@ -105,11 +107,13 @@ def survey(path: Path, config: CourseConfig) -> Survey:
         return Survey([load(path, config)])
     result = Survey()
     for entry in entries:
-        if entry.name.startswith(".") and not (_is_real_folder(entry)
-                                               and _source_names(entry, config)):
+        if entry.name.startswith(".") and not (
+            _is_real_folder(entry) and _source_names(entry, config)
+        ):
             what = "folder" if _is_real_folder(entry) else "file"
-            result.skipped.append(Skipped(safe_name(entry.name),
-                                          f"hidden {what} without a source file"))
+            result.skipped.append(
+                Skipped(safe_name(entry.name), f"hidden {what} without a source file")
+            )
             continue
         sub = load(entry, config) if _is_folder(entry) else _not_a_folder(entry)
         result.submissions.append(sub)
@@ -117,12 +121,13 @@ def survey(path: Path, config: CourseConfig) -> Survey:
     return result
 
 
-def _entries(folder: Path) -> List[Path]:
+def _entries(folder: Path) -> list[Path]:
     try:
         return sorted(folder.iterdir(), key=lambda p: os.fsencode(p.name))
     except OSError as error:
-        raise SubmissionError(f"{safe_name(folder)}: cannot list the folder: "
-                              f"{error.strerror or error}") from None
+        raise SubmissionError(
+            f"{safe_name(folder)}: cannot list the folder: {error.strerror or error}"
+        ) from None
 
 
 def _is_folder(path: Path) -> bool:
@@ -136,13 +141,14 @@ def _is_real_folder(path: Path) -> bool:
     return not path.is_symlink() and _is_folder(path)
 
 
-def _is_student_folder(entries: List[Path], config: CourseConfig) -> bool:
+def _is_student_folder(entries: list[Path], config: CourseConfig) -> bool:
     """No folder, but a file that looks like a misnamed source: one student's
     folder (`check DIR` names the file), not a class folder."""
     if any(_is_folder(e) for e in entries if not e.name.startswith(".")):
         return False
-    return any(_wrong_name(e.name, config, strict=True) for e in entries
-               if not e.name.startswith("."))
+    return any(
+        _wrong_name(e.name, config, strict=True) for e in entries if not e.name.startswith(".")
+    )
 
 
 def _not_a_folder(entry: Path) -> Submission:
@@ -158,17 +164,19 @@ def _not_a_folder(entry: Path) -> Submission:
             else:
                 why = f"a symbolic link to {target}, which does not exist"
             return _rejected(sid, entry, why + ": each submission must be a folder")
-        return _rejected(sid, entry, f"a symbolic link to the file {target}: each submission "
-                         "must be a folder")
+        return _rejected(
+            sid, entry, f"a symbolic link to the file {target}: each submission must be a folder"
+        )
     if not entry.is_file():
-        return _rejected(sid, entry, "neither a file nor a folder: each submission must be a "
-                         "folder")
+        return _rejected(
+            sid, entry, "neither a file nor a folder: each submission must be a folder"
+        )
     lower = entry.name.lower()
     if lower.endswith(ARCHIVE_SUFFIXES) or _starts_with(entry, b"PK\x03\x04"):
-        return _rejected(sid, entry, "an archive, not a folder: unpack it into a folder of "
-                         "its own to grade it")
-    return _rejected(sid, entry, "a file, not a folder: put each submission in a folder of "
-                     "its own")
+        return _rejected(
+            sid, entry, "an archive, not a folder: unpack it into a folder of its own to grade it"
+        )
+    return _rejected(sid, entry, "a file, not a folder: put each submission in a folder of its own")
 
 
 def _starts_with(path: Path, magic: bytes) -> bool:
@@ -179,7 +187,7 @@ def _starts_with(path: Path, magic: bytes) -> bool:
         return False
 
 
-def _unique_ids(subs: List[Submission]) -> None:
+def _unique_ids(subs: list[Submission]) -> None:
     """Two raw names can escape to one id: number the later ones."""
     seen = set()
     for index, sub in enumerate(subs):
@@ -192,7 +200,7 @@ def _unique_ids(subs: List[Submission]) -> None:
             subs[index] = replace(sub, id=sid)
 
 
-def _source_names(folder: Path, config: CourseConfig) -> List[str]:
+def _source_names(folder: Path, config: CourseConfig) -> list[str]:
     names = {spec.source for spec in config.languages.values()}
     try:
         return sorted(p.name for p in folder.iterdir() if p.name in names)
@@ -213,8 +221,9 @@ def load(folder: Path, config: CourseConfig) -> Submission:
     sid = safe_name(folder.name)
     found = _source_names(folder, config)
     if len(found) > 1:
-        return _rejected(sid, folder, f"more than one source file ({', '.join(found)}): "
-                         "keep exactly one")
+        return _rejected(
+            sid, folder, f"more than one source file ({', '.join(found)}): keep exactly one"
+        )
     if found:
         spec = config.language_for(found[0])
         assert spec is not None, "_source_names finds only the languages' source names"
@@ -222,8 +231,9 @@ def load(folder: Path, config: CourseConfig) -> Submission:
     return _rejected(sid, folder, _nothing_found(folder, config))
 
 
-def _checked(sid: str, folder: Path, source: Path, spec: LanguageSpec,
-             config: CourseConfig) -> Submission:
+def _checked(
+    sid: str, folder: Path, source: Path, spec: LanguageSpec, config: CourseConfig
+) -> Submission:
     problem = _source_problem(folder, source)
     if problem:
         return _rejected(sid, folder, problem)
@@ -233,15 +243,17 @@ def _checked(sid: str, folder: Path, source: Path, spec: LanguageSpec,
     extra, ignored = _inventory(folder, source, spec, config.extra_files)
     for name in extra:  # a submission with no extra file keeps the hash it always had
         digest.update(b"\0" + os.fsencode(name) + b"\0" + (folder / name).read_bytes())
-    return Submission(sid, folder, source, spec, None, digest.hexdigest(), tuple(extra),
-                      tuple(ignored))
+    return Submission(
+        sid, folder, source, spec, None, digest.hexdigest(), tuple(extra), tuple(ignored)
+    )
 
 
-def _inventory(folder: Path, source: Path, spec: LanguageSpec,
-               policy: str) -> Tuple[List[str], List[Tuple[str, str]]]:
+def _inventory(
+    folder: Path, source: Path, spec: LanguageSpec, policy: str
+) -> tuple[list[str], list[tuple[str, str]]]:
     """(extra files copied beside the main file, (name, why) of every entry not used)."""
-    extra: List[str] = []
-    ignored: List[Tuple[str, str]] = []
+    extra: list[str] = []
+    ignored: list[tuple[str, str]] = []
     total = 0
     suffixes = COMPANION_SUFFIXES.get(spec.name, ())
     for entry in _entries(folder):
@@ -264,7 +276,7 @@ def _inventory(folder: Path, source: Path, spec: LanguageSpec,
     return extra, ignored
 
 
-def _extra_problem(entry: Path, suffixes: Iterable[str], policy: str) -> Optional[str]:
+def _extra_problem(entry: Path, suffixes: Iterable[str], policy: str) -> str | None:
     """Why `entry` is not copied beside the main file (None: it is)."""
     if _is_real_folder(entry):
         return "a folder: only files beside the main file are used"
@@ -277,14 +289,16 @@ def _extra_problem(entry: Path, suffixes: Iterable[str], policy: str) -> Optiona
     if safe_name(entry.name) != entry.name:
         return "its name is not plain UTF-8 text"
     problem = _source_problem(entry.parent, entry)
-    return problem[len(entry.name) + 1:] if problem else None  # without the name
+    return problem[len(entry.name) + 1 :] if problem else None  # without the name
 
 
-def _source_problem(folder: Path, source: Path) -> Optional[str]:
+def _source_problem(folder: Path, source: Path) -> str | None:
     name = safe_name(source.name)
     if source.is_symlink():
-        return (f"{name} is a symbolic link (to {safe_name(_link_target(source))}): "
-                "submit the file itself")
+        return (
+            f"{name} is a symbolic link (to {safe_name(_link_target(source))}): "
+            "submit the file itself"
+        )
     if not source.is_file():
         return f"{name} is not a regular file"
     try:
@@ -339,7 +353,7 @@ def _files_below(folder: Path, depth: int = 4) -> Iterable[Path]:
             yield entry
 
 
-def _entries_or_nothing(folder: Path) -> List[Path]:
+def _entries_or_nothing(folder: Path) -> list[Path]:
     try:
         return _entries(folder)
     except SubmissionError:
@@ -349,10 +363,10 @@ def _entries_or_nothing(folder: Path) -> List[Path]:
 @overload
 def _wrong_name(name: str, config: CourseConfig, strict: Literal[False] = False) -> str: ...
 @overload
-def _wrong_name(name: str, config: CourseConfig, strict: bool) -> Optional[str]: ...
+def _wrong_name(name: str, config: CourseConfig, strict: bool) -> str | None: ...
 
 
-def _wrong_name(name: str, config: CourseConfig, strict: bool = False) -> Optional[str]:
+def _wrong_name(name: str, config: CourseConfig, strict: bool = False) -> str | None:
     """A hint when `name` looks like a misnamed source file."""
     suffix = Path(name).suffix.lower()
     shown = safe_name(name)

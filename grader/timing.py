@@ -26,8 +26,8 @@ import contextlib
 import math
 import os
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 MAD_SCALE = 1.4826  # MAD x this estimates the standard deviation of normal data
 OUTLIER_MADS = 3.0
@@ -51,7 +51,7 @@ def mad(values: Sequence[float]) -> float:
     return median([abs(v - centre) for v in values])
 
 
-def outliers(values: Sequence[float]) -> List[int]:
+def outliers(values: Sequence[float]) -> list[int]:
     """Indices of runs further than 3 scaled MADs from the median.
 
     The threshold is at least one clock step: when most runs read the same
@@ -66,12 +66,12 @@ def outliers(values: Sequence[float]) -> List[int]:
 class Summary:
     """One program's runs (of one case, or totals over cases), in seconds."""
 
-    runs: Tuple[float, ...]
+    runs: tuple[float, ...]
     median: float
     minimum: float
     maximum: float
     mad: float
-    outliers: Tuple[int, ...]  # indices into runs
+    outliers: tuple[int, ...]  # indices into runs
 
     @property
     def relative_mad(self) -> float:
@@ -80,8 +80,9 @@ class Summary:
 
 def summarize(values: Sequence[float]) -> Summary:
     values = tuple(float(v) for v in values)
-    return Summary(values, median(values), min(values), max(values), mad(values),
-                   tuple(outliers(values)))
+    return Summary(
+        values, median(values), min(values), max(values), mad(values), tuple(outliers(values))
+    )
 
 
 # ------------------------------------------------------------------ Mann-Whitney U
@@ -94,7 +95,7 @@ class RankTest:
     exact: bool
 
 
-def mid_ranks(values: Sequence[float]) -> List[float]:
+def mid_ranks(values: Sequence[float]) -> list[float]:
     """Ranks 1..N, ties sharing the mean of the ranks they span."""
     order = sorted(range(len(values)), key=lambda i: values[i])
     ranks = [0.0] * len(values)
@@ -147,10 +148,10 @@ def _exact_p(ranks: Sequence[float], n1: int, r1: float) -> float:
 
 def _normal_p(ranks: Sequence[float], n1: int, n2: int, u: float) -> float:
     n = n1 + n2
-    tie_sizes: Dict[float, int] = {}
+    tie_sizes: dict[float, int] = {}
     for r in ranks:
         tie_sizes[r] = tie_sizes.get(r, 0) + 1
-    ties = sum(t ** 3 - t for t in tie_sizes.values())
+    ties = sum(t**3 - t for t in tie_sizes.values())
     variance = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)))
     if variance <= 0:
         return 1.0  # every run identical: nothing tells them apart
@@ -178,8 +179,7 @@ class FasterPair:
     ratio: float  # slower median / faster median
 
 
-def significantly_faster(samples: dict, noise_floor: float,
-                         alpha: float) -> List[FasterPair]:
+def significantly_faster(samples: dict, noise_floor: float, alpha: float) -> list[FasterPair]:
     """Every pair (q, p) where q is significantly faster than p: the rank test
     says the two differ (p < alpha) and p's median exceeds q's by more than the
     noise floor (ratio > 1 + noise_floor)."""
@@ -187,7 +187,7 @@ def significantly_faster(samples: dict, noise_floor: float,
     medians = {name: median(samples[name]) for name in names}
     found = []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             # pragma below: with equal medians either order gives ratio 1, which the
             # noise floor (>= 0) always skips, so `<` here would be an equivalent mutant.
             fast, slow = (a, b) if medians[a] <= medians[b] else (b, a)  # pragma: no mutate
@@ -211,7 +211,9 @@ def ranks(samples: dict, noise_floor: float, alpha: float) -> dict:
     and so be ranked above r, although r beats it; with it, q beating p
     always means rank(q) < rank(p). Programs nothing beats share rank 1.
     """
-    beats: Dict[str, Set[str]] = {name: set() for name in samples}  # beats[q]: programs q is faster than
+    beats: dict[str, set[str]] = {
+        name: set() for name in samples
+    }  # beats[q]: programs q is faster than
     for c in significantly_faster(samples, noise_floor, alpha):
         beats[c.faster].add(c.slower)
     changed = True
@@ -229,7 +231,7 @@ def ranks(samples: dict, noise_floor: float, alpha: float) -> dict:
 
 
 @contextlib.contextmanager
-def one_core() -> Iterator[Optional[int]]:
+def one_core() -> Iterator[int | None]:
     """Pin this thread, and so every process it starts, to one core; yields
     that core, or None where affinity cannot be set (macOS).
 

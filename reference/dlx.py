@@ -40,8 +40,8 @@ bench/bench_engines.py): it is here to be exact and independent, not fast.
 """
 
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from reference import puzzlesolver
 from reference.puzzlesolver import (
@@ -88,8 +88,9 @@ class ColouredCover:
     number for a colour, and -1 for a node already known to agree (purified).
     """
 
-    def __init__(self, primary: Sequence[str], secondary: Sequence[str],
-                 options: Sequence[Sequence[str]]):
+    def __init__(
+        self, primary: Sequence[str], secondary: Sequence[str], options: Sequence[Sequence[str]]
+    ):
         names = list(primary) + list(secondary)
         if len(set(names)) != len(names):
             raise ValueError("item names must be distinct")
@@ -105,8 +106,8 @@ class ColouredCover:
         self.ULINK = list(range(n + 1))
         self.DLINK = list(range(n + 1))
         self.COLOR = [0] * (n + 1)
-        self.colours: Dict[str, int] = {}
-        self.option_of: List[int] = [-1] * (n + 1)  # node -> option number
+        self.colours: dict[str, int] = {}
+        self.option_of: list[int] = [-1] * (n + 1)  # node -> option number
         self._add_spacer(0)
         for number, option in enumerate(options):
             self._add_option(number, option, index)
@@ -143,7 +144,7 @@ class ColouredCover:
         self.option_of.append(-1)
         return x
 
-    def _add_option(self, number: int, option: Sequence[str], index: Dict[str, int]) -> None:
+    def _add_option(self, number: int, option: Sequence[str], index: dict[str, int]) -> None:
         spacer_before = len(self.TOP) - 1
         first = len(self.TOP)
         seen = set()
@@ -164,7 +165,9 @@ class ColouredCover:
             self.DLINK.append(item)
             self.DLINK[self.ULINK[item]] = x
             self.ULINK[item] = x
-            self.COLOR.append(self.colours.setdefault(colour, len(self.colours) + 1) if colour else 0)
+            self.COLOR.append(
+                self.colours.setdefault(colour, len(self.colours) + 1) if colour else 0
+            )
             self.option_of.append(number)
         if not any(item <= self.n1 for item in seen):
             raise ValueError(f"option {number}: no primary item")
@@ -288,9 +291,9 @@ class ColouredCover:
             i = RLINK[i]
         return best
 
-    def solutions(self) -> Iterator[Tuple[int, ...]]:
+    def solutions(self) -> Iterator[tuple[int, ...]]:
         """Every exact cover, as the numbers of its options (0-based)."""
-        chosen: List[int] = []
+        chosen: list[int] = []
         for nodes in self._search(chosen):
             self._tally[2] += 1
             yield tuple(sorted(self.option_of[x] for x in nodes))
@@ -317,7 +320,7 @@ class ColouredCover:
                 uncommit(p)
                 p -= 1
 
-    def _search(self, chosen: List[int]) -> Iterator[List[int]]:
+    def _search(self, chosen: list[int]) -> Iterator[list[int]]:
         # Steps C2-C8, with recursion standing for the level counter.
         if self.RLINK[0] == 0:
             yield chosen
@@ -340,15 +343,15 @@ class ColouredCover:
 # ---------------------------------------------------------------- the puzzle as exact cover
 
 
-def _turn(edges: Tuple[str, str, str, str]) -> Tuple[str, str, str, str]:
+def _turn(edges: tuple[str, str, str, str]) -> tuple[str, str, str, str]:
     """The tile turned a quarter clockwise: its left edge comes to the top."""
     top, right, bottom, left = edges
     return (left, top, right, bottom)
 
 
-def _looks(edges: Tuple[str, str, str, str]) -> List[Tuple[str, str, str, str]]:
+def _looks(edges: tuple[str, str, str, str]) -> list[tuple[str, str, str, str]]:
     """The different-looking rotations of a tile (one per look)."""
-    looks: List[Tuple[str, str, str, str]] = []
+    looks: list[tuple[str, str, str, str]] = []
     for _ in range(4):
         if edges not in looks:
             looks.append(edges)
@@ -360,7 +363,7 @@ def _mate(edge: str) -> str:
     return edge[0] + ("1" if edge[1] == "0" else "0")
 
 
-def _edge_items(cell: int, edges: Tuple[str, ...]) -> List[str]:
+def _edge_items(cell: int, edges: tuple[str, ...]) -> list[str]:
     """The coloured internal-edge items of one cell holding these edges."""
     top, right, bottom, left = edges
     row, col = divmod(cell, SIDE)
@@ -386,7 +389,9 @@ def _tile1_cells(cell: int) -> bool:
     return cell in (0, 1, CELLS // 2)
 
 
-def build_model(puzzle: Puzzle, cut_turns: bool = True) -> Tuple[ColouredCover, List[Tuple[int, Placement]]]:
+def build_model(
+    puzzle: Puzzle, cut_turns: bool = True
+) -> tuple[ColouredCover, list[tuple[int, Placement]]]:
     """The exact-cover model and, per option, the (cell, placement) it means."""
     primary = [f"c{cell}" for cell in range(CELLS)] + [f"t{t}" for t in range(1, CELLS + 1)]
     secondary = [f"h{a}" for a in range(CELLS) if a % SIDE < SIDE - 1]
@@ -429,7 +434,7 @@ def canonical(board: Board) -> Board:
     return best
 
 
-def solve_with_stats(puzzle: Puzzle, cut_turns: bool = True) -> Tuple[List[Board], SearchStats]:
+def solve_with_stats(puzzle: Puzzle, cut_turns: bool = True) -> tuple[list[Board], SearchStats]:
     """All unique solutions in the assignment's order, and the search's figures.
 
     Collects everything, then sorts: meant for puzzles with at most some
@@ -437,9 +442,9 @@ def solve_with_stats(puzzle: Puzzle, cut_turns: bool = True) -> Tuple[List[Board
     turns of every solution (slower; the same result).
     """
     model, meaning = build_model(puzzle, cut_turns)
-    drawn: Dict[str, Board] = {}
+    drawn: dict[str, Board] = {}
     for cover in model.solutions():
-        board: Dict[int, Placement] = {}
+        board: dict[int, Placement] = {}
         for option in cover:
             cell, placement = meaning[option]
             board[cell] = placement
@@ -460,7 +465,7 @@ def _write(puzzle: Puzzle, out) -> None:
     out.write(render(puzzle, solve(puzzle)).encode("ascii"))
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """`python -m reference.dlx INPUT`: the reference's command line, this engine."""
     return puzzlesolver.main(argv, write=_write, prog="dlx")
 

@@ -35,9 +35,10 @@ Stdlib only, one file: it is also a valid student submission.
 """
 
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
-from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple
 
 TILE_COUNT = 9
 SEPARATOR = "+--------+--------+--------+\n"
@@ -51,17 +52,17 @@ class PuzzleError(ValueError):
 class Puzzle(NamedTuple):
     """Nine tiles, each four edges (top, right, bottom, left) such as 'Y1'."""
 
-    tiles: Tuple[Tuple[str, str, str, str], ...]
+    tiles: tuple[tuple[str, str, str, str], ...]
 
 
 class Placement(NamedTuple):
     """A tile as it lies on the board: its number and its edges after rotation."""
 
     tile: int
-    edges: Tuple[str, str, str, str]
+    edges: tuple[str, str, str, str]
 
 
-Board = Tuple[Placement, ...]  # nine placements, row by row
+Board = tuple[Placement, ...]  # nine placements, row by row
 
 _EDGES = frozenset(chr(65 + i) + half for i in range(26) for half in "01")
 _SEP = SEPARATOR.encode("ascii")
@@ -83,7 +84,7 @@ def _parse_edge(text: str, where: str) -> str:
     return edge
 
 
-def _parse_tile(line: str, number: int, source: str) -> Tuple[str, str, str, str]:
+def _parse_tile(line: str, number: int, source: str) -> tuple[str, str, str, str]:
     fields = line.split(",")
     if len(fields) == 4 and all(field in _EDGES for field in fields):
         return fields[0], fields[1], fields[2], fields[3]  # the common, clean case
@@ -143,15 +144,19 @@ def read_puzzle(path: str) -> Puzzle:
 # ---------------------------------------------------------------- placements
 
 
-def _turns(tile: int, top: int, right: int, bottom: int, left: int) -> Tuple[tuple, ...]:
+def _turns(tile: int, top: int, right: int, bottom: int, left: int) -> tuple[tuple, ...]:
     """(tile, top, right, bottom, left) for each rotation of the tile that
     looks different, each turned clockwise once more than the one before."""
     if top == right == bottom == left:
         return ((tile, top, right, bottom, left),)
     if top == bottom and right == left:
         return ((tile, top, right, bottom, left), (tile, left, top, right, bottom))
-    return ((tile, top, right, bottom, left), (tile, left, top, right, bottom),
-            (tile, bottom, left, top, right), (tile, right, bottom, left, top))
+    return (
+        (tile, top, right, bottom, left),
+        (tile, left, top, right, bottom),
+        (tile, bottom, left, top, right),
+        (tile, right, bottom, left, top),
+    )
 
 
 # Turning a board clockwise: the cell at index i then holds what was at
@@ -172,11 +177,14 @@ class _Placements:
     def __init__(self, puzzle: Puzzle):
         self.puzzle = puzzle
         letters = dict.fromkeys("".join(map("".join, puzzle.tiles))[::2])  # first letters
-        code = {letter + half: 2 * rank + int(half)
-                for rank, letter in enumerate(letters) for half in "01"}
+        code = {
+            letter + half: 2 * rank + int(half)
+            for rank, letter in enumerate(letters)
+            for half in "01"
+        }
         self.k = 2 * len(letters)
-        self.looks: List[tuple] = []  # id -> (tile, top, right, bottom, left)
-        self.tile_of: List[int] = []  # id -> tile
+        self.looks: list[tuple] = []  # id -> (tile, top, right, bottom, left)
+        self.tile_of: list[int] = []  # id -> tile
         self.first = [0] * (TILE_COUNT + 1)  # tile -> id of its unturned placement
         self.period = [0] * (TILE_COUNT + 1)  # tile -> how many placements it has
         for tile, edges in enumerate(puzzle.tiles, start=1):
@@ -186,9 +194,9 @@ class _Placements:
             self.period[tile] = len(turns)
             self.looks += turns
             self.tile_of += [tile] * len(turns)
-        self._placements: List[Optional[Placement]] = [None] * len(self.looks)
-        self._cells: Optional[List[Tuple[bytes, bytes, bytes]]] = None
-        self._texts: Dict[int, bytes] = {}  # three ids -> that row drawn
+        self._placements: list[Placement | None] = [None] * len(self.looks)
+        self._cells: list[tuple[bytes, bytes, bytes]] | None = None
+        self._texts: dict[int, bytes] = {}  # three ids -> that row drawn
 
     def turned(self, pid: int, quarters: int) -> int:
         """The placement `pid` becomes when turned clockwise `quarters` times."""
@@ -202,8 +210,15 @@ class _Placements:
             tile = self.tile_of[pid]
             turn = pid - self.first[tile]
             edges = self.puzzle.tiles[tile - 1]  # turned: the left edge comes to the top
-            found = self._placements[pid] = Placement(tile, (
-                edges[-turn % 4], edges[(1 - turn) % 4], edges[(2 - turn) % 4], edges[(3 - turn) % 4]))
+            found = self._placements[pid] = Placement(
+                tile,
+                (
+                    edges[-turn % 4],
+                    edges[(1 - turn) % 4],
+                    edges[(2 - turn) % 4],
+                    edges[(3 - turn) % 4],
+                ),
+            )
         return found
 
     def board(self, ids: Sequence[int]) -> Board:
@@ -217,31 +232,39 @@ class _Placements:
             if self._cells is None:
                 self._cells = [_cell_bytes(self.placement(pid)) for pid in range(len(self.looks))]
             la, lb, lc = self._cells[a], self._cells[b], self._cells[c]
-            text = self._texts[key] = b"".join(
-                la[i] + lb[i] + lc[i] + b"|\n" for i in range(3))
+            text = self._texts[key] = b"".join(la[i] + lb[i] + lc[i] + b"|\n" for i in range(3))
         return text
 
     def board_text(self, ids: Sequence[int]) -> bytes:
         """A board drawn, after the blank line that precedes it."""
-        return b"".join((_SEP, self.row_text(*ids[0:3]), _SEP, self.row_text(*ids[3:6]),
-                         _SEP, self.row_text(*ids[6:9]), _SEP))
+        return b"".join(
+            (
+                _SEP,
+                self.row_text(*ids[0:3]),
+                _SEP,
+                self.row_text(*ids[3:6]),
+                _SEP,
+                self.row_text(*ids[6:9]),
+                _SEP,
+            )
+        )
 
 
-def _cell_lines(p: Placement) -> Tuple[str, str, str]:
+def _cell_lines(p: Placement) -> tuple[str, str, str]:
     top, right, bottom, left = p.edges
     return f"|{p.tile}  {top}   ", f"|{left}    {right}", f"|   {bottom}   "
 
 
-def _cell_bytes(p: Placement) -> Tuple[bytes, bytes, bytes]:
+def _cell_bytes(p: Placement) -> tuple[bytes, bytes, bytes]:
     first, second, third = _cell_lines(p)
     return first.encode("ascii"), second.encode("ascii"), third.encode("ascii")
 
 
-def _in_order(places: _Placements, boards: List[tuple]) -> List[tuple]:
+def _in_order(places: _Placements, boards: list[tuple]) -> list[tuple]:
     """Boards (ids) sorted by digits, boards with the same digits by drawing."""
     tile_of = places.tile_of.__getitem__
     keyed = sorted(((tuple(map(tile_of, ids)), ids) for ids in boards), key=itemgetter(0))
-    ordered: List[tuple] = []
+    ordered: list[tuple] = []
     for _, group in groupby(keyed, key=itemgetter(0)):
         same = [ids for _, ids in group]
         if len(same) > 1:
@@ -278,7 +301,7 @@ class _Compass:
         self.by_left, self.by_top_right, self.by_top_left = by_left, by_top_right, by_top_left
 
 
-def _canonical(places: _Placements, ids: Sequence[int]) -> Optional[tuple]:
+def _canonical(places: _Placements, ids: Sequence[int]) -> tuple | None:
     """The board turned to its canonical rotation, or None when this board
     is a second sighting: a centre tile that looks the same turned by half
     (or a quarter) lets the centre-first search meet the board two (four)
@@ -294,7 +317,7 @@ def _canonical(places: _Placements, ids: Sequence[int]) -> Optional[tuple]:
     return tuple(ids)
 
 
-def _few_boards(places: _Placements, limit: int) -> Optional[List[tuple]]:
+def _few_boards(places: _Placements, limit: int) -> list[tuple] | None:
     """Every solution (canonical, in order) as nine ids each, or None when
     there are more than `limit`.
 
@@ -310,7 +333,7 @@ def _few_boards(places: _Placements, limit: int) -> Optional[List[tuple]]:
     k = places.k
     found = []
     for b4, p4, t4, r4, d4, l4 in c.centres:
-        for b1, p1, _, r1, d1, l1 in above[t4]:
+        for b1, p1, _, r1, _d1, l1 in above[t4]:
             if b1 == b4:
                 continue
             u1 = b4 | b1
@@ -340,8 +363,9 @@ def _few_boards(places: _Placements, limit: int) -> Optional[List[tuple]]:
                                     for b8, p8, _, _, _, _ in top_left[d5 * k + r7]:
                                         if b8 & (u6 | b7):
                                             continue
-                                        board = _canonical(places,
-                                                           (p0, p1, p2, p3, p4, p5, p6, p7, p8))
+                                        board = _canonical(
+                                            places, (p0, p1, p2, p3, p4, p5, p6, p7, p8)
+                                        )
                                         if board is not None:
                                             found.append(board)
                                             if len(found) > limit:
@@ -360,14 +384,16 @@ class _Bottoms:
 
     __slots__ = ("rows", "counts", "drawings")
 
-    def __init__(self, rows: List[tuple]):
+    def __init__(self, rows: list[tuple]):
         rows.sort()
         self.rows = rows
         self.counts = [0] * (TILE_COUNT + 1)
         for tiles, _ in rows:
             for corner in range(min(tiles[0], tiles[2])):
                 self.counts[corner] += 1
-        self.drawings: Dict[int, Tuple[tuple, tuple]] = {}  # corner -> the rows allowed, drawn; made when first drawn
+        self.drawings: dict[
+            int, tuple[tuple, tuple]
+        ] = {}  # corner -> the rows allowed, drawn; made when first drawn
 
 
 class _Rows:
@@ -379,11 +405,11 @@ class _Rows:
     def __init__(self, places: _Placements):
         self.places = places
         self.k = k = places.k
-        self.entries: List[tuple] = []  # by id: tile by tile
-        self.lefts: List[int] = []  # by id: the code of its left edge
-        self.ends: List[tuple] = [()] * ((TILE_COUNT + 1) * k)  # by tile * k + right demand
-        self.by_left: List[tuple] = [()] * k
-        self.by_both: List[tuple] = [()] * (k * k)  # by top * k + left
+        self.entries: list[tuple] = []  # by id: tile by tile
+        self.lefts: list[int] = []  # by id: the code of its left edge
+        self.ends: list[tuple] = [()] * ((TILE_COUNT + 1) * k)  # by tile * k + right demand
+        self.by_left: list[tuple] = [()] * k
+        self.by_both: list[tuple] = [()] * (k * k)  # by top * k + left
         for pid, (tile, top, right, bottom, left) in enumerate(places.looks):
             entry = (1 << tile, pid, tile, right ^ 1, bottom ^ 1)
             self.entries.append(entry)
@@ -392,7 +418,9 @@ class _Rows:
             self.by_left[left] += (entry,)
             self.by_both[top * k + left] += (entry,)
         self.dominoes = self._dominoes()
-        self._bottoms: Dict[int, Optional[_Bottoms]] = {}  # (bottom demands, used tiles) -> _Bottoms or None
+        self._bottoms: dict[
+            int, _Bottoms | None
+        ] = {}  # (bottom demands, used tiles) -> _Bottoms or None
 
     def _dominoes(self) -> list:
         """Pairs of placements side by side (two tiles, matching), by the
@@ -406,10 +434,11 @@ class _Rows:
             for bit2, pid2, tile2, right2, down2 in self.by_left[right]:
                 if bit2 != bit:
                     dominoes[base + looks[pid2][1]] += (
-                        (bit | bit2, right2, down, down2, pid, pid2, tile, tile2),)
+                        (bit | bit2, right2, down, down2, pid, pid2, tile, tile2),
+                    )
         return dominoes
 
-    def bottoms(self, d3: int, d4: int, d5: int, used: int) -> Optional[_Bottoms]:
+    def bottoms(self, d3: int, d4: int, d5: int, used: int) -> _Bottoms | None:
         """The rows whose tops show d3, d4, d5, made of tiles not in `used`
         (None when there is none); computed once per key."""
         k = self.k
@@ -420,7 +449,7 @@ class _Rows:
             found = self._bottoms[key] = self._find_bottoms(d3, d4, d5, used)
             return found
 
-    def _find_bottoms(self, d3: int, d4: int, d5: int, used: int) -> Optional[_Bottoms]:
+    def _find_bottoms(self, d3: int, d4: int, d5: int, used: int) -> _Bottoms | None:
         rows, k = [], self.k
         for m67, r7, _, _, p6, p7, t6, t7 in self.dominoes[d3 * k + d4]:
             if m67 & used:
@@ -433,10 +462,11 @@ class _Rows:
     def prefix(self, ids: Sequence[int]) -> bytes:
         """A board's start: blank line, separator, top row, separator, middle row."""
         row_text = self.places.row_text
-        return b"".join((b"\n", _SEP, row_text(ids[0], ids[1], ids[2]),
-                         _SEP, row_text(ids[3], ids[4], ids[5])))
+        return b"".join(
+            (b"\n", _SEP, row_text(ids[0], ids[1], ids[2]), _SEP, row_text(ids[3], ids[4], ids[5]))
+        )
 
-    def drawn_rows(self, found: _Bottoms, corner: int) -> Tuple[tuple, tuple]:
+    def drawn_rows(self, found: _Bottoms, corner: int) -> tuple[tuple, tuple]:
         """The rows of `found` allowed below top-left tile `corner`, drawn
         (with the separators around them) and in order, as (segments, flat):
         segments is ((tiles as one int, drawings), ...) per tile triple."""
@@ -457,10 +487,10 @@ class _Group(NamedTuple):
     row) their ids and the bottom rows that fit below them."""
 
     corner: int  # the top-left tile: the other corners must be larger
-    pairs: Tuple[Tuple[Tuple[int, ...], _Bottoms], ...]
+    pairs: tuple[tuple[tuple[int, ...], _Bottoms], ...]
 
 
-def _two_rows(rows: _Rows, t0: int) -> Iterator[List[tuple]]:
+def _two_rows(rows: _Rows, t0: int) -> Iterator[list[tuple]]:
     """For top-left tile t0, one list per next tile t1, in increasing order
     (empty ones left out), of (digits 3-6 as one int, ids of cells 0-5,
     bottom rows): every top two rows that some bottom row completes.
@@ -471,7 +501,7 @@ def _two_rows(rows: _Rows, t0: int) -> Iterator[List[tuple]]:
     ends, bottoms = rows.ends, rows.bottoms
     k = rows.k
     base = t0 * k
-    finds: List[tuple] = []
+    finds: list[tuple] = []
     t1 = 0
     for left1, (b1, p1, tile1, r1, d1) in zip(rows.lefts, rows.entries):
         if tile1 != t1:
@@ -484,7 +514,7 @@ def _two_rows(rows: _Rows, t0: int) -> Iterator[List[tuple]]:
             if not middles or b0 == b1:
                 continue
             u1 = b0 | b1
-            for b2, p2, t2, r2, d2 in by_left[r1]:
+            for b2, p2, t2, _r2, d2 in by_left[r1]:
                 if b2 & u1 or t2 < t0:  # t2 < t0: not the canonical rotation
                     continue
                 u2 = u1 | b2
@@ -498,8 +528,13 @@ def _two_rows(rows: _Rows, t0: int) -> Iterator[List[tuple]]:
                             continue
                         found = bottoms(d3, d4, d5, u4 | b5)
                         if found is not None and found.counts[t0]:
-                            finds.append(((((t2 << 4 | t3) << 4) | t4) << 4 | t5,
-                                          (p0, p1, p2, p3, p4, p5), found))
+                            finds.append(
+                                (
+                                    (((t2 << 4 | t3) << 4) | t4) << 4 | t5,
+                                    (p0, p1, p2, p3, p4, p5),
+                                    found,
+                                )
+                            )
     if finds:
         yield finds
 
@@ -513,15 +548,19 @@ def _groups(rows: _Rows) -> Iterator[_Group]:
                 yield _Group(t0, tuple((ids, found) for _, ids, found in same))
 
 
-def _group_boards(rows: _Rows, group: _Group) -> List[tuple]:
+def _group_boards(rows: _Rows, group: _Group) -> list[tuple]:
     """The group's boards (ids), in order."""
     corner = group.corner
-    boards = [ids + last for ids, found in group.pairs
-              for tiles, last in found.rows if min(tiles[0], tiles[2]) > corner]
+    boards = [
+        ids + last
+        for ids, found in group.pairs
+        for tiles, last in found.rows
+        if min(tiles[0], tiles[2]) > corner
+    ]
     return _in_order(rows.places, boards)
 
 
-def _group_drawing(rows: _Rows, group: _Group, parts: List[bytes]) -> int:
+def _group_drawing(rows: _Rows, group: _Group, parts: list[bytes]) -> int:
     """Append the group's boards, drawn and in order, to parts; return how
     many.  Each board is its pair's prefix and a bottom row, so one join
     per pair and tile triple draws them all at C speed."""
@@ -536,8 +575,11 @@ def _group_drawing(rows: _Rows, group: _Group, parts: List[bytes]) -> int:
     # Same six digits: order by the last three, then by the drawing, which
     # is the prefix's first (all rows have the same width), then the row's.
     pairs = sorted(((rows.prefix(ids), found) for ids, found in group.pairs), key=itemgetter(0))
-    keyed = [(tiles, prefix, texts) for prefix, found in pairs
-             for tiles, texts in rows.drawn_rows(found, corner)[0]]
+    keyed = [
+        (tiles, prefix, texts)
+        for prefix, found in pairs
+        for tiles, texts in rows.drawn_rows(found, corner)[0]
+    ]
     keyed.sort(key=itemgetter(0))  # stable: prefixes stay in order
     total = 0
     for _, prefix, texts in keyed:
@@ -564,7 +606,7 @@ def _count(rows: _Rows) -> int:
     """Count by top rows: what fits below a top row depends only on its
     bottom edges, its tiles and its top-left tile, so each such key is
     counted once however many top rows share it."""
-    memo: Dict[int, int] = {}
+    memo: dict[int, int] = {}
     total, k = 0, rows.k
     for b0, _, t0, r0, d0 in rows.entries:
         if t0 > TILE_COUNT - 3:
@@ -624,9 +666,9 @@ def count_line(n: int) -> str:
     return f"{n} unique solutions found:"
 
 
-_ROW = ("|{}  {}   |{}  {}   |{}  {}   |\n"
-        "|{}    {}|{}    {}|{}    {}|\n"
-        "|   {}   |   {}   |   {}   |\n")
+_ROW = (
+    "|{}  {}   |{}  {}   |{}  {}   |\n|{}    {}|{}    {}|{}    {}|\n|   {}   |   {}   |   {}   |\n"
+)
 
 
 def _row_lines(a: Placement, b: Placement, c: Placement) -> str:
@@ -635,8 +677,17 @@ def _row_lines(a: Placement, b: Placement, c: Placement) -> str:
 
 
 def render_board(board: Board) -> str:
-    return "".join((SEPARATOR, _row_lines(*board[0:3]), SEPARATOR, _row_lines(*board[3:6]),
-                    SEPARATOR, _row_lines(*board[6:9]), SEPARATOR))
+    return "".join(
+        (
+            SEPARATOR,
+            _row_lines(*board[0:3]),
+            SEPARATOR,
+            _row_lines(*board[3:6]),
+            SEPARATOR,
+            _row_lines(*board[6:9]),
+            SEPARATOR,
+        )
+    )
 
 
 def render(puzzle: Puzzle, boards: Iterable[Board]) -> str:
@@ -671,7 +722,7 @@ def _stream(puzzle: Puzzle, rows: _Rows, out, buffer_bytes: int) -> int:
     the buffer; then the memoized count gives the total, the count line
     goes out and the drawing resumes where it paused."""
     groups = _groups(rows)
-    pending: List[bytes] = []
+    pending: list[bytes] = []
     held = total = 0
     exhausted = True
     for group in groups:
@@ -693,7 +744,7 @@ def _stream(puzzle: Puzzle, rows: _Rows, out, buffer_bytes: int) -> int:
     return total
 
 
-def main(argv: Optional[Sequence[str]] = None, write=None, prog: str = "puzzlesolver") -> int:
+def main(argv: Sequence[str] | None = None, write=None, prog: str = "puzzlesolver") -> int:
     """The command line; `write(puzzle, binary_out)` prints (default: write_output),
     so that another engine can share this front end."""
     args = sys.argv[1:] if argv is None else list(argv)

@@ -2,9 +2,9 @@
 expected output and the policy flags."""
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
 
 from grader.schemas import validate
 from testcases import engine, manifest, policy
@@ -20,10 +20,10 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 class Expected:
     output: bytes
     solutions: int
-    policy: Tuple[str, ...]
+    policy: tuple[str, ...]
 
 
-def reference_result(puzzle, max_bytes: Optional[int] = None, label: str = "") -> Expected:
+def reference_result(puzzle, max_bytes: int | None = None, label: str = "") -> Expected:
     """What the reference prints for `puzzle`, and the rules that output rests on.
     With max_bytes, refuse (before drawing anything) an output above it."""
     ps = engine.solver()
@@ -32,14 +32,15 @@ def reference_result(puzzle, max_bytes: Optional[int] = None, label: str = "") -
         if solutions * BOARD_BYTES > max_bytes:
             raise UsageError(
                 f"{label}: {solutions} solutions, about {solutions * BOARD_BYTES / 1e6:.1f} MB "
-                f"of expected output, over the {max_bytes / 1e6:.1f} MB limit (--max-bytes)")
+                f"of expected output, over the {max_bytes / 1e6:.1f} MB limit (--max-bytes)"
+            )
     output, solutions = engine.expected_output(puzzle)
     flags = policy.detect(puzzle.tiles, solutions, ps.solve(puzzle))
     return Expected(output, solutions, flags)
 
 
-def parse_tags(text: str) -> List[str]:
-    tags: List[str] = []
+def parse_tags(text: str) -> list[str]:
+    tags: list[str] = []
     for tag in (t.strip() for t in text.split(",")):
         if not tag:
             continue
@@ -58,16 +59,18 @@ class NewCase:
     weight: float = 1
     timed: bool = False
     tags: Sequence[str] = ()
-    seed: Optional[int] = None
-    description: Optional[str] = None
+    seed: int | None = None
+    description: str | None = None
 
 
 def add(manifest_path: Path, case: NewCase, max_bytes: int = MAX_OUTPUT_BYTES) -> str:
     """Copy the puzzle in, write its expected output, append the entry.
     Returns a one-line summary."""
     if not _NAME.match(case.id) or len(case.id) > 64:
-        raise UsageError(f"case id {case.id!r}: use lower-case letters, digits and '-' "
-                         "(at most 64, not starting with '-')")
+        raise UsageError(
+            f"case id {case.id!r}: use lower-case letters, digits and '-' "
+            "(at most 64, not starting with '-')"
+        )
     data = manifest.read(manifest_path, missing_ok=True)
     if manifest.find(data, case.id):
         raise UsageError(f"case id {case.id!r} is already in {manifest_path}")
@@ -77,15 +80,20 @@ def add(manifest_path: Path, case: NewCase, max_bytes: int = MAX_OUTPUT_BYTES) -
     for rel in (input_rel, expected_rel):
         target = root / rel
         if target.exists() and not (rel == input_rel and target.resolve() == case.source.resolve()):
-            raise UsageError(f"{target} already exists (left from another case?); "
-                             "remove it or pick another id")
+            raise UsageError(
+                f"{target} already exists (left from another case?); remove it or pick another id"
+            )
     puzzle = engine.read_puzzle(case.source)
     result = reference_result(puzzle, max_bytes, str(case.source))
     entry = {
-        "id": case.id, "input": input_rel, "expected": expected_rel,
+        "id": case.id,
+        "input": input_rel,
+        "expected": expected_rel,
         "visibility": case.visibility,
         "weight": int(case.weight) if float(case.weight).is_integer() else case.weight,
-        "timed": case.timed, "policy": list(result.policy), "tags": list(case.tags),
+        "timed": case.timed,
+        "policy": list(result.policy),
+        "tags": list(case.tags),
     }
     if case.seed is not None:
         entry["seed"] = case.seed
@@ -99,9 +107,11 @@ def add(manifest_path: Path, case: NewCase, max_bytes: int = MAX_OUTPUT_BYTES) -
     (root / input_rel).write_bytes(source_bytes)
     (root / expected_rel).write_bytes(result.output)
     manifest.write(manifest_path, data)
-    return (f"added {case.id!r} ({case.visibility}): {result.solutions} solution(s), "
-            f"{len(result.output)} bytes of expected output, policy: "
-            f"{', '.join(result.policy) or 'none'}")
+    return (
+        f"added {case.id!r} ({case.visibility}): {result.solutions} solution(s), "
+        f"{len(result.output)} bytes of expected output, policy: "
+        f"{', '.join(result.policy) or 'none'}"
+    )
 
 
 def _read_source(path: Path) -> bytes:
@@ -111,12 +121,12 @@ def _read_source(path: Path) -> bytes:
         raise UsageError(f"{path}: cannot read the puzzle: {error.strerror}") from None
 
 
-def rebuild(manifest_path: Path, max_bytes: int = MAX_OUTPUT_BYTES) -> List[str]:
+def rebuild(manifest_path: Path, max_bytes: int = MAX_OUTPUT_BYTES) -> list[str]:
     """Rewrite every expected output and policy list from the reference.
     Returns one line per change and a summary line last."""
     data = manifest.read(manifest_path)
     root = Path(manifest_path).parent
-    report: List[str] = []
+    report: list[str] = []
     outputs_changed = flags_changed = 0
     for entry in data["cases"]:
         source = root / entry["input"]
@@ -141,6 +151,8 @@ def rebuild(manifest_path: Path, max_bytes: int = MAX_OUTPUT_BYTES) -> List[str]
             entry["policy"] = list(result.policy)
     if flags_changed:
         manifest.write(manifest_path, data)
-    report.append(f"rebuild: {len(data['cases'])} cases, {outputs_changed} expected output(s) "
-                  f"changed, {flags_changed} policy list(s) changed")
+    report.append(
+        f"rebuild: {len(data['cases'])} cases, {outputs_changed} expected output(s) "
+        f"changed, {flags_changed} policy list(s) changed"
+    )
     return report

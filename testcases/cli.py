@@ -6,8 +6,9 @@ Exit status: 0 done, 1 the command failed (a difference found, gave up),
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, Optional, Sequence
+from typing import NoReturn
 
 from grader.errors import run_entry_point
 from testcases import DEFAULT_EXAMPLES, DEFAULT_MANIFEST, build, engine, generate, intformat
@@ -21,41 +22,76 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="testcases", description="Build and verify the graded test cases "
-                     "(instructors: needs the reference solver).")
-    parser.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST,
-                        help="the manifest to work on (default: %(default)s)")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     parser_class=_Parser)
+    parser = _Parser(
+        prog="testcases",
+        description="Build and verify the graded test cases "
+        "(instructors: needs the reference solver).",
+    )
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=DEFAULT_MANIFEST,
+        help="the manifest to work on (default: %(default)s)",
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
 
     gen = commands.add_parser("generate", help="a random puzzle with a chosen number of solutions")
-    gen.add_argument("--solutions", required=True, metavar="N|LOW-HIGH|many",
-                     help=f"unique solutions wanted; 'many' is {generate.MANY[0]}-{generate.MANY[1]}")
-    gen.add_argument("--letters", type=int, metavar="K",
-                     help=f"draw edges from the alphabet's first K letters "
-                          f"(default {generate.DEFAULT_LETTERS}, or all of --alphabet)")
-    gen.add_argument("--alphabet", metavar="LETTERS",
-                     help=f"the letters to draw from, in order (default {generate.DEFAULT_ALPHABET})")
+    gen.add_argument(
+        "--solutions",
+        required=True,
+        metavar="N|LOW-HIGH|many",
+        help=f"unique solutions wanted; 'many' is {generate.MANY[0]}-{generate.MANY[1]}",
+    )
+    gen.add_argument(
+        "--letters",
+        type=int,
+        metavar="K",
+        help=f"draw edges from the alphabet's first K letters "
+        f"(default {generate.DEFAULT_LETTERS}, or all of --alphabet)",
+    )
+    gen.add_argument(
+        "--alphabet",
+        metavar="LETTERS",
+        help=f"the letters to draw from, in order (default {generate.DEFAULT_ALPHABET})",
+    )
     gen.add_argument("--duplicates", action="store_true", help="include copies of one tile")
-    gen.add_argument("--symmetric", action="store_true",
-                     help="include rotationally symmetric tiles (e.g. R0,B1,R0,B1)")
-    gen.add_argument("--ties", choices=generate.TIES, default="forbid",
-                     help="two boards with the same 9 digits (their order is the tie rule's): "
-                          "forbid them (default), require one, or allow them")
+    gen.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="include rotationally symmetric tiles (e.g. R0,B1,R0,B1)",
+    )
+    gen.add_argument(
+        "--ties",
+        choices=generate.TIES,
+        default="forbid",
+        help="two boards with the same 9 digits (their order is the tie rule's): "
+        "forbid them (default), require one, or allow them",
+    )
     gen.add_argument("--seed", type=int, required=True, help="random seed: same seed, same puzzle")
-    gen.add_argument("--tries", type=int, default=generate.MAX_TRIES,
-                     help="give up after this many candidates (default %(default)s)")
+    gen.add_argument(
+        "--tries",
+        type=int,
+        default=generate.MAX_TRIES,
+        help="give up after this many candidates (default %(default)s)",
+    )
     gen.add_argument("--crlf", action="store_true", help="write CRLF line ends")
     gen.add_argument("--no-final-newline", action="store_true", help="leave out the last line end")
     gen.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
 
     imp = commands.add_parser("import-int", help="convert an integer puzzle (.int) to letters")
     imp.add_argument("file", type=Path, metavar="FILE.int")
-    imp.add_argument("--alphabet", default=intformat.DEFAULT_ALPHABET,
-                     help="letters for the magnitudes, smallest first (default A-Z)")
+    imp.add_argument(
+        "--alphabet",
+        default=intformat.DEFAULT_ALPHABET,
+        help="letters for the magnitudes, smallest first (default A-Z)",
+    )
     imp.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
 
-    add = commands.add_parser("add", help="add a puzzle as a case, expected output from the reference")
+    add = commands.add_parser(
+        "add", help="add a puzzle as a case, expected output from the reference"
+    )
     add.add_argument("id", help="case id: lower-case letters, digits, '-'")
     add.add_argument("input", type=Path, help="the puzzle file (copied byte for byte)")
     add.add_argument("--visibility", required=True, choices=("public", "hidden"))
@@ -64,43 +100,77 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--tags", default="", help="comma-separated, e.g. one-solution,letters")
     add.add_argument("--seed", type=int, help="the generator seed, for generated puzzles")
     add.add_argument("--description", help="one line for the manifest")
-    add.add_argument("--max-bytes", type=int, default=build.MAX_OUTPUT_BYTES,
-                     help="refuse a larger expected output (default %(default)s)")
+    add.add_argument(
+        "--max-bytes",
+        type=int,
+        default=build.MAX_OUTPUT_BYTES,
+        help="refuse a larger expected output (default %(default)s)",
+    )
 
     reb = commands.add_parser("rebuild", help="rewrite every expected output and policy list")
-    reb.add_argument("--max-bytes", type=int, default=build.MAX_OUTPUT_BYTES,
-                     help="refuse a larger expected output (default %(default)s)")
+    reb.add_argument(
+        "--max-bytes",
+        type=int,
+        default=build.MAX_OUTPUT_BYTES,
+        help="refuse a larger expected output (default %(default)s)",
+    )
 
-    ver = commands.add_parser("verify", help="check the manifest, the files and every expected output")
-    ver.add_argument("--cross-check", action="store_true",
-                     help="also compare with the second engine, reference.dlx")
+    ver = commands.add_parser(
+        "verify", help="check the manifest, the files and every expected output"
+    )
+    ver.add_argument(
+        "--cross-check",
+        action="store_true",
+        help="also compare with the second engine, reference.dlx",
+    )
 
-    exa = commands.add_parser("verify-examples", help="grade the example submissions and "
-                              "check each verdict against its expected.toml")
+    exa = commands.add_parser(
+        "verify-examples",
+        help="grade the example submissions and check each verdict against its expected.toml",
+    )
     _example_options(exa)
     exa.add_argument("--jobs", type=int, default=1, help="runs at once (default: %(default)s)")
-    exa.add_argument("--record", action="store_true",
-                     help="write expected.toml (the verdicts measured now) into every example "
-                          "folder that has none")
+    exa.add_argument(
+        "--record",
+        action="store_true",
+        help="write expected.toml (the verdicts measured now) into every example "
+        "folder that has none",
+    )
 
-    lim = commands.add_parser("timelimit", help="propose the CPU and wall limits from timed "
-                              "runs of the reference and the examples expected to pass")
+    lim = commands.add_parser(
+        "timelimit",
+        help="propose the CPU and wall limits from timed "
+        "runs of the reference and the examples expected to pass",
+    )
     _example_options(lim)
-    lim.add_argument("--runs", type=int, help="runs per program and case "
-                     "(default: [timelimit] runs in course.toml)")
-    lim.add_argument("--csv", type=Path, metavar="OUT.csv",
-                     help="also write every timed run (program, language, case, CPU, wall)")
+    lim.add_argument(
+        "--runs",
+        type=int,
+        help="runs per program and case (default: [timelimit] runs in course.toml)",
+    )
+    lim.add_argument(
+        "--csv",
+        type=Path,
+        metavar="OUT.csv",
+        help="also write every timed run (program, language, case, CPU, wall)",
+    )
     return parser
 
 
 def _example_options(command) -> None:
-    command.add_argument("folder", nargs="?", type=Path, default=DEFAULT_EXAMPLES,
-                         help="the example class (default: %(default)s)")
-    command.add_argument("--course", type=Path, help="course configuration "
-                         "(default: the project's course.toml)")
+    command.add_argument(
+        "folder",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_EXAMPLES,
+        help="the example class (default: %(default)s)",
+    )
+    command.add_argument(
+        "--course", type=Path, help="course configuration (default: the project's course.toml)"
+    )
 
 
-def _write(data: bytes, path: Optional[Path]) -> None:
+def _write(data: bytes, path: Path | None) -> None:
     if path is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -115,17 +185,24 @@ def _generate(args) -> int:
     options = generate.Options(
         target=generate.parse_target(args.solutions),
         letters=generate.choose_letters(args.letters, args.alphabet),
-        duplicates=args.duplicates, symmetric=args.symmetric, ties=args.ties,
-        max_tries=args.tries)
+        duplicates=args.duplicates,
+        symmetric=args.symmetric,
+        ties=args.ties,
+        max_tries=args.tries,
+    )
     if options.max_tries < 1:
         raise UsageError("--tries: give at least 1")
     if options.duplicates and options.target == generate.Target(1, 1):
-        raise UsageError("--duplicates: copies of a tile can swap places, so a solvable puzzle "
-                         "with duplicates has at least 2 solutions; ask for 0 or 2 or more")
+        raise UsageError(
+            "--duplicates: copies of a tile can swap places, so a solvable puzzle "
+            "with duplicates has at least 2 solutions; ask for 0 or 2 or more"
+        )
     found = generate.generate(options, args.seed, engine.solver())
     _write(format_puzzle(found.tiles, args.crlf, not args.no_final_newline), args.output)
-    print(f"generate: {found.solutions} solution(s), seed {args.seed}, try {found.attempt}",
-          file=sys.stderr)
+    print(
+        f"generate: {found.solutions} solution(s), seed {args.seed}, try {found.attempt}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -136,9 +213,16 @@ def _import_int(args) -> int:
 
 
 def _add(args) -> int:
-    case = build.NewCase(id=args.id, source=args.input, visibility=args.visibility,
-                         weight=args.weight, timed=args.timed, tags=build.parse_tags(args.tags),
-                         seed=args.seed, description=args.description)
+    case = build.NewCase(
+        id=args.id,
+        source=args.input,
+        visibility=args.visibility,
+        weight=args.weight,
+        timed=args.timed,
+        tags=build.parse_tags(args.tags),
+        seed=args.seed,
+        description=args.description,
+    )
     if not args.weight > 0:
         raise UsageError("--weight: give a number above 0")
     print(build.add(args.manifest, case, args.max_bytes))
@@ -177,11 +261,17 @@ def _timelimit(args) -> int:
     return timelimit(args)
 
 
-_COMMANDS = {"generate": _generate, "import-int": _import_int, "add": _add,
-             "rebuild": _rebuild, "verify": _verify, "verify-examples": _verify_examples,
-             "timelimit": _timelimit}
+_COMMANDS = {
+    "generate": _generate,
+    "import-int": _import_int,
+    "add": _add,
+    "rebuild": _rebuild,
+    "verify": _verify,
+    "verify-examples": _verify_examples,
+    "timelimit": _timelimit,
+}
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     return run_entry_point(f"testcases {args.command}", lambda: _COMMANDS[args.command](args))

@@ -1,15 +1,13 @@
 """Where two outputs first differ, said in one line."""
 
-from typing import Optional
 
-
-def _show(line: Optional[bytes]) -> str:
+def _show(line: bytes | None) -> str:
     if line is None:
         return "nothing (the output has ended)"
     return repr(line.decode("ascii", "replace"))
 
 
-def first_difference(old: bytes, new: bytes, old_name: str, new_name: str) -> Optional[str]:
+def first_difference(old: bytes, new: bytes, old_name: str, new_name: str) -> str | None:
     """None when equal, else e.g. "line 12: the expected file has '|1  G0 ...',
     the reference prints '|1  B0 ...'" (lines keep their line ends, so a
     missing final newline or a CR shows)."""

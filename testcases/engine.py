@@ -4,7 +4,6 @@ expected output it defines."""
 import importlib
 import io
 from types import ModuleType
-from typing import Tuple
 
 from testcases.errors import GraderError, UsageError
 
@@ -55,7 +54,7 @@ def read_puzzle(path):
         raise UsageError(str(error)) from None
 
 
-def expected_output(puzzle) -> Tuple[bytes, int]:
+def expected_output(puzzle) -> tuple[bytes, int]:
     """(the bytes the reference prints for `puzzle`, its number of solutions)."""
     buffer = io.BytesIO()
     solutions = solver().write_output(puzzle, buffer)

@@ -5,9 +5,9 @@ sandbox that changes what students get shows up here first.
 """
 
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
 
 from grader.cases import Case
 from grader.config import CourseConfig
@@ -23,7 +23,7 @@ from testcases.expected import FILE_NAME, Expected, differences, load_expected
 @dataclass(frozen=True)
 class Example:
     submission: Submission
-    expected: Optional[Expected]  # None: the folder declares nothing
+    expected: Expected | None  # None: the folder declares nothing
 
     @property
     def id(self) -> str:
@@ -35,37 +35,45 @@ class Outcome:
     """One example's verdicts, case id -> verdict, in manifest order."""
 
     example: Example
-    verdicts: Dict[str, str]
-    diagnoses: Dict[str, str]
+    verdicts: dict[str, str]
+    diagnoses: dict[str, str]
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         if self.example.expected is None:
             return []
-        return differences(self.example.id, self.example.expected, self.verdicts,
-                           self.diagnoses)
+        return differences(self.example.id, self.example.expected, self.verdicts, self.diagnoses)
 
 
-def find_examples(folder: Path, config: CourseConfig, cases: Sequence[Case]) -> List[Example]:
+def find_examples(folder: Path, config: CourseConfig, cases: Sequence[Case]) -> list[Example]:
     """Every example folder, with its declaration (UsageError for a bad one)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"{folder}: not a folder of example submissions")
     case_ids = [case.id for case in cases]
-    examples = [Example(sub, load_expected(sub.folder, case_ids))
-                for sub in discover(folder, config)]
+    examples = [
+        Example(sub, load_expected(sub.folder, case_ids)) for sub in discover(folder, config)
+    ]
     if not examples:
         raise UsageError(f"{folder}: no example submissions in it")
     return examples
 
 
-def grade_examples(examples: Sequence[Example], cases: Sequence[Case], config: CourseConfig,
-                   *, jobs: int = 1, warn: Callable[[str], None] = print) -> List[Outcome]:
+def grade_examples(
+    examples: Sequence[Example],
+    cases: Sequence[Case],
+    config: CourseConfig,
+    *,
+    jobs: int = 1,
+    warn: Callable[[str], None] = print,
+) -> list[Outcome]:
     """Grade every example afresh, exactly as `grader grade` would, in a scratch
     results folder (nothing is cached between two verifications)."""
     sandbox = make_sandbox(config.sandbox, warn=warn)
     submissions = [example.submission for example in examples]
-    with tempfile.TemporaryDirectory(prefix="verify-examples-") as tmp, \
-            Store(Path(tmp) / "grader.db") as store:
+    with (
+        tempfile.TemporaryDirectory(prefix="verify-examples-") as tmp,
+        Store(Path(tmp) / "grader.db") as store,
+    ):
         work = plan(submissions, cases, store)
         execute(work, store, sandbox, config, Path(tmp) / "builds", jobs=jobs)
         outcomes = []
@@ -81,14 +89,17 @@ def grade_examples(examples: Sequence[Example], cases: Sequence[Case], config: C
 
 def summary_line(outcome: Outcome) -> str:
     """E.g. "crash  AC:24 RTE:7  ok" for the report."""
-    counts: Dict[str, int] = {}
+    counts: dict[str, int] = {}
     for verdict in outcome.verdicts.values():
         counts[verdict] = counts.get(verdict, 0) + 1
     shown = " ".join(f"{v}:{n}" for v, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     if outcome.example.expected is None:
         status = f"not checked (no {FILE_NAME})"
     else:
-        status = "as expected" if not outcome.problems() else \
-            f"{len(outcome.problems())} case(s) differ"
-    return f"{outcome.example.id:<20} {outcome.example.submission.language_name:<7} " \
-           f"{shown:<24} {status}"
+        status = (
+            "as expected" if not outcome.problems() else f"{len(outcome.problems())} case(s) differ"
+        )
+    return (
+        f"{outcome.example.id:<20} {outcome.example.submission.language_name:<7} "
+        f"{shown:<24} {status}"
+    )

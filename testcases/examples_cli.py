@@ -34,8 +34,10 @@ def _setup(args):
 
 def verify_examples(args) -> int:
     config, cases, examples = _setup(args)
-    print(f"verify-examples: grading {len(examples)} examples on {len(cases)} cases ...",
-          file=sys.stderr)
+    print(
+        f"verify-examples: grading {len(examples)} examples on {len(cases)} cases ...",
+        file=sys.stderr,
+    )
     try:
         outcomes = ex.grade_examples(examples, cases, config, jobs=args.jobs, warn=_warn)
     except SandboxUnavailable as error:
@@ -74,32 +76,53 @@ def timelimit(args) -> int:
         cache = Path(tmp) / "builds"
         reference = tl.reference_submission(Path(tmp), config)
         programs = tl.programs_to_time(reference, examples, cases)
-        print(f"timelimit: {len(programs)} programs ({', '.join(p.id for p in programs)}) x "
-              f"{len(cases)} cases x {runs} runs, one at a time", file=sys.stderr)
+        print(
+            f"timelimit: {len(programs)} programs ({', '.join(p.id for p in programs)}) x "
+            f"{len(cases)} cases x {runs} runs, one at a time",
+            file=sys.stderr,
+        )
         measured = tl.measure(programs, runs, sandbox, config, cache)
         for problem in measured.problems:
             print(f"timelimit: {problem}", file=sys.stderr)
         if measured.problems:
-            raise Failure(f"{len(measured.problems)} run(s) expected to pass did not: "
-                          "fix them (testcases verify-examples) before setting a limit")
-        print(tabulate([(p, lang, n, f"{med:.4f}", f"{worst:.4f}", case)
-                        for p, lang, n, med, worst, case in tl.table(measured.samples)],
-                       headers=("program", "language", "runs", "median CPU s",
-                                "slowest CPU s", "slowest case")))
+            raise Failure(
+                f"{len(measured.problems)} run(s) expected to pass did not: "
+                "fix them (testcases verify-examples) before setting a limit"
+            )
+        print(
+            tabulate(
+                [
+                    (p, lang, n, f"{med:.4f}", f"{worst:.4f}", case)
+                    for p, lang, n, med, worst, case in tl.table(measured.samples)
+                ],
+                headers=(
+                    "program",
+                    "language",
+                    "runs",
+                    "median CPU s",
+                    "slowest CPU s",
+                    "slowest case",
+                ),
+            )
+        )
         if args.csv is not None:
             _write_csv(args.csv, measured.samples)
         proposal = tl.propose(measured.samples, config.timelimit)
         slowest = proposal.slowest
-        print(f"\nslowest accepted run: {slowest.program} ({slowest.language}) on "
-              f"{slowest.case}: {slowest.cpu_seconds:.4f} s CPU, {slowest.wall_seconds:.4f} s "
-              f"wall")
-        print(f"proposed: CPU {proposal.cpu_seconds:g} s (= {proposal.k:g} x "
-              f"{slowest.cpu_seconds:.4f} s, rounded up to a multiple of "
-              f"{config.timelimit.round_to:g} s), wall {proposal.wall_seconds:g} s "
-              f"(= {config.timelimit.wall_factor:g} x CPU, at least {proposal.k:g} x the "
-              f"slowest wall time, {proposal.slowest_wall.wall_seconds:.4f} s by "
-              f"{proposal.slowest_wall.program} on {proposal.slowest_wall.case}); "
-              f"now in force: CPU {config.limits.cpu_seconds:g} s, wall {config.limits.wall_seconds:g} s")
+        print(
+            f"\nslowest accepted run: {slowest.program} ({slowest.language}) on "
+            f"{slowest.case}: {slowest.cpu_seconds:.4f} s CPU, {slowest.wall_seconds:.4f} s "
+            f"wall"
+        )
+        print(
+            f"proposed: CPU {proposal.cpu_seconds:g} s (= {proposal.k:g} x "
+            f"{slowest.cpu_seconds:.4f} s, rounded up to a multiple of "
+            f"{config.timelimit.round_to:g} s), wall {proposal.wall_seconds:g} s "
+            f"(= {config.timelimit.wall_factor:g} x CPU, at least {proposal.k:g} x the "
+            f"slowest wall time, {proposal.slowest_wall.wall_seconds:.4f} s by "
+            f"{proposal.slowest_wall.program} on {proposal.slowest_wall.case}); "
+            f"now in force: CPU {config.limits.cpu_seconds:g} s, wall {config.limits.wall_seconds:g} s"
+        )
         print("\n# for course.toml\n" + tl.limits_snippet(proposal))
         for warning in tl.tle_warnings(examples, cases, proposal, sandbox, config, cache):
             _warn(warning)
@@ -112,7 +135,9 @@ def _write_csv(path: Path, samples) -> None:
         with open(path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(("program", "language", "case", "cpu_seconds", "wall_seconds"))
-            writer.writerows((s.program, s.language, s.case, f"{s.cpu_seconds:.6f}",
-                              f"{s.wall_seconds:.6f}") for s in samples)
+            writer.writerows(
+                (s.program, s.language, s.case, f"{s.cpu_seconds:.6f}", f"{s.wall_seconds:.6f}")
+                for s in samples
+            )
     except OSError as error:
         raise UsageError(f"{path}: cannot write: {error.strerror}") from None

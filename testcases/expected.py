@@ -11,10 +11,10 @@ case ids): a typo in it is an error naming the file, never a silent pass.
 
 import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
 
 try:
     import tomllib
@@ -34,24 +34,24 @@ class Expected:
     """What one example must get: `default` on every case not in `cases`."""
 
     path: Path
-    default: Optional[str]
+    default: str | None
     cases: Mapping[str, str] = field(default_factory=dict)
 
-    def verdict(self, case_id: str) -> Optional[str]:
+    def verdict(self, case_id: str) -> str | None:
         return self.cases.get(case_id, self.default)
 
     def all_pass(self, case_ids: Sequence[str]) -> bool:
         return bool(case_ids) and all(self.verdict(cid) == "AC" for cid in case_ids)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator() -> Draft202012Validator:
     schema = json.loads(_SCHEMA.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
-def load_expected(folder: Path, case_ids: Sequence[str]) -> Optional[Expected]:
+def load_expected(folder: Path, case_ids: Sequence[str]) -> Expected | None:
     """The folder's declaration, or None when it has none. UsageError (one line
     naming the file) when the file is malformed, names an unknown case, or leaves a
     case without a verdict."""
@@ -75,13 +75,16 @@ def load_expected(folder: Path, case_ids: Sequence[str]) -> Optional[Expected]:
     if expected.default is None:
         missing = [cid for cid in case_ids if cid not in expected.cases]
         if missing:
-            raise UsageError(f"{path}: no verdict for case {missing[0]!r}: list it under "
-                             "[cases] or give a default `verdict`")
+            raise UsageError(
+                f"{path}: no verdict for case {missing[0]!r}: list it under "
+                "[cases] or give a default `verdict`"
+            )
     return expected
 
 
-def differences(example: str, expected: Expected, actual: Mapping[str, str],
-                diagnoses: Mapping[str, str]) -> List[str]:
+def differences(
+    example: str, expected: Expected, actual: Mapping[str, str], diagnoses: Mapping[str, str]
+) -> list[str]:
     """One line per case whose verdict is not the declared one."""
     problems = []
     for case_id, got in actual.items():
@@ -92,17 +95,20 @@ def differences(example: str, expected: Expected, actual: Mapping[str, str],
         detail = f" ({why[0]})" if why else ""
         if got == "IE":  # not the example's verdict: the grader failed, and says why
             detail += "; IE is the grader's own failure: run again"
-        problems.append(f"example {example!r}, case {case_id!r}: expected {wanted}, "
-                        f"got {got}{detail}")
+        problems.append(
+            f"example {example!r}, case {case_id!r}: expected {wanted}, got {got}{detail}"
+        )
     return problems
 
 
-def render(actual: Dict[str, str]) -> str:
+def render(actual: dict[str, str]) -> str:
     """An expected.toml declaring `actual`: the commonest verdict as the default,
     the other cases listed (in manifest order)."""
     default = Counter(actual.values()).most_common(1)[0][0]
-    lines = ["# Expected verdicts (testcases verify-examples checks them).",
-             f'verdict = "{default}"  # on every case not listed below']
+    lines = [
+        "# Expected verdicts (testcases verify-examples checks them).",
+        f'verdict = "{default}"  # on every case not listed below',
+    ]
     others = [(cid, v) for cid, v in actual.items() if v != default]
     if others:
         lines += ["", "[cases]"] + [f'{cid} = "{v}"' for cid, v in others]

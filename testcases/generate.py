@@ -13,13 +13,13 @@ give the same puzzle on every machine.
 import random
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from testcases import policy
 from testcases.errors import Failure, UsageError
 
-Tile = Tuple[str, str, str, str]
+Tile = tuple[str, str, str, str]
 
 DEFAULT_ALPHABET = "YGRB" + "".join(c for c in string.ascii_uppercase if c not in "YGRB")
 DEFAULT_LETTERS = 4
@@ -64,12 +64,14 @@ def parse_target(text: str) -> Target:
     return Target(low, high)
 
 
-def choose_letters(letters: Optional[int], alphabet: Optional[str]) -> str:
+def choose_letters(letters: int | None, alphabet: str | None) -> str:
     """The letters edges are drawn from: the first `letters` of the alphabet."""
     if letters is None:
         letters = len(alphabet) if alphabet else DEFAULT_LETTERS
     alphabet = alphabet or DEFAULT_ALPHABET
-    if any(c not in string.ascii_uppercase for c in alphabet) or len(set(alphabet)) != len(alphabet):
+    if any(c not in string.ascii_uppercase for c in alphabet) or len(set(alphabet)) != len(
+        alphabet
+    ):
         raise UsageError(f"--alphabet {alphabet!r}: give distinct upper-case letters A-Z")
     if not 1 <= letters <= len(alphabet):
         raise UsageError(f"--letters {letters}: choose 1 to {len(alphabet)} (the alphabet's size)")
@@ -88,7 +90,7 @@ class Options:
 
 @dataclass(frozen=True)
 class Generated:
-    tiles: Tuple[Tile, ...]
+    tiles: tuple[Tile, ...]
     solutions: int
     attempt: int  # 1-based: how many tries it took
 
@@ -97,7 +99,7 @@ def generate(options: Options, seed: int, solver) -> Generated:
     """A puzzle meeting `options`, or Failure after options.max_tries tries.
     `solver` is reference.puzzlesolver (count, solve, Puzzle)."""
     master = random.Random(seed)
-    seen: List[int] = []
+    seen: list[int] = []
     for attempt in range(1, options.max_tries + 1):
         rng = random.Random(master.getrandbits(64))  # the derived seed of this try
         tiles = _attempt(rng, options)
@@ -114,18 +116,21 @@ def generate(options: Options, seed: int, solver) -> Generated:
         elif options.ties == "require":
             continue
         return Generated(tiles, solutions, attempt)
-    counts = f"counts seen {min(seen)}..{max(seen)}" if seen else "no candidate passed the tile checks"
+    counts = (
+        f"counts seen {min(seen)}..{max(seen)}" if seen else "no candidate passed the tile checks"
+    )
     raise Failure(
         f"no puzzle with {options.target} solution(s)"
         f"{_TIE_WORDS[options.ties] if options.target.high > 1 else ''} "
         f"from letters {options.letters} in {options.max_tries} tries (seed {seed}; {counts}); "
-        "try another seed, more --tries, or other --letters")
+        "try another seed, more --tries, or other --letters"
+    )
 
 
 _TIE_WORDS = {"forbid": " and no tie", "require": " and a tie", "allow": ""}
 
 
-def _attempt(rng: random.Random, options: Options) -> Optional[Tuple[Tile, ...]]:
+def _attempt(rng: random.Random, options: Options) -> tuple[Tile, ...] | None:
     """One candidate: a solved board, shuffled and turned; None if it has
     symmetric or duplicate tiles that were not asked for."""
     skew = rng.choice((0, 0, 1, 2, 3))  # uneven letter use spreads the counts
@@ -134,13 +139,14 @@ def _attempt(rng: random.Random, options: Options) -> Optional[Tuple[Tile, ...]]
     def edge() -> str:
         return f"{rng.choices(options.letters, weights)[0]}{rng.randrange(2)}"
 
-    forced: List[Tile] = []
+    forced: list[Tile] = []
     if options.symmetric:
         forced += [_symmetric_tile(rng, edge) for _ in range(rng.randint(1, 2))]
     if options.duplicates:
         original = (edge(), edge(), edge(), edge())
-        forced += [_four(policy.turned(original, rng.randrange(4)))
-                   for _ in range(rng.choice((2, 2, 3)))]
+        forced += [
+            _four(policy.turned(original, rng.randrange(4))) for _ in range(rng.choice((2, 2, 3)))
+        ]
     board = _solved_board(forced, edge)
     if options.target.high == 0:
         _break_one_edge(rng, board, len(forced), edge)
@@ -165,7 +171,7 @@ def _symmetric_tile(rng: random.Random, edge) -> Tile:
     return (first, second, first, second)  # looks the same after a half turn
 
 
-def _neighbour(cell: int, side: int) -> Optional[int]:
+def _neighbour(cell: int, side: int) -> int | None:
     row, col = divmod(cell, 3)
     d_row, d_col = _STEP[side]
     row, col = row + d_row, col + d_col
@@ -176,10 +182,10 @@ def _mate(edge: str) -> str:
     return edge[0] + ("0" if edge[1] == "1" else "1")
 
 
-def _solved_board(forced: Sequence[Tile], edge) -> List[Tile]:
+def _solved_board(forced: Sequence[Tile], edge) -> list[Tile]:
     """Nine tiles, row by row, whose touching edges all match; forced tiles
     lie on the centre and corners in the order given."""
-    slots: Dict[Tuple[int, int], str] = {}
+    slots: dict[tuple[int, int], str] = {}
 
     def put(cell: int, side: int, value: str) -> None:
         slots[(cell, side)] = value
@@ -197,7 +203,7 @@ def _solved_board(forced: Sequence[Tile], edge) -> List[Tile]:
     return [_four([slots[(cell, side)] for side in range(4)]) for cell in range(9)]
 
 
-def _break_one_edge(rng: random.Random, board: List[Tile], forced: int, edge) -> None:
+def _break_one_edge(rng: random.Random, board: list[Tile], forced: int, edge) -> None:
     """Spoil one internal match of a free tile: the puzzle is then one edge
     away from solvable, the hardest kind of 'no solution'."""
     free = [cell for cell in range(9) if cell not in _FORCED_CELLS[:forced]]

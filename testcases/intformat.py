@@ -8,8 +8,8 @@ only another 0, which no letter edge can do: such a puzzle cannot be converted.
 """
 
 import string
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Sequence, Set, Tuple
 
 from testcases.errors import UsageError
 
@@ -17,24 +17,26 @@ TILE_COUNT = 9
 SIDES = ("top", "right", "bottom", "left")
 DEFAULT_ALPHABET = string.ascii_uppercase
 
-IntTile = Tuple[int, int, int, int]
+IntTile = tuple[int, int, int, int]
 
 
-def parse_int_puzzle(text: str, source: str) -> List[IntTile]:
+def parse_int_puzzle(text: str, source: str) -> list[IntTile]:
     """Nine lines of four integers separated by white space; trailing blank
     lines and CRLF are accepted. A UsageError names source, line and problem."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
-    tiles: List[IntTile] = []
+    tiles: list[IntTile] = []
     for number, line in enumerate(lines, start=1):
         where = f"{source}:{number}"
         if number > TILE_COUNT:
             raise UsageError(f"{where}: too many tiles: a puzzle has exactly {TILE_COUNT}")
         fields = line.split()
         if len(fields) != 4:
-            raise UsageError(f"{where}: tile {number} has {len(fields)} number(s); "
-                             "a tile has 4 (top right bottom left)")
+            raise UsageError(
+                f"{where}: tile {number} has {len(fields)} number(s); "
+                "a tile has 4 (top right bottom left)"
+            )
         tile = []
         for side, field in zip(SIDES, fields):
             try:
@@ -44,8 +46,10 @@ def parse_int_puzzle(text: str, source: str) -> List[IntTile]:
         top, right, bottom, left = tile
         tiles.append((top, right, bottom, left))
     if len(tiles) < TILE_COUNT:
-        raise UsageError(f"{source}:{len(tiles) + 1}: too few tiles: found {len(tiles)}, "
-                         f"a puzzle has exactly {TILE_COUNT}")
+        raise UsageError(
+            f"{source}:{len(tiles) + 1}: too few tiles: found {len(tiles)}, "
+            f"a puzzle has exactly {TILE_COUNT}"
+        )
     return tiles
 
 
@@ -57,8 +61,9 @@ def check_alphabet(alphabet: str) -> str:
     return alphabet
 
 
-def to_letters(tiles: Sequence[IntTile], source: str,
-               alphabet: str = DEFAULT_ALPHABET) -> List[Tuple[str, str, str, str]]:
+def to_letters(
+    tiles: Sequence[IntTile], source: str, alphabet: str = DEFAULT_ALPHABET
+) -> list[tuple[str, str, str, str]]:
     """The tiles in letter form; a UsageError when a tile cannot be written so."""
     check_alphabet(alphabet)
     for number, tile in enumerate(tiles, start=1):
@@ -67,12 +72,15 @@ def to_letters(tiles: Sequence[IntTile], source: str,
                 raise UsageError(
                     f"{source}:{number}: {side} edge is 0, a flat edge that matches itself; "
                     "the letter format has no such edge (X0 matches only X1), "
-                    "so this puzzle cannot be converted")
+                    "so this puzzle cannot be converted"
+                )
     magnitudes = sorted({abs(value) for tile in tiles for value in tile})
     if len(magnitudes) > len(alphabet):
-        raise UsageError(f"{source}:{_line_of_one_too_many(tiles, len(alphabet))}: "
-                         f"{len(magnitudes)} different edge images (magnitudes) in all, but "
-                         f"only {len(alphabet)} letters to write them with")
+        raise UsageError(
+            f"{source}:{_line_of_one_too_many(tiles, len(alphabet))}: "
+            f"{len(magnitudes)} different edge images (magnitudes) in all, but "
+            f"only {len(alphabet)} letters to write them with"
+        )
     letter = dict(zip(magnitudes, alphabet))
     written = []
     for tile in tiles:
@@ -83,7 +91,7 @@ def to_letters(tiles: Sequence[IntTile], source: str,
 
 def _line_of_one_too_many(tiles: Sequence[IntTile], letters: int) -> int:
     """The line where, reading on, one magnitude more than there are letters appears."""
-    seen: Set[int] = set()
+    seen: set[int] = set()
     for number, tile in enumerate(tiles, start=1):
         seen.update(abs(value) for value in tile)
         if len(seen) > letters:
@@ -91,7 +99,7 @@ def _line_of_one_too_many(tiles: Sequence[IntTile], letters: int) -> int:
     return len(tiles)
 
 
-def convert_file(path: Path, alphabet: str = DEFAULT_ALPHABET) -> List[Tuple[str, str, str, str]]:
+def convert_file(path: Path, alphabet: str = DEFAULT_ALPHABET) -> list[tuple[str, str, str, str]]:
     try:
         text = Path(path).read_text(encoding="ascii")
     except OSError as error:

@@ -5,7 +5,6 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import List, Optional
 
 from grader.cases import CaseError, read_manifest
 from grader.schemas import validate
@@ -13,8 +12,18 @@ from testcases.errors import UsageError
 
 VERSION = 1
 # The order keys are written in; it follows the schema.
-KEY_ORDER = ("id", "input", "expected", "visibility", "weight", "timed", "policy", "tags",
-             "seed", "description")
+KEY_ORDER = (
+    "id",
+    "input",
+    "expected",
+    "visibility",
+    "weight",
+    "timed",
+    "policy",
+    "tags",
+    "seed",
+    "description",
+)
 
 
 def read(path: Path, missing_ok: bool = False) -> dict:
@@ -29,19 +38,24 @@ def read(path: Path, missing_ok: bool = False) -> dict:
         raise UsageError(str(error)) from None
 
 
-def find(data: dict, case_id: str) -> Optional[dict]:
+def find(data: dict, case_id: str) -> dict | None:
     return next((entry for entry in data["cases"] if entry["id"] == case_id), None)
 
 
 def dumps(data: dict) -> str:
     """Two-space indent, one key per line, short lists on one line."""
-    cases: List[str] = []
+    cases: list[str] = []
     for entry in data["cases"]:
         keys = [k for k in KEY_ORDER if k in entry] + sorted(k for k in entry if k not in KEY_ORDER)
         body = ",\n".join(f"      {json.dumps(k)}: {json.dumps(entry[k])}" for k in keys)
         cases.append("    {\n" + body + "\n    }")
-    return ('{\n  "version": ' + json.dumps(data["version"]) + ',\n  "cases": [\n'
-            + ",\n".join(cases) + "\n  ]\n}\n")
+    return (
+        '{\n  "version": '
+        + json.dumps(data["version"])
+        + ',\n  "cases": [\n'
+        + ",\n".join(cases)
+        + "\n  ]\n}\n"
+    )
 
 
 def write(path: Path, data: dict) -> None:

@@ -7,7 +7,7 @@
   comes from the tie rule (drawn text), not from the digits.
 """
 
-from typing import Iterable, Sequence, Tuple
+from collections.abc import Iterable, Sequence
 
 SYMMETRIC_TILES = "symmetric-tiles"
 TIE_ORDER = "tie-order"
@@ -15,11 +15,11 @@ TIE_ORDER = "tie-order"
 Tile = Sequence[str]
 
 
-def turned(tile: Tile, quarter_turns: int) -> Tuple[str, ...]:
+def turned(tile: Tile, quarter_turns: int) -> tuple[str, ...]:
     """The tile turned clockwise by 90 degrees `quarter_turns` times."""
     k = quarter_turns % 4
     tile = tuple(tile)
-    return tile[4 - k:] + tile[:4 - k] if k else tile
+    return tile[4 - k :] + tile[: 4 - k] if k else tile
 
 
 def is_symmetric(tile: Tile) -> bool:
@@ -37,8 +37,9 @@ def same_tile(a: Tile, b: Tile) -> bool:
 
 
 def has_duplicate_tiles(tiles: Sequence[Tile]) -> bool:
-    return any(same_tile(tiles[i], tiles[j])
-               for i in range(len(tiles)) for j in range(i + 1, len(tiles)))
+    return any(
+        same_tile(tiles[i], tiles[j]) for i in range(len(tiles)) for j in range(i + 1, len(tiles))
+    )
 
 
 def has_tie(boards: Iterable[Sequence]) -> bool:
@@ -53,7 +54,7 @@ def has_tie(boards: Iterable[Sequence]) -> bool:
     return False
 
 
-def detect(tiles: Sequence[Tile], solutions: int, boards: Iterable[Sequence]) -> Tuple[str, ...]:
+def detect(tiles: Sequence[Tile], solutions: int, boards: Iterable[Sequence]) -> tuple[str, ...]:
     """The policy flags of a puzzle, given its solution count and its boards in
     output order (read lazily, and only when needed)."""
     flags = []

@@ -1,10 +1,11 @@
 """Writing a puzzle in the letter format, with the line ends asked for."""
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
-def format_puzzle(tiles: Sequence[Sequence[str]], crlf: bool = False,
-                  final_newline: bool = True) -> bytes:
+def format_puzzle(
+    tiles: Sequence[Sequence[str]], crlf: bool = False, final_newline: bool = True
+) -> bytes:
     newline = "\r\n" if crlf else "\n"
     text = newline.join(",".join(tile) for tile in tiles)
     if final_newline:

@@ -12,9 +12,9 @@ measured.
 import math
 import shutil
 import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
 
 from grader.build import build
 from grader.cases import Case
@@ -33,7 +33,7 @@ TLE_MARGIN = 1.5  # an expected TLE must still be a TLE at this multiple of the 
 class Program:
     id: str
     submission: Submission
-    cases: Tuple[Case, ...]  # the cases it is timed on
+    cases: tuple[Case, ...]  # the cases it is timed on
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ class Sample:
 
 @dataclass
 class Measurement:
-    samples: List[Sample]
-    problems: List[str]  # runs that were not AC: no limit can be proposed from them
+    samples: list[Sample]
+    problems: list[str]  # runs that were not AC: no limit can be proposed from them
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,9 @@ def reference_submission(workdir: Path, config: CourseConfig) -> Submission:
     return load(folder, config)
 
 
-def programs_to_time(reference: Submission, examples: Sequence[Example],
-                     cases: Sequence[Case]) -> List[Program]:
+def programs_to_time(
+    reference: Submission, examples: Sequence[Example], cases: Sequence[Case]
+) -> list[Program]:
     """The reference on every case, and each example expected to pass every case."""
     ids = [case.id for case in cases]
     chosen = [Program(REFERENCE_ID, reference, tuple(cases))]
@@ -80,8 +81,14 @@ def programs_to_time(reference: Submission, examples: Sequence[Example],
     return chosen
 
 
-def measure(programs: Sequence[Program], runs: int, sandbox, config: CourseConfig,
-            cache_root: Path, on_run: Callable[[Sample], None] = lambda s: None) -> Measurement:
+def measure(
+    programs: Sequence[Program],
+    runs: int,
+    sandbox,
+    config: CourseConfig,
+    cache_root: Path,
+    on_run: Callable[[Sample], None] = lambda s: None,
+) -> Measurement:
     """`runs` runs of every program on each of its cases, under the course's limits."""
     samples, problems = [], []
     with one_core():
@@ -94,17 +101,22 @@ def measure(programs: Sequence[Program], runs: int, sandbox, config: CourseConfi
             assert language is not None, "a submission without a language does not build"
             for run in range(runs):
                 for case in program.cases:
-                    judgement = run_case(artifact, language, case, sandbox,
-                                         config.limits)
+                    judgement = run_case(artifact, language, case, sandbox, config.limits)
                     if judgement.verdict != Verdict.AC:
-                        problems.append(f"{program.id}, case {case.id!r}, run {run + 1}: "
-                                        f"{judgement.verdict}, not AC: "
-                                        f"{_first(judgement.diagnosis)}")
+                        problems.append(
+                            f"{program.id}, case {case.id!r}, run {run + 1}: "
+                            f"{judgement.verdict}, not AC: "
+                            f"{_first(judgement.diagnosis)}"
+                        )
                         continue
                     assert judgement.result is not None, "an AC verdict comes from a run"
-                    sample = Sample(program.id, program.submission.language_name, case.id,
-                                    judgement.result.cpu_seconds,
-                                    judgement.result.wall_seconds)
+                    sample = Sample(
+                        program.id,
+                        program.submission.language_name,
+                        case.id,
+                        judgement.result.cpu_seconds,
+                        judgement.result.wall_seconds,
+                    )
                     samples.append(sample)
                     on_run(sample)
     return Measurement(samples, problems)
@@ -129,12 +141,21 @@ def _round_up(value: float, step: float) -> float:
     return round(steps * step, 6)
 
 
-def tle_warnings(examples: Sequence[Example], cases: Sequence[Case], proposal: Proposal,
-                 sandbox, config: CourseConfig, cache_root: Path) -> List[str]:
+def tle_warnings(
+    examples: Sequence[Example],
+    cases: Sequence[Case],
+    proposal: Proposal,
+    sandbox,
+    config: CourseConfig,
+    cache_root: Path,
+) -> list[str]:
     """Examples expected TLE that finish within 1.5 x the proposed limits: the limit
     would not tell them from a correct program by a safe margin."""
-    limits = replace(config.limits, cpu_seconds=proposal.cpu_seconds * TLE_MARGIN,
-                     wall_seconds=proposal.wall_seconds * TLE_MARGIN)
+    limits = replace(
+        config.limits,
+        cpu_seconds=proposal.cpu_seconds * TLE_MARGIN,
+        wall_seconds=proposal.wall_seconds * TLE_MARGIN,
+    )
     warnings = []
     for example in examples:
         expected = example.expected
@@ -154,27 +175,37 @@ def tle_warnings(examples: Sequence[Example], cases: Sequence[Case], proposal: P
                 warnings.append(
                     f"{example.id}, case {case.id!r}: expected TLE, but at {TLE_MARGIN:g} x the "
                     f"proposed limit ({limits.cpu_seconds:g} s CPU) it ends {judgement.verdict} "
-                    f"after {used:.3f} s CPU")
+                    f"after {used:.3f} s CPU"
+                )
     return warnings
 
 
-def table(samples: Sequence[Sample]) -> List[Tuple[str, str, int, float, float, str]]:
+def table(samples: Sequence[Sample]) -> list[tuple[str, str, int, float, float, str]]:
     """Per program: language, runs, median and slowest CPU, the slowest case."""
     rows = []
     for program in dict.fromkeys(s.program for s in samples):
         mine = [s for s in samples if s.program == program]
         worst = max(mine, key=lambda s: s.cpu_seconds)
-        rows.append((program, mine[0].language, len(mine),
-                     statistics.median(s.cpu_seconds for s in mine), worst.cpu_seconds,
-                     worst.case))
+        rows.append(
+            (
+                program,
+                mine[0].language,
+                len(mine),
+                statistics.median(s.cpu_seconds for s in mine),
+                worst.cpu_seconds,
+                worst.case,
+            )
+        )
     return rows
 
 
 def limits_snippet(proposal: Proposal) -> str:
-    return (f"[limits]\ncpu_seconds = {proposal.cpu_seconds:g}\n"
-            f"wall_seconds = {proposal.wall_seconds:g}")
+    return (
+        f"[limits]\ncpu_seconds = {proposal.cpu_seconds:g}\n"
+        f"wall_seconds = {proposal.wall_seconds:g}"
+    )
 
 
-def _first(text: Optional[str]) -> str:
+def _first(text: str | None) -> str:
     lines = (text or "").strip().splitlines()
     return lines[0] if lines else "(no message)"

@@ -3,8 +3,8 @@ folder its visibility names, no stray files, and every expected output and
 policy list exactly what the reference gives now. Optionally cross-check the
 reference against the second engine, reference.dlx."""
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Sequence
 
 from grader.cases import Case, CaseError, load_cases
 from testcases import engine
@@ -14,7 +14,7 @@ from testcases.diffs import first_difference
 CASE_FOLDERS = ("public", "hidden")
 
 
-def verify(manifest_path: Path, cross_check: bool = False) -> List[str]:
+def verify(manifest_path: Path, cross_check: bool = False) -> list[str]:
     """Every problem found, one line each; empty when all is well.
     NoReference propagates: without the reference nothing can be verified."""
     ps = engine.solver()
@@ -29,23 +29,27 @@ def verify(manifest_path: Path, cross_check: bool = False) -> List[str]:
     return problems
 
 
-def _layout_problems(root: Path, cases: Sequence[Case]) -> List[str]:
+def _layout_problems(root: Path, cases: Sequence[Case]) -> list[str]:
     problems = []
     for case in cases:
         for path in (case.input, case.expected):
             if path.parent.name != case.visibility:
-                problems.append(f"case {case.id!r}: {path.relative_to(root)} is not in "
-                                f"{case.visibility}/ although the case is {case.visibility}")
+                problems.append(
+                    f"case {case.id!r}: {path.relative_to(root)} is not in "
+                    f"{case.visibility}/ although the case is {case.visibility}"
+                )
     named = {case.input.resolve() for case in cases} | {case.expected.resolve() for case in cases}
     for folder in CASE_FOLDERS:
         for path in sorted((root / folder).glob("*")) if (root / folder).is_dir() else ():
             if path.resolve() not in named:
-                problems.append(f"{path.relative_to(root)}: a file no case names "
-                                "(remove it or add it with `testcases add`)")
+                problems.append(
+                    f"{path.relative_to(root)}: a file no case names "
+                    "(remove it or add it with `testcases add`)"
+                )
     return problems
 
 
-def _case_problems(ps, dlx, case: Case) -> List[str]:
+def _case_problems(ps, dlx, case: Case) -> list[str]:
     name = f"case {case.id!r}"
     try:
         puzzle = ps.read_puzzle(str(case.input))
@@ -54,20 +58,23 @@ def _case_problems(ps, dlx, case: Case) -> List[str]:
     result = reference_result(puzzle)
     expected = case.expected.read_bytes()
     problems = []
-    difference = first_difference(expected, result.output, f"{case.expected.name}",
-                                  "the reference")
+    difference = first_difference(expected, result.output, f"{case.expected.name}", "the reference")
     if difference:
-        problems.append(f"{name}: the expected output differs from the reference's at {difference}"
-                        " (run `testcases rebuild` if the reference is right)")
+        problems.append(
+            f"{name}: the expected output differs from the reference's at {difference}"
+            " (run `testcases rebuild` if the reference is right)"
+        )
     if set(case.policy) != set(result.policy):
-        problems.append(f"{name}: policy is {list(case.policy)} in the manifest, but the "
-                        f"puzzle calls for {list(result.policy)}")
+        problems.append(
+            f"{name}: policy is {list(case.policy)} in the manifest, but the "
+            f"puzzle calls for {list(result.policy)}"
+        )
     if dlx is not None and not difference:
         problems += _cross_check(ps, dlx, puzzle, name, expected)
     return problems
 
 
-def _cross_check(ps, dlx, puzzle, name: str, expected: bytes) -> List[str]:
+def _cross_check(ps, dlx, puzzle, name: str, expected: bytes) -> list[str]:
     try:
         boards = list(dlx.solve(puzzle))
         drawn = ps.render(puzzle, boards).encode("ascii")
@@ -78,16 +85,23 @@ def _cross_check(ps, dlx, puzzle, name: str, expected: bytes) -> List[str]:
     reference = list(ps.solve(puzzle))
     for index, (ours, theirs) in enumerate(zip(reference, boards), start=1):
         if ours != theirs:
-            line = first_difference(_draw(ps, puzzle, ours), _draw(ps, puzzle, theirs),
-                                    "the reference's", "dlx's")
-            return [f"{name}: cross-check: board {index} differs: the reference has "
-                    f"{_digits(ours)}, dlx has {_digits(theirs)}; its {line}"]
+            line = first_difference(
+                _draw(ps, puzzle, ours), _draw(ps, puzzle, theirs), "the reference's", "dlx's"
+            )
+            return [
+                f"{name}: cross-check: board {index} differs: the reference has "
+                f"{_digits(ours)}, dlx has {_digits(theirs)}; its {line}"
+            ]
     if len(reference) != len(boards):
-        longer, owner = (reference, "the reference") if len(reference) > len(boards) else (boards, "dlx")
+        longer, owner = (
+            (reference, "the reference") if len(reference) > len(boards) else (boards, "dlx")
+        )
         extra = longer[min(len(reference), len(boards))]
-        return [f"{name}: cross-check: the reference finds {len(reference)} boards, dlx "
-                f"{len(boards)}; first board only {owner} has: board "
-                f"{min(len(reference), len(boards)) + 1}, {_digits(extra)}"]
+        return [
+            f"{name}: cross-check: the reference finds {len(reference)} boards, dlx "
+            f"{len(boards)}; first board only {owner} has: board "
+            f"{min(len(reference), len(boards)) + 1}, {_digits(extra)}"
+        ]
     first = first_difference(expected, drawn, "the expected file", "dlx's rendering")
     return [f"{name}: cross-check: same boards but a different rendering: {first}"]
 

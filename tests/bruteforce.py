@@ -13,11 +13,11 @@ thousand solutions; `limit` caps the work (tiles tried) and raises
 TooMuchWork beyond it, so that callers can skip hopeless puzzles.
 """
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
-Edges = Tuple[str, str, str, str]  # top, right, bottom, left
-Cell = Tuple[int, Edges]  # tile number (1-9) and its edges as it lies
-Grid = Tuple[Cell, ...]  # nine cells, row by row
+Edges = tuple[str, str, str, str]  # top, right, bottom, left
+Cell = tuple[int, Edges]  # tile number (1-9) and its edges as it lies
+Grid = tuple[Cell, ...]  # nine cells, row by row
 
 LINE = "+--------+--------+--------+"
 
@@ -26,7 +26,7 @@ class TooMuchWork(Exception):
     """The search tried more placements than the caller allowed."""
 
 
-def tiles_from_text(text: str) -> List[Edges]:
+def tiles_from_text(text: str) -> list[Edges]:
     """The nine tiles of a clean puzzle text (one 'E1,E2,E3,E4' per line)."""
     tiles = []
     for line in text.splitlines():
@@ -48,7 +48,7 @@ def fits(a: str, b: str) -> bool:
     return a[0] == b[0] and {a[1], b[1]} == {"0", "1"}
 
 
-def all_boards(tiles: Sequence[Edges], limit: Optional[int] = None) -> List[Grid]:
+def all_boards(tiles: Sequence[Edges], limit: int | None = None) -> list[Grid]:
     """Every complete board, in every rotation of every tile and of the board."""
     rotations = []
     for edges in tiles:
@@ -57,8 +57,8 @@ def all_boards(tiles: Sequence[Edges], limit: Optional[int] = None) -> List[Grid
             turns.append(turn_clockwise(turns[-1]))
         rotations.append(turns)
     order = [row * 3 + col for col in range(3) for row in range(3)]  # column-major
-    grid: Dict[int, Cell] = {}
-    found: List[Grid] = []
+    grid: dict[int, Cell] = {}
+    found: list[Grid] = []
     tried = [0]
 
     def place(step: int, unused: frozenset) -> None:
@@ -87,7 +87,7 @@ def all_boards(tiles: Sequence[Edges], limit: Optional[int] = None) -> List[Grid
 def turn_board(grid: Grid) -> Grid:
     """The whole board turned a quarter clockwise: the cell at (row, col)
     moves to (col, 2 - row), and every tile turns with it."""
-    turned: Dict[int, Cell] = {}
+    turned: dict[int, Cell] = {}
     for index, (number, edges) in enumerate(grid):
         row, col = divmod(index, 3)
         turned[col * 3 + (2 - row)] = (number, turn_clockwise(edges))
@@ -109,7 +109,7 @@ def canonical(grid: Grid) -> Grid:
 def draw(grid: Grid) -> str:
     lines = [LINE]
     for row in range(3):
-        cells = grid[row * 3:row * 3 + 3]
+        cells = grid[row * 3 : row * 3 + 3]
         first = second = third = ""
         for number, (top, right, bottom, left) in cells:
             first += "|" + str(number) + "  " + top + "   "
@@ -119,7 +119,7 @@ def draw(grid: Grid) -> str:
     return "\n".join(lines) + "\n"
 
 
-def solutions(tiles: Sequence[Edges], limit: Optional[int] = None) -> List[Tuple[str, str]]:
+def solutions(tiles: Sequence[Edges], limit: int | None = None) -> list[tuple[str, str]]:
     """(digits, drawing) of every unique solution, in the assignment's order."""
     unique = {}
     for grid in all_boards(tiles, limit):
@@ -129,7 +129,7 @@ def solutions(tiles: Sequence[Edges], limit: Optional[int] = None) -> List[Tuple
     return sorted(unique.values())
 
 
-def expected_output(tiles: Sequence[Edges], limit: Optional[int] = None) -> str:
+def expected_output(tiles: Sequence[Edges], limit: int | None = None) -> str:
     """The complete output the assignment demands for these tiles."""
     found = solutions(tiles, limit)
     text = "Input tiles:\n"

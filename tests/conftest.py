@@ -9,10 +9,20 @@ import subprocess
 
 import pytest
 
-HEAVY_PROGRAMS = frozenset({
-    "gcc", "g++", "cc", "c++", "javac", "java", "bwrap", "chromium", "chromium-browser",
-    "google-chrome",
-})
+HEAVY_PROGRAMS = frozenset(
+    {
+        "gcc",
+        "g++",
+        "cc",
+        "c++",
+        "javac",
+        "java",
+        "bwrap",
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    }
+)
 
 
 def _program(args) -> str:
@@ -29,8 +39,10 @@ def _fast_lane_guard(request):
 
     def refuse_heavy(self, args, *rest, **kwargs):
         if _program(args) in HEAVY_PROGRAMS:
-            raise AssertionError(f"the fast lane must not start {_program(args)}: "
-                                 "mark this test as part of the full suite instead")
+            raise AssertionError(
+                f"the fast lane must not start {_program(args)}: "
+                "mark this test as part of the full suite instead"
+            )
         return original(self, args, *rest, **kwargs)
 
     subprocess.Popen._execute_child = refuse_heavy

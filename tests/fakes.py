@@ -8,9 +8,9 @@ program" does on each case, e.g. print the expected output, crash, or time out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional
 
 from grader.model import Limits, RunResult
 from grader.sandbox import Sandbox
@@ -20,21 +20,37 @@ from grader.sandbox import Sandbox
 class Request:
     """One call of Sandbox.run, as the fake saw it."""
 
-    argv: List[str]
+    argv: list[str]
     workdir: Path
-    input_file: Optional[Path]
+    input_file: Path | None
     writable: bool
 
 
-def result(stdout: bytes = b"", *, exit_code: Optional[int] = 0, signal: Optional[int] = None,
-           cpu: float = 0.01, stderr: bytes = b"", error: Optional[str] = None,
-           **flags: bool) -> RunResult:
+def result(
+    stdout: bytes = b"",
+    *,
+    exit_code: int | None = 0,
+    signal: int | None = None,
+    cpu: float = 0.01,
+    stderr: bytes = b"",
+    error: str | None = None,
+    **flags: bool,
+) -> RunResult:
     """A RunResult as a sandbox would return it; flags: timed_out, memory_exceeded,
     output_exceeded."""
-    return RunResult(exit_code=exit_code, signal=signal, cpu_seconds=cpu,
-                     wall_seconds=cpu * 1.1, peak_memory_kb=2048, stdout=stdout,
-                     stderr=stderr, stdout_size=len(stdout), sandbox="fake", error=error,
-                     **flags)
+    return RunResult(
+        exit_code=exit_code,
+        signal=signal,
+        cpu_seconds=cpu,
+        wall_seconds=cpu * 1.1,
+        peak_memory_kb=2048,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_size=len(stdout),
+        sandbox="fake",
+        error=error,
+        **flags,
+    )
 
 
 Behaviour = Callable[[Request], RunResult]
@@ -47,18 +63,25 @@ class FakeSandbox(Sandbox):
 
     on_run: Behaviour
     on_build: Behaviour = lambda request: result()
-    requests: List[Request] = field(default_factory=list)
+    requests: list[Request] = field(default_factory=list)
     name: str = "fake"
 
-    def run(self, argv: list[str], workdir: Path, limits: Limits, *,
-            input_file: Optional[Path] = None, writable: bool = False,
-            memory_rlimit: bool = True) -> RunResult:
+    def run(
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        *,
+        input_file: Path | None = None,
+        writable: bool = False,
+        memory_rlimit: bool = True,
+    ) -> RunResult:
         request = Request(list(argv), Path(workdir), input_file, writable)
         self.requests.append(request)
         return (self.on_build if writable else self.on_run)(request)
 
-    def runs(self) -> List[Request]:
+    def runs(self) -> list[Request]:
         return [r for r in self.requests if not r.writable]
 
-    def builds(self) -> List[Request]:
+    def builds(self) -> list[Request]:
         return [r for r in self.requests if r.writable]

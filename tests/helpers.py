@@ -38,20 +38,33 @@ def make_cases(root: Path, puzzles: dict, hidden=()) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{cid}.txt").write_text(text)
         (folder / f"{cid}.out").write_bytes(expected_output(text))
-        entries.append({"id": cid, "input": f"{visibility}/{cid}.txt",
-                        "expected": f"{visibility}/{cid}.out", "visibility": visibility,
-                        "weight": 1, "timed": False, "policy": [], "tags": []})
+        entries.append(
+            {
+                "id": cid,
+                "input": f"{visibility}/{cid}.txt",
+                "expected": f"{visibility}/{cid}.out",
+                "visibility": visibility,
+                "weight": 1,
+                "timed": False,
+                "policy": [],
+                "tags": [],
+            }
+        )
     manifest = root / "manifest.json"
     manifest.write_text(json.dumps({"version": 1, "cases": entries}, indent=2))
     return manifest
 
 
 def small_cases(root: Path) -> Path:
-    return make_cases(root, {
-        "sample": SAMPLE.read_text(),
-        "lightbulbs": LIGHTBULBS.read_text(),
-        "none": NO_SOLUTION,
-    }, hidden=("none",))
+    return make_cases(
+        root,
+        {
+            "sample": SAMPLE.read_text(),
+            "lightbulbs": LIGHTBULBS.read_text(),
+            "none": NO_SOLUTION,
+        },
+        hidden=("none",),
+    )
 
 
 def submission(root: Path, sid: str, fname: str, source: str) -> Path:

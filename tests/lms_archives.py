@@ -2,14 +2,14 @@
 
 import stat
 import zipfile
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Optional, Tuple, Union
 
-Entry = Tuple[str, Union[bytes, str], Optional[datetime]]
+Entry = tuple[str, bytes | str, datetime | None]
 
 
-def make_zip(path: Path, entries: Iterable, symlinks: Iterable[Tuple[str, str]] = ()) -> Path:
+def make_zip(path: Path, entries: Iterable, symlinks: Iterable[tuple[str, str]] = ()) -> Path:
     """entries: (name, data, time or None); symlinks: (name, target) stored as Unix links
     (what `zip --symlinks` writes)."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -21,8 +21,9 @@ def grade(tmp_path, klass, manifest, jobs=2, force=False, config=None):
     subs = discover(klass, config)
     with Store(tmp_path / "results.db") as store:
         work = plan(subs, cases, store, force=force)
-        execute(work, store, make_sandbox("auto"), config, tmp_path / "builds", jobs=jobs,
-                force=force)
+        execute(
+            work, store, make_sandbox("auto"), config, tmp_path / "builds", jobs=jobs, force=force
+        )
         return {s.id: report(store, store.submission(s.id), cases) for s in subs}
 
 
@@ -44,8 +45,8 @@ def test_identical_submissions_share_one_build_under_parallel_jobs(tmp_path):
     assert len(builds) == 4 and not any(name.startswith(".tmp") for name in builds), builds
 
 
-CPP_HEADER = '#pragma once\ninline int ExitStatus() { return 0; }\n'
-CPP_HELPER = 'int HelperStatus() { return 0; }\n'
+CPP_HEADER = "#pragma once\ninline int ExitStatus() { return 0; }\n"
+CPP_HELPER = "int HelperStatus() { return 0; }\n"
 
 
 def _multi_file_class(klass):
@@ -55,28 +56,31 @@ def _multi_file_class(klass):
     header = klass / "cpp-header"
     header.mkdir(parents=True)
     (header / "puzzlesolver.cpp").write_text(
-        '#include "puzzlesolver.h"\n' + grace.replace("return 0;\n}", "return ExitStatus();\n}"))
+        '#include "puzzlesolver.h"\n' + grace.replace("return 0;\n}", "return ExitStatus();\n}")
+    )
     (header / "puzzlesolver.h").write_text(CPP_HEADER)
     (header / "notes.txt").write_text("my notes")
     (header / "a.out").write_bytes(b"\x7fELF\x00")
     (header / "old").mkdir()
     py = klass / "py-modules"
     py.mkdir()
-    (py / "puzzlesolver.py").write_text("import sys\nfrom solver_main import main\n"
-                                        "sys.exit(main())\n")
+    (py / "puzzlesolver.py").write_text(
+        "import sys\nfrom solver_main import main\nsys.exit(main())\n"
+    )
     reference = (ROOT / "reference/puzzlesolver.py").read_text()
-    (py / "solver_main.py").write_text(reference.replace('if __name__ == "__main__":',
-                                                         'if False:'))
+    (py / "solver_main.py").write_text(reference.replace('if __name__ == "__main__":', "if False:"))
     java = klass / "java-classes"
     java.mkdir()
     (java / "PuzzleSolver.java").write_text(
         "public class PuzzleSolver {\n  public static void main(String[] args) throws Exception"
-        " {\n    Solver.main(args);\n  }\n}\n")
+        " {\n    Solver.main(args);\n  }\n}\n"
+    )
     james = (ROOT / "submissions/james-java/PuzzleSolver.java").read_text()
-    (java / "Solver.java").write_text(james.replace("public final class PuzzleSolver",
-                                                    "final class Solver")
-                                      .replace("PuzzleSolver(", "Solver(")
-                                      .replace("PuzzleSolver solver", "Solver solver"))
+    (java / "Solver.java").write_text(
+        james.replace("public final class PuzzleSolver", "final class Solver")
+        .replace("PuzzleSolver(", "Solver(")
+        .replace("PuzzleSolver solver", "Solver solver")
+    )
     return klass
 
 
@@ -85,8 +89,9 @@ def test_extra_files_of_the_language_are_used_and_the_rest_listed(tmp_path):
     klass = _multi_file_class(tmp_path / "class")
     reports = grade(tmp_path, klass, manifest)
     verdicts = {sid: [o.verdict for o in r.outcomes] for sid, r in reports.items()}
-    assert verdicts == {"cpp-header": ["AC"], "py-modules": ["AC"], "java-classes": ["AC"]}, \
-        {sid: (r.build_status, [o.run.diagnosis for o in r.outcomes]) for sid, r in reports.items()}
+    assert verdicts == {"cpp-header": ["AC"], "py-modules": ["AC"], "java-classes": ["AC"]}, {
+        sid: (r.build_status, [o.run.diagnosis for o in r.outcomes]) for sid, r in reports.items()
+    }
     cpp = reports["cpp-header"]
     assert cpp.files_used == ["puzzlesolver.cpp", "puzzlesolver.h"]
     ignored = dict(cpp.files_ignored)
@@ -117,28 +122,30 @@ def test_sources_placeholder_compiles_every_source_file(tmp_path):
     folder.mkdir(parents=True)
     grace = (ROOT / "submissions/grace-cpp/puzzlesolver.cpp").read_text()
     (folder / "puzzlesolver.cpp").write_text(
-        "int HelperStatus();\n" + grace.replace("return 0;\n}", "return HelperStatus();\n}"))
+        "int HelperStatus();\n" + grace.replace("return 0;\n}", "return HelperStatus();\n}")
+    )
     (folder / "helper.cpp").write_text(CPP_HELPER)
     course = tmp_path / "course.toml"
-    course.write_text('[languages.cpp]\nbuild = ["g++", "-O2", "-o", "puzzlesolver", '
-                      '"{sources}"]\n')
+    course.write_text(
+        '[languages.cpp]\nbuild = ["g++", "-O2", "-o", "puzzlesolver", "{sources}"]\n'
+    )
     reports = grade(tmp_path, klass, manifest, config=load_config(course))
     assert [o.verdict for o in reports["cpp-two"].outcomes] == ["AC"]
     assert reports["cpp-two"].files_used == ["puzzlesolver.cpp", "helper.cpp"]
 
 
-PY_DEBUG_THEN_CRASH = '''
+PY_DEBUG_THEN_CRASH = """
 import sys
 for i in range(1500):  # 37 KB: under the sandbox's stderr cap
     print("debug: trying tile", i, file=sys.stderr)
 raise ValueError("the real reason is here")
-'''
+"""
 
-PY_REASON_ON_STDOUT = '''
+PY_REASON_ON_STDOUT = """
 import sys
 print("can't find input.txt")
 sys.exit(3)
-'''
+"""
 
 
 def test_error_output_shows_its_end_and_the_reason_printed_on_stdout(tmp_path):
@@ -175,9 +182,13 @@ LONG = "x" * 251 + ".dir"  # 255 bytes: the longest name a folder can have
 
 
 def _run(args, **kw):
-    return subprocess.run(GRADER + [os.fsencode(a) if isinstance(a, bytes) else str(a)
-                                    for a in args],
-                          cwd=ROOT, capture_output=True, timeout=300, **kw)
+    return subprocess.run(
+        GRADER + [os.fsencode(a) if isinstance(a, bytes) else str(a) for a in args],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=300,
+        **kw,
+    )
 
 
 def _odd_class(tmp_path):
@@ -185,8 +196,13 @@ def _odd_class(tmp_path):
     klass.mkdir()
     guido = ROOT / "submissions/guido-py/puzzlesolver.py"
     raw = os.fsencode(klass)
-    for name in (b"caf\xe9-latin1", ESCAPE.encode(), b"=2+3", b"<img src=x onerror=alert(1)>",
-                 LONG.encode()):
+    for name in (
+        b"caf\xe9-latin1",
+        ESCAPE.encode(),
+        b"=2+3",
+        b"<img src=x onerror=alert(1)>",
+        LONG.encode(),
+    ):
         os.mkdir(raw + b"/" + name)
         shutil.copyfile(guido, os.fsdecode(raw + b"/" + name + b"/puzzlesolver.py"))
     os.mkdir(raw + b"/windows-zip")
@@ -213,11 +229,19 @@ def test_odd_names_and_entries_are_graded_or_listed_and_always_escaped(tmp_path)
     data = json.loads((results / "results.json").read_text())
     assert validate(data, "results") is None
     subs = {s["id"]: s for s in data["submissions"]}
-    for sid in ("caf\\xe9-latin1", "esc\\x1b[31mred\\x1b]0;title\\x07", "=2+3",
-                "<img src=x onerror=alert(1)>", LONG, ".dot-folder"):
+    for sid in (
+        "caf\\xe9-latin1",
+        "esc\\x1b[31mred\\x1b]0;title\\x07",
+        "=2+3",
+        "<img src=x onerror=alert(1)>",
+        LONG,
+        ".dot-folder",
+    ):
         assert [c["verdict"] for c in subs[sid]["cases"]] == ["AC"], sid
-    assert "found \\xdcbung.py, but the file must be named puzzlesolver.py" in \
-        subs["windows-zip"]["build"]["status"]
+    assert (
+        "found \\xdcbung.py, but the file must be named puzzlesolver.py"
+        in subs["windows-zip"]["build"]["status"]
+    )
     assert "loops" in subs["loop"]["build"]["status"]
     assert "nowhere, which does not exist" in subs["dangling"]["build"]["status"]
     assert "an archive" in subs["amy.zip"]["build"]["status"]
@@ -225,15 +249,18 @@ def test_odd_names_and_entries_are_graded_or_listed_and_always_escaped(tmp_path)
     assert data["skipped"] == [{"name": ".git", "reason": "hidden folder without a source file"}]
     assert "esc\\x1b[31mred" in out and "caf\\xe9-latin1" in out
 
-    shown = _run(["--manifest", manifest, "show", "esc\\x1b[31mred\\x1b]0;title\\x07",
-                  "--results", results])
+    shown = _run(
+        ["--manifest", manifest, "show", "esc\\x1b[31mred\\x1b]0;title\\x07", "--results", results]
+    )
     assert shown.returncode == 0 and b"\x1b" not in shown.stdout, shown.stderr
     missing = _run(["--manifest", manifest, "show", ESCAPE + "x", "--results", results])
     assert missing.returncode == 2 and b"\x1b" not in missing.stderr
 
     gradebook = tmp_path / "grades.csv"
-    assert _run(["--manifest", manifest, "export", "csv", gradebook, "--results",
-                 results]).returncode == 0
+    assert (
+        _run(["--manifest", manifest, "export", "csv", gradebook, "--results", results]).returncode
+        == 0
+    )
     ids = [row[0] for row in csv.reader(gradebook.read_text(encoding="utf-8").splitlines())]
     assert "'=2+3" in ids and "=2+3" not in ids
 
@@ -250,8 +277,10 @@ def test_check_names_the_only_misnamed_file(tmp_path):
     folder.mkdir()
     (folder / "Puzzlesolver.py").write_text("print()\n")
     done = _run(["check", folder])
-    assert "found Puzzlesolver.py, but the file must be named puzzlesolver.py" in \
-        done.stdout.decode() + done.stderr.decode()
+    assert (
+        "found Puzzlesolver.py, but the file must be named puzzlesolver.py"
+        in done.stdout.decode() + done.stderr.decode()
+    )
     raw = os.fsencode(tmp_path) + b"/latin1"
     os.mkdir(raw)
     with open(raw + b"/\xdcbung.py", "wb") as handle:
@@ -270,8 +299,18 @@ def test_gradescope_runner_survives_a_latin1_file_name(tmp_path):
     os.mkdir(raw)
     with open(raw + b"/\xdcbung.py", "wb") as handle:
         handle.write(b"print()\n")
-    code = autograder(["--source", str(tmp_path / "source"), "--submission", os.fsdecode(raw),
-                       "--results", str(tmp_path / "out"), "--jobs", "1"])
+    code = autograder(
+        [
+            "--source",
+            str(tmp_path / "source"),
+            "--submission",
+            os.fsdecode(raw),
+            "--results",
+            str(tmp_path / "out"),
+            "--jobs",
+            "1",
+        ]
+    )
     assert code == 0
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     assert "\\xdcbung.py" in json.dumps(data)
@@ -301,8 +340,12 @@ def test_judging_a_million_short_lines_holds_no_line_objects():
     from grader.compare import compare
     from tests.helpers import SAMPLE_EXPECTED
 
-    for output in (b"x\n" * 1_000_000, SAMPLE_EXPECTED + b"ab \n" * 500_000,
-                   b"\n" * 1_000_000 + SAMPLE_EXPECTED, b"1 unique solution found:\n" * 80_000):
+    for output in (
+        b"x\n" * 1_000_000,
+        SAMPLE_EXPECTED + b"ab \n" * 500_000,
+        b"\n" * 1_000_000 + SAMPLE_EXPECTED,
+        b"1 unique solution found:\n" * 80_000,
+    ):
         tracemalloc.start()
         try:
             result = compare(SAMPLE_EXPECTED, output, SAMPLE.read_bytes())
@@ -318,27 +361,35 @@ def test_a_flood_of_junk_lines_is_reported_as_read_up_to_a_point():
     from grader.puzzle import MAX_SLOW_LINES
     from tests.helpers import SAMPLE_EXPECTED
 
-    result = compare(SAMPLE_EXPECTED, SAMPLE_EXPECTED + b"debug\n" * (3 * MAX_SLOW_LINES),
-                     SAMPLE.read_bytes())
+    result = compare(
+        SAMPLE_EXPECTED, SAMPLE_EXPECTED + b"debug\n" * (3 * MAX_SLOW_LINES), SAMPLE.read_bytes()
+    )
     text = result.text()
     assert "line 40 is not part of the required output" in text
     assert "not read one by one" in text
-    for a, b in ((b"a b", b" a\n\nb "), (b"a" * 300_000 + b" b", b"a" * 300_000 + b"\nb"),
-                 (b"ab", b"a b"), (b"", b" \n"), (b"a", b"")):
+    for a, b in (
+        (b"a b", b" a\n\nb "),
+        (b"a" * 300_000 + b" b", b"a" * 300_000 + b"\nb"),
+        (b"ab", b"a b"),
+        (b"", b" \n"),
+        (b"a", b""),
+    ):
         assert same_tokens(a, b) == (a.split() == b.split())
 
 
 # ------------------------------------------------------------------ policy-dependent cases
 
 # Tile 9 looks the same turned by 180 degrees; one solution (as in tests/test_compare.py).
-SYMMETRIC = ("A0,B1,C0,C0\nC1,A0,A0,C0\nC0,C1,B0,A1\nB1,C1,A0,A1\nA0,B0,A0,A0\nA0,A1,B0,B1\n"
-             "B1,C0,A0,A1\nC1,C1,B0,B0\nC0,B1,C0,B1\n")
-NAIVE = '''
+SYMMETRIC = (
+    "A0,B1,C0,C0\nC1,A0,A0,C0\nC0,C1,B0,A1\nB1,C1,A0,A1\nA0,B0,A0,A0\nA0,A1,B0,B1\n"
+    "B1,C0,A0,A1\nC1,C1,B0,B0\nC0,B1,C0,B1\n"
+)
+NAIVE = """
 import sys
 # A solver that prints a symmetric tile's look-alike placements as two solutions.
 puzzle = open(sys.argv[1]).read()
 sys.stdout.write(DOUBLED if puzzle == SYMMETRIC else SAMPLE_OUT)
-'''
+"""
 
 
 def _policy_class(tmp_path):
@@ -356,7 +407,8 @@ def _policy_class(tmp_path):
     folder.mkdir(parents=True)
     (folder / "puzzlesolver.py").write_text(
         f"DOUBLED = {doubled!r}\nSYMMETRIC = {SYMMETRIC!r}\n"
-        f"SAMPLE_OUT = {SAMPLE_EXPECTED.decode()!r}\n" + NAIVE)
+        f"SAMPLE_OUT = {SAMPLE_EXPECTED.decode()!r}\n" + NAIVE
+    )
     return manifest
 
 
@@ -370,9 +422,11 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
     manifest = _policy_class(tmp_path)
     cases = load_cases(manifest)
     grade(tmp_path, tmp_path / "class", manifest)
-    expect = {"count": ("1/4", "3 lost on policy-dependent cases"),
-              "apart": ("1/1", "policy-dependent cases apart: 0/3"),
-              "forgive": ("4/4", "3 forgiven on policy-dependent cases")}
+    expect = {
+        "count": ("1/4", "3 lost on policy-dependent cases"),
+        "apart": ("1/1", "policy-dependent cases apart: 0/3"),
+        "forgive": ("4/4", "3 forgiven on policy-dependent cases"),
+    }
     with Store(tmp_path / "results.db") as store:
         for mode, (score, note) in expect.items():
             result = report(store, store.submission("naive"), cases, mode)
@@ -391,8 +445,7 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
             row = list(csv.reader(render([result], cases).splitlines()))[1]
             assert row[-1] == note
             assert note in render_page(result, store, student=False, generated="now")
-            scope = gradescope.gradescope_results(result, timed=[], sandbox="x",
-                                                execution_time=1)
+            scope = gradescope.gradescope_results(result, timed=[], sandbox="x", execution_time=1)
             assert validate(scope, "gradescope_results") is None
             test = scope["tests"][1]
             assert "policy-dependent" in test["tags"] and "policy-dependent" in test["name"]
@@ -421,8 +474,9 @@ def test_a_build_that_fails_on_the_grading_machine_is_ie_and_never_cached(tmp_pa
     for copy in range(2):
         shutil.copytree(ROOT / "submissions" / "ada-c", klass / f"c-{copy}")
     course = tmp_path / "course.toml"
-    course.write_text('[languages.c]\nbuild = ["gcc-not-installed", "-o", "puzzlesolver", '
-                      '"puzzlesolver.c"]\n')
+    course.write_text(
+        '[languages.c]\nbuild = ["gcc-not-installed", "-o", "puzzlesolver", "puzzlesolver.c"]\n'
+    )
     reports = grade(tmp_path, klass, manifest, config=load_config(course))
     for result in reports.values():
         assert [o.verdict for o in result.outcomes] == ["IE"]

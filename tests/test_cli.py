@@ -14,8 +14,14 @@ GRADER = [sys.executable, "-m", "grader"]
 
 
 def spawn(args, cwd=ROOT, timeout=180):
-    child = pexpect.spawn(GRADER[0], GRADER[1:] + [str(a) for a in args], cwd=str(cwd),
-                          timeout=timeout, encoding="utf-8", dimensions=(40, 160))
+    child = pexpect.spawn(
+        GRADER[0],
+        GRADER[1:] + [str(a) for a in args],
+        cwd=str(cwd),
+        timeout=timeout,
+        encoding="utf-8",
+        dimensions=(40, 160),
+    )
     child.expect(pexpect.EOF)
     child.close()
     return child.exitstatus, child.before
@@ -31,18 +37,21 @@ def klass(tmp_path):
 
 
 def cli_cases(root):
-    return make_cases(root, {
-        "sample": SAMPLE.read_text(),
-        "one": (ROOT / "testcases" / "public" / "one-solution.txt").read_text(),
-        "none": NO_SOLUTION,
-    }, hidden=("none",))
+    return make_cases(
+        root,
+        {
+            "sample": SAMPLE.read_text(),
+            "one": (ROOT / "testcases" / "public" / "one-solution.txt").read_text(),
+            "none": NO_SOLUTION,
+        },
+        hidden=("none",),
+    )
 
 
 def test_grade_show_and_rerun(tmp_path, klass):
     manifest = cli_cases(tmp_path / "cases")
     results = tmp_path / "results"
-    code, out = spawn(["--manifest", manifest, "grade", klass, "--results", results,
-                       "--jobs", "2"])
+    code, out = spawn(["--manifest", manifest, "grade", klass, "--results", results, "--jobs", "2"])
     assert code == 0, out
     assert "run/s" in out or "runs/s" in out or "9/9" in out  # the progress bar
     for line in ("ref-py", "wrong-plural", "empty"):
@@ -75,13 +84,16 @@ def test_check_passes_a_correct_program_and_explains_a_wrong_one(tmp_path):
     assert "score on the public cases: 1/2" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["show", "nobody"], "no results yet"),
-    (["grade", "/nonexistent/class"], "/nonexistent/class: no such file or folder"),
-    (["grade", "--jobs", "0"], "--jobs must be at least 1"),
-    (["--course", "/nonexistent.toml", "grade"], "no such course configuration file"),
-    (["--manifest", "/nonexistent.json", "grade"], "cannot read the manifest"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["show", "nobody"], "no results yet"),
+        (["grade", "/nonexistent/class"], "/nonexistent/class: no such file or folder"),
+        (["grade", "--jobs", "0"], "--jobs must be at least 1"),
+        (["--course", "/nonexistent.toml", "grade"], "no such course configuration file"),
+        (["--manifest", "/nonexistent.json", "grade"], "cannot read the manifest"),
+    ],
+)
 def test_bad_usage_is_one_clear_line(tmp_path, args, message):
     if args[0] == "show":
         args += ["--results", tmp_path / "none"]

@@ -58,9 +58,19 @@ class Cluster:
         self.scheduler_file = root / "scheduler.json"
         self.procs = []
         self.workers = {}  # name -> Popen
-        self.scheduler = self._start([
-            "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-            "--no-dashboard", "--scheduler-file", str(self.scheduler_file)], "scheduler")
+        self.scheduler = self._start(
+            [
+                "distributed.cli.dask_scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(self.scheduler_file),
+            ],
+            "scheduler",
+        )
         deadline = time.time() + 60
         while not self.scheduler_file.exists():
             assert time.time() < deadline, "the scheduler did not start"
@@ -71,8 +81,14 @@ class Cluster:
 
     def _start(self, args, name, env=None):
         log = open(self.root / f"{name}.log", "wb")
-        proc = subprocess.Popen([sys.executable, "-m", *args], stdout=log, stderr=log,
-                                cwd=self.root, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", *args],
+            stdout=log,
+            stderr=log,
+            cwd=self.root,
+            env=env,
+            start_new_session=True,
+        )
         self.procs.append(proc)
         return proc
 
@@ -83,10 +99,23 @@ class Cluster:
         folder = self.root / name
         folder.mkdir(exist_ok=True)
         before = len(self.client.scheduler_info()["workers"])
-        self.workers[name] = self._start([
-            "distributed.cli.dask_worker", "--scheduler-file", str(self.scheduler_file),
-            "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name,
-            "--local-directory", str(folder)], name, env)
+        self.workers[name] = self._start(
+            [
+                "distributed.cli.dask_worker",
+                "--scheduler-file",
+                str(self.scheduler_file),
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--name",
+                name,
+                "--local-directory",
+                str(folder),
+            ],
+            name,
+            env,
+        )
         self.client.wait_for_workers(before + 1, timeout=60)
         return self.address_of(name)
 
@@ -116,8 +145,9 @@ def cluster(tmp_path_factory):
 
 
 def grade(*args, timeout=300):
-    return subprocess.run(GRADER + [str(a) for a in args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        GRADER + [str(a) for a in args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def counted_store(results: Path) -> Path:
@@ -141,8 +171,12 @@ def writes(db: Path):
 
 def rows(db: Path):
     with sqlite3.connect(db, timeout=10) as conn:
-        return {(s, c): (v, t) for s, c, v, t in conn.execute(
-            "SELECT submission_id, case_id, verdict, created_at FROM runs")}
+        return {
+            (s, c): (v, t)
+            for s, c, v, t in conn.execute(
+                "SELECT submission_id, case_id, verdict, created_at FROM runs"
+            )
+        }
 
 
 def slow_class(root: Path, count: int, cases: int):
@@ -163,8 +197,9 @@ def comparable(results_json: Path) -> dict:
                 case.pop(key, None)
             if case["verdict"] == "TLE":
                 case.pop("signal", None)
-                case["diagnosis"] = re.sub(r"used [\d.]+ s CPU, [\d.]+ s wall", "used ...",
-                                           case["diagnosis"])
+                case["diagnosis"] = re.sub(
+                    r"used [\d.]+ s CPU, [\d.]+ s wall", "used ...", case["diagnosis"]
+                )
     return data
 
 
@@ -208,10 +243,25 @@ def test_a_worker_killed_mid_grade_loses_nothing_and_stores_once(cluster, tmp_pa
     victim = cluster.add_worker("victim")
     results = tmp_path / "results"
     db = counted_store(results)
-    client = subprocess.Popen(GRADER + ["--course", str(course), "--manifest", str(manifest),
-                                        "grade", str(klass), "--results", str(results),
-                                        "--cluster", cluster.address],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    client = subprocess.Popen(
+        GRADER
+        + [
+            "--course",
+            str(course),
+            "--manifest",
+            str(manifest),
+            "grade",
+            str(klass),
+            "--results",
+            str(results),
+            "--cluster",
+            cluster.address,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 120
     while not cluster.client.processing(workers=[victim]).get(victim):
         assert time.time() < deadline and client.poll() is None, "the victim never got work"
@@ -229,14 +279,20 @@ def test_a_worker_killed_mid_grade_loses_nothing_and_stores_once(cluster, tmp_pa
 def test_client_killed_mid_grade_then_rerun_resumes_and_repeats_nothing(cluster, tmp_path):
     klass, manifest = slow_class(tmp_path, 4, 8)
     course = tmp_path / "course.toml"  # the scheduler from course.toml, not --cluster
-    course.write_text(LIMITS + f'[cluster]\nscheduler = "{cluster.address}"\n'
-                      "cases_per_task = 2\n")
+    course.write_text(LIMITS + f'[cluster]\nscheduler = "{cluster.address}"\ncases_per_task = 2\n')
     results = tmp_path / "results"
     db = counted_store(results)
-    cmd = GRADER + ["--course", str(course), "--manifest", str(manifest), "grade", str(klass),
-                    "--results", str(results)]
-    client = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    cmd = GRADER + [
+        "--course",
+        str(course),
+        "--manifest",
+        str(manifest),
+        "grade",
+        str(klass),
+        "--results",
+        str(results),
+    ]
+    client = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while len(rows(db)) < 8:
         assert time.time() < deadline and client.poll() is None, "no run stored in time"
@@ -259,19 +315,32 @@ def test_client_killed_mid_grade_then_rerun_resumes_and_repeats_nothing(cluster,
 
 def test_hostile_programs_are_contained_and_the_workers_keep_serving(cluster, tmp_path):
     klass = tmp_path / "class"
-    for attack, language, name in (("fork_bomb", "c", "puzzlesolver.c"),
-                                   ("memory_bomb", "c", "puzzlesolver.c"),
-                                   ("memory_bomb", "python", "puzzlesolver.py")):
+    for attack, language, name in (
+        ("fork_bomb", "c", "puzzlesolver.c"),
+        ("memory_bomb", "c", "puzzlesolver.c"),
+        ("memory_bomb", "python", "puzzlesolver.py"),
+    ):
         (klass / f"{attack}-{language}").mkdir(parents=True)
         shutil.copyfile(HOSTILE / attack / name, klass / f"{attack}-{language}" / name)
     shutil.copytree(ROOT / "submissions" / "ada-c", klass / "ada-c")
-    manifest = make_cases(tmp_path / "cases", {
-        "sample": (ROOT / "testcases" / "public" / "sample.txt").read_text()})
+    manifest = make_cases(
+        tmp_path / "cases", {"sample": (ROOT / "testcases" / "public" / "sample.txt").read_text()}
+    )
     course = tmp_path / "course.toml"
     course.write_text(LIMITS)
     pids = {name: cluster.workers[name].pid for name in ("w1", "w2")}
-    done = grade("--course", course, "--manifest", manifest, "grade", klass,
-                 "--results", tmp_path / "results", "--cluster", cluster.address)
+    done = grade(
+        "--course",
+        course,
+        "--manifest",
+        manifest,
+        "grade",
+        klass,
+        "--results",
+        tmp_path / "results",
+        "--cluster",
+        cluster.address,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "results" / "results.json").read_text())
     verdict = {s["id"]: s["cases"][0]["verdict"] for s in data["submissions"]}
@@ -282,8 +351,18 @@ def test_hostile_programs_are_contained_and_the_workers_keep_serving(cluster, tm
         assert cluster.workers[name].poll() is None and cluster.workers[name].pid == pid
         assert cluster.address_of(name) is not None
     shutil.copytree(ROOT / "submissions" / "ada-c", tmp_path / "after" / "ada-c")
-    again = grade("--course", course, "--manifest", manifest, "grade", tmp_path / "after",
-                  "--results", tmp_path / "again", "--cluster", cluster.address)
+    again = grade(
+        "--course",
+        course,
+        "--manifest",
+        manifest,
+        "grade",
+        tmp_path / "after",
+        "--results",
+        tmp_path / "again",
+        "--cluster",
+        cluster.address,
+    )
     assert again.returncode == 0, again.stderr
     assert re.search(r"ada-c +c +1/1 +AC:1", again.stdout), again.stdout
 
@@ -295,8 +374,16 @@ def test_a_worker_without_a_sandbox_refuses_work_in_one_line(tmp_path):
         lonely.add_worker("nobwrap", env={**os.environ, "PATH": str(tmp_path / "empty")})
         klass, manifest = slow_class(tmp_path, 1, 2)
         results = tmp_path / "results"
-        done = grade("--manifest", manifest, "grade", klass, "--results", results,
-                     "--cluster", lonely.address)
+        done = grade(
+            "--manifest",
+            manifest,
+            "grade",
+            klass,
+            "--results",
+            results,
+            "--cluster",
+            lonely.address,
+        )
         assert done.returncode == 2
         refusals = [line for line in done.stderr.splitlines() if "refuses work" in line]
         assert refusals[0].startswith("grader: cluster: worker tcp://")
@@ -311,15 +398,19 @@ def test_a_worker_without_a_sandbox_refuses_work_in_one_line(tmp_path):
 
 def test_without_dask_the_command_says_how_to_install_it(tmp_path):
     klass, manifest = slow_class(tmp_path, 1, 1)
-    code = ("import sys; sys.modules['distributed'] = None; from grader.cli import main; "
-            f"sys.exit(main(['--manifest', {str(manifest)!r}, 'grade', {str(klass)!r}, "
-            f"'--results', {str(tmp_path / 'r')!r}, '--cluster', 'local:1']))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    code = (
+        "import sys; sys.modules['distributed'] = None; from grader.cli import main; "
+        f"sys.exit(main(['--manifest', {str(manifest)!r}, 'grade', {str(klass)!r}, "
+        f"'--results', {str(tmp_path / 'r')!r}, '--cluster', 'local:1']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "grader: error: grading on a cluster needs Dask: pip install "
-        "'scramble-grader[cluster]' (in a checkout: .venv/bin/pip install -e '.[cluster]')"]
+        "'scramble-grader[cluster]' (in a checkout: .venv/bin/pip install -e '.[cluster]')"
+    ]
 
 
 def test_cluster_configuration_is_checked(tmp_path):
@@ -328,9 +419,11 @@ def test_cluster_configuration_is_checked(tmp_path):
     config = load_config(course)
     assert (config.cluster.scheduler, config.cluster.cases_per_task) == ("tcp://lab1:8786", 5)
     assert load_config().cluster.scheduler == ""  # the project's course.toml grades here
-    for bad, key in (("cases_per_task = 0", "cluster.cases_per_task"),
-                     ("schedular = 'x'", "cluster.schedular"),
-                     ("scheduler = 1", "cluster.scheduler")):
+    for bad, key in (
+        ("cases_per_task = 0", "cluster.cases_per_task"),
+        ("schedular = 'x'", "cluster.schedular"),
+        ("scheduler = 1", "cluster.scheduler"),
+    ):
         course.write_text(f"[cluster]\n{bad}\n")
         with pytest.raises(ConfigError, match=re.escape(key)):
             load_config(course)

@@ -16,7 +16,6 @@ from grader.cases import POLICY_RULES
 from grader.compare import Comparison, compare, show
 from grader.model import Verdict
 from reference import puzzlesolver as ps
-
 from tests.helpers import LIGHTBULBS_TEXT as LIGHTBULBS
 from tests.helpers import SAMPLE_EXPECTED
 from tests.helpers import SAMPLE_TEXT as SAMPLE
@@ -69,8 +68,12 @@ def assert_sane(result: Comparison) -> None:
 def rotate(board):
     """The reference's board turned clockwise (a student printing another rotation)."""
     return tuple(
-        ps.Placement(board[(2 - c) * 3 + r].tile, board[(2 - c) * 3 + r].edges[3:] + board[(2 - c) * 3 + r].edges[:3])
-        for r in range(3) for c in range(3)
+        ps.Placement(
+            board[(2 - c) * 3 + r].tile,
+            board[(2 - c) * 3 + r].edges[3:] + board[(2 - c) * 3 + r].edges[:3],
+        )
+        for r in range(3)
+        for c in range(3)
     )
 
 
@@ -189,7 +192,10 @@ def test_listing_numbered_from_zero(sample):
         lines[k] = str(k - 1).encode() + lines[k][1:]
     result = sample.check(b"\n".join(lines))
     assert result.verdict is Verdict.WA
-    assert "line 2" in result.summary and "(tiles are numbered from 1: this is tile 1)" in result.summary
+    assert (
+        "line 2" in result.summary
+        and "(tiles are numbered from 1: this is tile 1)" in result.summary
+    )
 
 
 def test_listing_header_missing(sample):
@@ -204,8 +210,9 @@ def test_listing_header_missing(sample):
 def test_missing_blank_line_between_boards(sample):
     result = sample.check(sample.expected.replace(b"+\n\n+", b"+\n+"))
     assert result.verdict is Verdict.PE
-    assert result.summary == ("white space differs: missing empty line between two boards "
-                              "(before line 26 of your output)")
+    assert result.summary == (
+        "white space differs: missing empty line between two boards (before line 26 of your output)"
+    )
     assert "  got:      +--------+--------+--------+⏎" in result.details
 
 
@@ -271,8 +278,10 @@ def test_wrong_answer_also_names_white_space(sample):
 def test_boards_out_of_order(sample):
     result = sample.check(sample.render(sample.boards[::-1]))
     assert result.verdict is Verdict.WA
-    assert result.summary == ("boards are out of order: 397862514 (line 13) comes before 124967385 "
-                              "(line 27); boards go in increasing order of their 9-digit string")
+    assert result.summary == (
+        "boards are out of order: 397862514 (line 13) comes before 124967385 "
+        "(line 27); boards go in increasing order of their 9-digit string"
+    )
 
 
 def test_non_canonical_rotation(sample):
@@ -280,22 +289,31 @@ def test_non_canonical_rotation(sample):
     assert result.verdict is Verdict.WA
     assert result.summary == (
         "board 391862574 (line 13) is a rotation of 124967385: print the rotation whose top-left "
-        "tile has the smallest number of the four corners")
+        "tile has the smallest number of the four corners"
+    )
 
 
 def test_every_rotation_printed(sample):
     b = sample.boards[0]
-    result = sample.check(sample.render([b, rotate(b), rotate(rotate(b)), rotate(rotate(rotate(b))),
-                                         sample.boards[1]]))
+    result = sample.check(
+        sample.render(
+            [b, rotate(b), rotate(rotate(b)), rotate(rotate(rotate(b))), sample.boards[1]]
+        )
+    )
     assert result.verdict is Verdict.WA
     assert "says 5 solutions, expected 2" in result.summary
-    assert any("the same solution is printed 4 times, in different rotations: 124967385, "
-               "391862574, 583769421, 475268193 (lines 13, 27, 41, 55)" in d for d in result.details)
+    assert any(
+        "the same solution is printed 4 times, in different rotations: 124967385, "
+        "391862574, 583769421, 475268193 (lines 13, 27, 41, 55)" in d
+        for d in result.details
+    )
 
 
 def test_board_missing():
     case = Case(LIGHTBULBS)
-    result = case.check(case.render(case.boards[:1] + case.boards[2:], count="3 unique solutions found:"))
+    result = case.check(
+        case.render(case.boards[:1] + case.boards[2:], count="3 unique solutions found:")
+    )
     assert result.verdict is Verdict.WA
     missing = gp.digits(tuple(gp.Cell(p.tile, p.edges) for p in case.boards[1]))
     assert result.summary == f"board {missing} is missing (expected at line 27)"
@@ -312,7 +330,9 @@ def test_extra_board(sample):
 
 
 def test_same_board_twice(sample):
-    result = sample.check(sample.render(sample.boards + sample.boards[:1], count="2 unique solutions found:"))
+    result = sample.check(
+        sample.render(sample.boards + sample.boards[:1], count="2 unique solutions found:")
+    )
     assert result.verdict is Verdict.WA
     assert "board 124967385 is printed twice (lines 13, 41)" in result.text()
 
@@ -324,7 +344,8 @@ def test_swapped_tiles_are_not_a_solution(sample):
     assert result.verdict is Verdict.WA
     assert result.summary == (
         "board 214967385 (line 13) is not a solution: tile 1's right edge R0 does not match tile 4's "
-        "left edge Y1 (row 1, columns 2-3: different pictures)")
+        "left edge Y1 (row 1, columns 2-3: different pictures)"
+    )
     assert "board 124967385 is missing (expected at line 13)" in result.details
 
 
@@ -332,17 +353,24 @@ def test_same_tile_twice(sample):
     bad = list(sample.boards[0])
     bad[8] = bad[0]
     result = sample.check(sample.render([tuple(bad), sample.boards[1]]))
-    assert "is not a solution: it uses tile 1 twice (row 1, column 1 and row 3, column 3)" in result.summary
+    assert (
+        "is not a solution: it uses tile 1 twice (row 1, column 1 and row 3, column 3)"
+        in result.summary
+    )
 
 
 def test_edges_that_are_no_rotation_of_the_tile(sample):
     board = list(sample.boards[0])
     first = board[0]
-    board[0] = ps.Placement(first.tile, (first.edges[0], first.edges[3], first.edges[2], first.edges[1]))
+    board[0] = ps.Placement(
+        first.tile, (first.edges[0], first.edges[3], first.edges[2], first.edges[1])
+    )
     result = sample.check(sample.render([tuple(board), sample.boards[1]]))
     assert result.verdict is Verdict.WA
-    assert ("row 1, column 1 shows tile 1 as G0 Y1 B1 R0 (top, right, bottom, left), which is not a "
-            "rotation of tile 1 <Y1, G0, R0, B1>") in result.summary
+    assert (
+        "row 1, column 1 shows tile 1 as G0 Y1 B1 R0 (top, right, bottom, left), which is not a "
+        "rotation of tile 1 <Y1, G0, R0, B1>"
+    ) in result.summary
 
 
 def test_vertical_clash_names_rows():
@@ -354,12 +382,15 @@ def test_vertical_clash_names_rows():
 
 
 def test_broken_frame(sample):
-    got = sample.expected.replace(b"+--------+--------+--------+\n|9", b"+-------+-------+-------+\n|9")
+    got = sample.expected.replace(
+        b"+--------+--------+--------+\n|9", b"+-------+-------+-------+\n|9"
+    )
     result = sample.check(got)
     assert result.verdict is Verdict.WA
     assert result.summary == (
-        'board 124967385 (line 13) is not drawn in the required layout: line 17 should be '
-        '"+--------+--------+--------+", not "+-------+-------+-------+"')
+        "board 124967385 (line 13) is not drawn in the required layout: line 17 should be "
+        '"+--------+--------+--------+", not "+-------+-------+-------+"'
+    )
 
 
 def test_unreadable_board(sample):
@@ -367,8 +398,10 @@ def test_unreadable_board(sample):
     result = sample.check(got)
     assert result.verdict is Verdict.WA
     assert "board 124967385 is missing" in result.summary
-    assert any(d.startswith("could not read a board at line 14: line 14 shows 2 cells")
-               for d in result.details)
+    assert any(
+        d.startswith("could not read a board at line 14: line 14 shows 2 cells")
+        for d in result.details
+    )
 
 
 # ---------------------------------------------------------------- policy-dependent cases
@@ -379,11 +412,15 @@ def test_symmetric_board_twice_names_the_rule():
     got = case.render(case.boards * 2)  # "2 unique solutions found:" and the board twice
     result = case.check(got, policy=("symmetric-tiles",))
     assert result.verdict is Verdict.WA
-    assert result.summary.startswith("board 275489316 is printed twice (lines 13, 27); it contains "
-                                     "tile 9 <C0, B1, C0, B1>, which looks the same turned by 180 degrees")
+    assert result.summary.startswith(
+        "board 275489316 is printed twice (lines 13, 27); it contains "
+        "tile 9 <C0, B1, C0, B1>, which looks the same turned by 180 degrees"
+    )
     assert "says 2 solutions, expected 1 solution" in result.text()
-    assert result.details[-1] == (f"This case is policy-dependent: its expected output follows "
-                                  f"{POLICY_RULES['symmetric-tiles']}.")
+    assert result.details[-1] == (
+        f"This case is policy-dependent: its expected output follows "
+        f"{POLICY_RULES['symmetric-tiles']}."
+    )
 
 
 def test_symmetric_board_twice_without_policy_names_no_rule():
@@ -397,10 +434,12 @@ def test_tie_order_names_the_rule():
     case = Case(TIE)
     result = case.check(case.render(case.boards[::-1]), policy=("tie-order",))
     assert result.verdict is Verdict.WA
-    assert result.summary.startswith("boards with the same 9-digit string 369817425 are in the wrong "
-                                     "order (lines 13 and 27)")
-    assert result.details[-1] == (f"This case is policy-dependent: its expected output follows "
-                                  f"{POLICY_RULES['tie-order']}.")
+    assert result.summary.startswith(
+        "boards with the same 9-digit string 369817425 are in the wrong order (lines 13 and 27)"
+    )
+    assert result.details[-1] == (
+        f"This case is policy-dependent: its expected output follows {POLICY_RULES['tie-order']}."
+    )
     assert "symmetric-tile" not in result.text()
 
 
@@ -412,13 +451,16 @@ def test_ordinary_order_bug_is_not_blamed_on_the_tie_rule(sample):
 # ---------------------------------------------------------------- robustness
 
 
-@pytest.mark.parametrize("got, phrase", [
-    (b"", "the output is empty"),
-    (b"\n\n  \n", "the output is only white space"),
-    (b"\x00\x01garbage\xff\xfe", "does not look like the puzzle's output"),
-    (bytes(range(256)) * 64, "does not look like the puzzle's output"),
-    ("Ein Fehler: ñ \u202e\u0007".encode(), "does not look like the puzzle's output"),
-])
+@pytest.mark.parametrize(
+    "got, phrase",
+    [
+        (b"", "the output is empty"),
+        (b"\n\n  \n", "the output is only white space"),
+        (b"\x00\x01garbage\xff\xfe", "does not look like the puzzle's output"),
+        (bytes(range(256)) * 64, "does not look like the puzzle's output"),
+        ("Ein Fehler: ñ \u202e\u0007".encode(), "does not look like the puzzle's output"),
+    ],
+)
 def test_garbage(sample, got, phrase):
     result = sample.check(got)
     assert result.verdict is Verdict.WA
@@ -428,7 +470,10 @@ def test_garbage(sample, got, phrase):
 def test_nul_after_correct_output(sample):
     result = sample.check(sample.expected + b"\x00")
     assert result.verdict is Verdict.WA
-    assert result.summary == "the output contains bytes that are not printable text (first at line 40: \\x00)"
+    assert (
+        result.summary
+        == "the output contains bytes that are not printable text (first at line 40: \\x00)"
+    )
 
 
 def test_invalid_utf8_shown_escaped(sample):
@@ -458,13 +503,15 @@ def _mutate(data: bytes, seed: int) -> bytes:
     for _ in range(rng.randint(1, 4)):
         at = rng.randrange(len(data) + 1)
         kind = rng.randrange(3)
-        piece = bytes(rng.choice(b" \n\r\t|+-0123456789ABGRY\x00\xff") for _ in range(rng.randint(1, 5)))
+        piece = bytes(
+            rng.choice(b" \n\r\t|+-0123456789ABGRY\x00\xff") for _ in range(rng.randint(1, 5))
+        )
         if kind == 0:
             data[at:at] = piece
         elif kind == 1:
-            del data[at:at + rng.randint(1, 40)]
+            del data[at : at + rng.randint(1, 40)]
         else:
-            data[at:at + len(piece)] = piece
+            data[at : at + len(piece)] = piece
     return bytes(data)
 
 
@@ -477,7 +524,9 @@ def test_random_damage_never_raises(seed):
     if got == SAMPLE_EXPECTED:
         assert result.verdict is Verdict.AC
     else:
-        assert result.verdict is (Verdict.PE if got.split() == SAMPLE_EXPECTED.split() else Verdict.WA)
+        assert result.verdict is (
+            Verdict.PE if got.split() == SAMPLE_EXPECTED.split() else Verdict.WA
+        )
 
 
 @settings(max_examples=60, deadline=None)
@@ -504,7 +553,7 @@ def test_big_output(big):
     result = compare(big.expected, big.expected.replace(b"\n", b"\r\n"), BIG)
     assert result.verdict is Verdict.PE and "every line ends in CR LF" in result.summary
     # Everything printed twice.
-    doubled = big.expected + big.expected[big.expected.index(b"found:\n") + 7:]
+    doubled = big.expected + big.expected[big.expected.index(b"found:\n") + 7 :]
     result = compare(big.expected, doubled, BIG)
     assert result.verdict is Verdict.WA
     assert "is printed twice" in result.text() and "14046 more boards" not in result.text()
@@ -530,7 +579,12 @@ def _board(digits: str) -> gp.Board:
 
 def test_rotate_and_canonical():
     board = _board("123456789")
-    assert [gp.digits(b) for b in gp.rotations(board)] == ["123456789", "741852963", "987654321", "369258147"]
+    assert [gp.digits(b) for b in gp.rotations(board)] == [
+        "123456789",
+        "741852963",
+        "987654321",
+        "369258147",
+    ]
     assert gp.rotate(board)[0].edges == ("D0", "A0", "B0", "C0")  # the left edge comes on top
     assert gp.canonical(gp.rotate(board)) == board
 
@@ -541,8 +595,14 @@ def test_draw_and_parse_agree_with_the_reference(sample):
         assert gp.draw(mine) == ps.render_board(board)
         assert gp.clashes(mine) == [] and gp.canonical(mine) == mine
     parsed = gp.parse_output(SAMPLE_EXPECTED.decode())
-    assert [p.board for p in parsed.boards] == [tuple(gp.Cell(p.tile, p.edges) for p in b) for b in sample.boards]
-    assert (parsed.header_line, parsed.count_line, parsed.count) == (1, (12, "2 unique solutions found:"), 2)
+    assert [p.board for p in parsed.boards] == [
+        tuple(gp.Cell(p.tile, p.edges) for p in b) for b in sample.boards
+    ]
+    assert (parsed.header_line, parsed.count_line, parsed.count) == (
+        1,
+        (12, "2 unique solutions found:"),
+        2,
+    )
     assert [line for line, _ in parsed.listing] == list(range(2, 11))
 
 
@@ -565,13 +625,20 @@ def test_debugging_line(sample):
     got = sample.expected.replace(b"\n\n2 unique", b"\nsearching for solutions...\n\n2 unique")
     result = sample.check(got)
     assert result.verdict is Verdict.WA
-    assert result.summary.startswith('line 11 is not part of the required output: "searching for solutions..."')
+    assert result.summary.startswith(
+        'line 11 is not part of the required output: "searching for solutions..."'
+    )
 
 
 def test_count_line_after_the_boards(sample):
-    got = sample.expected.replace(b"2 unique solutions found:\n", b"") + b"2 unique solutions found:\n"
+    got = (
+        sample.expected.replace(b"2 unique solutions found:\n", b"")
+        + b"2 unique solutions found:\n"
+    )
     result = sample.check(got)
-    assert result.summary.startswith("the count line (line 39) comes after the first board (line 12)")
+    assert result.summary.startswith(
+        "the count line (line 39) comes after the first board (line 12)"
+    )
 
 
 def test_tiles_numbered_from_zero_on_the_boards(sample):
@@ -580,15 +647,20 @@ def test_tiles_numbered_from_zero_on_the_boards(sample):
         got = got.replace(f"|{k}  ".encode(), f"|{k - 1}  ".encode())
     result = sample.check(got)
     assert result.verdict is Verdict.WA
-    assert result.summary == ("board 013856274 (line 13) is not a solution: it numbers the tiles 0-8: "
-                              "tiles are numbered from 1 to 9, in the order of the puzzle file")
+    assert result.summary == (
+        "board 013856274 (line 13) is not a solution: it numbers the tiles 0-8: "
+        "tiles are numbered from 1 to 9, in the order of the puzzle file"
+    )
 
 
-@pytest.mark.parametrize("listed, hint", [
-    (b"<Y1 R1 G0 B0>", "(edges are separated by a comma and a space)"),
-    (b"<R1, G0, B0, Y1>", "(the tile's edges as given in the puzzle file, in the same order)"),
-    (b"Y1, R1, G0, B0", "(the edges go between < and >)"),
-])
+@pytest.mark.parametrize(
+    "listed, hint",
+    [
+        (b"<Y1 R1 G0 B0>", "(edges are separated by a comma and a space)"),
+        (b"<R1, G0, B0, Y1>", "(the tile's edges as given in the puzzle file, in the same order)"),
+        (b"Y1, R1, G0, B0", "(the edges go between < and >)"),
+    ],
+)
 def test_listing_hints(sample, listed, hint):
     result = sample.check(sample.expected.replace(b"<Y1, R1, G0, B0>", listed))
     assert result.verdict is Verdict.WA and result.summary.endswith(hint)
@@ -597,19 +669,30 @@ def test_listing_hints(sample, listed, hint):
 def test_inflated_count_names_the_symmetric_rule():
     # The other reading counts the symmetric tile's look-alike placements but prints one board.
     case = Case(SYMMETRIC)
-    result = case.check(case.render(case.boards, count="2 unique solutions found:"),
-                        policy=("symmetric-tiles",))
+    result = case.check(
+        case.render(case.boards, count="2 unique solutions found:"), policy=("symmetric-tiles",)
+    )
     assert "says 2 solutions, expected 1 solution" in result.summary
     assert result.details[-1].endswith(POLICY_RULES["symmetric-tiles"] + ".")
 
 
-@pytest.mark.parametrize("got, summary", [
-    (b"\n" + SAMPLE_EXPECTED, "1 extra empty line at the start of the output (before line 2 of your output)"),
-    (SAMPLE_EXPECTED.replace(b"+\n\n+", b"+\n\n\n+"),
-     "1 extra empty line between two boards (before line 28 of your output)"),
-    (SAMPLE_EXPECTED.replace(b"Input tiles:", b"  Input tiles:"),
-     "line 1 starts with white space the expected line does not have"),
-])
+@pytest.mark.parametrize(
+    "got, summary",
+    [
+        (
+            b"\n" + SAMPLE_EXPECTED,
+            "1 extra empty line at the start of the output (before line 2 of your output)",
+        ),
+        (
+            SAMPLE_EXPECTED.replace(b"+\n\n+", b"+\n\n\n+"),
+            "1 extra empty line between two boards (before line 28 of your output)",
+        ),
+        (
+            SAMPLE_EXPECTED.replace(b"Input tiles:", b"  Input tiles:"),
+            "line 1 starts with white space the expected line does not have",
+        ),
+    ],
+)
 def test_more_white_space(sample, got, summary):
     result = sample.check(got)
     assert result.verdict is Verdict.PE
@@ -643,7 +726,7 @@ def test_a_cr_carried_from_crlf_input_is_named_as_such():
 
 
 def test_crlf_input_with_nothing_found_is_named_as_such():
-    head = SAMPLE_EXPECTED[:SAMPLE_EXPECTED.index(b"\n\n") + 2]
+    head = SAMPLE_EXPECTED[: SAMPLE_EXPECTED.index(b"\n\n") + 2]
     got = head + b"No solution found.\n"
     result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
     assert result.verdict is Verdict.WA
@@ -666,8 +749,10 @@ def test_every_output_line_in_crlf_is_the_output_s_own_doing_even_for_crlf_input
 # ---------------------------------------------------------------- root causes (issue 11)
 
 # Tiles 1 and 5 each look the same turned by 180 degrees; one solution.
-TWO_SYMMETRIC = ("D1,B0,D1,B0\nD0,C0,A1,B1\nD0,B1,C0,C1\nD0,D1,A1,D0\nA0,D0,A0,D0\n"
-                 "C1,C0,A0,D1\nA0,B0,C0,B1\nA1,D0,D0,B1\nA1,B1,A1,D1\n")
+TWO_SYMMETRIC = (
+    "D1,B0,D1,B0\nD0,C0,A1,B1\nD0,B1,C0,C1\nD0,D1,A1,D0\nA0,D0,A0,D0\n"
+    "C1,C0,A0,D1\nA0,B0,C0,B1\nA1,D0,D0,B1\nA1,B1,A1,D1\n"
+)
 
 
 def test_a_board_printed_four_times_names_both_symmetric_tiles():
@@ -683,26 +768,31 @@ def _turn_cells(board, cells, quarter):
     board = list(board)
     for i in cells:
         edges = board[i].edges
-        board[i] = ps.Placement(board[i].tile, edges[4 - quarter:] + edges[:4 - quarter])
+        board[i] = ps.Placement(board[i].tile, edges[4 - quarter :] + edges[: 4 - quarter])
     return tuple(board)
 
 
 def test_tiles_in_the_right_cells_drawn_turned_are_named_so(sample):
     turned = _turn_cells(sample.boards[0], (0, 4, 8), 1)
     result = sample.check(sample.render([turned] + sample.boards[1:]))
-    assert result.summary.startswith("board 124967385 (line 13) has every tile in the right "
-                                     "cell, but 3 of them are drawn turned: row 1, column 1 "
-                                     "(tile 1) by a quarter turn clockwise")
+    assert result.summary.startswith(
+        "board 124967385 (line 13) has every tile in the right "
+        "cell, but 3 of them are drawn turned: row 1, column 1 "
+        "(tile 1) by a quarter turn clockwise"
+    )
     text = result.text()
     assert "not a solution" not in text and "missing" not in text
 
 
-@pytest.mark.parametrize("old, new, named", [
-    (b"1. <", "\uff11. <".encode(), "U+FF11 FULLWIDTH DIGIT ONE"),
-    (b"Input tiles", "Inp\u0443t tiles".encode(), "U+0443 CYRILLIC SMALL LETTER U"),
-    (b"<Y1,", "<\u03a51,".encode(), "U+03A5 GREEK CAPITAL LETTER UPSILON"),
-    (b"2 unique", "2\u0301 unique".encode(), "a combining mark U+0301 COMBINING ACUTE ACCENT"),
-])
+@pytest.mark.parametrize(
+    "old, new, named",
+    [
+        (b"1. <", "\uff11. <".encode(), "U+FF11 FULLWIDTH DIGIT ONE"),
+        (b"Input tiles", "Inp\u0443t tiles".encode(), "U+0443 CYRILLIC SMALL LETTER U"),
+        (b"<Y1,", "<\u03a51,".encode(), "U+03A5 GREEK CAPITAL LETTER UPSILON"),
+        (b"2 unique", "2\u0301 unique".encode(), "a combining mark U+0301 COMBINING ACUTE ACCENT"),
+    ],
+)
 def test_look_alike_characters_are_named(sample, old, new, named):
     result = sample.check(sample.expected.replace(old, new, 1))
     assert named in result.summary
@@ -729,42 +819,98 @@ def test_only_a_difference_the_rule_decides_is_marked_as_policy_only():
 # the puzzle has exactly one solution; the count of printed boards is named with its
 # own plural ("0 boards", "1 board", "2 boards").
 COUNT_LINES = [
-    (SAMPLE, "all", "2 unique solutions found",
-     'the count line (line 12) is "2 unique solutions found": expected exactly '
-     '"2 unique solutions found:"', None),
-    (SAMPLE, "all", "2 Unique Solutions Found:",
-     'the count line (line 12) is "2 Unique Solutions Found:": expected exactly '
-     '"2 unique solutions found:"', None),
-    (ONE, "all", "1 unique solutions found:",
-     'wrong plural on line 12: with one solution the count line is "1 unique solution found:", '
-     'not "1 unique solutions found:"', None),
-    (SAMPLE, "all", "2 unique solution found:",
-     'wrong singular on line 12: with 2 solutions the count line is "2 unique solutions found:", '
-     'not "2 unique solution found:"', None),
-    (SAMPLE, "none", "2 unique solutions found:",
-     "2 boards are missing: 124967385 (expected at line 13), 397862514 (expected at line 27)",
-     "the count line says 2 solutions but 0 boards are printed"),
-    (SAMPLE, "all", "1 unique solution found:",
-     'the count line (line 12) says 1 solution, expected 2 solutions: "1 unique solution found:" '
-     'instead of "2 unique solutions found:"',
-     "the count line says 1 solution but 2 boards are printed"),
-    (ONE, "all", "0 unique solutions found:",
-     'the count line (line 12) says "0 unique solutions found:", but the puzzle has 1 solution: '
-     'expected "1 unique solution found:"', "the count line says no solution but 1 board is printed"),
-    (NONE, "none", "1 unique solution found:",
-     'the count line (line 12) says 1 solution, but the puzzle has none: expected '
-     '"No solution found."', "the count line says 1 solution but 0 boards are printed"),
-    (NONE, "none", "No solutions found.",
-     'the count line (line 12) is "No solutions found.": expected exactly "No solution found."',
-     None),
-    (NONE, "none", "There is no solution.",
-     'the count line (line 12) is "There is no solution.": expected exactly "No solution found."',
-     None),
-    (ONE, "all", "1 unique solution found",
-     'the count line (line 12) is "1 unique solution found": expected exactly '
-     '"1 unique solution found:"', None),
-    (NONE, "none", "Solutions: none",
-     'the count line (line 12) is "Solutions: none": expected "No solution found."', None),
+    (
+        SAMPLE,
+        "all",
+        "2 unique solutions found",
+        'the count line (line 12) is "2 unique solutions found": expected exactly '
+        '"2 unique solutions found:"',
+        None,
+    ),
+    (
+        SAMPLE,
+        "all",
+        "2 Unique Solutions Found:",
+        'the count line (line 12) is "2 Unique Solutions Found:": expected exactly '
+        '"2 unique solutions found:"',
+        None,
+    ),
+    (
+        ONE,
+        "all",
+        "1 unique solutions found:",
+        'wrong plural on line 12: with one solution the count line is "1 unique solution found:", '
+        'not "1 unique solutions found:"',
+        None,
+    ),
+    (
+        SAMPLE,
+        "all",
+        "2 unique solution found:",
+        'wrong singular on line 12: with 2 solutions the count line is "2 unique solutions found:", '
+        'not "2 unique solution found:"',
+        None,
+    ),
+    (
+        SAMPLE,
+        "none",
+        "2 unique solutions found:",
+        "2 boards are missing: 124967385 (expected at line 13), 397862514 (expected at line 27)",
+        "the count line says 2 solutions but 0 boards are printed",
+    ),
+    (
+        SAMPLE,
+        "all",
+        "1 unique solution found:",
+        'the count line (line 12) says 1 solution, expected 2 solutions: "1 unique solution found:" '
+        'instead of "2 unique solutions found:"',
+        "the count line says 1 solution but 2 boards are printed",
+    ),
+    (
+        ONE,
+        "all",
+        "0 unique solutions found:",
+        'the count line (line 12) says "0 unique solutions found:", but the puzzle has 1 solution: '
+        'expected "1 unique solution found:"',
+        "the count line says no solution but 1 board is printed",
+    ),
+    (
+        NONE,
+        "none",
+        "1 unique solution found:",
+        "the count line (line 12) says 1 solution, but the puzzle has none: expected "
+        '"No solution found."',
+        "the count line says 1 solution but 0 boards are printed",
+    ),
+    (
+        NONE,
+        "none",
+        "No solutions found.",
+        'the count line (line 12) is "No solutions found.": expected exactly "No solution found."',
+        None,
+    ),
+    (
+        NONE,
+        "none",
+        "There is no solution.",
+        'the count line (line 12) is "There is no solution.": expected exactly "No solution found."',
+        None,
+    ),
+    (
+        ONE,
+        "all",
+        "1 unique solution found",
+        'the count line (line 12) is "1 unique solution found": expected exactly '
+        '"1 unique solution found:"',
+        None,
+    ),
+    (
+        NONE,
+        "none",
+        "Solutions: none",
+        'the count line (line 12) is "Solutions: none": expected "No solution found."',
+        None,
+    ),
 ]
 
 
@@ -776,8 +922,9 @@ def test_count_line_diagnosis(text, boards, count, summary, detail):
     assert result.summary == summary
     if detail is not None:
         assert detail in result.details
-    assert not any("boards are printed" in d or "board is printed" in d
-                   for d in result.details if d != detail)
+    assert not any(
+        "boards are printed" in d or "board is printed" in d for d in result.details if d != detail
+    )
 
 
 # ---------------------------------------------------------------- diagnosis texts, exactly
@@ -788,18 +935,21 @@ from tests.helpers import PUBLIC  # noqa: E402
 MANY = (PUBLIC / "many-solutions.txt").read_text()  # 22 solutions
 
 
-@pytest.mark.parametrize("want, got, text", [
-    ("ABC", "AC", 'a line "B" is missing before line 11'),
-    ("AB", "AXB", 'line 11 ("X") should not be there'),
-    ("ABC", "AB", 'a line "C" is missing before line 12'),
-    ("ABCD", "AB", 'it ends early: a line "C" is missing after line 11'),
-    ("AB", "ABXY", 'line 12 ("X") should not be there'),
-    ("AB", "AX", 'line 11 should be "B", not "X"'),
-    ("ABC", "AXC", 'line 11 should be "B", not "X"'),
-    ("ABC", "ACC", 'line 11 should be "B", not "C"'),  # as long as expected: not a missing line
-    ("ABB", "AXB", 'line 11 should be "B", not "X"'),  # nor an extra one
-    ("XAB", "AB", 'a line "X" is missing before line 10'),
-])
+@pytest.mark.parametrize(
+    "want, got, text",
+    [
+        ("ABC", "AC", 'a line "B" is missing before line 11'),
+        ("AB", "AXB", 'line 11 ("X") should not be there'),
+        ("ABC", "AB", 'a line "C" is missing before line 12'),
+        ("ABCD", "AB", 'it ends early: a line "C" is missing after line 11'),
+        ("AB", "ABXY", 'line 12 ("X") should not be there'),
+        ("AB", "AX", 'line 11 should be "B", not "X"'),
+        ("ABC", "AXC", 'line 11 should be "B", not "X"'),
+        ("ABC", "ACC", 'line 11 should be "B", not "C"'),  # as long as expected: not a missing line
+        ("ABB", "AXB", 'line 11 should be "B", not "X"'),  # nor an extra one
+        ("XAB", "AB", 'a line "X" is missing before line 10'),
+    ],
+)
 def test_layout_difference_names_the_first_differing_line(want, got, text):
     assert _layout_difference(list(want), list(got), 10) == text
 
@@ -810,17 +960,40 @@ def _clash_board(first: int, second: int, edges_first, edges_second):
     return tuple(board)
 
 
-@pytest.mark.parametrize("first, horizontal, a, b, text", [
-    (3, True, ("A0", "R1", "C0", "D0"), ("E0", "F0", "G0", "G1"),
-     "tile 4's right edge R1 does not match tile 5's left edge G1 (row 2, columns 1-2: "
-     "different pictures)"),
-    (7, True, ("A0", "R1", "C0", "D0"), ("E0", "F0", "G0", "R1"),
-     "tile 8's right edge R1 does not match tile 9's left edge R1 (row 3, columns 2-3: two heads)"),
-    (3, False, ("A0", "B0", "Y0", "D1"), ("Y0", "F1", "G1", "H1"),
-     "tile 4's bottom edge Y0 does not match tile 7's top edge Y0 (column 1, rows 2-3: two tails)"),
-    (5, False, ("A0", "B0", "Y1", "D1"), ("Y1", "F0", "G1", "H1"),
-     "tile 6's bottom edge Y1 does not match tile 9's top edge Y1 (column 3, rows 2-3: two heads)"),
-])
+@pytest.mark.parametrize(
+    "first, horizontal, a, b, text",
+    [
+        (
+            3,
+            True,
+            ("A0", "R1", "C0", "D0"),
+            ("E0", "F0", "G0", "G1"),
+            "tile 4's right edge R1 does not match tile 5's left edge G1 (row 2, columns 1-2: "
+            "different pictures)",
+        ),
+        (
+            7,
+            True,
+            ("A0", "R1", "C0", "D0"),
+            ("E0", "F0", "G0", "R1"),
+            "tile 8's right edge R1 does not match tile 9's left edge R1 (row 3, columns 2-3: two heads)",
+        ),
+        (
+            3,
+            False,
+            ("A0", "B0", "Y0", "D1"),
+            ("Y0", "F1", "G1", "H1"),
+            "tile 4's bottom edge Y0 does not match tile 7's top edge Y0 (column 1, rows 2-3: two tails)",
+        ),
+        (
+            5,
+            False,
+            ("A0", "B0", "Y1", "D1"),
+            ("Y1", "F0", "G1", "H1"),
+            "tile 6's bottom edge Y1 does not match tile 9's top edge Y1 (column 3, rows 2-3: two heads)",
+        ),
+    ],
+)
 def test_clash_text_names_tiles_edges_and_place(first, horizontal, a, b, text):
     second = first + (1 if horizontal else 3)
     board = _clash_board(first, second, a, b)
@@ -832,15 +1005,24 @@ def test_quote_cuts_at_its_limit():
     assert quote("a b" * 30, 5) == '"a ba …"'
 
 
-@pytest.mark.parametrize("missing, text", [
-    (3, "3 boards are missing: 395182467 (expected at line 279), 426731859 (expected at line "
-        "293), 539246718 (expected at line 307)"),
-    (4, "4 boards are missing: 327916584 (expected at line 265), 395182467 (expected at line "
-        "279), 426731859 (expected at line 293) and 1 more"),
-])
+@pytest.mark.parametrize(
+    "missing, text",
+    [
+        (
+            3,
+            "3 boards are missing: 395182467 (expected at line 279), 426731859 (expected at line "
+            "293), 539246718 (expected at line 307)",
+        ),
+        (
+            4,
+            "4 boards are missing: 327916584 (expected at line 265), 395182467 (expected at line "
+            "279), 426731859 (expected at line 293) and 1 more",
+        ),
+    ],
+)
 def test_missing_boards_named_up_to_three(missing, text):
     case = Case(MANY)
-    kept = case.boards[:len(case.boards) - missing]
+    kept = case.boards[: len(case.boards) - missing]
     result = case.check(case.render(kept, count=ps.count_line(len(case.boards))))
     assert text in result.text().split("\n")
 
@@ -864,39 +1046,68 @@ def _sample_lines(edit) -> bytes:
 
 # (how the sample's output is changed, summary, further lines of the diagnosis)
 LINE_DIAGNOSES = [
-    (lambda L: [""] + L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
-     "white space differs: 1 extra empty line at the start of the output (before line 2 of "
-     "your output)",
-     ['1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 7 of your output)',
-      "2 extra empty lines between the tile listing and the count line (before line 16 of your "
-      "output)",
-      "empty lines differ in 4 places in all"]),
-    (lambda L: L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
-     'white space differs: 1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 6 of '
-     'your output)',
-     ["2 extra empty lines between the tile listing and the count line (before line 15 of your "
-      "output)",
-      "3 extra empty lines between two boards (before line 33 of your output)"]),
-    (lambda L: L[:10] + L[11:],
-     "white space differs: missing empty line between the tile listing and the count line "
-     "(before line 11 of your output)", []),
-    (lambda L: L[:25] + L[26:],
-     "white space differs: missing empty line between two boards (before line 26 of your "
-     "output)", []),
-    (lambda L: L[:1] + [L[1] + " " + L[2]] + L[3:],
-     'white space differs: line 2 should be "1. <Y1, G0, R0, B1>", not "1. <Y1, G0, R0, B1> '
-     '2. <Y0, B1, R1, B0>" (the same words, broken into lines differently)', []),
-    (lambda L: L[:1] + ["1. <Y1, G0, R0, B1"] + L[2:],
-     'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
-     '"1. <Y1, G0, R0, B1" (the edges go between < and >)', []),
-    (lambda L: L[:1] + ["1. <Y1, G0, R0, B1, >"] + L[2:],
-     'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
-     '"1. <Y1, G0, R0, B1, >" (edges are separated by a comma and a space)', []),
-    (lambda L: L[:1] + ["1.  <Y1, G0, R0, B1>"] + L[2:11] + ["3 unique solutions found:"] + L[12:],
-     'the count line (line 12) says 3 solutions, expected 2 solutions: "3 unique solutions '
-     'found:" instead of "2 unique solutions found:"',
-     ['the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
-      '"1.  <Y1, G0, R0, B1>" (spacing differs)']),
+    (
+        lambda L: [""] + L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
+        "white space differs: 1 extra empty line at the start of the output (before line 2 of "
+        "your output)",
+        [
+            '1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 7 of your output)',
+            "2 extra empty lines between the tile listing and the count line (before line 16 of your "
+            "output)",
+            "empty lines differ in 4 places in all",
+        ],
+    ),
+    (
+        lambda L: L[:4] + [""] + L[4:10] + ["", ""] + L[10:26] + ["", "", ""] + L[26:],
+        'white space differs: 1 extra empty line after "3. <Y1, R1, G0, B0>" (before line 6 of '
+        "your output)",
+        [
+            "2 extra empty lines between the tile listing and the count line (before line 15 of your "
+            "output)",
+            "3 extra empty lines between two boards (before line 33 of your output)",
+        ],
+    ),
+    (
+        lambda L: L[:10] + L[11:],
+        "white space differs: missing empty line between the tile listing and the count line "
+        "(before line 11 of your output)",
+        [],
+    ),
+    (
+        lambda L: L[:25] + L[26:],
+        "white space differs: missing empty line between two boards (before line 26 of your "
+        "output)",
+        [],
+    ),
+    (
+        lambda L: L[:1] + [L[1] + " " + L[2]] + L[3:],
+        'white space differs: line 2 should be "1. <Y1, G0, R0, B1>", not "1. <Y1, G0, R0, B1> '
+        '2. <Y0, B1, R1, B0>" (the same words, broken into lines differently)',
+        [],
+    ),
+    (
+        lambda L: L[:1] + ["1. <Y1, G0, R0, B1"] + L[2:],
+        'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+        '"1. <Y1, G0, R0, B1" (the edges go between < and >)',
+        [],
+    ),
+    (
+        lambda L: L[:1] + ["1. <Y1, G0, R0, B1, >"] + L[2:],
+        'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+        '"1. <Y1, G0, R0, B1, >" (edges are separated by a comma and a space)',
+        [],
+    ),
+    (
+        lambda L: (
+            L[:1] + ["1.  <Y1, G0, R0, B1>"] + L[2:11] + ["3 unique solutions found:"] + L[12:]
+        ),
+        'the count line (line 12) says 3 solutions, expected 2 solutions: "3 unique solutions '
+        'found:" instead of "2 unique solutions found:"',
+        [
+            'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+            '"1.  <Y1, G0, R0, B1>" (spacing differs)'
+        ],
+    ),
 ]
 
 
@@ -904,7 +1115,7 @@ LINE_DIAGNOSES = [
 def test_line_by_line_diagnosis(sample, edit, summary, more):
     result = sample.check(_sample_lines(edit))
     assert result.summary == summary
-    assert result.details[3:3 + len(more)] == more
+    assert result.details[3 : 3 + len(more)] == more
 
 
 def test_tie_order_shows_the_first_differing_drawn_line():
@@ -913,17 +1124,28 @@ def test_tie_order_shows_the_first_differing_drawn_line():
     assert result.summary == (
         "boards with the same 9-digit string 369817425 are in the wrong order (lines 13 and 27): "
         "they go by their drawn text, compared as strings "
-        '("|3  A1   |6  A1   |9  A1   |" comes before "|3  A1   |6  A1   |9  B0   |")')
+        '("|3  A1   |6  A1   |9  A1   |" comes before "|3  A1   |6  A1   |9  B0   |")'
+    )
 
 
-@pytest.mark.parametrize("cell, summary, also", [
-    ("|9  G0   |", "board 129967385 (line 13) is not a solution: it uses tile 9 twice (row 1, "
-                   "column 3 and row 2, column 1)",
-     "board 129967385 also: row 1, column 3 shows tile 9 as G0 B0 G1 Y1 (top, right, bottom, "
-     "left), which is not a rotation of tile 9 <R0, G1, Y1, B0>"),
-    ("|10 G0   |", "board 1210967385 (line 13) is not a solution: row 1, column 3 shows tile 10, "
-                   "which does not exist", None),
-])
+@pytest.mark.parametrize(
+    "cell, summary, also",
+    [
+        (
+            "|9  G0   |",
+            "board 129967385 (line 13) is not a solution: it uses tile 9 twice (row 1, "
+            "column 3 and row 2, column 1)",
+            "board 129967385 also: row 1, column 3 shows tile 9 as G0 B0 G1 Y1 (top, right, bottom, "
+            "left), which is not a rotation of tile 9 <R0, G1, Y1, B0>",
+        ),
+        (
+            "|10 G0   |",
+            "board 1210967385 (line 13) is not a solution: row 1, column 3 shows tile 10, "
+            "which does not exist",
+            None,
+        ),
+    ],
+)
 def test_a_cell_naming_the_last_or_a_missing_tile(sample, cell, summary, also):
     result = sample.check(sample.expected.replace(b"|4  G0   |", cell.encode(), 1))
     assert result.summary == summary

@@ -5,7 +5,12 @@ import dataclasses
 import pytest
 
 from grader.config import (
-    DEFAULT_LANGUAGES, ConfigError, CourseConfig, default_course_file, load_config, tomllib,
+    DEFAULT_LANGUAGES,
+    ConfigError,
+    CourseConfig,
+    default_course_file,
+    load_config,
+    tomllib,
 )
 from grader.exports.common import _pyproject_dependencies, requirements_txt
 from tests.helpers import ROOT
@@ -23,13 +28,22 @@ def test_shipped_course_file_is_valid_and_matches_the_spec_defaults():
     config = load_config()
     assert config.languages == DEFAULT_LANGUAGES
     assert config.languages["c"].build == (
-        "gcc", "-O2", "-std=gnu17", "-o", "puzzlesolver", "puzzlesolver.c")
+        "gcc",
+        "-O2",
+        "-std=gnu17",
+        "-o",
+        "puzzlesolver",
+        "puzzlesolver.c",
+    )
     assert config.languages["java"].memory_rlimit is False
     assert config.limits.stdout_bytes == 8192 * 1024
 
 
 def test_overrides_take_effect(tmp_path):
-    config = load_config(write(tmp_path, """
+    config = load_config(
+        write(
+            tmp_path,
+            """
 [limits]
 cpu_seconds = 2.5
 memory_mb = 256
@@ -38,7 +52,9 @@ stdout_kb = 100
 build = ["gcc", "-O3", "-o", "puzzlesolver", "puzzlesolver.c"]
 [leaderboard]
 runs = 5
-"""))
+""",
+        )
+    )
     assert config.limits.cpu_seconds == 2.5
     assert config.limits.memory_mb == 256
     assert config.limits.stdout_bytes == 100 * 1024
@@ -47,22 +63,25 @@ runs = 5
     assert config.leaderboard.runs == 5
 
 
-@pytest.mark.parametrize("text, key", [
-    ("colour = 1", "colour"),
-    ("[limits]\ncpu_secs = 1", "limits.cpu_secs"),
-    ("[limits]\ncpu_seconds = 'ten'", "limits.cpu_seconds"),
-    ("[limits]\nmemory_mb = -5", "limits.memory_mb"),
-    ("[limits]\nmemory_mb = 0", "limits.memory_mb"),
-    ("[limits]\nprocesses = 1.5", "limits.processes"),
-    ("[limits]\nopen_files = true", "limits.open_files"),
-    ("[languages.rust]\nbuild = []", "languages.rust"),
-    ("[languages.c]\nbuild = 'gcc x.c'", "languages.c.build"),
-    ("[languages.c]\nrun = ['./puzzlesolver']", "languages.c.run"),
-    ("sandbox = 'docker'", "sandbox"),
-    ("[leaderboard]\nruns = 1", "leaderboard.runs"),
-    ("[leaderboard]\nnoise_floor = 2", "leaderboard.noise_floor"),
-    ("limits = 3", "limits"),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("colour = 1", "colour"),
+        ("[limits]\ncpu_secs = 1", "limits.cpu_secs"),
+        ("[limits]\ncpu_seconds = 'ten'", "limits.cpu_seconds"),
+        ("[limits]\nmemory_mb = -5", "limits.memory_mb"),
+        ("[limits]\nmemory_mb = 0", "limits.memory_mb"),
+        ("[limits]\nprocesses = 1.5", "limits.processes"),
+        ("[limits]\nopen_files = true", "limits.open_files"),
+        ("[languages.rust]\nbuild = []", "languages.rust"),
+        ("[languages.c]\nbuild = 'gcc x.c'", "languages.c.build"),
+        ("[languages.c]\nrun = ['./puzzlesolver']", "languages.c.run"),
+        ("sandbox = 'docker'", "sandbox"),
+        ("[leaderboard]\nruns = 1", "leaderboard.runs"),
+        ("[leaderboard]\nnoise_floor = 2", "leaderboard.noise_floor"),
+        ("limits = 3", "limits"),
+    ],
+)
 def test_bad_configuration_names_the_key(tmp_path, text, key):
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as error:

@@ -6,7 +6,6 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 import pytest
 
@@ -36,12 +35,22 @@ def dlx_output(puzzle: Puzzle) -> bytes:
     return render(puzzle, dlx.solve(puzzle)).encode("ascii")
 
 
-def links(model: dlx.ColouredCover) -> Tuple[List[int], ...]:
-    return tuple(list(a) for a in (model.LLINK, model.RLINK, model.ULINK, model.DLINK,
-                                   model.TOP, model.LEN, model.COLOR))
+def links(model: dlx.ColouredCover) -> tuple[list[int], ...]:
+    return tuple(
+        list(a)
+        for a in (
+            model.LLINK,
+            model.RLINK,
+            model.ULINK,
+            model.DLINK,
+            model.TOP,
+            model.LEN,
+            model.COLOR,
+        )
+    )
 
 
-def solution_names(model: dlx.ColouredCover, options: List[List[str]]) -> set:
+def solution_names(model: dlx.ColouredCover, options: list[list[str]]) -> set:
     return {frozenset(" ".join(options[k]) for k in cover) for cover in model.solutions()}
 
 
@@ -49,12 +58,23 @@ def solution_names(model: dlx.ColouredCover, options: List[List[str]]) -> set:
 
 # TAOCP 7.2.2.1 (5): items a-g, one exact cover: {a d f, b g, c e}.
 KNUTH_ITEMS = list("abcdefg")
-KNUTH_OPTIONS = [["c", "e"], ["a", "d", "g"], ["b", "c", "f"], ["a", "d", "f"],
-                 ["b", "g"], ["d", "e", "g"]]
+KNUTH_OPTIONS = [
+    ["c", "e"],
+    ["a", "d", "g"],
+    ["b", "c", "f"],
+    ["a", "d", "f"],
+    ["b", "g"],
+    ["d", "e", "g"],
+]
 
 # TAOCP 7.2.2.1 (49): primary p q r, secondary x y, one solution.
-COLOUR_OPTIONS = [["p", "q", "x", "y:A"], ["p", "r", "x:A", "y"], ["p", "x:B"],
-                  ["q", "x:A"], ["r", "y:B"]]
+COLOUR_OPTIONS = [
+    ["p", "q", "x", "y:A"],
+    ["p", "r", "x:A", "y"],
+    ["p", "x:B"],
+    ["q", "x:A"],
+    ["r", "y:B"],
+]
 
 
 def test_knuth_exact_cover_has_its_one_solution():
@@ -101,8 +121,8 @@ def test_cover_removes_the_options_that_clash():
     assert model.RLINK[0] == 2  # a left the list of active items
 
 
-def _options_nodes(model: dlx.ColouredCover) -> List[List[int]]:
-    nodes: Dict[int, List[int]] = {}
+def _options_nodes(model: dlx.ColouredCover) -> list[list[int]]:
+    nodes: dict[int, list[int]] = {}
     for node, option in enumerate(model.option_of):
         if option >= 0:
             nodes.setdefault(option, []).append(node)
@@ -132,7 +152,7 @@ def test_nested_moves_on_a_puzzle_are_undone_exactly():
     model, _ = dlx.build_model(puzzle)
     before = links(model)
     done = []
-    for depth in range(4):  # the search's leftmost path, four levels deep
+    for _depth in range(4):  # the search's leftmost path, four levels deep
         item = model.choose()
         x = model.DLINK[item]
         assert x != item
@@ -164,12 +184,15 @@ def test_uncoloured_secondary_item_is_used_at_most_once():
     assert solution_names(model, options) == {frozenset({"p x", "q"})}
 
 
-@pytest.mark.parametrize("options, problem", [
-    ([["p", "z"]], "unknown item 'z'"),
-    ([["p", "p"]], "item 'p' twice"),
-    ([["x:A"]], "no primary item"),
-    ([["p:A"]], "primary item 'p' has a colour"),
-])
+@pytest.mark.parametrize(
+    "options, problem",
+    [
+        ([["p", "z"]], "unknown item 'z'"),
+        ([["p", "p"]], "item 'p' twice"),
+        ([["x:A"]], "no primary item"),
+        ([["p:A"]], "primary item 'p' has a colour"),
+    ],
+)
 def test_bad_options_are_refused(options, problem):
     with pytest.raises(ValueError, match=problem):
         dlx.ColouredCover(["p"], ["x"], options)
@@ -226,15 +249,24 @@ def test_the_turn_cut_changes_nothing_but_the_work():
 
 
 def test_sample_matches_the_handout_through_the_command_line():
-    run = subprocess.run([sys.executable, "-m", "reference.dlx", str(SAMPLE_INPUT)],
-                         cwd=REPO, capture_output=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "reference.dlx", str(SAMPLE_INPUT)],
+        cwd=REPO,
+        capture_output=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout == SAMPLE_EXPECTED.read_bytes()
 
 
 def test_command_line_names_a_missing_file_in_one_line():
-    run = subprocess.run([sys.executable, "-m", "reference.dlx", "/nonexistent/puzzle.txt"],
-                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "reference.dlx", "/nonexistent/puzzle.txt"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr.count("\n") == 1 and "/nonexistent/puzzle.txt" in run.stderr
@@ -244,15 +276,25 @@ def test_command_line_names_a_missing_file_in_one_line():
 def test_command_line_names_a_bad_edge_in_one_line(tmp_path):
     puzzle = tmp_path / "bad.txt"
     puzzle.write_text(SAMPLE_INPUT.read_text().replace("Y0,B1", "Y0,b1", 1))
-    run = subprocess.run([sys.executable, "-m", "reference.dlx", str(puzzle)],
-                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "reference.dlx", str(puzzle)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and "bad.txt:2" in run.stderr and "'b1'" in run.stderr
 
 
 def test_command_line_wants_exactly_one_argument():
-    run = subprocess.run([sys.executable, "-m", "reference.dlx"],
-                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "reference.dlx"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and run.stderr.startswith("usage:")
 
 
@@ -305,37 +347,50 @@ def _mate(edge: str) -> str:
 
 def _turned(edges: tuple, quarter_turns: int) -> tuple:
     k = quarter_turns % 4
-    return edges[4 - k:] + edges[:4 - k]
+    return edges[4 - k :] + edges[: 4 - k]
 
 
-def _solved_cell(rng: random.Random, letters: str, top, left, earlier: List[tuple],
-                 copy: float = 0.2, full: float = 0.1, half: float = 0.15) -> tuple:
+def _solved_cell(
+    rng: random.Random,
+    letters: str,
+    top,
+    left,
+    earlier: list[tuple],
+    copy: float = 0.2,
+    full: float = 0.1,
+    half: float = 0.15,
+) -> tuple:
     """A tile for one cell given the edges it must show on top and left
     (None: free): with these chances a copy of an earlier tile, a tile that
     looks the same in all four turns, or one that looks the same turned by
     half a turn (when the forced edges allow it)."""
+
     def free():
         return rng.choice(letters) + rng.choice("01")
 
     style = rng.random()
     if style < copy and earlier:
-        fitting = [_turned(tile, k) for tile in earlier for k in range(4)
-                   if (top is None or _turned(tile, k)[0] == top)
-                   and (left is None or _turned(tile, k)[3] == left)]
+        fitting = [
+            _turned(tile, k)
+            for tile in earlier
+            for k in range(4)
+            if (top is None or _turned(tile, k)[0] == top)
+            and (left is None or _turned(tile, k)[3] == left)
+        ]
         if fitting:
             return rng.choice(fitting)
     t = top if top is not None else free()
-    l = left if left is not None else free()
+    lft = left if left is not None else free()
     if style < copy + full and (top is None or left is None or top == left):
-        return (t if top is not None else l,) * 4
+        return (t if top is not None else lft,) * 4
     if style < copy + full + half:
-        return (t, l, t, l)
-    return (t, free(), free(), l)
+        return (t, lft, t, lft)
+    return (t, free(), free(), lft)
 
 
-def _solved_tiles(rng: random.Random, letters: str, **chances: float) -> List[tuple]:
+def _solved_tiles(rng: random.Random, letters: str, **chances: float) -> list[tuple]:
     """The tiles of a random solved board, each turned at random."""
-    cells: List[tuple] = []
+    cells: list[tuple] = []
     for cell in range(9):
         row, col = divmod(cell, 3)
         top = _mate(cells[cell - 3][2]) if row else None
@@ -344,9 +399,10 @@ def _solved_tiles(rng: random.Random, letters: str, **chances: float) -> List[tu
     return [_turned(tile, rng.randrange(4)) for tile in cells]
 
 
-def _loose_tiles(rng: random.Random, letters: str, heads: float) -> List[tuple]:
+def _loose_tiles(rng: random.Random, letters: str, heads: float) -> list[tuple]:
     """Tiles not cut from a solved board (mostly no solution); a share
     `heads` of their edges are 1s; sometimes one tile is a copy of another."""
+
     def edge():
         return rng.choice(letters) + ("1" if rng.random() < heads else "0")
 
@@ -363,7 +419,7 @@ def _random_puzzle(rng: random.Random) -> Puzzle:
     of its tiles are all-A0 or all-A1 (then hundreds), or loose tiles with
     few heads (mostly no solution).
     """
-    letters = "ABCD"[:rng.choices((1, 2, 3, 4), weights=(10, 25, 35, 30))[0]]
+    letters = "ABCD"[: rng.choices((1, 2, 3, 4), weights=(10, 25, 35, 30))[0]]
     if len(letters) == 1 and rng.random() < 0.5:
         tiles = _solved_tiles(rng, letters, copy=0.0, full=0.8, half=0.0)
     elif len(letters) == 1:
@@ -388,17 +444,25 @@ def _has_duplicates(puzzle: Puzzle) -> bool:
 @pytest.mark.slow
 def test_random_puzzles_agree_with_the_reference():
     rng = random.Random(SEED)
-    seen: Dict[str, int] = dict(compared=0, skipped=0, solved=0, symmetric=0,
-                                symmetric_solved=0, duplicates=0, ties=0,
-                                one_letter_solved=0)
+    seen: dict[str, int] = dict(
+        compared=0,
+        skipped=0,
+        solved=0,
+        symmetric=0,
+        symmetric_solved=0,
+        duplicates=0,
+        ties=0,
+        one_letter_solved=0,
+    )
     while seen["compared"] < RANDOM_PUZZLES:
         puzzle = _random_puzzle(rng)
         if count(puzzle) > MAX_SOLUTIONS:
             seen["skipped"] += 1
             continue
         boards = list(dlx.solve(puzzle))
-        assert render(puzzle, boards).encode("ascii") == reference_output(puzzle), \
+        assert render(puzzle, boards).encode("ascii") == reference_output(puzzle), (
             f"differs on {puzzle.tiles}"
+        )
         seen["compared"] += 1
         symmetric = any(_is_symmetric(tile) for tile in puzzle.tiles)
         seen["solved"] += bool(boards)

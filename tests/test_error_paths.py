@@ -46,8 +46,13 @@ def graded(tmp_path: Path):
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_show_of_an_unknown_id_names_the_known_ones(graded):
@@ -55,7 +60,8 @@ def test_show_of_an_unknown_id_names_the_known_ones(graded):
     done = cli("--manifest", manifest, "show", "carol", "--results", results)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"grader: error: no submission 'carol' in {results / 'grader.db'} (known: alice, bob)"]
+        f"grader: error: no submission 'carol' in {results / 'grader.db'} (known: alice, bob)"
+    ]
 
 
 def test_show_into_a_closed_pipe_is_quiet(graded):
@@ -63,9 +69,24 @@ def test_show_into_a_closed_pipe_is_quiet(graded):
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader (`| head`) is gone before anything is written
     try:
-        done = subprocess.run([sys.executable, "-m", "grader", "--manifest", str(manifest),
-                               "show", "alice", "--results", str(results)], cwd=ROOT,
-                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "grader",
+                "--manifest",
+                str(manifest),
+                "show",
+                "alice",
+                "--results",
+                str(results),
+            ],
+            cwd=ROOT,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
     finally:
         os.close(write_end)
     assert done.returncode == EXIT_BROKEN_PIPE
@@ -74,11 +95,13 @@ def test_show_into_a_closed_pipe_is_quiet(graded):
 
 def test_grade_of_an_empty_folder_is_one_line(tmp_path, capsys):
     (tmp_path / "class").mkdir()
-    assert grader_main(["grade", str(tmp_path / "class"), "--results",
-                        str(tmp_path / "results")]) == 2
+    assert (
+        grader_main(["grade", str(tmp_path / "class"), "--results", str(tmp_path / "results")]) == 2
+    )
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [
-        f"grader: error: {tmp_path / 'class'}: no submissions found (one folder per student)"]
+        f"grader: error: {tmp_path / 'class'}: no submissions found (one folder per student)"
+    ]
 
 
 def test_a_store_of_another_schema_is_refused_and_kept(graded, capsys):
@@ -89,8 +112,9 @@ def test_a_store_of_another_schema_is_refused_and_kept(graded, capsys):
     db.close()
     with pytest.raises(StoreError, match="made by another version of the grader"):
         Store(results / "grader.db")
-    assert grader_main(["--manifest", str(manifest), "show", "alice", "--results",
-                        str(results)]) == 2
+    assert (
+        grader_main(["--manifest", str(manifest), "show", "alice", "--results", str(results)]) == 2
+    )
     assert "schema 999" in capsys.readouterr().err
     db = sqlite3.connect(results / "grader.db")
     assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 6  # nothing lost
@@ -101,11 +125,13 @@ def test_a_csv_path_that_is_a_folder_is_one_line(graded, capsys):
     results, manifest = graded
     folder = results / "gradebook"
     folder.mkdir()
-    code = grader_main(["--manifest", str(manifest), "export", "csv", str(folder),
-                        "--results", str(results)])
+    code = grader_main(
+        ["--manifest", str(manifest), "export", "csv", str(folder), "--results", str(results)]
+    )
     assert code == 2
     assert capsys.readouterr().err.strip() == (
-        f"grader: error: {folder}: is a folder; name the CSV file to write")
+        f"grader: error: {folder}: is a folder; name the CSV file to write"
+    )
 
 
 def test_gradescope_runner_without_a_working_setup_writes_no_results(tmp_path, capsys):
@@ -115,8 +141,9 @@ def test_gradescope_runner_without_a_working_setup_writes_no_results(tmp_path, c
     student = tmp_path / "submission"
     student.mkdir()
     out = tmp_path / "results"
-    code = autograder_main(["--source", str(source), "--submission", str(student),
-                            "--results", str(out)])
+    code = autograder_main(
+        ["--source", str(source), "--submission", str(student), "--results", str(out)]
+    )
     assert code == 2
     assert not (out / "results.json").exists()  # Gradescope then says the autograder failed
     err = capsys.readouterr().err
@@ -132,8 +159,17 @@ def test_every_user_error_is_one_family():
     from testcases.engine import NoReference
     from testcases.errors import Failure, UsageError
 
-    for error in (CaseError, ConfigError, ExportError, SandboxUnavailable, StoreError,
-                  SubmissionError, NoReference, Failure, UsageError):
+    for error in (
+        CaseError,
+        ConfigError,
+        ExportError,
+        SandboxUnavailable,
+        StoreError,
+        SubmissionError,
+        NoReference,
+        Failure,
+        UsageError,
+    ):
         assert issubclass(error, GraderError), error
 
 
@@ -148,8 +184,15 @@ def _program(tmp_path: Path) -> Program:
 def _store_timings(store: Store, program: Program, cases, verdicts_by_run) -> None:
     for index, verdicts in enumerate(verdicts_by_run):
         for case, verdict in zip(cases, verdicts):
-            store.record_timing(program.id, program.content_hash, case, index, verdict,
-                                result(cpu=0.01 * (index + 1)), core=0)
+            store.record_timing(
+                program.id,
+                program.content_hash,
+                case,
+                index,
+                verdict,
+                result(cpu=0.01 * (index + 1)),
+                core=0,
+            )
 
 
 def test_a_program_that_fails_while_timed_is_excluded_with_the_reason(tmp_path):
@@ -159,8 +202,7 @@ def test_a_program_that_fails_while_timed_is_excluded_with_the_reason(tmp_path):
         _store_timings(store, program, cases, [("AC", "AC"), ("AC", "TLE"), ("WA", "AC")])
         found = timed(store, program, cases, runs=3)
     # the first failure in case order, then how many more
-    assert found.problem == (f"failed while being timed: WA on {cases[0].id} (run 3) "
-                             "and 1 more")
+    assert found.problem == (f"failed while being timed: WA on {cases[0].id} (run 3) and 1 more")
 
 
 def test_a_program_with_missing_runs_is_timing_incomplete(tmp_path):
@@ -185,20 +227,25 @@ def test_gradescope_and_the_leaderboard_choose_timed_cases_alike(tmp_path):
     cases = load_cases(small_cases(tmp_path / "cases"))
     config = load_config()
     assert leaderboard_cases(config, cases) == []  # nothing timed: no leaderboard entry
-    chosen = dataclasses.replace(config, leaderboard=dataclasses.replace(
-        config.leaderboard, cases=(cases[1].id,)))
+    chosen = dataclasses.replace(
+        config, leaderboard=dataclasses.replace(config.leaderboard, cases=(cases[1].id,))
+    )
     assert leaderboard_cases(chosen, cases) == [c.id for c in timed_cases(cases, chosen)]
-    unknown = dataclasses.replace(config, leaderboard=dataclasses.replace(
-        config.leaderboard, cases=("no-such-case",)))
+    unknown = dataclasses.replace(
+        config, leaderboard=dataclasses.replace(config.leaderboard, cases=("no-such-case",))
+    )
     with pytest.raises(ConfigError, match="no case 'no-such-case'"):
         leaderboard_cases(unknown, cases)
 
 
-@pytest.mark.parametrize("argv", [
-    ["--course", "C.toml", "--manifest", "M.json", "show", "alice"],
-    ["show", "alice", "--course", "C.toml", "--manifest", "M.json"],
-    ["--course", "C.toml", "show", "alice", "--manifest", "M.json"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--course", "C.toml", "--manifest", "M.json", "show", "alice"],
+        ["show", "alice", "--course", "C.toml", "--manifest", "M.json"],
+        ["--course", "C.toml", "show", "alice", "--manifest", "M.json"],
+    ],
+)
 def test_global_options_go_before_or_after_the_subcommand(argv):
     from grader.cli import _parser
 

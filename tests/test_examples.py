@@ -16,10 +16,10 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
 
 import pytest
 
@@ -61,7 +61,7 @@ def _flip(edge: str) -> str:
     return edge[0] + ("1" if edge[1] == "0" else "0")
 
 
-def _neighbours(pos: int) -> List[Tuple[int, int, int]]:
+def _neighbours(pos: int) -> list[tuple[int, int, int]]:
     """(side of pos, neighbour position, the neighbour's side facing pos)."""
     row, col = divmod(pos, 3)
     found = []
@@ -97,7 +97,7 @@ class _Board:
         for side, other, facing in _neighbours(pos):
             self.cells[other][facing] = _flip(edges[side])
 
-    def scrambled(self) -> List[List[str]]:
+    def scrambled(self) -> list[list[str]]:
         order = self.rng.sample(range(9), 9)
         tiles = []
         for pos in order:
@@ -111,7 +111,7 @@ def _letters(rng: random.Random, count: int) -> str:
     return "".join(rng.sample("ABCDEFGHIJKLMNOPQRSTUVWXYZ", count))
 
 
-def _solved(rng, count, *, symmetric=None, duplicate=False) -> List[List[str]]:
+def _solved(rng, count, *, symmetric=None, duplicate=False) -> list[list[str]]:
     board = _Board(rng, _letters(rng, count))
     if symmetric == "half-turn":  # like R0,B1,R0,B1
         a, b = board.edge(), board.edge()
@@ -124,12 +124,12 @@ def _solved(rng, count, *, symmetric=None, duplicate=False) -> List[List[str]]:
     return board.scrambled()
 
 
-def _random_tiles(rng, count) -> List[List[str]]:
+def _random_tiles(rng, count) -> list[list[str]]:
     letters = _letters(rng, count)
     return [[rng.choice(letters) + rng.choice("01") for _ in range(4)] for _ in range(9)]
 
 
-def _encode(tiles: List[List[str]], crlf: bool, final_newline: bool) -> bytes:
+def _encode(tiles: list[list[str]], crlf: bool, final_newline: bool) -> bytes:
     end = "\r\n" if crlf else "\n"
     text = end.join(",".join(tile) for tile in tiles)
     return (text + end if final_newline else text).encode("ascii")
@@ -181,7 +181,7 @@ _KINDS = [
 ]
 
 
-def generate_puzzles(seed: int = SEED) -> List[GenPuzzle]:
+def generate_puzzles(seed: int = SEED) -> list[GenPuzzle]:
     rng = random.Random(seed)
     puzzles = []
     for name, make in _KINDS:
@@ -197,12 +197,12 @@ def _is_symmetric(tile: Sequence[str]) -> bool:
     return tuple(tile[2:]) + tuple(tile[:2]) == tuple(tile)
 
 
-def _shape(tile: Sequence[str]) -> Tuple[str, ...]:
+def _shape(tile: Sequence[str]) -> tuple[str, ...]:
     """The same for two tiles that are one tile turned round."""
     return min(tuple(tile[k:]) + tuple(tile[:k]) for k in range(4))
 
 
-def _tiles(puzzle: GenPuzzle) -> List[List[str]]:
+def _tiles(puzzle: GenPuzzle) -> list[list[str]]:
     return [line.split(",") for line in puzzle.data.decode().split()]
 
 
@@ -210,7 +210,7 @@ def _with_letters(puzzle: GenPuzzle, letters: str, name: str) -> GenPuzzle:
     """The same puzzle drawn with other letters (e.g. only the hand-out's)."""
     used = sorted({edge[0] for tile in _tiles(puzzle) for edge in tile})
     assert len(used) <= len(letters)
-    table = bytes.maketrans("".join(used).encode(), letters[:len(used)].encode())
+    table = bytes.maketrans("".join(used).encode(), letters[: len(used)].encode())
     data = puzzle.data.translate(table)
     return GenPuzzle(name, data, _expected(data))
 
@@ -218,23 +218,30 @@ def _with_letters(puzzle: GenPuzzle, letters: str, name: str) -> GenPuzzle:
 # ---------------------------------------------------------------- outputs
 
 
-def _split(output: bytes) -> Tuple[bytes, List[bytes]]:
+def _split(output: bytes) -> tuple[bytes, list[bytes]]:
     """(tile list and count line, the boards each as its 13 lines)."""
     lines = output.split(b"\n")
     head, rest = b"\n".join(lines[:12]), b"\n".join(lines[12:]).rstrip(b"\n")
     return head, rest.split(b"\n\n") if rest else []
 
 
-def _cells(board: bytes) -> List[Tuple[str, str, str, str, str]]:
+def _cells(board: bytes) -> list[tuple[str, str, str, str, str]]:
     """(tile digit, top, right, bottom, left) of the nine cells, row by row."""
     lines = board.decode().split("\n")
     cells = []
     for row in range(3):
-        first, middle, last = lines[4 * row + 1:4 * row + 4]
+        first, middle, last = lines[4 * row + 1 : 4 * row + 4]
         for col in range(3):
             x = 9 * col
-            cells.append((first[x + 1], first[x + 4:x + 6], middle[x + 7:x + 9],
-                          last[x + 4:x + 6], middle[x + 1:x + 3]))
+            cells.append(
+                (
+                    first[x + 1],
+                    first[x + 4 : x + 6],
+                    middle[x + 7 : x + 9],
+                    last[x + 4 : x + 6],
+                    middle[x + 1 : x + 3],
+                )
+            )
     return cells
 
 
@@ -242,17 +249,19 @@ def _draw(cells) -> bytes:
     sep = "+--------+--------+--------+\n"
     text = sep
     for row in range(3):
-        part = cells[3 * row:3 * row + 3]
-        text += "".join(f"|{n}  {t}   " for n, t, r, b, l in part) + "|\n"
-        text += "".join(f"|{l}    {r}" for n, t, r, b, l in part) + "|\n"
-        text += "".join(f"|   {b}   " for n, t, r, b, l in part) + "|\n" + sep
+        part = cells[3 * row : 3 * row + 3]
+        text += "".join(f"|{n}  {t}   " for n, t, r, b, lf in part) + "|\n"
+        text += "".join(f"|{lf}    {r}" for n, t, r, b, lf in part) + "|\n"
+        text += "".join(f"|   {b}   " for n, t, r, b, lf in part) + "|\n" + sep
     return text.rstrip("\n").encode()
 
 
 def _turned(cells):
     """The whole board turned a quarter clockwise."""
-    return [(n, l, t, r, b) for n, t, r, b, l in
-            (cells[3 * (2 - col) + row] for row in range(3) for col in range(3))]
+    return [
+        (n, lf, t, r, b)
+        for n, t, r, b, lf in (cells[3 * (2 - col) + row] for row in range(3) for col in range(3))
+    ]
 
 
 def _canonical(board: bytes) -> bytes:
@@ -276,7 +285,7 @@ class Program:
     """A built example: the command that runs it on a puzzle, in its folder."""
 
     name: str
-    command: Tuple[str, ...]
+    command: tuple[str, ...]
     folder: Path
 
 
@@ -285,12 +294,21 @@ class BuildFailed(Exception):
 
 
 SOURCES = {
-    "puzzlesolver.c": ("gcc", ["gcc", "-O2", "-std=gnu17", "-o", "puzzlesolver", "puzzlesolver.c"],
-                       ["./puzzlesolver"]),
-    "puzzlesolver.cpp": ("g++", ["g++", "-O2", "-std=gnu++17", "-o", "puzzlesolver",
-                                 "puzzlesolver.cpp"], ["./puzzlesolver"]),
-    "PuzzleSolver.java": ("javac", ["javac", "-encoding", "UTF-8", "PuzzleSolver.java"],
-                          ["java", "PuzzleSolver"]),
+    "puzzlesolver.c": (
+        "gcc",
+        ["gcc", "-O2", "-std=gnu17", "-o", "puzzlesolver", "puzzlesolver.c"],
+        ["./puzzlesolver"],
+    ),
+    "puzzlesolver.cpp": (
+        "g++",
+        ["g++", "-O2", "-std=gnu++17", "-o", "puzzlesolver", "puzzlesolver.cpp"],
+        ["./puzzlesolver"],
+    ),
+    "PuzzleSolver.java": (
+        "javac",
+        ["javac", "-encoding", "UTF-8", "PuzzleSolver.java"],
+        ["java", "PuzzleSolver"],
+    ),
     "puzzlesolver.py": (STUDENT_PYTHON, None, [STUDENT_PYTHON, "puzzlesolver.py"]),
 }
 
@@ -311,19 +329,23 @@ def build(name: str, workdir: Path) -> Program:
     folder.mkdir()
     shutil.copy(source, folder / source.name)
     if compile_cmd:
-        done = subprocess.run(compile_cmd, cwd=folder, capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(compile_cmd, cwd=folder, capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
             raise BuildFailed(done.stderr)
     return Program(name, tuple(run_cmd), folder)
 
 
 def run(program: Program, puzzle: Path, timeout: float = RUN_TIMEOUT):
-    return subprocess.run([*program.command, str(puzzle)], cwd=program.folder,
-                          capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [*program.command, str(puzzle)],
+        cwd=program.folder,
+        capture_output=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
-def run_all(program: Program, paths: Sequence[Path]) -> List[subprocess.CompletedProcess]:
+def run_all(program: Program, paths: Sequence[Path]) -> list[subprocess.CompletedProcess]:
     with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(lambda path: run(program, path), paths))
 
@@ -335,7 +357,7 @@ def run_all(program: Program, paths: Sequence[Path]) -> List[subprocess.Complete
 def programs(tmp_path_factory):
     """Builds each example once, on first use."""
     workdir = tmp_path_factory.mktemp("examples")
-    cache: Dict[str, Program] = {}
+    cache: dict[str, Program] = {}
 
     def get(name: str) -> Program:
         if name not in cache:
@@ -346,7 +368,7 @@ def programs(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def puzzles(tmp_path_factory) -> Dict[str, Tuple[GenPuzzle, Path]]:
+def puzzles(tmp_path_factory) -> dict[str, tuple[GenPuzzle, Path]]:
     folder = tmp_path_factory.mktemp("puzzles")
     found = {}
     for puzzle in generate_puzzles():
@@ -399,9 +421,22 @@ def test_board_helpers_agree_with_the_sample():
 
 CORRECT = ["ada-c", "grace-cpp", "james-java", "guido-py"]
 # Java starts slowly: it gets a subset that still has every kind of case.
-JAVA_SUBSET = ["one-4", "one-4b", "solved-3", "solved-2", "halfturn-3", "allsame-4",
-               "allsame-2", "duplicate-3", "dup-sym-3", "random-4", "nine-halfturn",
-               "one-4-crlf", "halfturn-3-nonl", "duplicate-3-crlf-nonl"]
+JAVA_SUBSET = [
+    "one-4",
+    "one-4b",
+    "solved-3",
+    "solved-2",
+    "halfturn-3",
+    "allsame-4",
+    "allsame-2",
+    "duplicate-3",
+    "dup-sym-3",
+    "random-4",
+    "nine-halfturn",
+    "one-4-crlf",
+    "halfturn-3-nonl",
+    "duplicate-3-crlf-nonl",
+]
 
 
 @pytest.mark.parametrize("name", CORRECT)
@@ -418,8 +453,11 @@ def test_correct_example_matches_the_reference(programs, puzzles, name):
     program = programs(name)
     chosen = JAVA_SUBSET if name.endswith("java") else sorted(puzzles)
     results = run_all(program, [puzzles[n][1] for n in chosen])
-    wrong = [n for n, done in zip(chosen, results)
-             if done.returncode != 0 or done.stdout != puzzles[n][0].expected]
+    wrong = [
+        n
+        for n, done in zip(chosen, results)
+        if done.returncode != 0 or done.stdout != puzzles[n][0].expected
+    ]
     assert not wrong, f"{name} differs from the reference on {wrong}"
 
 
@@ -433,8 +471,9 @@ def test_wrong_plural_only_misses_the_singular(programs, puzzles):
         assert puzzle.solutions == 1
         out = run(program, path).stdout
         assert out != puzzle.expected
-        assert out == puzzle.expected.replace(b"\n1 unique solution found:\n",
-                                              b"\n1 unique solutions found:\n")
+        assert out == puzzle.expected.replace(
+            b"\n1 unique solution found:\n", b"\n1 unique solutions found:\n"
+        )
     for name in ("random-4", "one-4b", "halfturn-3-nonl"):
         puzzle, path = puzzles[name]
         assert run(program, path).stdout == puzzle.expected, name
@@ -477,8 +516,10 @@ def test_unsorted_prints_the_right_boards_in_discovery_order(programs, puzzles):
 def test_rotation_keeps_the_largest_rotation(programs, puzzles):
     program = programs("rotation")
     cases = [(SAMPLE, SAMPLE_EXPECTED.read_bytes())]
-    cases += [(puzzles[n][1], puzzles[n][0].expected)
-              for n in ("one-4", "halfturn-3", "duplicate-3", "random-4")]
+    cases += [
+        (puzzles[n][1], puzzles[n][0].expected)
+        for n in ("one-4", "halfturn-3", "duplicate-3", "random-4")
+    ]
     results = run_all(program, [path for path, _ in cases])
     for (path, expected), done in zip(cases, results):
         head, boards = _split(done.stdout)
@@ -543,13 +584,23 @@ def test_endless_loop_hangs_on_a_symmetric_tile(programs, puzzles):
 
 
 def test_compile_error_does_not_compile(programs):
-    with pytest.raises(BuildFailed, match=r"puzzlesolver.cpp:16:.*expected .;. after struct definition"):
+    with pytest.raises(
+        BuildFailed, match=r"puzzlesolver.cpp:16:.*expected .;. after struct definition"
+    ):
         programs("compile-error")
 
 
 def test_every_example_folder_is_known():
-    intended = set(CORRECT) | {"wrong-plural", "no-blank-line", "unsorted", "rotation",
-                               "trailing-spaces", "crash", "endless-loop", "compile-error"}
+    intended = set(CORRECT) | {
+        "wrong-plural",
+        "no-blank-line",
+        "unsorted",
+        "rotation",
+        "trailing-spaces",
+        "crash",
+        "endless-loop",
+        "compile-error",
+    }
     folders = {p.name for p in SUBMISSIONS.iterdir() if p.is_dir()}
     assert folders == intended
     for name in folders:

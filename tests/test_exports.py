@@ -41,24 +41,28 @@ WEIRD_ID = 'o\'brien, "x" <b>'  # a folder name that needs CSV quoting and HTML 
 HIDDEN_IDS = ("hidden-bulbs", "hidden-empty")
 
 # A program whose output is hostile to any page that shows it.
-HOSTILE_PY = r'''
+HOSTILE_PY = r"""
 import sys
 out = sys.stdout.buffer
 out.write(b"Input tiles:\n<script>document.title='pwned'</script>\n")
 out.write(b"bad bytes \xff\xfe, a NUL \x00, an escape \x1b[31m, a CR\r\n")
 out.write("\u202e</pre></td></table><img src=x onerror=\"document.title='img'\">\n".encode())
 sys.stderr.write("<script>document.title='stderr'</script> \x00\n")
-'''
+"""
 
 
 def class_cases(root: Path) -> Path:
     """Two public cases and two hidden ones; one hidden case is timed and weighs 2."""
-    manifest = make_cases(root, {
-        "sample": SAMPLE.read_text(),
-        "one-solution": ONE_SOLUTION,
-        "hidden-bulbs": LIGHTBULBS.read_text(),
-        "hidden-empty": NO_SOLUTION,
-    }, hidden=HIDDEN_IDS)
+    manifest = make_cases(
+        root,
+        {
+            "sample": SAMPLE.read_text(),
+            "one-solution": ONE_SOLUTION,
+            "hidden-bulbs": LIGHTBULBS.read_text(),
+            "hidden-empty": NO_SOLUTION,
+        },
+        hidden=HIDDEN_IDS,
+    )
     document = json.loads(manifest.read_text())
     for entry in document["cases"]:
         if entry["id"] == "hidden-bulbs":
@@ -80,8 +84,18 @@ def grade_class(root: Path) -> SimpleNamespace:
     (folder / "hostile").mkdir()
     (folder / "hostile" / "puzzlesolver.py").write_text(HOSTILE_PY)
     results = root / "results"
-    code = grader_main(["--manifest", str(manifest), "grade", str(folder),
-                        "--results", str(results), "--jobs", "2"])
+    code = grader_main(
+        [
+            "--manifest",
+            str(manifest),
+            "grade",
+            str(folder),
+            "--results",
+            str(results),
+            "--jobs",
+            "2",
+        ]
+    )
     assert code == 0
     return SimpleNamespace(root=root, manifest=manifest, folder=folder, results=results)
 
@@ -129,15 +143,34 @@ def read_csv(path: Path):
 
 def test_csv_one_row_per_submission_in_id_order(graded_class, tmp_path):
     out = tmp_path / "grades.csv"
-    assert export("--manifest", graded_class.manifest, "export", "csv", out,
-                  "--results", graded_class.results) == 0
+    assert (
+        export(
+            "--manifest",
+            graded_class.manifest,
+            "export",
+            "csv",
+            out,
+            "--results",
+            graded_class.results,
+        )
+        == 0
+    )
     data, rows = read_csv(out)
     assert data.startswith(b"id,language,")  # plain UTF-8: no byte-order mark
     assert data.count(b"\r\n") == len(rows) and data.count(b"\n") == len(rows)  # RFC 4180 CRLF
     header, body = rows[0], rows[1:]
-    assert header == ["id", "language", "score", "max_score", "leaderboard_rank",
-                      "case:sample", "case:one-solution", "case:hidden-bulbs",
-                      "case:hidden-empty", "policy_dependent"]
+    assert header == [
+        "id",
+        "language",
+        "score",
+        "max_score",
+        "leaderboard_rank",
+        "case:sample",
+        "case:one-solution",
+        "case:hidden-bulbs",
+        "case:hidden-empty",
+        "policy_dependent",
+    ]
     ids = [row[0] for row in body]
     assert ids == sorted(ids) and set(ids) == {p.name for p in graded_class.folder.iterdir()}
     by_id = {row[0]: row for row in body}
@@ -151,8 +184,19 @@ def test_csv_one_row_per_submission_in_id_order(graded_class, tmp_path):
 
 def test_csv_with_bom_for_excel(graded_class, tmp_path):
     out = tmp_path / "grades.csv"
-    assert export("--manifest", graded_class.manifest, "export", "csv", out,
-                  "--results", graded_class.results, "--bom") == 0
+    assert (
+        export(
+            "--manifest",
+            graded_class.manifest,
+            "export",
+            "csv",
+            out,
+            "--results",
+            graded_class.results,
+            "--bom",
+        )
+        == 0
+    )
     data = out.read_bytes()
     assert data.startswith(b"\xef\xbb\xbfid,")
     assert next(csv.reader(io.StringIO(data.decode("utf-8-sig"))))[0] == "id"
@@ -164,14 +208,14 @@ def test_csv_takes_ranks_from_the_leaderboard(graded_class, tmp_path):
     results = tmp_path / "results"
     shutil.copytree(graded_class.results, results)
     assert read_ranks(results).by_id is None
-    assert export("--manifest", graded_class.manifest, "leaderboard",
-                  "--results", results) == 0
+    assert export("--manifest", graded_class.manifest, "leaderboard", "--results", results) == 0
     board = json.loads((results / "leaderboard.json").read_text())
     expected = {entry["id"]: str(entry["rank"]) for entry in board["ranked"]}
     assert set(expected) == {"ada-c", WEIRD_ID}
     out = tmp_path / "grades.csv"
-    assert export("--manifest", graded_class.manifest, "export", "csv", out,
-                  "--results", results) == 0
+    assert (
+        export("--manifest", graded_class.manifest, "export", "csv", out, "--results", results) == 0
+    )
     _, rows = read_csv(out)
     ranks = {row[0]: row[4] for row in rows[1:]}
     assert {sid: rank for sid, rank in ranks.items() if rank} == expected
@@ -181,8 +225,12 @@ def test_csv_takes_ranks_from_the_leaderboard(graded_class, tmp_path):
 def test_csv_leaves_ranks_empty_for_an_anonymized_leaderboard(graded_class, tmp_path):
     results = tmp_path / "results"
     shutil.copytree(graded_class.results, results)
-    assert export("--manifest", graded_class.manifest, "leaderboard", "--results", results,
-                  "--anonymize") == 0
+    assert (
+        export(
+            "--manifest", graded_class.manifest, "leaderboard", "--results", results, "--anonymize"
+        )
+        == 0
+    )
     ranks = read_ranks(results)
     assert ranks.by_id is None and "anonymized" in ranks.note
 
@@ -191,8 +239,18 @@ def test_csv_refuses_a_broken_leaderboard(graded_class, tmp_path, capsys):
     results = tmp_path / "results"
     shutil.copytree(graded_class.results, results)
     (results / "leaderboard.json").write_text('{"ranked": [{"id": "ada-c"}]}')
-    assert export("--manifest", graded_class.manifest, "export", "csv", tmp_path / "g.csv",
-                  "--results", results) == 2
+    assert (
+        export(
+            "--manifest",
+            graded_class.manifest,
+            "export",
+            "csv",
+            tmp_path / "g.csv",
+            "--results",
+            results,
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert "leaderboard.json: not a leaderboard" in error and len(error.splitlines()) == 1
 
@@ -205,8 +263,7 @@ def test_exports_without_results_say_so(tmp_path, capsys):
     assert not (tmp_path / "g.csv").exists()
 
 
-def test_exports_refuse_another_case_set_than_the_grading_used(graded_class, tmp_path,
-                                                               capsys):
+def test_exports_refuse_another_case_set_than_the_grading_used(graded_class, tmp_path, capsys):
     """Exported with the default manifest, this class's verdicts would all be missing."""
     assert export("export", "csv", tmp_path / "g.csv", "--results", graded_class.results) == 2
     error = capsys.readouterr().err
@@ -217,8 +274,18 @@ def test_exports_refuse_another_case_set_than_the_grading_used(graded_class, tmp
 def test_exports_refuse_wrong_output_paths(graded_class, tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     (tmp_path / "folder").mkdir()
-    assert export("--manifest", graded_class.manifest, "export", "html", tmp_path / "file",
-                  "--results", graded_class.results) == 2
+    assert (
+        export(
+            "--manifest",
+            graded_class.manifest,
+            "export",
+            "html",
+            tmp_path / "file",
+            "--results",
+            graded_class.results,
+        )
+        == 2
+    )
     assert export("export", "gradescope", tmp_path / "folder") == 2
     assert export("export", "student-kit", tmp_path / "folder") == 2
     errors = capsys.readouterr().err.splitlines()
@@ -233,9 +300,10 @@ def gradescope_documents(graded_class) -> dict:
     config = load_config()
     with graded(graded_class.results, graded_class.manifest) as results:
         timed = leaderboard_cases(config, results.cases)
-        return {r.submission.id: gradescope_results(r, timed=timed, sandbox="test",
-                                                  execution_time=1.4)
-                for r in results.reports}
+        return {
+            r.submission.id: gradescope_results(r, timed=timed, sandbox="test", execution_time=1.4)
+            for r in results.reports
+        }
 
 
 def test_gradescope_results_fit_the_specification(graded_class):
@@ -246,8 +314,12 @@ def test_gradescope_results_fit_the_specification(graded_class):
         tests = document["tests"]
         assert [t["name"] for t in tests] == ["sample", "one-solution", *HIDDEN_IDS]
         assert [t["number"] for t in tests] == ["1", "2", "3", "4"]
-        assert [t["visibility"] for t in tests] == ["visible", "visible", "after_published",
-                                                    "after_published"]
+        assert [t["visibility"] for t in tests] == [
+            "visible",
+            "visible",
+            "after_published",
+            "after_published",
+        ]
         assert [t["max_score"] for t in tests] == [1, 1, 2, 1]
         for test in tests:
             assert (test["status"] == "passed") == (test["score"] == test["max_score"] > 0)
@@ -273,24 +345,32 @@ def test_gradescope_results_of_failures(graded_class):
     failed = wrong["tests"][1]
     assert failed["status"] == "failed" and failed["output"].startswith("WA: wrong answer")
     assert "1 unique solution" in failed["output"]  # the diagnosis, not just the verdict
-    assert wrong["output"].endswith("Public cases: 1 of 2 passed.\n"
-                                    "Hidden cases are graded now and shown when grades are "
-                                    "published.")
+    assert wrong["output"].endswith(
+        "Public cases: 1 of 2 passed.\n"
+        "Hidden cases are graded now and shown when grades are "
+        "published."
+    )
     hostile = documents["hostile"]["tests"][0]["output"]
     assert "\x00" not in hostile and "\x1b" not in hostile
 
 
-@pytest.mark.parametrize("change, where", [
-    (lambda d: d["tests"][0].update(status="ok"), "tests/0/status"),
-    (lambda d: d["tests"][0].update(visibility="later"), "tests/0/visibility"),
-    (lambda d: d["tests"][0].update(nmae="typo"), "tests/0"),
-    (lambda d: d.update(leaderboard=[{"name": "CPU", "value": 1, "order": "up"}]),
-     "leaderboard/0/order"),
-    (lambda d: d["tests"][1].pop("score"), "(top level)"),
-    (lambda d: d.update(stdout_visibility=True), "stdout_visibility"),
-])
-def test_gradescope_schema_refuses_what_the_specification_does_not_allow(graded_class, change,
-                                                                         where):
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (lambda d: d["tests"][0].update(status="ok"), "tests/0/status"),
+        (lambda d: d["tests"][0].update(visibility="later"), "tests/0/visibility"),
+        (lambda d: d["tests"][0].update(nmae="typo"), "tests/0"),
+        (
+            lambda d: d.update(leaderboard=[{"name": "CPU", "value": 1, "order": "up"}]),
+            "leaderboard/0/order",
+        ),
+        (lambda d: d["tests"][1].pop("score"), "(top level)"),
+        (lambda d: d.update(stdout_visibility=True), "stdout_visibility"),
+    ],
+)
+def test_gradescope_schema_refuses_what_the_specification_does_not_allow(
+    graded_class, change, where
+):
     document = gradescope_documents(graded_class)["ada-c"]
     change(document)
     problem = validate(document, "gradescope_results")
@@ -314,9 +394,14 @@ def test_autograder_zip_holds_the_grader_and_every_case(autograder_zip, tmp_path
     for script in ("setup.sh", "run_autograder"):  # at the root, executable
         assert infos[script].external_attr >> 16 == 0o100755
     names = set(infos)
-    assert {"requirements.txt", "course.toml", "grader/__init__.py", "grader/cli.py",
-            "grader/schemas/gradescope_results.schema.json",
-            "testcases/manifest.json"} <= names
+    assert {
+        "requirements.txt",
+        "course.toml",
+        "grader/__init__.py",
+        "grader/cli.py",
+        "grader/schemas/gradescope_results.schema.json",
+        "testcases/manifest.json",
+    } <= names
     assert not any(n.startswith(("reference/", "results/", "submissions/")) for n in names)
     assert not any(n.startswith("testcases/") and n.endswith(".py") for n in names)
     assert not any("__pycache__" in n for n in names)
@@ -369,8 +454,14 @@ def run_autograder(root: Path, submission: Path, python=None) -> dict:
     if python:
         env["AUTOGRADER_PYTHON"] = python
     with open(root / "results" / "stdout", "wb") as stdout:  # as Gradescope captures it
-        done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env,
-                              stdout=stdout, stderr=subprocess.STDOUT, timeout=300)
+        done = subprocess.run(
+            [str(root / "run_autograder")],
+            cwd=root,
+            env=env,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            timeout=300,
+        )
     log = (root / "results" / "stdout").read_text(errors="replace")
     assert done.returncode == 0, log
     document = json.loads((root / "results" / "results.json").read_text())
@@ -385,16 +476,16 @@ def test_run_autograder_in_a_gradescope_layout(autograder_zip, tmp_path):
     correct = run_autograder(root, SUBMISSIONS / "ada-c", python=sys.executable)
     assert [t["name"] for t in correct["tests"]] == [c.id for c in cases]
     assert all(t["status"] == "passed" for t in correct["tests"])
-    assert sum(t["visibility"] == "after_published" for t in correct["tests"]) == \
-        sum(not c.public for c in cases)
+    assert sum(t["visibility"] == "after_published" for t in correct["tests"]) == sum(
+        not c.public for c in cases
+    )
     assert correct["leaderboard"][0]["name"] == "CPU time (s)"
     assert correct["leaderboard"][0]["value"] > 0
     # the statistic of `grader leaderboard`: the median of [leaderboard] runs totals
     config = load_config(ROOT / "course.toml")
     totals = correct["extra_data"]["leaderboard_cpu_runs_s"]
     assert len(totals) == config.leaderboard.runs
-    assert correct["leaderboard"][0]["value"] == pytest.approx(statistics.median(totals),
-                                                               abs=1e-4)
+    assert correct["leaderboard"][0]["value"] == pytest.approx(statistics.median(totals), abs=1e-4)
     assert correct["extra_data"]["language"] == "c"
     assert correct["extra_data"]["sandbox"] == "bubblewrap"
     log = (root / "results" / "stdout").read_text()
@@ -430,16 +521,24 @@ def test_setup_sh_then_run_autograder_with_its_environment(autograder_zip, tmp_p
     (stubs / "apt-get").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/apt.log\n')
     (stubs / "apt-get").chmod(0o755)
     (stubs / "python3").symlink_to(system_python)  # Ubuntu's python3, not this venv's
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root),
-           "PATH": f"{stubs}:{os.environ['PATH']}"}
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": f"{stubs}:{os.environ['PATH']}"}
     for key in ("PYTHONPATH", "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV"):
         env.pop(key, None)
-    done = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "autograder ready: 6 public and 25 hidden cases" in done.stdout
-    installed = {word for line in (tmp_path / "apt.log").read_text().splitlines()
-                 if line.startswith("install ") for word in line.split()}
+    installed = {
+        word
+        for line in (tmp_path / "apt.log").read_text().splitlines()
+        if line.startswith("install ")
+        for word in line.split()
+    }
     assert {"gcc", "g++", "default-jdk-headless", "python3-venv", "bubblewrap"} <= installed
     document = run_autograder(root, SUBMISSIONS / "guido-py")  # setup.sh's venv
     assert all(t["status"] == "passed" for t in document["tests"])
@@ -458,9 +557,12 @@ def student_kit(tmp_path_factory):
 def runs_of_lines(text: str, n: int = 4) -> set:
     """Every run of n consecutive code lines (stripped, comments and blanks left out):
     a file sharing one with the reference solver holds a piece of it."""
-    lines = [line.strip() for line in text.splitlines()
-             if line.strip() and not line.strip().startswith("#")]
-    return {"\n".join(lines[i:i + n]) for i in range(len(lines) - n + 1)}
+    lines = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    return {"\n".join(lines[i : i + n]) for i in range(len(lines) - n + 1)}
 
 
 def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
@@ -472,13 +574,22 @@ def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
     subprocess.run(["bash", "-n", str(kit / "check")], check=True)
     if shutil.which("shellcheck"):
         subprocess.run(["shellcheck", str(kit / "check")], check=True)
-    assert {"check", "README.md", "requirements.txt", "course.toml", "grader/cli.py",
-            "testcases/manifest.json"} <= set(files)
+    assert {
+        "check",
+        "README.md",
+        "requirements.txt",
+        "course.toml",
+        "grader/cli.py",
+        "testcases/manifest.json",
+    } <= set(files)
     # by name: nothing hidden, no solver, no test-case tooling, no results
     for name in files:
         assert not re.search(r"(^|/)(hidden|reference|results|submissions)(/|$)", name), name
-        assert name.startswith(("grader/", "testcases/public/")) or "/" not in name or \
-            name == "testcases/manifest.json", name
+        assert (
+            name.startswith(("grader/", "testcases/public/"))
+            or "/" not in name
+            or name == "testcases/manifest.json"
+        ), name
     everything = load_cases(REAL_MANIFEST)
     public = [c for c in everything if c.public]
     kit_cases = load_cases(kit / "testcases" / "manifest.json")
@@ -486,8 +597,12 @@ def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
     assert [c.version for c in kit_cases] == [c.version for c in public]
     # by content: no hidden puzzle or expected output, no solver, nothing importing one
     contents = {name: path.read_bytes() for name, path in files.items()}
-    secrets = {f"{c.id}/{p.name}": p.read_bytes() for c in everything if not c.public
-               for p in (c.input, c.expected)}
+    secrets = {
+        f"{c.id}/{p.name}": p.read_bytes()
+        for c in everything
+        if not c.public
+        for p in (c.input, c.expected)
+    }
     assert len(secrets) == 2 * (len(everything) - len(public))
     for name, data in contents.items():
         for secret_name, secret in secrets.items():
@@ -502,9 +617,11 @@ def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
 
 def test_student_kit_refuses_a_hidden_case_it_would_give_away(tmp_path):
     """A hidden case whose expected output is a public one's: the kit would hold it."""
-    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text(),
-                                               "secret": SAMPLE.read_text()},
-                          hidden=("secret",))
+    manifest = make_cases(
+        tmp_path / "cases",
+        {"sample": SAMPLE.read_text(), "secret": SAMPLE.read_text()},
+        hidden=("secret",),
+    )
     with pytest.raises(ExportError, match="hidden case 'secret'"):
         build_student_kit(tmp_path / "kit.zip", manifest)
     assert not (tmp_path / "kit.zip").exists()
@@ -527,8 +644,14 @@ def run_check(kit: Path, target: Path, cwd: Path, python: str, timeout=300):
     env = {**os.environ, "PYTHON": python}
     for key in ("PYTHONPATH", "VIRTUAL_ENV"):
         env.pop(key, None)
-    return subprocess.run([str(kit / "check"), str(target)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(kit / "check"), str(target)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):
@@ -554,12 +677,15 @@ def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):
     missing = run_check(kit, work / "nothing-here.c", work, sys.executable)
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
-    usage = subprocess.run(["bash", str(kit / "check"), "--help"], capture_output=True,
-                           text=True)
+    usage = subprocess.run(["bash", str(kit / "check"), "--help"], capture_output=True, text=True)
     assert usage.returncode == 0 and "./check path/to/puzzlesolver.c" in usage.stdout
 
-    old = subprocess.run([str(kit / "check"), "x"], env={**os.environ, "PYTHON": "false"},
-                         capture_output=True, text=True)
+    old = subprocess.run(
+        [str(kit / "check"), "x"],
+        env={**os.environ, "PYTHON": "false"},
+        capture_output=True,
+        text=True,
+    )
     assert old.returncode == 2 and "needs Python 3.10 or newer" in old.stderr
 
 
@@ -567,8 +693,11 @@ def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):
 def test_student_kit_sets_itself_up_on_a_bare_python(student_kit, tmp_path):
     """A Python without the grader's packages: the first ./check makes .venv from PyPI."""
     system_python = "/usr/bin/python3"
-    bare = subprocess.run([system_python, "-c", "import tabulate"], capture_output=True) \
-        if Path(system_python).exists() else None
+    bare = (
+        subprocess.run([system_python, "-c", "import tabulate"], capture_output=True)
+        if Path(system_python).exists()
+        else None
+    )
     if bare is None or bare.returncode == 0 or not pypi_reachable():
         pytest.skip("needs a /usr/bin/python3 without the packages, and PyPI")
     unzip(student_kit, tmp_path)
@@ -582,10 +711,12 @@ def test_student_kit_sets_itself_up_on_a_bare_python(student_kit, tmp_path):
     assert again.returncode == 0 and "installing" not in again.stderr
 
 
-WARM_PROBE = ("import grader, sys\n"
-              "from grader.sandbox import BubblewrapSandbox\n"
-              "box = BubblewrapSandbox(); box.probe()\n"
-              "print(grader.__file__); print(box.mode)\n")
+WARM_PROBE = (
+    "import grader, sys\n"
+    "from grader.sandbox import BubblewrapSandbox\n"
+    "box = BubblewrapSandbox(); box.probe()\n"
+    "print(grader.__file__); print(box.mode)\n"
+)
 
 
 @pytest.mark.parametrize("which", ["gradescope", "kit"])
@@ -597,8 +728,9 @@ def test_unpacked_grader_runs_the_warm_sandbox(which, autograder_zip, student_ki
     unzip(autograder_zip if which == "gradescope" else student_kit, tmp_path)
     root = tmp_path if which == "gradescope" else tmp_path / KIT
     assert (root / "grader" / "sandbox" / "zygote.c").is_file()
-    done = subprocess.run([sys.executable, "-c", WARM_PROBE], cwd=root, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_PROBE], cwd=root, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     where, mode = done.stdout.split()
     assert Path(where).parent == root / "grader" and mode == "warm"
@@ -620,8 +752,14 @@ def test_run_autograder_unisolated_only_by_choice_and_shut_out(tmp_path):
     if os.geteuid() != 0:
         pytest.fail("the test suite runs as root (the rlimits mode's sandbox uid needs it)")
     course = tmp_path / "course.toml"
-    course.write_text(re.sub(r"^sandbox\s*=.*$", 'sandbox = "rlimits"',
-                             (ROOT / "course.toml").read_text(), flags=re.M))
+    course.write_text(
+        re.sub(
+            r"^sandbox\s*=.*$",
+            'sandbox = "rlimits"',
+            (ROOT / "course.toml").read_text(),
+            flags=re.M,
+        )
+    )
     out = tmp_path / "rlimits.zip"
     assert export("--course", course, "export", "gradescope", out) == 0
     # Readable by all, as /autograder is (pytest's own folders are root's alone).

@@ -21,8 +21,9 @@ from grader.exports.textdiff import line_diff
 from tests.test_exports import HIDDEN_IDS, WEIRD_ID, grade_class
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
-                                    "(Debian: apt-get install chromium)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium)"
+)
 WINDOW = (1200, 1500)
 
 
@@ -31,8 +32,18 @@ def pages(tmp_path_factory):
     root = tmp_path_factory.mktemp("feedback")
     graded = grade_class(root)
     for folder, extra in (("instructor", []), ("student", ["--student"])):
-        code = grader_main(["--manifest", str(graded.manifest), "export", "html",
-                            str(root / folder), "--results", str(graded.results), *extra])
+        code = grader_main(
+            [
+                "--manifest",
+                str(graded.manifest),
+                "export",
+                "html",
+                str(root / folder),
+                "--results",
+                str(graded.results),
+                *extra,
+            ]
+        )
         assert code == 0
     return root
 
@@ -58,8 +69,9 @@ class Page(HTMLParser):
 
 
 def test_pages_are_self_contained_and_escape_everything(pages):
-    files = sorted((pages / "instructor").glob("*.html")) + \
-        sorted((pages / "student").glob("*.html"))
+    files = sorted((pages / "instructor").glob("*.html")) + sorted(
+        (pages / "student").glob("*.html")
+    )
     assert len(files) == 7 + 6  # six submissions each, and the instructor's index
     for path in files:
         page = Page(path)
@@ -71,12 +83,16 @@ def test_pages_are_self_contained_and_escape_everything(pages):
             assert "src" not in attrs, (path, tag)
             href = attrs.get("href")
             if href is not None:  # in-page anchors, sibling pages, the data: icon only
-                assert href.startswith("#case-") or href == "data:," or (
-                    "/" not in href and ":" not in href and href.endswith(".html")), href
+                assert (
+                    href.startswith("#case-")
+                    or href == "data:,"
+                    or ("/" not in href and ":" not in href and href.endswith(".html"))
+                ), href
             if tag == "link":
                 assert attrs == {"rel": "icon", "href": "data:,"}
-        csp = [a["content"] for t, a in page.tags if a.get("http-equiv") ==
-               "Content-Security-Policy"]
+        csp = [
+            a["content"] for t, a in page.tags if a.get("http-equiv") == "Content-Security-Policy"
+        ]
         assert csp == [CSP] and "default-src 'none'" in CSP
 
 
@@ -112,32 +128,48 @@ def test_failures_show_a_diff_with_white_space_visible(pages):
     page = (pages / "instructor" / "trailing-spaces.html").read_text()
     assert '<tr class="exp">' in page and '<tr class="got">' in page
     # the expected line ends at "+", the student's has two spaces more
-    assert ('+--------+<span class="eol">↵</span>' in page and
-            '+<span class="ws">·</span><span class="ws">·</span><span class="eol">↵</span>'
-            in page)
+    assert (
+        '+--------+<span class="eol">↵</span>' in page
+        and '+<span class="ws">·</span><span class="ws">·</span><span class="eol">↵</span>' in page
+    )
     built = Page(pages / "instructor" / "compile-error.html").all_text
     assert "Build failed" in built and "error:" in built  # the compiler's own words
 
 
 def test_visible_white_space_and_diff_rows():
-    assert visible("a b\tc\r\n") == ('a<span class="ws">·</span>b<span class="ws">→</span>c'
-                                     '<span class="esc">\\r</span><span class="eol">↵</span>')
+    assert visible("a b\tc\r\n") == (
+        'a<span class="ws">·</span>b<span class="ws">→</span>c'
+        '<span class="esc">\\r</span><span class="eol">↵</span>'
+    )
     assert visible("<&>\udcff") == '&lt;&amp;&gt;<span class="esc">\\xff</span>'
     diff = line_diff(b"a\nb\nc\n", b"a\nB\nc")  # one changed line, a missing final newline
     kinds = [(row.kind, row.expected_line, row.got_line) for row in diff.rows]
-    assert kinds == [("hunk", 1, 1), ("same", 1, 1), ("expected", 2, None), ("got", None, 2),
-                     ("expected", 3, None), ("got", None, 3)]
+    assert kinds == [
+        ("hunk", 1, 1),
+        ("same", 1, 1),
+        ("expected", 2, None),
+        ("got", None, 2),
+        ("expected", 3, None),
+        ("got", None, 3),
+    ]
     assert diff.first_difference == 2 and not diff.cut
     assert line_diff(b"x\n", b"x\n").rows == []
-    long = line_diff(b"".join(b"%d\n" % i for i in range(10000)),
-                     b"".join(b"%d\n" % (i * (i % 2)) for i in range(10000)))
+    long = line_diff(
+        b"".join(b"%d\n" % i for i in range(10000)),
+        b"".join(b"%d\n" % (i * (i % 2)) for i in range(10000)),
+    )
     assert long.cut and len(long.rows) == 400 and long.first_difference == 3
     lines = [b"%d\n" % i for i in range(10000)]
     late = line_diff(b"".join(lines), b"".join(lines[:9800] + [b"changed\n"] + lines[9801:]))
     assert late.first_difference == 9801 and not late.cut  # compared to the end
     assert [(row.kind, row.expected_line, row.got_line) for row in late.rows[:6]] == [
-        ("hunk", 9798, 9798), ("same", 9798, 9798), ("same", 9799, 9799),
-        ("same", 9800, 9800), ("expected", 9801, None), ("got", None, 9801)]
+        ("hunk", 9798, 9798),
+        ("same", 9798, 9798),
+        ("same", 9799, 9799),
+        ("same", 9800, 9800),
+        ("expected", 9801, None),
+        ("got", None, 9801),
+    ]
     early = line_diff(b"".join(lines), b"".join([b"changed\n"] + lines[1:]))
     assert early.cut and len(early.rows) == 6  # one change; the rest not compared
 
@@ -145,8 +177,9 @@ def test_visible_white_space_and_diff_rows():
 def test_index_links_every_page(pages):
     index = Page(pages / "instructor" / "index.html")
     links = [unquote(a["href"]) for tag, a in index.tags if tag == "a"]
-    assert sorted(links) == sorted(p.name for p in (pages / "instructor").glob("*.html")
-                                   if p.name != "index.html")
+    assert sorted(links) == sorted(
+        p.name for p in (pages / "instructor").glob("*.html") if p.name != "index.html"
+    )
     # A name with quotes, spaces and <> gets a plain file name (see page_stem).
     assert page_names([WEIRD_ID])[WEIRD_ID] in links
     assert WEIRD_ID in index.all_text
@@ -159,11 +192,28 @@ def chromium(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProce
     profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
     profile.mkdir()
     return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-         "--hide-scrollbars", f"--window-size={WINDOW[0]},{WINDOW[1]}", *extra, url],
-        capture_output=True, text=True, timeout=120)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+            f"--window-size={WINDOW[0]},{WINDOW[1]}",
+            *extra,
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def console_messages(done: subprocess.CompletedProcess) -> list:
@@ -177,8 +227,8 @@ def png_summary(path: Path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, size = 8, b"", None
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             size = struct.unpack(">II", body[:8])
         elif kind == b"IDAT":
@@ -191,22 +241,26 @@ def png_summary(path: Path):
 def test_the_console_check_catches_errors(tmp_path):
     """The check below would see a page's errors: it sees these."""
     bad = tmp_path / "bad.html"
-    bad.write_text("<!DOCTYPE html><title>x</title><script>console.error('boom');"
-                   "undefinedFunction();</script>")
+    bad.write_text(
+        "<!DOCTYPE html><title>x</title><script>console.error('boom');undefinedFunction();</script>"
+    )
     messages = console_messages(chromium(tmp_path, bad.as_uri(), "--dump-dom"))
     assert any("boom" in line for line in messages)
     assert any("undefinedFunction" in line for line in messages)
 
 
 @needs_chromium
-@pytest.mark.parametrize("page, title", [
-    ("instructor/index.html", "Feedback pages"),
-    ("instructor/hostile.html", "Feedback: hostile"),
-    ("instructor/trailing-spaces.html", "Feedback: trailing-spaces"),
-    ("instructor/compile-error.html", "Feedback: compile-error"),
-    ("student/wrong-plural.html", "Feedback: wrong-plural"),
-    (f"student/{page_names([WEIRD_ID])[WEIRD_ID]}", f"Feedback: {WEIRD_ID}"),
-])
+@pytest.mark.parametrize(
+    "page, title",
+    [
+        ("instructor/index.html", "Feedback pages"),
+        ("instructor/hostile.html", "Feedback: hostile"),
+        ("instructor/trailing-spaces.html", "Feedback: trailing-spaces"),
+        ("instructor/compile-error.html", "Feedback: compile-error"),
+        ("student/wrong-plural.html", "Feedback: wrong-plural"),
+        (f"student/{page_names([WEIRD_ID])[WEIRD_ID]}", f"Feedback: {WEIRD_ID}"),
+    ],
+)
 def test_pages_in_headless_chromium(pages, tmp_path, page, title):
     path = pages / page
     dom = chromium(tmp_path, path.as_uri(), "--dump-dom")

@@ -20,8 +20,10 @@ CASES = [case("t1", 2), case("t2", 1), case("t3", 1)]
 
 
 def report(sid: str, *verdicts):
-    outcomes = [CaseOutcome(c, None if v is None else SimpleNamespace(verdict=v))
-                for c, v in zip(CASES, verdicts)]
+    outcomes = [
+        CaseOutcome(c, None if v is None else SimpleNamespace(verdict=v))
+        for c, v in zip(CASES, verdicts)
+    ]
     return SubmissionReport(SubmissionRow(sid, "c", "h-" + sid, sid, None), None, outcomes)
 
 
@@ -33,14 +35,17 @@ def test_an_ungraded_case_is_marked_not_left_empty():
 
 
 def test_rows_in_id_order_with_ranks():
-    table = rows([report("zoe", "AC", "AC", "AC"), report("amy", None, None, None)],
-                 {"zoe": "1"})
-    assert table == [["amy", "c", "0", "4", "", "-", "-", "-", ""],
-                     ["zoe", "c", "4", "4", "1", "AC", "AC", "AC", ""]]
+    table = rows([report("zoe", "AC", "AC", "AC"), report("amy", None, None, None)], {"zoe": "1"})
+    assert table == [
+        ["amy", "c", "0", "4", "", "-", "-", "-", ""],
+        ["zoe", "c", "4", "4", "1", "AC", "AC", "AC", ""],
+    ]
 
 
 def test_render_writes_header_and_crlf_rows():
     text = render([report("amy", "AC", None, "TLE")], CASES)
-    assert text == ("id,language,score,max_score,leaderboard_rank,case:t1,case:t2,case:t3,"
-                    "policy_dependent\r\n"
-                    "amy,c,2,4,,AC,-,TLE,\r\n")
+    assert text == (
+        "id,language,score,max_score,leaderboard_rank,case:t1,case:t2,case:t3,"
+        "policy_dependent\r\n"
+        "amy,c,2,4,,AC,-,TLE,\r\n"
+    )

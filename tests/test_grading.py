@@ -18,9 +18,16 @@ from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import Store
 from grader.submissions import discover
-from tests.helpers import ROOT, SAMPLE_TEXT, make_cases, reference_submission, small_cases, submission
+from tests.helpers import (
+    ROOT,
+    SAMPLE_TEXT,
+    make_cases,
+    reference_submission,
+    small_cases,
+    submission,
+)
 
-C_WRONG_PLURAL = r'''
+C_WRONG_PLURAL = r"""
 #include <stdio.h>
 #include <string.h>
 /* Prints the expected output of the case it is given, but with "1 unique solutions". */
@@ -38,11 +45,11 @@ int main(int argc, char **argv) {
     printf("\n1 unique solutions found:\n");
     return 0;
 }
-'''
+"""
 
 C_CRASH = "int main(void) { int *p = 0; return *p; }\n"
 
-PY_READS_EXPECTED = '''
+PY_READS_EXPECTED = """
 import sys, glob, os
 found = []
 for pattern in %r:
@@ -54,9 +61,9 @@ for path in found:
         print("denied", path, file=sys.stderr)
 print("saw", len(found), "files", file=sys.stderr)
 sys.exit(1 if not found else 0)
-'''
+"""
 
-PY_NETWORK = '''
+PY_NETWORK = """
 import socket, sys
 try:
     socket.create_connection(("127.0.0.1", int(sys.argv[2]) if len(sys.argv) > 2 else 22), timeout=2)
@@ -64,7 +71,7 @@ try:
 except OSError as e:
     print("no network:", e, file=sys.stderr)
     sys.exit(4)
-'''
+"""
 
 
 def grade_folder(tmp_path, manifest, jobs=2, force=False):
@@ -73,8 +80,9 @@ def grade_folder(tmp_path, manifest, jobs=2, force=False):
     subs = discover(tmp_path / "class", config)
     with Store(tmp_path / "results.db") as store:
         work = plan(subs, cases, store, force=force)
-        execute(work, store, make_sandbox("auto"), config, tmp_path / "builds", jobs=jobs,
-                force=force)
+        execute(
+            work, store, make_sandbox("auto"), config, tmp_path / "builds", jobs=jobs, force=force
+        )
         return {s.id: report(store, store.submission(s.id), cases) for s in subs}, work.total
 
 
@@ -103,7 +111,9 @@ def test_reference_passes_its_own_grader_and_mistakes_get_their_verdicts(tmp_pat
     crash = reports["crash-c"].outcomes[0].run
     assert crash.signal == signal.SIGSEGV and "SIGSEGV" in crash.diagnosis
     assert set(verdicts("broken-cpp").values()) == {"CE"}
-    assert "x" in reports["broken-cpp"].build.log and "not declared" in reports["broken-cpp"].build.log
+    assert (
+        "x" in reports["broken-cpp"].build.log and "not declared" in reports["broken-cpp"].build.log
+    )
     assert set(verdicts("two-files").values()) == {"CE"}
     assert "more than one source file" in reports["two-files"].build_status
     plural = {o.case.id: o.run for o in reports["plural-c"].outcomes}
@@ -129,8 +139,12 @@ def test_program_cannot_read_expected_outputs_or_home(tmp_path, manifest):
     klass = tmp_path / "class"
     # Places that hold something on the host, wherever the clone is: the shipped
     # expected outputs, this grading run's cases, the class, and the home folder.
-    patterns = [f"{ROOT}/testcases/*/*.out", f"{tmp_path / 'cases'}/*/*.out",
-                f"{klass}/*/*", f"{Path.home()}/*"]
+    patterns = [
+        f"{ROOT}/testcases/*/*.out",
+        f"{tmp_path / 'cases'}/*/*.out",
+        f"{klass}/*/*",
+        f"{Path.home()}/*",
+    ]
     home_probe = Path.home() / f"grader-test-snoop-{tmp_path.name}"
     home_probe.write_text("host secret")
     try:
@@ -148,14 +162,19 @@ def test_program_cannot_read_expected_outputs_or_home(tmp_path, manifest):
 
 def test_program_cannot_open_a_network_connection(tmp_path):
     import socket
+
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     port = listener.getsockname()[1]
     manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT})
     klass = tmp_path / "class"
-    submission(klass, "net", "puzzlesolver.py", PY_NETWORK.replace(
-        "int(sys.argv[2]) if len(sys.argv) > 2 else 22", str(port)))
+    submission(
+        klass,
+        "net",
+        "puzzlesolver.py",
+        PY_NETWORK.replace("int(sys.argv[2]) if len(sys.argv) > 2 else 22", str(port)),
+    )
     try:
         reports, _ = grade_folder(tmp_path, manifest)
     finally:
@@ -165,11 +184,11 @@ def test_program_cannot_open_a_network_connection(tmp_path):
     assert "no network" in run.stderr
 
 
-SLOW_PY = '''
+SLOW_PY = """
 import sys, time
 time.sleep(0.4)
 sys.stdout.write(open(sys.argv[1].replace(".txt", ".out")).read() if False else "")
-'''
+"""
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
@@ -180,8 +199,19 @@ def test_stopped_midway_then_resume_loses_nothing_and_repeats_nothing(tmp_path, 
     for sid in ("s1", "s2", "s3"):
         submission(klass, sid, "puzzlesolver.py", SLOW_PY + f"# {sid}\n")
     results = tmp_path / "results"
-    cmd = [sys.executable, "-m", "grader", "--manifest", str(manifest), "grade",
-           str(klass), "--results", str(results), "--jobs", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader",
+        "--manifest",
+        str(manifest),
+        "grade",
+        str(klass),
+        "--results",
+        str(results),
+        "--jobs",
+        "2",
+    ]
     log = tmp_path / "stderr.txt"
     with log.open("wb") as err:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
@@ -220,8 +250,10 @@ def _count(db):
 
 def _rows(db):
     with sqlite3.connect(db, timeout=5) as conn:
-        return {(s, c): t for s, c, t in
-                conn.execute("select submission_id, case_id, created_at from runs")}
+        return {
+            (s, c): t
+            for s, c, t in conn.execute("select submission_id, case_id, created_at from runs")
+        }
 
 
 class _Replay:
@@ -253,8 +285,10 @@ def test_an_outcome_delivered_twice_is_stored_once(tmp_path):
             CREATE TRIGGER count_writes AFTER INSERT ON runs BEGIN
                 INSERT INTO writes VALUES (NEW.submission_id, NEW.case_id); END;""")
         work = plan(list(subs.values()), cases, store)
-        outcomes = [Built(subs["ok"], Artifact(True, tmp_path, "")),
-                    Built(subs["broken"], Artifact(False, tmp_path, "error: oops"))]
+        outcomes = [
+            Built(subs["ok"], Artifact(True, tmp_path, "")),
+            Built(subs["broken"], Artifact(False, tmp_path, "error: oops")),
+        ]
         outcomes += [Judged(subs["ok"], case, Judgement(Verdict.WA, "wrong")) for case in cases]
         grade(work, store, _Replay(outcomes))
         written = store.db.execute("SELECT submission_id, case_id FROM writes").fetchall()

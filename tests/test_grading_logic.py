@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
-from typing import Dict
 
 import pytest
 
@@ -24,21 +23,21 @@ pytestmark = pytest.mark.fast
 BEHAVIOURS = {
     "ac": lambda expected: result(expected),
     "wa": lambda expected: result(expected.replace(b"solutions", b"solution", 1)),
-    "tle": lambda expected: result(cpu=10.5, exit_code=None, signal=signal.SIGKILL,
-                                   timed_out=True),
-    "mle": lambda expected: result(exit_code=None, signal=signal.SIGKILL,
-                                   memory_exceeded=True),
-    "crash": lambda expected: result(exit_code=None, signal=signal.SIGSEGV,
-                                     stderr=b"Segmentation fault\n"),
+    "tle": lambda expected: result(cpu=10.5, exit_code=None, signal=signal.SIGKILL, timed_out=True),
+    "mle": lambda expected: result(exit_code=None, signal=signal.SIGKILL, memory_exceeded=True),
+    "crash": lambda expected: result(
+        exit_code=None, signal=signal.SIGSEGV, stderr=b"Segmentation fault\n"
+    ),
     "grader-fault": lambda expected: result(exit_code=None, error="clone failed: EAGAIN"),
 }
 
 
-def behaving(expected_of: Dict[str, bytes]):
+def behaving(expected_of: dict[str, bytes]):
     def on_run(request: Request):
         source = next(request.workdir.glob("puzzlesolver.*")).read_text()
         kind = source.split("behaviour:")[1].split()[0]
         return BEHAVIOURS[kind](expected_of[request.input_file.name])
+
     return on_run
 
 
@@ -56,8 +55,12 @@ def grade(tmp_path: Path, cases, sandbox, *, force=False):
     with Store(tmp_path / "grader.db") as store:
         work = plan(subs, cases, store, force=force)
         execute(work, store, sandbox, config, tmp_path / "builds", jobs=2, force=force)
-        verdicts = {sub.id: {case: row.verdict for (case, _), row in
-                             store.runs(sub.id, sub.content_hash).items()} for sub in subs}
+        verdicts = {
+            sub.id: {
+                case: row.verdict for (case, _), row in store.runs(sub.id, sub.content_hash).items()
+            }
+            for sub in subs
+        }
     return work.total, verdicts
 
 
@@ -93,8 +96,9 @@ def test_a_rerun_redoes_only_what_the_grader_failed(setup):
 def test_a_failed_build_is_ce_on_every_case_and_built_once(setup):
     tmp_path, cases, expected_of = setup
     submission(tmp_path / "class", "broken", "puzzlesolver.c", "int main( {\n")
-    sandbox = FakeSandbox(behaving(expected_of),
-                          on_build=lambda request: result(exit_code=1, stderr=b"error: ')'\n"))
+    sandbox = FakeSandbox(
+        behaving(expected_of), on_build=lambda request: result(exit_code=1, stderr=b"error: ')'\n")
+    )
     grade(tmp_path, cases, sandbox)
     _, verdicts = grade(tmp_path, cases, sandbox, force=False)
     assert set(verdicts["broken"].values()) == {"CE"}
@@ -104,8 +108,9 @@ def test_a_failed_build_is_ce_on_every_case_and_built_once(setup):
 def test_a_build_the_grader_failed_is_ie_and_not_cached(setup):
     tmp_path, cases, expected_of = setup
     submission(tmp_path / "class", "fine", "puzzlesolver.c", "# behaviour: ac\n")
-    failing = FakeSandbox(behaving(expected_of),
-                          on_build=lambda request: result(exit_code=None, error="no bwrap"))
+    failing = FakeSandbox(
+        behaving(expected_of), on_build=lambda request: result(exit_code=None, error="no bwrap")
+    )
     _, verdicts = grade(tmp_path, cases, failing)
     assert set(verdicts["fine"].values()) == {"IE"}
     working = FakeSandbox(behaving(expected_of))

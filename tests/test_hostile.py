@@ -30,7 +30,6 @@ import time
 import uuid
 from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import pytest
 
@@ -47,8 +46,12 @@ from tests.helpers import ROOT, SAMPLE, expected_output, make_cases, processes, 
 pytestmark = pytest.mark.slow  # about a minute in all, most of it two grading runs
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
-SOURCE_NAMES = {"c": "puzzlesolver.c", "cpp": "puzzlesolver.cpp", "java": "PuzzleSolver.java",
-                "python": "puzzlesolver.py"}
+SOURCE_NAMES = {
+    "c": "puzzlesolver.c",
+    "cpp": "puzzlesolver.cpp",
+    "java": "PuzzleSolver.java",
+    "python": "puzzlesolver.py",
+}
 NORMAL = {"c": "ada-c", "cpp": "grace-cpp", "java": "james-java", "python": "guido-py"}
 
 CPU, WALL, MEMORY_MB, FILE_MB, STDOUT_KB, STDERR_KB = 2, 4, 256, 1, 1024, 64
@@ -108,16 +111,16 @@ ATTACKS = {
 
 FALLBACK_CANNOT = {
     "fork_bomb": "not run here: not as root, the rlimits fallback sets no process limit "
-                 "(RLIMIT_NPROC counts every process of the user), so a fork bomb would "
-                 "take the machine down (as root its sandbox uid has one: test_sandbox)",
+    "(RLIMIT_NPROC counts every process of the user), so a fork bomb would "
+    "take the machine down (as root its sandbox uid has one: test_sandbox)",
     "snoop": "the rlimits fallback does not isolate files: a program reads whatever the "
-             "grader's user can read",
+    "grader's user can read",
     "include_secret": "the rlimits fallback builds with the host's files in view: "
-                      "#include of an expected output works",
+    "#include of an expected output works",
     "network": "the rlimits fallback has no network namespace: connections would work "
-               "(and really leave the machine)",
+    "(and really leave the machine)",
     "outside": "the rlimits fallback does not isolate files: a program can write anywhere "
-               "the grader's user can (each file only up to the size limit)",
+    "the grader's user can (each file only up to the size limit)",
 }
 
 # Raw control characters that must never reach a terminal or a report: C0 but tab and
@@ -141,7 +144,7 @@ class TimedSandbox:
     def __init__(self, inner):
         self.inner = inner
         self.name = inner.name
-        self.calls: List[Call] = []
+        self.calls: list[Call] = []
         self.lock = threading.Lock()
 
     def run(self, argv, workdir, limits, **options):
@@ -161,8 +164,8 @@ class Graded:
     tmp: Path
     summary: dict
     cases: list = field(default_factory=list)
-    subs: Dict[str, object] = field(default_factory=dict)  # id: SubmissionRow
-    reports: Dict[str, object] = field(default_factory=dict)
+    subs: dict[str, object] = field(default_factory=dict)  # id: SubmissionRow
+    reports: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
         self.klass, self.results = self.tmp / "class", self.tmp / "results"
@@ -176,7 +179,7 @@ class Graded:
         self.calls = [Call(*call) for call in self.summary["calls"]]
         self.outside = [Path(p) for p in self.summary["outside"]]
 
-    def ids(self, attack: str) -> List[str]:
+    def ids(self, attack: str) -> list[str]:
         return sorted(sid for sid in self.subs if sid.startswith(attack + "-"))
 
     def run(self, sid: str):
@@ -189,12 +192,13 @@ class Graded:
         digest = self.subs[sid].content_hash
         for call in self.calls:
             name = call.folder
-            if call.build == build and (name.startswith(f".tmp-{digest[:16]}-") if build
-                                        else name == digest[:32]):
+            if call.build == build and (
+                name.startswith(f".tmp-{digest[:16]}-") if build else name == digest[:32]
+            ):
                 return call
         raise AssertionError(f"{sid}: no {'build' if build else 'run'} went through the sandbox")
 
-    def output(self, sid: str) -> Optional[bytes]:
+    def output(self, sid: str) -> bytes | None:
         sub, case = self.subs[sid], self.cases[0]
         with Store(self.results / "grader.db") as store:
             return store.output(sid, sub.content_hash, case.id, case.version)
@@ -202,7 +206,7 @@ class Graded:
     def build_folder(self, sid: str) -> Path:
         return self.results / "builds" / self.subs[sid].content_hash[:32]
 
-    def left_behind(self, sid: str) -> List[str]:
+    def left_behind(self, sid: str) -> list[str]:
         build = self.subs[sid].content_hash[:32]
         return [line for line in self.leftovers if self.markers[sid] in line or build in line]
 
@@ -223,7 +227,7 @@ def _reset_peak_memory() -> bool:
         return False
 
 
-def _identities(folder: Path) -> Dict[tuple, str]:
+def _identities(folder: Path) -> dict[tuple, str]:
     """(device, inode) of every folder and file under folder, to its path."""
     found = {}
     for dirpath, _, files in os.walk(folder):
@@ -236,7 +240,7 @@ def _identities(folder: Path) -> Dict[tuple, str]:
     return found
 
 
-def processes_left(prefix: str, folder: Optional[Path] = None) -> List[str]:
+def processes_left(prefix: str, folder: Path | None = None) -> list[str]:
     """Live processes with the prefix in their argv, or running a program under folder
     or from a working folder under it (however they renamed themselves)."""
     idents = _identities(folder) if folder is not None and folder.exists() else {}
@@ -256,7 +260,7 @@ def processes_left(prefix: str, folder: Optional[Path] = None) -> List[str]:
     return found
 
 
-def _materialize(klass: Path, sid: str, source: Path, values: Dict[str, str]) -> None:
+def _materialize(klass: Path, sid: str, source: Path, values: dict[str, str]) -> None:
     text = source.read_text(encoding="utf-8")
     for key, value in values.items():
         text = text.replace(f"@{key}@", value)
@@ -283,6 +287,7 @@ MALFORMED = {  # folder: the reason it must be given
 
 def _malformed(klass: Path) -> None:
     """The folders of MALFORMED."""
+
     def folder(name):
         path = klass / name
         path.mkdir()
@@ -295,8 +300,9 @@ def _malformed(klass: Path) -> None:
     (folder("bad-wrong-name") / "solver.c").write_text("int main(void) { return 0; }\n")
     (folder("bad-wrong-case") / "Puzzlesolver.java").write_text("class Puzzlesolver {}\n")
     # A link to the reference solver would score full marks if it were followed.
-    os.symlink(ROOT / "reference" / "puzzlesolver.py",
-               folder("bad-link-outside") / "puzzlesolver.py")
+    os.symlink(
+        ROOT / "reference" / "puzzlesolver.py", folder("bad-link-outside") / "puzzlesolver.py"
+    )
     os.symlink("/etc/shadow", folder("bad-link-shadow") / "puzzlesolver.c")
     shutil.copyfile("/bin/true", folder("bad-binary") / "puzzlesolver.c")
     (folder("bad-latin1") / "puzzlesolver.py").write_bytes(b"print('caf\xe9')\n")
@@ -307,14 +313,20 @@ def _malformed(klass: Path) -> None:
     (folder("bad-folder-as-source") / "puzzlesolver.py").mkdir()
     line = "int f{0}(void) {{ return {0}; }}\n"
     (folder("bad-huge") / "puzzlesolver.c").write_text(
-        "".join(line.format(i) for i in range(120_000)) + "int main(void) { return 0; }\n")
+        "".join(line.format(i) for i in range(120_000)) + "int main(void) { return 0; }\n"
+    )
 
 
 def _grade_class(tmp: Path, sandbox_kind: str) -> Graded:
     """Grade the hostile class in a grader process of its own (so that its memory is
     the grader's alone), then read what it stored."""
-    done = subprocess.run([sys.executable, "-m", "tests.test_hostile", str(tmp), sandbox_kind],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.test_hostile", str(tmp), sandbox_kind],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return Graded(tmp, json.loads((tmp / "summary.json").read_text()))
 
@@ -324,29 +336,32 @@ class _Setup:
     """What the grading process made before grading."""
 
     prefix: str
-    secrets: Dict[str, str]
-    markers: Dict[str, str] = field(default_factory=dict)
-    snooped: List[str] = field(default_factory=list)
-    outside: List[str] = field(default_factory=list)  # host paths a program tried to write
+    secrets: dict[str, str]
+    markers: dict[str, str] = field(default_factory=dict)
+    snooped: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)  # host paths a program tried to write
 
 
 def _setup_and_grade(tmp: Path, sandbox_kind: str) -> dict:
     """In the grading process: make the class, grade it, say what was seen."""
     prefix = "hm" + uuid.uuid4().hex[:10]
-    setup = _Setup(prefix, {
-        "hidden case": f"hidden-{prefix}-token",
-        "other submission": f"other-{prefix}-token",
-        "environment": f"env-{prefix}-token",
-        "database": "SQLite format 3",
-        "reference solver": "Scramble Squares reference solver",
-        "expected output": expected_output(SAMPLE.read_text()).decode().splitlines()[-3],
-    })
+    setup = _Setup(
+        prefix,
+        {
+            "hidden case": f"hidden-{prefix}-token",
+            "other submission": f"other-{prefix}-token",
+            "environment": f"env-{prefix}-token",
+            "database": "SQLite format 3",
+            "reference solver": "Scramble Squares reference solver",
+            "expected output": expected_output(SAMPLE.read_text()).decode().splitlines()[-3],
+        },
+    )
     manifest = make_cases(tmp / "cases", {"sample": SAMPLE.read_text()})
     (tmp / "cases" / "hidden").mkdir()
     (tmp / "cases" / "hidden" / "secret.out").write_text(setup.secrets["hidden case"] + "\n")
     (tmp / "course.toml").write_text(COURSE.format(sandbox=sandbox_kind))
     config = load_config(tmp / "course.toml")
-    said: List[str] = []
+    said: list[str] = []
     sandbox = TimedSandbox(make_sandbox(config.sandbox, warn=said.append))
     # What the fallback cannot hold is never run there (a fork bomb without a process
     # limit, real network traffic), even when "auto" finds no bubblewrap.
@@ -380,9 +395,13 @@ def _setup_and_grade(tmp: Path, sandbox_kind: str) -> dict:
             pass
         listener.close()
     return {
-        **asdict(setup), "kind": sandbox.name, "warnings": said,
-        "calls": [astuple(call) for call in sandbox.calls], "leftovers": leftovers,
-        "peak_growth_kb": peak_growth, "connections": connections,
+        **asdict(setup),
+        "kind": sandbox.name,
+        "warnings": said,
+        "calls": [astuple(call) for call in sandbox.calls],
+        "leftovers": leftovers,
+        "peak_growth_kb": peak_growth,
+        "connections": connections,
     }
 
 
@@ -399,27 +418,67 @@ def _write_class(tmp: Path, config, setup: _Setup, fallback: bool, port: int) ->
     other.write_text(other.read_text() + f"# {setup.secrets['other submission']}\n")
     other_build = results / "builds" / load(klass / "normal-c", config).content_hash[:32]
     expected_file = cases / "public" / "sample.out"
-    setup.snooped = [str(p) for p in (
-        expected_file, cases / "public", cases / "hidden" / "secret.out", cases / "manifest.json",
-        ROOT / "reference" / "puzzlesolver.py", ROOT / "testcases" / "hidden", other, klass,
-        results / "grader.db", other_build / "puzzlesolver", Path.home(),
-        Path.home() / ".bashrc", "/root", "/home", "/etc/shadow", "/etc/passwd",
-        "/etc/hostname", "/work", ROOT, "/proc/1/environ")]
+    setup.snooped = [
+        str(p)
+        for p in (
+            expected_file,
+            cases / "public",
+            cases / "hidden" / "secret.out",
+            cases / "manifest.json",
+            ROOT / "reference" / "puzzlesolver.py",
+            ROOT / "testcases" / "hidden",
+            other,
+            klass,
+            results / "grader.db",
+            other_build / "puzzlesolver",
+            Path.home(),
+            Path.home() / ".bashrc",
+            "/root",
+            "/home",
+            "/etc/shadow",
+            "/etc/passwd",
+            "/etc/hostname",
+            "/work",
+            ROOT,
+            "/proc/1/environ",
+        )
+    ]
     for attack, (langs, fallback_langs) in ATTACKS.items():
         for lang in (fallback_langs if fallback else langs).split():
             sid = f"{attack}-{lang}"
             marker = setup.markers[sid] = f"{setup.prefix}-{sid}"
-            targets = [] if fallback else [str(p) for p in (
-                outside_dir / f"escaped-{sid}", klass / sid / "escaped", results / "grader.db",
-                ROOT / f"escaped-{marker}", f"/tmp/escaped-{marker}",
-                Path.home() / f"escaped-{marker}", f"/dev/escaped-{marker}",
-                f"/etc/escaped-{marker}")]
+            targets = (
+                []
+                if fallback
+                else [
+                    str(p)
+                    for p in (
+                        outside_dir / f"escaped-{sid}",
+                        klass / sid / "escaped",
+                        results / "grader.db",
+                        ROOT / f"escaped-{marker}",
+                        f"/tmp/escaped-{marker}",
+                        Path.home() / f"escaped-{marker}",
+                        f"/dev/escaped-{marker}",
+                        f"/etc/escaped-{marker}",
+                    )
+                ]
+            )
             if attack == "big_file":
                 setup.outside += [t for t in targets if not t.endswith("grader.db")]
-            _materialize(klass, sid, HOSTILE / attack / SOURCE_NAMES[lang], {
-                "MARKER": marker, "PORT": str(port), "ABSTRACT": f"hostile-{setup.prefix}",
-                "PATHS": "|".join(setup.snooped), "OUTSIDE": "|".join(targets),
-                "EXPECTED": str(expected_file)})
+            _materialize(
+                klass,
+                sid,
+                HOSTILE / attack / SOURCE_NAMES[lang],
+                {
+                    "MARKER": marker,
+                    "PORT": str(port),
+                    "ABSTRACT": f"hostile-{setup.prefix}",
+                    "PATHS": "|".join(setup.snooped),
+                    "OUTSIDE": "|".join(targets),
+                    "EXPECTED": str(expected_file),
+                },
+            )
 
 
 @pytest.fixture(scope="module")
@@ -500,8 +559,9 @@ def test_memory_bombs_are_mle(graded):
     for sid in graded.ids("memory_bomb") + graded.ids("memory_fork"):
         run = graded.run(sid)
         assert run.verdict == "MLE", (sid, run)
-        seen = re.search(rf"more than {MEMORY_MB} MB of memory \(peak seen: (\d+) MB\)",
-                         run.diagnosis)
+        seen = re.search(
+            rf"more than {MEMORY_MB} MB of memory \(peak seen: (\d+) MB\)", run.diagnosis
+        )
         assert seen and int(seen.group(1)) >= 0.8 * MEMORY_MB, (sid, run.diagnosis)
         assert graded.left_behind(sid) == []
 
@@ -650,8 +710,14 @@ def test_the_process_check_sees_what_escapes(tmp_path):
     folder = tmp_path / "daemon"
     subprocess.run(["gcc", "-O2", "-o", "puzzlesolver", "puzzlesolver.c"], cwd=folder, check=True)
     with open(tmp_path / "bare.out", "wb") as out:  # the leftovers hold it open
-        subprocess.run(["./puzzlesolver", "x"], cwd=folder, stdout=out,
-                       start_new_session=True, timeout=30, check=True)
+        subprocess.run(
+            ["./puzzlesolver", "x"],
+            cwd=folder,
+            stdout=out,
+            start_new_session=True,
+            timeout=30,
+            check=True,
+        )
     assert (tmp_path / "bare.out").read_bytes() == b"parent done\n"
     time.sleep(0.5)  # the double fork's grandchild may still be on its way
     escaped = processes_left(marker)
@@ -677,7 +743,7 @@ def test_standard_input_is_at_end_of_file_at_once(graded):
 def _assert_safe(text: str, where: str) -> None:
     found = RAW_CONTROL.search(text)
     if found:
-        around = text[max(0, found.start() - 80):found.end() + 80]
+        around = text[max(0, found.start() - 80) : found.end() + 80]
         pytest.fail(f"raw {found.group()!r} in {where}: {around!r}")
 
 
@@ -698,16 +764,36 @@ def test_garbage_output_is_judged_and_diagnosed_safely(graded):
 
 
 def test_show_and_check_print_hostile_output_safely(graded, capsys):
-    hostile = (graded.ids("garbage_output") + graded.ids("garbage_crash")
-               + graded.ids("compile_garbage") + graded.ids("no_output"))
+    hostile = (
+        graded.ids("garbage_output")
+        + graded.ids("garbage_crash")
+        + graded.ids("compile_garbage")
+        + graded.ids("no_output")
+    )
     for sid in hostile:
-        code, out, err = _cli(capsys, "--course", graded.course, "--manifest", graded.manifest,
-                              "show", sid, "--results", graded.results)
+        code, out, err = _cli(
+            capsys,
+            "--course",
+            graded.course,
+            "--manifest",
+            graded.manifest,
+            "show",
+            sid,
+            "--results",
+            graded.results,
+        )
         assert code == 0, err
         assert sid in out
         _assert_safe(out + err, f"grader show {sid}")
-    code, out, err = _cli(capsys, "--course", graded.course, "--manifest", graded.manifest,
-                          "check", graded.klass / "garbage_crash-python")
+    code, out, err = _cli(
+        capsys,
+        "--course",
+        graded.course,
+        "--manifest",
+        graded.manifest,
+        "check",
+        graded.klass / "garbage_crash-python",
+    )
     assert code == 1 and "RTE" in out and "pwned-title" in out
     _assert_safe(out + err, "grader check")
 
@@ -716,9 +802,24 @@ def test_whole_class_report_and_results_json_are_safe(graded):
     # Rerun the CLI on the graded folder: nothing to redo; table and results.json from
     # everything the hostile class left in the database.
     done = subprocess.run(
-        [sys.executable, "-m", "grader", "--course", str(graded.course), "--manifest",
-         str(graded.manifest), "grade", str(graded.klass), "--results", str(graded.results)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "--course",
+            str(graded.course),
+            "--manifest",
+            str(graded.manifest),
+            "grade",
+            str(graded.klass),
+            "--results",
+            str(graded.results),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "nothing to grade" in done.stderr and "Traceback" not in done.stderr
     _assert_safe(done.stdout + done.stderr, "grader grade")
@@ -763,8 +864,9 @@ def test_malformed_folders_are_ce_with_their_reason(graded_auto):
     built = {call.folder for call in graded_auto.calls}
     for sid in MALFORMED:
         assert graded_auto.subs[sid].language == "?" and graded_auto.subs[sid].problem
-        assert not any(name.startswith(".tmp-" + graded_auto.subs[sid].content_hash[:16])
-                       for name in built)
+        assert not any(
+            name.startswith(".tmp-" + graded_auto.subs[sid].content_hash[:16]) for name in built
+        )
 
 
 # --------------------------------------------------------------------------- faults
@@ -773,25 +875,34 @@ SLOW_PY = "import time\ntime.sleep({seconds})\nprint('nothing')\n"
 
 
 def _grader(*args, timeout=120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _small_class(tmp: Path, seconds: float = 0.0, count: int = 2):
-    manifest = make_cases(tmp / "cases", {"sample": SAMPLE.read_text(),
-                                          "none": "A0,A0,A0,A0\n" * 9})
+    manifest = make_cases(
+        tmp / "cases", {"sample": SAMPLE.read_text(), "none": "A0,A0,A0,A0\n" * 9}
+    )
     klass = tmp / "class"
     for i in range(count):
-        submission(klass, f"s{i}", "puzzlesolver.py", SLOW_PY.format(seconds=seconds)
-                   + f"# {i}\n")
+        submission(klass, f"s{i}", "puzzlesolver.py", SLOW_PY.format(seconds=seconds) + f"# {i}\n")
     return manifest, klass
 
 
 def _rows(db: Path) -> dict:
     with sqlite3.connect(db, timeout=10) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        return {(s, c): (v, t) for s, c, v, t in
-                conn.execute("SELECT submission_id, case_id, verdict, created_at FROM runs")}
+        return {
+            (s, c): (v, t)
+            for s, c, v, t in conn.execute(
+                "SELECT submission_id, case_id, verdict, created_at FROM runs"
+            )
+        }
 
 
 def _one_clear_error(done: subprocess.CompletedProcess, *needles: str) -> None:
@@ -807,8 +918,13 @@ def test_a_second_grading_run_on_the_same_results_is_refused(tmp_path):
     manifest, klass = _small_class(tmp_path, seconds=1.0)
     results = tmp_path / "results"
     args = ["--manifest", manifest, "grade", klass, "--results", results, "--jobs", "1"]
-    first = subprocess.Popen([sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # the first run holds the folder...
@@ -830,7 +946,7 @@ def test_a_second_grading_run_on_the_same_results_is_refused(tmp_path):
     assert [s["id"] for s in data["submissions"]] == ["s0", "s1"]
 
 
-def _can_mount() -> Optional[str]:
+def _can_mount() -> str | None:
     if os.geteuid() != 0:
         return "needs root to mount a small tmpfs"
     if shutil.which("mount") is None or shutil.which("umount") is None:
@@ -846,8 +962,11 @@ def tmpfs(tmp_path):
         pytest.skip(why)
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs",
-                              str(disk)], capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
     try:
@@ -890,8 +1009,9 @@ def test_a_full_disk_is_a_clear_error_and_earlier_results_survive(tmp_path, tmpf
     assert again.returncode == 0, again.stderr
     after = _rows(results / "grader.db")
     assert len(after) == 6
-    assert {k: v for k, v in after.items() if k[0] == "s1"} == \
-        {k: v for k, v in before.items() if k[0] == "s1"}
+    assert {k: v for k, v in after.items() if k[0] == "s1"} == {
+        k: v for k, v in before.items() if k[0] == "s1"
+    }
 
 
 def test_a_full_build_folder_is_an_internal_error_retried_later(tmp_path, tmpfs):
@@ -912,9 +1032,10 @@ def test_a_full_build_folder_is_an_internal_error_retried_later(tmp_path, tmpfs)
         with sqlite3.connect(results / "grader.db") as db:
             diagnoses = db.execute("SELECT diagnosis FROM runs WHERE verdict = 'IE'").fetchall()
         assert {rows[k][0] for k in rows if k[0] == "s0"} == {"IE"}  # the grader's failure
-        assert len(diagnoses) == 2 and all("No space left on device" in d for d, in diagnoses)
-        assert {k: v for k, v in rows.items() if k[0] == "s1"} == \
-            {k: v for k, v in before.items() if k[0] == "s1"}
+        assert len(diagnoses) == 2 and all("No space left on device" in d for (d,) in diagnoses)
+        assert {k: v for k, v in rows.items() if k[0] == "s1"} == {
+            k: v for k, v in before.items() if k[0] == "s1"
+        }
         (tmpfs / "filler").unlink()
         again = _grader(*args)  # IE is retried: with room again, s0 is graded
         assert again.returncode == 0, again.stderr
@@ -934,13 +1055,15 @@ def test_a_read_only_results_folder_is_a_clear_error(tmp_path):
     before = _rows(results / "grader.db")
     report_before = (results / "results.json").read_bytes()
     (klass / "s0" / "puzzlesolver.py").write_text("print('changed')\n")
-    bound = subprocess.run(["mount", "--bind", str(results), str(results)], capture_output=True,
-                           text=True)
+    bound = subprocess.run(
+        ["mount", "--bind", str(results), str(results)], capture_output=True, text=True
+    )
     if bound.returncode != 0:
         pytest.skip(f"cannot bind-mount here: {bound.stderr.strip()}")
     try:
-        remount = subprocess.run(["mount", "-o", "remount,bind,ro", str(results)],
-                                 capture_output=True, text=True)
+        remount = subprocess.run(
+            ["mount", "-o", "remount,bind,ro", str(results)], capture_output=True, text=True
+        )
         if remount.returncode != 0:
             pytest.skip(f"cannot remount read-only here: {remount.stderr.strip()}")
         _one_clear_error(_grader(*args), str(results), "Read-only file system")
@@ -954,34 +1077,52 @@ def test_a_read_only_results_folder_is_a_clear_error(tmp_path):
 
 
 def _break_cases(tmp: Path, how: str):
-    manifest = make_cases(tmp / "cases", {"sample": SAMPLE.read_text(),
-                                          "none": "A0,A0,A0,A0\n" * 9})
+    manifest = make_cases(
+        tmp / "cases", {"sample": SAMPLE.read_text(), "none": "A0,A0,A0,A0\n" * 9}
+    )
     public = tmp / "cases" / "public"
     named = {
         "manifest not JSON": (manifest, lambda: manifest.write_text('{"version": 1, "cases": [')),
         "manifest missing": (manifest, manifest.unlink),
-        "manifest wrong shape": (manifest, lambda: manifest.write_text(
-            json.dumps({"version": 1, "cases": [{"id": "x"}]}))),
+        "manifest wrong shape": (
+            manifest,
+            lambda: manifest.write_text(json.dumps({"version": 1, "cases": [{"id": "x"}]})),
+        ),
         "expected missing": (public / "none.out", (public / "none.out").unlink),
         "input missing": (public / "sample.txt", (public / "sample.txt").unlink),
         "expected empty": (public / "sample.out", lambda: (public / "sample.out").write_bytes(b"")),
-        "expected truncated": (public / "sample.out", lambda: (public / "sample.out").write_bytes(
-            (public / "sample.out").read_bytes()[:200])),
-        "expected garbage": (public / "none.out", lambda: (public / "none.out").write_bytes(
-            os.urandom(300))),
-        "expected a folder": (public / "none.out", lambda: ((public / "none.out").unlink(),
-                                                             (public / "none.out").mkdir())),
+        "expected truncated": (
+            public / "sample.out",
+            lambda: (public / "sample.out").write_bytes((public / "sample.out").read_bytes()[:200]),
+        ),
+        "expected garbage": (
+            public / "none.out",
+            lambda: (public / "none.out").write_bytes(os.urandom(300)),
+        ),
+        "expected a folder": (
+            public / "none.out",
+            lambda: ((public / "none.out").unlink(), (public / "none.out").mkdir()),
+        ),
     }
     path, damage = named[how]
     damage()
     return manifest, path
 
 
-@pytest.mark.parametrize("how", [
-    "manifest not JSON", "manifest missing", "manifest wrong shape", "expected missing",
-    "input missing", "expected empty", "expected truncated", "expected garbage",
-    "expected a folder",
-])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "manifest not JSON",
+        "manifest missing",
+        "manifest wrong shape",
+        "expected missing",
+        "input missing",
+        "expected empty",
+        "expected truncated",
+        "expected garbage",
+        "expected a folder",
+    ],
+)
 def test_broken_cases_stop_everything_before_grading_starts(tmp_path, capsys, how):
     manifest, broken = _break_cases(tmp_path, how)
     klass = tmp_path / "class"
@@ -994,23 +1135,27 @@ def test_broken_cases_stop_everything_before_grading_starts(tmp_path, capsys, ho
     assert not results.exists()  # nothing started: no database, no lock
 
 
-@pytest.mark.parametrize("text, key", [
-    ("[limits]\ncpu_secs = 2\n", "limits.cpu_secs"),
-    ("[limits]\ncpu_seconds = \"2\"\n", "limits.cpu_seconds"),
-    ("[limits]\nwall_seconds = -4\n", "limits.wall_seconds"),
-    ("[limits]\nprocesses = 0\n", "limits.processes"),
-    ("[build_limits]\nmemory_mb = true\n", "build_limits.memory_mb"),
-    ("sandbox = \"docker\"\n", "sandbox"),
-    ("[languages.c]\nrun = \"./puzzlesolver\"\n", "languages.c.run"),
-    ("[limits\ncpu_seconds = 2\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("[limits]\ncpu_secs = 2\n", "limits.cpu_secs"),
+        ('[limits]\ncpu_seconds = "2"\n', "limits.cpu_seconds"),
+        ("[limits]\nwall_seconds = -4\n", "limits.wall_seconds"),
+        ("[limits]\nprocesses = 0\n", "limits.processes"),
+        ("[build_limits]\nmemory_mb = true\n", "build_limits.memory_mb"),
+        ('sandbox = "docker"\n', "sandbox"),
+        ('[languages.c]\nrun = "./puzzlesolver"\n', "languages.c.run"),
+        ("[limits\ncpu_seconds = 2\n", "not valid TOML"),
+    ],
+)
 def test_bad_configuration_stops_grading_before_it_starts(tmp_path, capsys, text, key):
     course = tmp_path / "course.toml"
     course.write_text(text)
     manifest, klass = _small_class(tmp_path, count=1)
     results = tmp_path / "results"
-    code, out, err = _cli(capsys, "--course", course, "--manifest", manifest, "grade", klass,
-                          "--results", results)
+    code, out, err = _cli(
+        capsys, "--course", course, "--manifest", manifest, "grade", klass, "--results", results
+    )
     assert code == 2, (out, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("grader: error: ")

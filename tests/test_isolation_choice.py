@@ -30,8 +30,14 @@ def no_bwrap(tmp_path_factory) -> dict:
 
 
 def _grader(env: dict, cwd: Path, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _course(folder: Path, sandbox: str) -> Path:
@@ -44,7 +50,8 @@ def _class(folder: Path) -> Path:
     klass = folder / "class"
     (klass / "ada").mkdir(parents=True)
     (klass / "ada" / "puzzlesolver.c").write_text(
-        (ROOT / "submissions" / "ada-c" / "puzzlesolver.c").read_text())
+        (ROOT / "submissions" / "ada-c" / "puzzlesolver.c").read_text()
+    )
     return klass
 
 
@@ -61,21 +68,37 @@ def test_grade_and_leaderboard_refuse_to_run_unisolated(no_bwrap, tmp_path, sand
     course = _course(tmp_path, sandbox)
     klass = _class(tmp_path)
     results = tmp_path / "results"
-    _refused(_grader(no_bwrap, tmp_path, "--course", course, "grade", klass,
-                     "--results", results))
+    _refused(_grader(no_bwrap, tmp_path, "--course", course, "grade", klass, "--results", results))
     # graded with the instructor's choice, then the leaderboard without it: refused
-    chosen = _grader(no_bwrap, tmp_path, "--course", course, "grade", klass,
-                     "--results", results, "--sandbox", "rlimits")
+    chosen = _grader(
+        no_bwrap,
+        tmp_path,
+        "--course",
+        course,
+        "grade",
+        klass,
+        "--results",
+        results,
+        "--sandbox",
+        "rlimits",
+    )
     assert chosen.returncode == 0, chosen.stderr
     assert "rlimits chosen" in chosen.stderr and "ada" in chosen.stdout
-    _refused(_grader(no_bwrap, tmp_path, "--course", course, "leaderboard",
-                     "--results", results))
+    _refused(_grader(no_bwrap, tmp_path, "--course", course, "leaderboard", "--results", results))
 
 
 def test_rlimits_chosen_in_course_toml_grades(no_bwrap, tmp_path):
     course = _course(tmp_path, "rlimits")
-    done = _grader(no_bwrap, tmp_path, "--course", course, "grade", _class(tmp_path),
-                   "--results", tmp_path / "results")
+    done = _grader(
+        no_bwrap,
+        tmp_path,
+        "--course",
+        course,
+        "grade",
+        _class(tmp_path),
+        "--results",
+        tmp_path / "results",
+    )
     assert done.returncode == 0, done.stderr
     assert "rlimits chosen" in done.stderr and "36/36" in done.stdout
 

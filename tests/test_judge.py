@@ -25,9 +25,21 @@ LIMITS = Limits(cpu_seconds=2.5, wall_seconds=5, memory_mb=256, stdout_bytes=100
 PUZZLE = SAMPLE.read_bytes()
 
 
-def case(policy=(), input=SAMPLE, expected=SAMPLE.with_suffix(".out")) -> Case:
-    return Case(id="sample", input=input, expected=expected, visibility="public", weight=1.0,
-                timed=False, policy=tuple(policy), tags=(), version="v1")
+SAMPLE_OUT = SAMPLE.with_suffix(".out")
+
+
+def case(policy=(), input=SAMPLE, expected=SAMPLE_OUT) -> Case:
+    return Case(
+        id="sample",
+        input=input,
+        expected=expected,
+        visibility="public",
+        weight=1.0,
+        timed=False,
+        policy=tuple(policy),
+        tags=(),
+        version="v1",
+    )
 
 
 def verdict_of(run, expected=SAMPLE_EXPECTED, limits=LIMITS, policy=()) -> Judgement:
@@ -45,10 +57,21 @@ VERDICTS = [
     (result(SAMPLE_EXPECTED[:-40]), Verdict.WA),
     (result(b"", exit_code=None, error="clone failed"), Verdict.IE),
     (result(SAMPLE_EXPECTED, error="cgroup vanished", timed_out=True), Verdict.IE),
-    (result(b"x" * 1001, exit_code=None, signal=signal.SIGKILL, output_exceeded=True,
-            memory_exceeded=True, timed_out=True), Verdict.OLE),
-    (result(b"", exit_code=None, signal=signal.SIGKILL, memory_exceeded=True,
-            timed_out=True), Verdict.MLE),
+    (
+        result(
+            b"x" * 1001,
+            exit_code=None,
+            signal=signal.SIGKILL,
+            output_exceeded=True,
+            memory_exceeded=True,
+            timed_out=True,
+        ),
+        Verdict.OLE,
+    ),
+    (
+        result(b"", exit_code=None, signal=signal.SIGKILL, memory_exceeded=True, timed_out=True),
+        Verdict.MLE,
+    ),
     (result(b"", exit_code=None, signal=signal.SIGKILL, timed_out=True), Verdict.TLE),
     (result(SAMPLE_EXPECTED, timed_out=True), Verdict.TLE),  # all printed, but too late
     (result(SAMPLE_EXPECTED, exit_code=None, signal=signal.SIGSEGV), Verdict.RTE),
@@ -78,13 +101,20 @@ def test_stdout_flood_gives_both_sizes():
     run.stdout_size = 5000  # the sandbox keeps at most the limit, but counts it all
     judgement = verdict_of(run, expected=b"z" * 1234, limits=Limits(stdout_bytes=1000))
     assert judgement.verdict is Verdict.OLE
-    assert judgement.diagnosis == ("the program printed more than 1,000 bytes and was stopped "
-                                   "(the expected output is 1,234 bytes)")
+    assert judgement.diagnosis == (
+        "the program printed more than 1,000 bytes and was stopped "
+        "(the expected output is 1,234 bytes)"
+    )
 
 
-@pytest.mark.parametrize("printed, blames", [
-    (999, "error output"), (1000, "error output"), (1001, "printed more than 1,000 bytes"),
-])
+@pytest.mark.parametrize(
+    "printed, blames",
+    [
+        (999, "error output"),
+        (1000, "error output"),
+        (1001, "printed more than 1,000 bytes"),
+    ],
+)
 def test_output_limit_hit_on_stderr_is_told_apart_from_stdout(printed, blames):
     """The limit counts stdout only: at or under it, the flood was on stderr."""
     run = result(b"y" * printed, exit_code=None, signal=signal.SIGKILL, output_exceeded=True)
@@ -92,8 +122,9 @@ def test_output_limit_hit_on_stderr_is_told_apart_from_stdout(printed, blames):
     assert judgement.verdict is Verdict.OLE and judgement.result is run
     assert blames in judgement.diagnosis
     if blames == "error output":
-        assert judgement.diagnosis == ("the program flooded its error output (standard error) "
-                                       "and was stopped")
+        assert judgement.diagnosis == (
+            "the program flooded its error output (standard error) and was stopped"
+        )
 
 
 def test_memory_limit_names_limit_and_peak():
@@ -101,44 +132,66 @@ def test_memory_limit_names_limit_and_peak():
     run.peak_memory_kb = 300 * 1024 + 600  # 300.6 MB: rounded to 301
     judgement = verdict_of(run)
     assert judgement.verdict is Verdict.MLE
-    assert judgement.diagnosis == ("the program used more than 256 MB of memory "
-                                   "(peak seen: 301 MB)")
+    assert judgement.diagnosis == (
+        "the program used more than 256 MB of memory (peak seen: 301 MB)"
+    )
 
 
 def test_memory_limit_shows_the_error_output():
-    run = result(exit_code=None, signal=signal.SIGABRT, memory_exceeded=True,
-                 stderr=b"std::bad_alloc\n")
+    run = result(
+        exit_code=None, signal=signal.SIGABRT, memory_exceeded=True, stderr=b"std::bad_alloc\n"
+    )
     diagnosis = verdict_of(run).diagnosis
     assert diagnosis.endswith("\nLast lines of its error output:\n  std::bad_alloc")
 
 
-@pytest.mark.parametrize("cpu, wall, ended_by, cause", [
-    (2.6, 2.8, signal.SIGKILL,
-     "its processes used 2.60 s of CPU time in all, more than the 2.5 s allowed"),
-    (2.4, 2.756, signal.SIGXCPU,
-     "a process of it reached the per-process CPU backstop (SIGXCPU, 4 s)"),
-    (0.3, 5.2, signal.SIGKILL,
-     "it ran for 5.20 s of wall-clock time, more than the 5 s allowed"),
-])
+@pytest.mark.parametrize(
+    "cpu, wall, ended_by, cause",
+    [
+        (
+            2.6,
+            2.8,
+            signal.SIGKILL,
+            "its processes used 2.60 s of CPU time in all, more than the 2.5 s allowed",
+        ),
+        (
+            2.4,
+            2.756,
+            signal.SIGXCPU,
+            "a process of it reached the per-process CPU backstop (SIGXCPU, 4 s)",
+        ),
+        (
+            0.3,
+            5.2,
+            signal.SIGKILL,
+            "it ran for 5.20 s of wall-clock time, more than the 5 s allowed",
+        ),
+    ],
+)
 def test_time_limit_names_the_figure_that_stopped_it(cpu, wall, ended_by, cause):
     run = result(exit_code=None, signal=ended_by, cpu=cpu, timed_out=True)
     run.wall_seconds = wall
     judgement = verdict_of(run)
     assert judgement.verdict is Verdict.TLE
-    assert judgement.diagnosis == (f"the program ran out of time: {cause} (limits: 2.5 s CPU, "
-                                   f"5 s wall; used {cpu:.2f} s CPU, {wall:.2f} s wall)")
+    assert judgement.diagnosis == (
+        f"the program ran out of time: {cause} (limits: 2.5 s CPU, "
+        f"5 s wall; used {cpu:.2f} s CPU, {wall:.2f} s wall)"
+    )
 
 
-@pytest.mark.parametrize("number, meaning", [
-    (signal.SIGSEGV, "SIGSEGV, segmentation fault: a bad memory access"),
-    (signal.SIGABRT, "SIGABRT, aborted, e.g. a failed assertion or an uncaught C++ exception"),
-    (signal.SIGFPE, "SIGFPE, arithmetic error, e.g. division by zero"),
-    (signal.SIGKILL, "SIGKILL, killed"),
-    (signal.SIGBUS, "SIGBUS, bus error: a bad memory access"),
-    (signal.SIGXFSZ, "SIGXFSZ, wrote a file larger than allowed"),
-    (signal.SIGTERM, "SIGTERM"),  # no explanation: just its name
-    (200, "unknown signal"),
-])
+@pytest.mark.parametrize(
+    "number, meaning",
+    [
+        (signal.SIGSEGV, "SIGSEGV, segmentation fault: a bad memory access"),
+        (signal.SIGABRT, "SIGABRT, aborted, e.g. a failed assertion or an uncaught C++ exception"),
+        (signal.SIGFPE, "SIGFPE, arithmetic error, e.g. division by zero"),
+        (signal.SIGKILL, "SIGKILL, killed"),
+        (signal.SIGBUS, "SIGBUS, bus error: a bad memory access"),
+        (signal.SIGXFSZ, "SIGXFSZ, wrote a file larger than allowed"),
+        (signal.SIGTERM, "SIGTERM"),  # no explanation: just its name
+        (200, "unknown signal"),
+    ],
+)
 def test_crash_names_the_signal_and_its_meaning(number, meaning):
     judgement = verdict_of(result(exit_code=None, signal=number))
     assert judgement.verdict is Verdict.RTE
@@ -186,11 +239,14 @@ def test_wrong_answer_gets_the_comparisons_diagnosis():
 
 def test_the_cases_policy_reaches_the_comparison():
     """A symmetric board printed twice: the policy rule is named only when the case has it."""
-    from tests.test_compare import SYMMETRIC, Case as Puzzle
+    from tests.test_compare import SYMMETRIC
+    from tests.test_compare import Case as Puzzle
+
     puzzle = Puzzle(SYMMETRIC)
     got = puzzle.render(puzzle.boards * 2)
-    with_rule = judge(result(got), case(["symmetric-tiles"]), puzzle.expected,
-                      SYMMETRIC.encode(), LIMITS)
+    with_rule = judge(
+        result(got), case(["symmetric-tiles"]), puzzle.expected, SYMMETRIC.encode(), LIMITS
+    )
     without = judge(result(got), case(), puzzle.expected, SYMMETRIC.encode(), LIMITS)
     assert with_rule.verdict is without.verdict is Verdict.WA
     assert "policy-dependent" in with_rule.diagnosis
@@ -202,10 +258,19 @@ def test_the_cases_policy_reaches_the_comparison():
 
 @pytest.mark.parametrize("memory_mb, heap", [(512, 384), (256, 192), (40, 32), (8, 32)])
 def test_java_heap_is_three_quarters_of_the_limit_at_least_32_mb(memory_mb, heap):
-    spec = LanguageSpec("java", "puzzlesolver.java", (), ("java", "-Xmx{heap_mb}m", "-Xss{heap_mb}",
-                                                          "Main", "{input}"))
+    spec = LanguageSpec(
+        "java",
+        "puzzlesolver.java",
+        (),
+        ("java", "-Xmx{heap_mb}m", "-Xss{heap_mb}", "Main", "{input}"),
+    )
     assert command(spec, Limits(memory_mb=memory_mb)) == [
-        "java", f"-Xmx{heap}m", f"-Xss{heap}", "Main", "{input}"]
+        "java",
+        f"-Xmx{heap}m",
+        f"-Xss{heap}",
+        "Main",
+        "{input}",
+    ]
 
 
 def test_command_leaves_other_words_alone():
@@ -229,8 +294,9 @@ def test_run_case_passes_the_memory_rule_of_the_language(tmp_path: Path):
     seen = []
 
     class Recording(FakeSandbox):
-        def run(self, argv, workdir, limits, *, input_file=None, writable=False,
-                memory_rlimit=True):
+        def run(
+            self, argv, workdir, limits, *, input_file=None, writable=False, memory_rlimit=True
+        ):
             seen.append((limits, memory_rlimit))
             return super().run(argv, workdir, limits, input_file=input_file, writable=writable)
 

@@ -9,9 +9,17 @@ LIMITS = Limits(cpu_seconds=10, wall_seconds=20)
 
 
 def _timed_out(cpu: float, wall: float, sig=signal.SIGKILL) -> RunResult:
-    return RunResult(exit_code=None, signal=sig, cpu_seconds=cpu, wall_seconds=wall,
-                     peak_memory_kb=1000, stdout=b"", stderr=b"", stdout_size=0,
-                     timed_out=True)
+    return RunResult(
+        exit_code=None,
+        signal=sig,
+        cpu_seconds=cpu,
+        wall_seconds=wall,
+        peak_memory_kb=1000,
+        stdout=b"",
+        stderr=b"",
+        stdout_size=0,
+        timed_out=True,
+    )
 
 
 def _message(result: RunResult) -> str:

@@ -21,8 +21,18 @@ from grader.reports.leaderboard_md import markdown, seconds
 from grader.schemas import validate
 from grader.store import Store
 from grader.submissions import load
-from grader.timing import (RankTest, mad, mann_whitney, median, mid_ranks, outliers, ranks,
-                           significantly_faster, smallest_p_value, summarize)
+from grader.timing import (
+    RankTest,
+    mad,
+    mann_whitney,
+    median,
+    mid_ranks,
+    outliers,
+    ranks,
+    significantly_faster,
+    smallest_p_value,
+    summarize,
+)
 from tests.helpers import ROOT
 from tests.test_store import case as store_case
 
@@ -50,8 +60,9 @@ def test_outliers_use_three_scaled_mads():
     assert outliers([10.0, 10.1, 9.9, 10.0, 10.2, 9.8, 10.5]) == [6]
 
 
-@pytest.mark.parametrize("last, flagged", [(10.44, False), (10.46, True), (9.54, True),
-                                           (9.56, False)])
+@pytest.mark.parametrize(
+    "last, flagged", [(10.44, False), (10.46, True), (9.54, True), (9.56, False)]
+)
 def test_the_outlier_limit_is_three_scaled_mads_exactly(last, flagged):
     """MAD 0.1, so the limit is 3 x 1.4826 x 0.1 = 0.4448 from the median 10.0: a run
     0.46 away is an outlier (it would not be at 3.3 MADs, 0.489), one 0.44 away is not."""
@@ -74,17 +85,71 @@ def test_mid_ranks_share_ties():
 # corrections) for the large one.
 SCIPY = [
     ([19, 22, 16, 29, 24], [20, 11, 17, 12], 17.0, 0.1111111111111111),
-    ([1.1, 2.2, 3.3, 4.4, 5.5, 6.6, 7.7], [3.0, 5.0, 8.0, 9.0, 10.0, 11.0, 12.0],
-     8.0, 0.03787878787878788),
-    ([0.0147, 0.0149, 0.0151, 0.0143, 0.0148, 0.0150, 0.0152],
-     [0.0245, 0.0243, 0.0265, 0.0247, 0.0249, 0.0251, 0.0246], 0.0, 0.0005827505827505828),
+    (
+        [1.1, 2.2, 3.3, 4.4, 5.5, 6.6, 7.7],
+        [3.0, 5.0, 8.0, 9.0, 10.0, 11.0, 12.0],
+        8.0,
+        0.03787878787878788,
+    ),
+    (
+        [0.0147, 0.0149, 0.0151, 0.0143, 0.0148, 0.0150, 0.0152],
+        [0.0245, 0.0243, 0.0265, 0.0247, 0.0249, 0.0251, 0.0246],
+        0.0,
+        0.0005827505827505828,
+    ),
 ]
 SCIPY_LARGE = (
-    [10.0, 10.3, 9.7, 9.1, 9.5, 9.0, 10.1, 11.3, 9.5, 9.4, 10.5, 10.4, 10.1, 9.1, 10.0, 10.7,
-     8.7, 9.5, 8.1, 8.7],
-    [9.0, 10.6, 9.5, 11.1, 11.0, 10.6, 8.3, 10.3, 10.8, 10.9, 9.3, 10.3, 9.8, 10.0, 11.9,
-     10.0, 10.8, 11.7, 10.2, 10.7, 10.9, 10.9, 9.6, 10.9, 12.2],
-    123.5, 0.003952382607267275,
+    [
+        10.0,
+        10.3,
+        9.7,
+        9.1,
+        9.5,
+        9.0,
+        10.1,
+        11.3,
+        9.5,
+        9.4,
+        10.5,
+        10.4,
+        10.1,
+        9.1,
+        10.0,
+        10.7,
+        8.7,
+        9.5,
+        8.1,
+        8.7,
+    ],
+    [
+        9.0,
+        10.6,
+        9.5,
+        11.1,
+        11.0,
+        10.6,
+        8.3,
+        10.3,
+        10.8,
+        10.9,
+        9.3,
+        10.3,
+        9.8,
+        10.0,
+        11.9,
+        10.0,
+        10.8,
+        11.7,
+        10.2,
+        10.7,
+        10.9,
+        10.9,
+        9.6,
+        10.9,
+        12.2,
+    ],
+    123.5,
+    0.003952382607267275,
 )
 
 
@@ -119,16 +184,20 @@ def _enumerated_p(x, y):
     """The permutation p-value by listing every split: the definition itself."""
     ranks_ = mid_ranks(list(x) + list(y))
     observed = sum(ranks_[: len(x)])
-    sums = [sum(ranks_[i] for i in chosen)
-            for chosen in itertools.combinations(range(len(ranks_)), len(x))]
+    sums = [
+        sum(ranks_[i] for i in chosen)
+        for chosen in itertools.combinations(range(len(ranks_)), len(x))
+    ]
     low = sum(s <= observed + 1e-9 for s in sums)
     high = sum(s >= observed - 1e-9 for s in sums)
     return min(1.0, 2 * min(low, high) / len(sums))
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.integers(0, 6), min_size=1, max_size=7),
-       st.lists(st.integers(2, 8), min_size=1, max_size=7))
+@given(
+    st.lists(st.integers(0, 6), min_size=1, max_size=7),
+    st.lists(st.integers(2, 8), min_size=1, max_size=7),
+)
 def test_exact_p_value_with_ties_is_the_permutation_p_value(x, y):
     # Tied runs are common (times come in 0.1 ms steps): the exact p-value must
     # still be exact, which SciPy's exact mode does not promise.
@@ -145,8 +214,7 @@ C = [104, 105, 106, 107, 108, 109, 110]
 def test_ties_are_not_transitive_a_b_and_b_c_tie_but_a_beats_c():
     assert mann_whitney(A, B).p_value > 0.05 and mann_whitney(B, C).p_value > 0.05
     assert mann_whitney(A, C).p_value < 0.05
-    assert ranks({"A": A, "B": B, "C": C}, noise_floor=0.0, alpha=0.05) == \
-        {"A": 1, "B": 1, "C": 2}
+    assert ranks({"A": A, "B": B, "C": C}, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 1, "C": 2}
 
 
 def test_faster_is_closed_under_chains():
@@ -155,8 +223,10 @@ def test_faster_is_closed_under_chains():
     closure C would be beaten by B only and share rank 2 with B, the program beating it."""
     A, B, C = [1.0, 1.1, 1.2], [2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6], [3.0, 3.1, 3.2, 3.3]
     samples = {"A": A, "B": B, "C": C}
-    assert {(c.faster, c.slower) for c in significantly_faster(samples, 0.0, 0.05)} == \
-        {("A", "B"), ("B", "C")}
+    assert {(c.faster, c.slower) for c in significantly_faster(samples, 0.0, 0.05)} == {
+        ("A", "B"),
+        ("B", "C"),
+    }
     assert smallest_p_value(3, 4) > 0.05
     assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 2, "C": 3}
 
@@ -184,8 +254,18 @@ def test_normal_approximation_edges():
     assert mann_whitney([1.0] * 16, [1.0] * 16).p_value == 1.0  # no variance at all
 
 
-@pytest.mark.parametrize("n1, n2, p", [(3, 3, 0.1), (7, 7, 2 / 3432), (15, 15, 2 / 155117520),
-                                       (16, 15, 0.0), (40, 2, 0.0), (0, 3, 1.0), (1, 1, 1.0)])
+@pytest.mark.parametrize(
+    "n1, n2, p",
+    [
+        (3, 3, 0.1),
+        (7, 7, 2 / 3432),
+        (15, 15, 2 / 155117520),
+        (16, 15, 0.0),
+        (40, 2, 0.0),
+        (0, 3, 1.0),
+        (1, 1, 1.0),
+    ],
+)
 def test_smallest_p_value(n1, n2, p):
     assert smallest_p_value(n1, n2) == pytest.approx(p, rel=1e-12, abs=0)
 
@@ -193,8 +273,11 @@ def test_smallest_p_value(n1, n2, p):
 def test_significantly_faster_reports_each_separated_pair_once():
     """Typical short programs (medians well under 1 s); the pairs come out once each,
     faster first, with the rank test's p-value and the ratio of medians."""
-    samples = {"c": [0.010, 0.011, 0.012, 0.010, 0.011], "a": [0.020, 0.021, 0.022, 0.020, 0.021],
-               "b": [0.0105, 0.0115, 0.0125, 0.0105, 0.0115]}
+    samples = {
+        "c": [0.010, 0.011, 0.012, 0.010, 0.011],
+        "a": [0.020, 0.021, 0.022, 0.020, 0.021],
+        "b": [0.0105, 0.0115, 0.0125, 0.0105, 0.0115],
+    }
     found = significantly_faster(samples, 0.03, 0.05)
     assert [(c.faster, c.slower) for c in found] == [("b", "a"), ("c", "a")]
     assert [c.p_value for c in found] == [2 / 252, 2 / 252]
@@ -204,18 +287,25 @@ def test_significantly_faster_reports_each_separated_pair_once():
 def test_a_program_with_median_zero_is_never_compared():
     """A median of 0 (below the clock's step) gives no ratio; the others are still compared."""
     samples = {"a": [1.0, 1.1, 1.2, 1.0, 1.1], "b": [0.0] * 5, "c": [2.0, 2.1, 2.2, 2.0, 2.1]}
-    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == \
-        [("a", "c")]
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == [("a", "c")]
 
 
 def test_a_pair_within_the_noise_floor_does_not_stop_the_others():
-    samples = {"a": [0.99, 0.995, 1.0, 1.005, 1.01], "b": [1.02, 1.025, 1.03, 1.035, 1.04],
-               "c": [2.0, 2.1, 2.2, 2.0, 2.1]}
+    samples = {
+        "a": [0.99, 0.995, 1.0, 1.005, 1.01],
+        "b": [1.02, 1.025, 1.03, 1.035, 1.04],
+        "c": [2.0, 2.1, 2.2, 2.0, 2.1],
+    }
     # medians 1.0 and 1.03: a ratio of exactly 1 + the noise floor is not "more than" it
-    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == \
-        [("a", "c"), ("b", "c")]
-    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.0299, 0.05)] == \
-        [("a", "b"), ("a", "c"), ("b", "c")]
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == [
+        ("a", "c"),
+        ("b", "c"),
+    ]
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.0299, 0.05)] == [
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "c"),
+    ]
 
 
 def test_a_p_value_equal_to_alpha_is_not_significant():
@@ -235,8 +325,12 @@ def test_noise_floor_keeps_clearly_separated_but_close_medians_tied():
 
 
 def test_alpha_decides_and_ranks_count_faster_programs():
-    samples = {"c": [1, 1.1, 1.2, 1.05, 1.15], "py": [5, 5.2, 5.1, 5.3, 5.05],
-               "java": [9, 9.1, 9.2, 9.3, 9.4], "py2": [5.1, 5.0, 5.25, 5.15, 5.2]}
+    samples = {
+        "c": [1, 1.1, 1.2, 1.05, 1.15],
+        "py": [5, 5.2, 5.1, 5.3, 5.05],
+        "java": [9, 9.1, 9.2, 9.3, 9.4],
+        "py2": [5.1, 5.0, 5.25, 5.15, 5.2],
+    }
     assert ranks(samples, 0.03, 0.05) == {"c": 1, "py": 2, "py2": 2, "java": 4}
     # 5 runs each: the smallest p-value is 2/252 = 0.0079; below it nothing separates.
     assert set(ranks(samples, 0.03, 0.005).values()) == {1}
@@ -262,8 +356,9 @@ def test_a_significantly_faster_program_always_ranks_better(series):
 
 
 def test_failure_summary_names_each_verdict_once():
-    assert lb.failure_summary(["AC", "WA", "WA", "TLE", "AC", "WA"]) == \
-        "WA on 3 cases, TLE on 1 case"
+    assert (
+        lb.failure_summary(["AC", "WA", "WA", "TLE", "AC", "WA"]) == "WA on 3 cases, TLE on 1 case"
+    )
     assert lb.failure_summary(["AC", "AC"]) == ""
 
 
@@ -292,13 +387,16 @@ def test_timings_are_stored_per_content_case_version_and_run(tmp_path):
     result = RunResult(0, None, 0.0123, 0.02, 100, b"", b"", 0, sandbox="bubblewrap")
     with Store(tmp_path / "g.db") as store:
         for index in range(3):
-            store.record_timing("amy", "h1", store_case("c1", "v1"), index, Verdict.AC,
-                                result, 1)
+            store.record_timing("amy", "h1", store_case("c1", "v1"), index, Verdict.AC, result, 1)
         store.record_timing("amy", "h1", store_case("c1", "v2"), 0, "AC", result, None)
         store.record_timing("amy", "h2", store_case("c1", "v1"), 0, "AC", result, None)
         rows = store.timings("amy", "h1")
-        assert [(r.case_version, r.run_index) for r in rows] == \
-            [("v1", 0), ("v1", 1), ("v1", 2), ("v2", 0)]
+        assert [(r.case_version, r.run_index) for r in rows] == [
+            ("v1", 0),
+            ("v1", 1),
+            ("v1", 2),
+            ("v2", 0),
+        ]
         assert rows[0].cpu_seconds == 0.0123 and rows[0].core == 1 and rows[0].verdict == "AC"
         assert len(store.timings("amy", "h2")) == 1
         store.forget_timings()
@@ -310,11 +408,18 @@ def _stored_session(store: Store, cpu_by_program: dict, verdicts=None, runs=7):
     `cpu_by_program` maps a program id to its CPU seconds per run, on one case."""
     c1 = store_case("c1", "v1")
     programs = []
-    for pid, seconds in cpu_by_program.items():
-        for index, cpu in enumerate(seconds):
+    for pid, runs_of in cpu_by_program.items():
+        for index, cpu in enumerate(runs_of):
             verdict = (verdicts or {}).get((pid, index), "AC")
-            store.record_timing(pid, "h-" + pid, c1, index, verdict,
-                                RunResult(0, None, cpu, cpu * 1.1, 100, b"", b"", 0), 0)
+            store.record_timing(
+                pid,
+                "h-" + pid,
+                c1,
+                index,
+                verdict,
+                RunResult(0, None, cpu, cpu * 1.1, 100, b"", b"", 0),
+                0,
+            )
         programs.append(lb.Program(pid, load_config().languages["c"], "h-" + pid, Path(".")))
     return lb.Session(cases=[c1], programs=programs, startups=[], ineligible=[])
 
@@ -326,11 +431,16 @@ def test_collect_keeps_programs_within_the_noise_floor_tied(tmp_path):
     config = load_config()
     assert config.leaderboard.noise_floor == 0.03 and config.leaderboard.runs == 7
     with Store(tmp_path / "g.db") as store:
-        session = _stored_session(store, {"fast": fast, "close": [x * 1.02 for x in fast],
-                                          "far": [x * 1.10 for x in fast]})
+        session = _stored_session(
+            store,
+            {"fast": fast, "close": [x * 1.02 for x in fast], "far": [x * 1.10 for x in fast]},
+        )
         board = lb.collect(store, session, config)
-    assert [(rank, t.program.id) for rank, t in board.ranked] == \
-        [(1, "fast"), (1, "close"), (3, "far")]
+    assert [(rank, t.program.id) for rank, t in board.ranked] == [
+        (1, "fast"),
+        (1, "close"),
+        (3, "far"),
+    ]
     assert board.beats == {"fast": ["far"], "close": ["far"], "far": []}
     assert board.ineligible == []
 
@@ -339,8 +449,10 @@ def test_collect_excludes_failed_and_incomplete_timings_with_the_reason(tmp_path
     runs = [0.5, 0.51, 0.52, 0.53, 0.54, 0.55, 0.56]
     with Store(tmp_path / "g.db") as store:
         session = _stored_session(
-            store, {"ok": runs, "flaky": runs, "short": runs[:4]},
-            verdicts={("flaky", 2): "TLE", ("flaky", 5): "WA"})
+            store,
+            {"ok": runs, "flaky": runs, "short": runs[:4]},
+            verdicts={("flaky", 2): "TLE", ("flaky", 5): "WA"},
+        )
         board = lb.collect(store, session, load_config())
     assert [t.program.id for _, t in board.ranked] == ["ok"]
     assert {(i.id, i.reason) for i in board.ineligible} == {
@@ -356,23 +468,61 @@ def test_markdown_cells_cannot_break_the_table():
 
 
 def _tiny_document(reason="WA on 1 case"):
-    figures = {"cpu_median_s": 0.01, "cpu_min_s": 0.009, "cpu_max_s": 0.012,
-               "cpu_mad_s": 0.001, "cpu_runs_s": [0.01, 0.009, 0.012], "cpu_outliers": []}
+    figures = {
+        "cpu_median_s": 0.01,
+        "cpu_min_s": 0.009,
+        "cpu_max_s": 0.012,
+        "cpu_mad_s": 0.001,
+        "cpu_runs_s": [0.01, 0.009, 0.012],
+        "cpu_outliers": [],
+    }
     case = {"id": "t1", **figures, "wall_median_s": 0.02}
     return {
-        "generated_at": "2024-01-01T00:00:00+00:00", "grader_version": "0", "anonymized": False,
+        "generated_at": "2024-01-01T00:00:00+00:00",
+        "grader_version": "0",
+        "anonymized": False,
         "measured": {"first_run": None, "last_run": None},
-        "settings": {"runs": 3, "warmup": 1, "cases": [{"id": "t1", "version": "v"}],
-                     "noise_floor": 0.03, "alpha": 0.05, "statistic": "", "test": "",
-                     "rank_rule": "", "smallest_p_value": 0.1},
-        "machine": {"platform": "x", "cpu_model": "y", "cpu_count": 2, "pinned_core": 1,
-                    "load_average": [1.0], "python": "3", "sandbox": "bubblewrap"},
-        "startup": [{"language": "c", "available": True, **figures, "wall_median_s": 0.02,
-                     "cases": [case]}],
-        "ranked": [{"id": "amy", "language": "c", "rank": 1, "winner": True, **figures,
-                    "wall_median_s": 0.02, "wall_min_s": 0.02, "wall_max_s": 0.02,
-                    "wall_mad_s": 0.0, "wall_runs_s": [0.02] * 3, "startup_cpu_median_s": 0.01,
-                    "beyond_startup_cpu_s": 0.0, "faster_than": [], "cases": [case]}],
+        "settings": {
+            "runs": 3,
+            "warmup": 1,
+            "cases": [{"id": "t1", "version": "v"}],
+            "noise_floor": 0.03,
+            "alpha": 0.05,
+            "statistic": "",
+            "test": "",
+            "rank_rule": "",
+            "smallest_p_value": 0.1,
+        },
+        "machine": {
+            "platform": "x",
+            "cpu_model": "y",
+            "cpu_count": 2,
+            "pinned_core": 1,
+            "load_average": [1.0],
+            "python": "3",
+            "sandbox": "bubblewrap",
+        },
+        "startup": [
+            {"language": "c", "available": True, **figures, "wall_median_s": 0.02, "cases": [case]}
+        ],
+        "ranked": [
+            {
+                "id": "amy",
+                "language": "c",
+                "rank": 1,
+                "winner": True,
+                **figures,
+                "wall_median_s": 0.02,
+                "wall_min_s": 0.02,
+                "wall_max_s": 0.02,
+                "wall_mad_s": 0.0,
+                "wall_runs_s": [0.02] * 3,
+                "startup_cpu_median_s": 0.01,
+                "beyond_startup_cpu_s": 0.0,
+                "faster_than": [],
+                "cases": [case],
+            }
+        ],
         "not_eligible": [{"id": "bob", "language": "python", "reason": reason}],
     }
 
@@ -396,11 +546,15 @@ def test_a_changed_or_ungraded_submission_is_not_eligible(tmp_path):
     with Store(tmp_path / "g.db") as store:
         store.record_submission(load(folder, config))
         row = store.submission("amy")
-        assert lb.eligibility(row, store, cases, config) == \
-            (None, "not graded yet: run grade first")
+        assert lb.eligibility(row, store, cases, config) == (
+            None,
+            "not graded yet: run grade first",
+        )
         (folder / "puzzlesolver.py").write_text("print('changed')\n")
-        assert lb.eligibility(row, store, cases, config) == \
-            (None, "changed since it was graded: run grade first")
+        assert lb.eligibility(row, store, cases, config) == (
+            None,
+            "changed since it was graded: run grade first",
+        )
         shutil.rmtree(folder)
         sub, reason = lb.eligibility(row, store, cases, config)
         assert sub is None and "is gone" in reason
@@ -411,8 +565,7 @@ def test_unknown_leaderboard_case_is_one_clear_error(tmp_path, capsys):
     course.write_text('[leaderboard]\ncases = ["no-such-case"]\n')
     (tmp_path / "res").mkdir()
     Store(tmp_path / "res" / "grader.db").close()
-    code = grader_main(["--course", str(course), "leaderboard", "--results",
-                        str(tmp_path / "res")])
+    code = grader_main(["--course", str(course), "leaderboard", "--results", str(tmp_path / "res")])
     err = capsys.readouterr().err
     assert code == 2 and "leaderboard.cases" in err and "no-such-case" in err
     assert "Traceback" not in err
@@ -444,8 +597,13 @@ def graded(tmp_path_factory):
     results = root / "results"
     args = ["--course", str(course), "--manifest", str(manifest)]
     assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
-    return {"args": args, "results": results, "klass": klass, "manifest": manifest,
-            "course": course}
+    return {
+        "args": args,
+        "results": results,
+        "klass": klass,
+        "manifest": manifest,
+        "course": course,
+    }
 
 
 def _manifest(folder: Path, ids) -> Path:
@@ -462,8 +620,9 @@ def _manifest(folder: Path, ids) -> Path:
 
 
 def _leaderboard(graded, *extra) -> dict:
-    code = grader_main(graded["args"] + ["leaderboard", "--results", str(graded["results"]),
-                                         *extra])
+    code = grader_main(
+        graded["args"] + ["leaderboard", "--results", str(graded["results"]), *extra]
+    )
     assert code == 0
     doc = json.loads((graded["results"] / "leaderboard.json").read_text())
     assert validate(doc, "leaderboard") is None
@@ -491,8 +650,12 @@ def test_only_programs_passing_every_case_are_ranked(first_board, graded):
     by_id = {e["id"]: e for e in doc["ranked"]}
     # C is among the winners and clearly ahead of Java (starting a JVM alone takes longer)
     assert by_id["ada-c"]["rank"] == 1 and by_id["james-java"]["rank"] > 1
-    assert {s["language"] for s in doc["startup"] if s["available"]} == \
-        {"c", "cpp", "java", "python"}
+    assert {s["language"] for s in doc["startup"] if s["available"]} == {
+        "c",
+        "cpp",
+        "java",
+        "python",
+    }
     java_start = next(s for s in doc["startup"] if s["language"] == "java")
     assert by_id["james-java"]["startup_cpu_median_s"] == java_start["cpu_median_s"]
     assert by_id["james-java"]["cpu_median_s"] > java_start["cpu_median_s"]
@@ -521,8 +684,9 @@ def test_two_runs_back_to_back_agree(first_board, graded):
 
 def _medians(doc: dict) -> dict:
     found = {e["id"]: e["cpu_median_s"] for e in doc["ranked"]}
-    found.update({"startup:" + s["language"]: s["cpu_median_s"] for s in doc["startup"]
-                  if s["available"]})
+    found.update(
+        {"startup:" + s["language"]: s["cpu_median_s"] for s in doc["startup"] if s["available"]}
+    )
     return found
 
 
@@ -532,23 +696,34 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
     cases = load_cases(graded["manifest"])
     with Store(graded["results"] / "grader.db") as store:
         from grader.sandbox import make_sandbox
+
         sandbox = make_sandbox(config.sandbox, warn=lambda message: None)
         session = lb.prepare(store, cases, config, sandbox, graded["results"] / "builds")
         assert lb.plan_timing(store, session, config).total == 0
         ada = next(p for p in session.programs if p.id == "ada-c")
         with sqlite3.connect(graded["results"] / "grader.db") as db:  # as if interrupted
-            db.execute("DELETE FROM timings WHERE program_id='ada-c' AND run_index >= 5"
-                       " AND case_id=?", (TIMED[0],))
+            db.execute(
+                "DELETE FROM timings WHERE program_id='ada-c' AND run_index >= 5 AND case_id=?",
+                (TIMED[0],),
+            )
             db.execute("DELETE FROM timings WHERE program_id='startup/c' AND run_index = 0")
         work = lb.plan_timing(store, session, config)
-        assert work.todo == {("ada-c", TIMED[0]): list(range(5, 11)),
-                             **{("startup/c", cid): [0] for cid in TIMED}}
+        assert work.todo == {
+            ("ada-c", TIMED[0]): list(range(5, 11)),
+            **{("startup/c", cid): [0] for cid in TIMED},
+        }
         timed_runs = []
-        failed = lb.measure(work, store, sandbox, config,
-                            lambda event: timed_runs.append((event.program.id, event.run_index)))
+        failed = lb.measure(
+            work,
+            store,
+            sandbox,
+            config,
+            lambda event: timed_runs.append((event.program.id, event.run_index)),
+        )
         assert failed == 0
-        assert sorted(r for r in timed_runs if r[1] is not None) == \
-            [("ada-c", i) for i in range(5, 11)] + [("startup/c", 0)] * len(TIMED)
+        assert sorted(r for r in timed_runs if r[1] is not None) == [
+            ("ada-c", i) for i in range(5, 11)
+        ] + [("startup/c", 0)] * len(TIMED)
         assert len([r for r in timed_runs if r[1] is None]) == 1 + len(TIMED)  # warm-ups
         assert lb.plan_timing(store, session, config).total == 0
         assert ada.folder.is_dir() and ada.folder.parent == graded["results"] / "builds"
@@ -558,11 +733,14 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
 def test_anonymized_names_are_stable_and_hide_every_name(first_board, graded):
     anon1 = _leaderboard(graded, "--anonymize")
     anon2 = _leaderboard(graded, "--anonymize")
-    assert anon1["anonymized"] and [e["id"] for e in anon1["ranked"]] == \
-        [e["id"] for e in anon2["ranked"]]
+    assert anon1["anonymized"] and [e["id"] for e in anon1["ranked"]] == [
+        e["id"] for e in anon2["ranked"]
+    ]
     results = graded["results"]
-    published = "".join((results / name).read_text()
-                        for name in ("leaderboard.json", "leaderboard.md", "leaderboard.html"))
+    published = "".join(
+        (results / name).read_text()
+        for name in ("leaderboard.json", "leaderboard.md", "leaderboard.html")
+    )
     for sid in EXAMPLES + WRONG:
         assert sid not in published
     assert all(e["id"].startswith("anon-") for e in anon1["ranked"] + anon1["not_eligible"])
@@ -577,6 +755,7 @@ def test_anonymized_names_are_stable_and_hide_every_name(first_board, graded):
     assert runs in [e["cpu_runs_s"] for e in _leaderboard(graded)["ranked"]]
 
 
+@pytest.mark.slow  # grades for real: compilers and the sandbox
 def test_nothing_is_timed_when_no_program_passes(tmp_path, capsys):
     klass = tmp_path / "class"
     (klass / "bob").mkdir(parents=True)
@@ -588,8 +767,7 @@ def test_nothing_is_timed_when_no_program_passes(tmp_path, capsys):
     assert grader_main(args + ["leaderboard", "--results", results]) == 0
     doc = json.loads((tmp_path / "results" / "leaderboard.json").read_text())
     assert doc["ranked"] == [] and doc["startup"] == []
-    assert doc["not_eligible"] == [{"id": "bob", "language": "python",
-                                    "reason": "WA on 1 case"}]
+    assert doc["not_eligible"] == [{"id": "bob", "language": "python", "reason": "WA on 1 case"}]
     assert "no program can be ranked yet" in capsys.readouterr().out
     with sqlite3.connect(tmp_path / "results" / "grader.db") as db:
         assert db.execute("SELECT COUNT(*) FROM timings").fetchone() == (0,)

@@ -25,9 +25,17 @@ import pytest
 from grader.reports.leaderboard_html import html_page
 from grader.schemas import validate
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-pipe")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-pipe",
+)
 WIDTH, HEIGHT = 1200, 900
 TIMEOUT = 60.0  # the machine is shared: a cold browser start can be slow
 HOSTILE = "<script>alert(1)</script>&amp;"
@@ -41,8 +49,9 @@ def _browser_path():
     return None
 
 
-pytestmark = pytest.mark.skipif(_browser_path() is None,
-                                reason="needs a headless Chromium (Debian package chromium)")
+pytestmark = pytest.mark.skipif(
+    _browser_path() is None, reason="needs a headless Chromium (Debian package chromium)"
+)
 
 
 class Browser:
@@ -60,8 +69,12 @@ class Browser:
 
         self.proc = subprocess.Popen(
             [_browser_path(), *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            preexec_fn=wire_fds, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            preexec_fn=wire_fds,
+            pass_fds=(3, 4),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_browser)
         os.close(from_browser)
         self.writer, self.reader = from_us, to_us
@@ -122,12 +135,15 @@ class Browser:
 
     def open(self, page: Path) -> None:
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget",
-                                 {"targetId": target, "flatten": True})["sessionId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.call(f"{domain}.enable")
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+        )
         self.call("Page.navigate", {"url": page.resolve().as_uri()})
         self.wait_for("Page.loadEventFired")
 
@@ -141,9 +157,10 @@ class Browser:
         params = {"format": "png"}
         if full_page:
             size = self.call("Page.getLayoutMetrics")["cssContentSize"]
-            params.update(captureBeyondViewport=True,
-                          clip={"x": 0, "y": 0, "width": WIDTH, "height": size["height"],
-                                "scale": 1})
+            params.update(
+                captureBeyondViewport=True,
+                clip={"x": 0, "y": 0, "width": WIDTH, "height": size["height"], "scale": 1},
+            )
         data = base64.b64decode(self.call("Page.captureScreenshot", params)["data"])
         path.write_bytes(data)
         return data
@@ -184,8 +201,14 @@ def _figures(runs):
     median = ordered[len(runs) // 2]
     mad = sorted(abs(r - median) for r in runs)[len(runs) // 2]
     outliers = [i for i, r in enumerate(runs) if abs(r - median) > 3 * 1.4826 * mad + 1e-4]
-    return {"cpu_median_s": median, "cpu_min_s": ordered[0], "cpu_max_s": ordered[-1],
-            "cpu_mad_s": mad, "cpu_runs_s": runs, "cpu_outliers": outliers}
+    return {
+        "cpu_median_s": median,
+        "cpu_min_s": ordered[0],
+        "cpu_max_s": ordered[-1],
+        "cpu_mad_s": mad,
+        "cpu_runs_s": runs,
+        "cpu_outliers": outliers,
+    }
 
 
 def document(runs=7) -> dict:
@@ -201,44 +224,81 @@ def document(runs=7) -> dict:
 
     def program(pid, language, rank, centre, startup, wild=None):
         totals = series(centre, wild=wild)
-        per_case = [{"id": cid, **_figures([round(t / 2, 5) for t in totals]),
-                     "wall_median_s": centre} for cid in cases]
-        return {"id": pid, "language": language, "rank": rank, "winner": rank == 1,
-                **_figures(totals), "wall_median_s": centre * 2, "wall_min_s": centre * 1.8,
-                "wall_max_s": centre * 2.5, "wall_mad_s": centre * 0.1,
-                "wall_runs_s": [centre * 2] * runs, "startup_cpu_median_s": startup,
-                "beyond_startup_cpu_s": _figures(totals)["cpu_median_s"] - startup,
-                "faster_than": [], "cases": per_case}
+        per_case = [
+            {"id": cid, **_figures([round(t / 2, 5) for t in totals]), "wall_median_s": centre}
+            for cid in cases
+        ]
+        return {
+            "id": pid,
+            "language": language,
+            "rank": rank,
+            "winner": rank == 1,
+            **_figures(totals),
+            "wall_median_s": centre * 2,
+            "wall_min_s": centre * 1.8,
+            "wall_max_s": centre * 2.5,
+            "wall_mad_s": centre * 0.1,
+            "wall_runs_s": [centre * 2] * runs,
+            "startup_cpu_median_s": startup,
+            "beyond_startup_cpu_s": _figures(totals)["cpu_median_s"] - startup,
+            "faster_than": [],
+            "cases": per_case,
+        }
 
     starts = {"c": 0.0078, "cpp": 0.0079, "java": 0.2264, "python": 0.0522}
-    ranked = [program("ada-c", "c", 1, 0.0148, starts["c"]),
-              program(HOSTILE, "c", 1, 0.0150, starts["c"], wild=3),
-              program("grace-cpp", "cpp", 3, 0.0247, starts["cpp"]),
-              program("guido-py", "python", 4, 0.2384, starts["python"]),
-              program("james-java", "java", 5, 0.8359, starts["java"], wild=0)]
+    ranked = [
+        program("ada-c", "c", 1, 0.0148, starts["c"]),
+        program(HOSTILE, "c", 1, 0.0150, starts["c"], wild=3),
+        program("grace-cpp", "cpp", 3, 0.0247, starts["cpp"]),
+        program("guido-py", "python", 4, 0.2384, starts["python"]),
+        program("james-java", "java", 5, 0.8359, starts["java"], wild=0),
+    ]
     startup = []
     for language, centre in starts.items():
         figures = _figures(series(centre))
-        startup.append({"language": language, "available": True, **figures,
-                        "wall_median_s": centre * 3,
-                        "cases": [{"id": cid, **figures, "wall_median_s": centre}
-                                  for cid in cases]})
+        startup.append(
+            {
+                "language": language,
+                "available": True,
+                **figures,
+                "wall_median_s": centre * 3,
+                "cases": [{"id": cid, **figures, "wall_median_s": centre} for cid in cases],
+            }
+        )
     doc = {
-        "generated_at": "2024-05-01T12:00:00+00:00", "grader_version": "0.1.0",
+        "generated_at": "2024-05-01T12:00:00+00:00",
+        "grader_version": "0.1.0",
         "anonymized": False,
-        "measured": {"first_run": "2024-05-01T11:58:00+00:00",
-                     "last_run": "2024-05-01T11:59:30+00:00"},
-        "settings": {"runs": runs, "warmup": 1,
-                     "cases": [{"id": cid, "version": "abc"} for cid in cases],
-                     "noise_floor": 0.03, "alpha": 0.05, "statistic": "sum", "test": "MWU",
-                     "rank_rule": "1 + faster", "smallest_p_value": 2 / 3432},
-        "machine": {"platform": "Linux", "cpu_model": "Test CPU", "cpu_count": 2,
-                    "pinned_core": 1, "load_average": [1.5, 1.2, 1.0], "python": "3.11",
-                    "sandbox": "bubblewrap"},
+        "measured": {
+            "first_run": "2024-05-01T11:58:00+00:00",
+            "last_run": "2024-05-01T11:59:30+00:00",
+        },
+        "settings": {
+            "runs": runs,
+            "warmup": 1,
+            "cases": [{"id": cid, "version": "abc"} for cid in cases],
+            "noise_floor": 0.03,
+            "alpha": 0.05,
+            "statistic": "sum",
+            "test": "MWU",
+            "rank_rule": "1 + faster",
+            "smallest_p_value": 2 / 3432,
+        },
+        "machine": {
+            "platform": "Linux",
+            "cpu_model": "Test CPU",
+            "cpu_count": 2,
+            "pinned_core": 1,
+            "load_average": [1.5, 1.2, 1.0],
+            "python": "3.11",
+            "sandbox": "bubblewrap",
+        },
         "startup": startup,
         "ranked": ranked,
-        "not_eligible": [{"id": "crash", "language": "c", "reason": "RTE on 7 cases"},
-                         {"id": "compile-error", "language": "cpp", "reason": "build failed"}],
+        "not_eligible": [
+            {"id": "crash", "language": "c", "reason": "RTE on 7 cases"},
+            {"id": "compile-error", "language": "cpp", "reason": "build failed"},
+        ],
     }
     assert validate(doc, "leaderboard") is None
     return doc
@@ -257,12 +317,15 @@ def test_the_page_loads_cleanly_with_its_table_and_plot(browser, tmp_path):
 
     assert browser.problems(page) == []
     assert browser.evaluate("document.scripts.length") == 0
-    rows = browser.evaluate("[...document.querySelectorAll('#ranking tbody tr')]"
-                            ".map(r => r.cells[1].textContent)")
+    rows = browser.evaluate(
+        "[...document.querySelectorAll('#ranking tbody tr')].map(r => r.cells[1].textContent)"
+    )
     assert len(rows) == len(doc["ranked"])
     assert rows[1] == HOSTILE + " *"  # shown as text, not run, and marked a winner
-    plot = browser.evaluate("(() => { const r = document.querySelector('svg#runs-plot')"
-                            ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    plot = browser.evaluate(
+        "(() => { const r = document.querySelector('svg#runs-plot')"
+        ".getBoundingClientRect(); return [r.width, r.height]; })()"
+    )
     assert plot[0] > 600 and plot[1] > 200
     dots = browser.evaluate("document.querySelectorAll('#runs-plot g.program circle').length")
     programs = len(doc["ranked"]) + len(doc["startup"])
@@ -281,9 +344,11 @@ def test_the_page_loads_cleanly_with_its_table_and_plot(browser, tmp_path):
 
 def test_the_detectors_see_errors_and_outside_requests(browser, tmp_path):
     page = tmp_path / "broken.html"
-    page.write_text("<!DOCTYPE html><html><body><p>broken</p><img src='missing.png'>"
-                    "<img src='http://127.0.0.1:9/x.png'>"
-                    "<script>console.error('boom'); notDefined();</script></body></html>")
+    page.write_text(
+        "<!DOCTYPE html><html><body><p>broken</p><img src='missing.png'>"
+        "<img src='http://127.0.0.1:9/x.png'>"
+        "<script>console.error('boom'); notDefined();</script></body></html>"
+    )
     browser.open(page)
     kinds = {kind for kind, _ in browser.problems(page)}
     assert {"exception", "console", "failed load", "request", "log"} <= kinds

@@ -28,7 +28,8 @@ def test_a_forking_twin_never_ranks_above_the_honest_program(tmp_path, sandbox):
     (klass / "twin").mkdir()
     shutil.copy(HONEST, klass / "honest" / "puzzlesolver.c")
     (klass / "twin" / "puzzlesolver.c").write_text(
-        TWIN.read_text().replace("@HONEST@", HONEST.read_text()))
+        TWIN.read_text().replace("@HONEST@", HONEST.read_text())
+    )
     manifest = _manifest(tmp_path / "cases", ("timed-3-letters-a", "sample"))
     course = tmp_path / "course.toml"
     course.write_text(f'sandbox = "{sandbox}"\n[leaderboard]\nruns = 7\nwarmup = 1\n')

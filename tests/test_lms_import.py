@@ -35,27 +35,31 @@ def refused_names(result) -> dict:
 
 
 def canvas_zip(path: Path) -> Path:
-    archive = make_zip(path, [
-        ("smithjohn_1001_5001_puzzlesolver.py", "print('smith')\n", T0),
-        # late, and Canvas renamed the re-uploaded file
-        ("oconnorsean_LATE_1002_5002_puzzlesolver-1.py", "print('oconnor')\n", LATE_TIME),
-        # a name with non-ASCII letters, a second file with spaces and a comma
-        ("müllerjürgen_1003_5003_puzzlesolver.c", "int main(void){return 0;}\n", T0),
-        ("müllerjürgen_1003_5004_notes, v2 (final).txt", "notes\n", T0),
-        # two uploads of one file in one submission: -2 is the later one
-        ("leeann_1004_5005_puzzlesolver.py", "print('first')\n", T0),
-        ("leeann_1004_5006_puzzlesolver-2.py", "print('latest')\n", T0),
-        ("leeann_1004_5007_puzzlesolver-1.py", "print('middle')\n", T0),
-        # a number in a file name that is not Canvas's copy suffix
-        ("nguyenbao_1005_5008_data-2020.txt", "2020\n", T0),
-        ("nguyenbao_1005_5009_puzzlesolver.py", "print('nguyen')\n", T0),
-        # hostile entries
-        ("../../escaped_1006_5010_puzzlesolver.py", "print('slip')\n", T0),
-        ("/etc/cron.d/evil_1007_5011_x.py", "print('abs')\n", T0),
-        ("bombsy_1008_5012_puzzlesolver.py", zip_bomb_entry(), T0),
-        ("__MACOSX/._smithjohn_1001_5001_puzzlesolver.py", "junk", T0),
-        ("README.txt", "not a submission", T0),
-    ], symlinks=[("linker_1009_5013_puzzlesolver.py", "/etc/passwd")])
+    archive = make_zip(
+        path,
+        [
+            ("smithjohn_1001_5001_puzzlesolver.py", "print('smith')\n", T0),
+            # late, and Canvas renamed the re-uploaded file
+            ("oconnorsean_LATE_1002_5002_puzzlesolver-1.py", "print('oconnor')\n", LATE_TIME),
+            # a name with non-ASCII letters, a second file with spaces and a comma
+            ("müllerjürgen_1003_5003_puzzlesolver.c", "int main(void){return 0;}\n", T0),
+            ("müllerjürgen_1003_5004_notes, v2 (final).txt", "notes\n", T0),
+            # two uploads of one file in one submission: -2 is the later one
+            ("leeann_1004_5005_puzzlesolver.py", "print('first')\n", T0),
+            ("leeann_1004_5006_puzzlesolver-2.py", "print('latest')\n", T0),
+            ("leeann_1004_5007_puzzlesolver-1.py", "print('middle')\n", T0),
+            # a number in a file name that is not Canvas's copy suffix
+            ("nguyenbao_1005_5008_data-2020.txt", "2020\n", T0),
+            ("nguyenbao_1005_5009_puzzlesolver.py", "print('nguyen')\n", T0),
+            # hostile entries
+            ("../../escaped_1006_5010_puzzlesolver.py", "print('slip')\n", T0),
+            ("/etc/cron.d/evil_1007_5011_x.py", "print('abs')\n", T0),
+            ("bombsy_1008_5012_puzzlesolver.py", zip_bomb_entry(), T0),
+            ("__MACOSX/._smithjohn_1001_5001_puzzlesolver.py", "junk", T0),
+            ("README.txt", "not a submission", T0),
+        ],
+        symlinks=[("linker_1009_5013_puzzlesolver.py", "/etc/passwd")],
+    )
     return archive
 
 
@@ -95,22 +99,28 @@ def test_canvas_download_becomes_one_folder_per_student(tmp_path):
 
 def test_reimport_of_a_newer_download_updates_only_what_changed(tmp_path):
     into = tmp_path / "class"
-    first = make_zip(tmp_path / "v1.zip", [
-        ("smithjohn_1001_5001_puzzlesolver.py", "print('v1')\n", T0),
-        ("smithjohn_1001_5002_helper.txt", "old helper\n", T0),
-        ("doejane_1002_5003_puzzlesolver.py", "print('jane')\n", T0),
-        ("roeric_1003_5004_puzzlesolver.py", "print('eric')\n", T0),
-    ])
+    first = make_zip(
+        tmp_path / "v1.zip",
+        [
+            ("smithjohn_1001_5001_puzzlesolver.py", "print('v1')\n", T0),
+            ("smithjohn_1001_5002_helper.txt", "old helper\n", T0),
+            ("doejane_1002_5003_puzzlesolver.py", "print('jane')\n", T0),
+            ("roeric_1003_5004_puzzlesolver.py", "print('eric')\n", T0),
+        ],
+    )
     import_archive("canvas", first, into, source_names=SOURCES)
     (into / "1001" / "my-own-notes.txt").write_text("the instructor's\n")
     before = {p: p.stat().st_mtime_ns for p in into.rglob("*") if p.is_file()}
     os.utime(into / "1002" / "puzzlesolver.py", ns=(1, 1))  # any rewrite would change it
 
-    second = make_zip(tmp_path / "v2.zip", [
-        ("smithjohn_LATE_1001_6001_puzzlesolver-1.py", "print('v2')\n", LATE_TIME),
-        ("doejane_1002_5003_puzzlesolver.py", "print('jane')\n", T0),
-        ("newkid_1004_6002_puzzlesolver.py", "print('new')\n", T0),
-    ])
+    second = make_zip(
+        tmp_path / "v2.zip",
+        [
+            ("smithjohn_LATE_1001_6001_puzzlesolver-1.py", "print('v2')\n", LATE_TIME),
+            ("doejane_1002_5003_puzzlesolver.py", "print('jane')\n", T0),
+            ("newkid_1004_6002_puzzlesolver.py", "print('new')\n", T0),
+        ],
+    )
     result = import_archive("canvas", second, into, source_names=SOURCES)
     assert (result.added, result.updated, result.unchanged) == (["1004"], ["1001"], ["1002"])
     assert result.absent == ["1003"]  # kept, and said
@@ -143,18 +153,29 @@ def test_import_never_writes_through_a_planted_link(tmp_path):
 
 
 def test_moodle_download_folder_per_participant(tmp_path):
-    archive = make_zip(tmp_path / "moodle.zip", [
-        ("Jane Doe_2001_assignsubmission_file_/puzzlesolver.py", "print('jane')\n", T0),
-        ("Jane Doe_2001_assignsubmission_file_/tests/input.txt", "t\n", T0),
-        ("Seán O'Brien-Smith_2002_assignsubmission_file_/PuzzleSolver.java", "class P{}\n",
-         LATE_TIME),
-        # "Download submissions in folders" off: the prefix is glued to the file name
-        ("Ann_Lee_2003_assignsubmission_file_puzzlesolver.c", "int main(){}\n", T0),
-        ("Jane Doe_2001_assignsubmission_onlinetext_/onlinetext.html", "<p>hi</p>", T0),
-        ("Jane Doe_2001_assignsubmission_file_/../../../escape.py", "x", T0),
-        ("stray.txt", "?", T0),
-    ], symlinks=[("Seán O'Brien-Smith_2002_assignsubmission_file_/puzzlesolver.py",
-                  "../../../../etc/shadow")])
+    archive = make_zip(
+        tmp_path / "moodle.zip",
+        [
+            ("Jane Doe_2001_assignsubmission_file_/puzzlesolver.py", "print('jane')\n", T0),
+            ("Jane Doe_2001_assignsubmission_file_/tests/input.txt", "t\n", T0),
+            (
+                "Seán O'Brien-Smith_2002_assignsubmission_file_/PuzzleSolver.java",
+                "class P{}\n",
+                LATE_TIME,
+            ),
+            # "Download submissions in folders" off: the prefix is glued to the file name
+            ("Ann_Lee_2003_assignsubmission_file_puzzlesolver.c", "int main(){}\n", T0),
+            ("Jane Doe_2001_assignsubmission_onlinetext_/onlinetext.html", "<p>hi</p>", T0),
+            ("Jane Doe_2001_assignsubmission_file_/../../../escape.py", "x", T0),
+            ("stray.txt", "?", T0),
+        ],
+        symlinks=[
+            (
+                "Seán O'Brien-Smith_2002_assignsubmission_file_/puzzlesolver.py",
+                "../../../../etc/shadow",
+            )
+        ],
+    )
     into = tmp_path / "class"
     result = import_archive("moodle", archive, into, source_names=SOURCES)
     assert sorted(result.added) == ["2001", "2002", "2003"]
@@ -166,10 +187,12 @@ def test_moodle_download_folder_per_participant(tmp_path):
     assert read_meta(into / "2003").name == "Ann_Lee"
     refused = refused_names(result)
     assert "onlinetext" in refused["Jane Doe_2001_assignsubmission_onlinetext_/onlinetext.html"]
-    assert "outside the target" in refused[
-        "Jane Doe_2001_assignsubmission_file_/../../../escape.py"]
-    assert "symbolic link" in refused[
-        "Seán O'Brien-Smith_2002_assignsubmission_file_/puzzlesolver.py"]
+    assert (
+        "outside the target" in refused["Jane Doe_2001_assignsubmission_file_/../../../escape.py"]
+    )
+    assert (
+        "symbolic link" in refused["Seán O'Brien-Smith_2002_assignsubmission_file_/puzzlesolver.py"]
+    )
     assert "not in a Moodle participant folder" in refused["stray.txt"]
     assert not (into / "2002" / "puzzlesolver.py").exists()
 
@@ -179,26 +202,35 @@ def test_moodle_download_folder_per_participant(tmp_path):
 
 def test_gradescope_export_with_its_metadata(tmp_path):
     root = "assignment_77_export/"
-    metadata = gradescope_metadata({
-        "submission_9001": ([("Ada Lovelace", "S100", "ada@uni.edu")],
-                            "2026-03-01 23:58:59.123456789 -0500"),
-        "submission_9002": ([("Pair One", "S200", "one@uni.edu"),
-                             ("Pair Two", "S201", "two@uni.edu")],
-                            "2026-03-02 06:00:00.000000000 -05:00"),
-    })
-    archive = make_zip(tmp_path / "gs.zip", [
-        (root + "submission_metadata.yml", metadata, T0),
-        (root + "submission_9001/puzzlesolver.py", "print('ada')\n", T0),
-        (root + "submission_9002/src/../puzzlesolver.c", "int main(){}\n", T0),
-        (root + "submission_9002/puzzlesolver.c", "int main(){return 0;}\n", T0),
-        (root + "submission_9999/puzzlesolver.py", "print('?')\n", T0),
-    ])
+    metadata = gradescope_metadata(
+        {
+            "submission_9001": (
+                [("Ada Lovelace", "S100", "ada@uni.edu")],
+                "2026-03-01 23:58:59.123456789 -0500",
+            ),
+            "submission_9002": (
+                [("Pair One", "S200", "one@uni.edu"), ("Pair Two", "S201", "two@uni.edu")],
+                "2026-03-02 06:00:00.000000000 -05:00",
+            ),
+        }
+    )
+    archive = make_zip(
+        tmp_path / "gs.zip",
+        [
+            (root + "submission_metadata.yml", metadata, T0),
+            (root + "submission_9001/puzzlesolver.py", "print('ada')\n", T0),
+            (root + "submission_9002/src/../puzzlesolver.c", "int main(){}\n", T0),
+            (root + "submission_9002/puzzlesolver.c", "int main(){return 0;}\n", T0),
+            (root + "submission_9999/puzzlesolver.py", "print('?')\n", T0),
+        ],
+    )
     into = tmp_path / "class"
     result = import_archive("gradescope", archive, into, source_names=SOURCES)
     assert sorted(result.added) == ["S100", "S200"]
     ada, pair = read_meta(into / "S100"), read_meta(into / "S200")
-    assert ada.submitted == datetime(2026, 3, 1, 23, 58, 59, 123456,
-                                     tzinfo=timezone(timedelta(hours=-5)))
+    assert ada.submitted == datetime(
+        2026, 3, 1, 23, 58, 59, 123456, tzinfo=timezone(timedelta(hours=-5))
+    )
     assert ada.time_source == "submission_metadata.yml" and ada.lms_user_id == "9001"
     assert set(pair.other_ids) == {"S200", "one@uni.edu", "S201", "two@uni.edu"}
     assert pair.name == "Pair One & Pair Two"
@@ -209,8 +241,7 @@ def test_gradescope_export_with_its_metadata(tmp_path):
 
 def test_gradescope_export_without_metadata_is_one_clear_error(tmp_path, capsys):
     archive = make_zip(tmp_path / "gs.zip", [("submission_1/puzzlesolver.py", "x", T0)])
-    assert grader_main(["import", "gradescope", str(archive), "--into",
-                        str(tmp_path / "c")]) == 2
+    assert grader_main(["import", "gradescope", str(archive), "--into", str(tmp_path / "c")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "submission_metadata.yml" in err
 
@@ -219,15 +250,15 @@ def test_gradescope_export_without_metadata_is_one_clear_error(tmp_path, capsys)
 
 
 def test_too_many_entries_refuse_the_archive(tmp_path):
-    archive = make_zip(tmp_path / "many.zip",
-                       [(f"s_{i}_{i}_f{i}.txt", "", T0) for i in range(60)])
+    archive = make_zip(tmp_path / "many.zip", [(f"s_{i}_{i}_f{i}.txt", "", T0) for i in range(60)])
     with pytest.raises(ArchiveError, match="60 entries, more than the limit of 50"):
         read_zip(archive, UnpackLimits(max_entries=50))
 
 
 def test_total_size_limit_names_every_entry_past_it(tmp_path):
-    archive = make_zip(tmp_path / "big.zip",
-                       [(f"s_{i}_{i}_f.txt", bytes(4000), T0) for i in range(5)])
+    archive = make_zip(
+        tmp_path / "big.zip", [(f"s_{i}_{i}_f.txt", bytes(4000), T0) for i in range(5)]
+    )
     result = read_zip(archive, UnpackLimits(max_total_bytes=10_000))
     assert len(result.members) == 2
     assert [r.name for r in result.refused] == ["s_2_2_f.txt", "s_3_3_f.txt", "s_4_4_f.txt"]
@@ -259,12 +290,27 @@ def test_not_a_zip_is_one_line(tmp_path, capsys):
 def test_import_cli_names_every_refused_entry_and_roster_gaps(tmp_path, capsys):
     archive = canvas_zip(tmp_path / "s.zip")
     roster = tmp_path / "gradebook.csv"
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,Puzzle (77)\n"
-                      "    Points Possible,,,,,10\n"
-                      '"Smith, John",1001,S1,jsmith,A,\n'
-                      '"Absent, Al",1999,S9,aabsent,A,\n', encoding="utf-8")
-    assert grader_main(["import", "canvas", str(archive), "--roster", str(roster),
-                        "--into", str(tmp_path / "class")]) == 0
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Puzzle (77)\n"
+        "    Points Possible,,,,,10\n"
+        '"Smith, John",1001,S1,jsmith,A,\n'
+        '"Absent, Al",1999,S9,aabsent,A,\n',
+        encoding="utf-8",
+    )
+    assert (
+        grader_main(
+            [
+                "import",
+                "canvas",
+                str(archive),
+                "--roster",
+                str(roster),
+                "--into",
+                str(tmp_path / "class"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.count("refused: ") == 6
     assert "refused: linker_1009_5013_puzzlesolver.py: a symbolic link" in out
@@ -281,19 +327,23 @@ DEADLINE = datetime(2026, 3, 1, 23, 59, tzinfo=timezone(timedelta(hours=-5)))
 
 
 def meta(when, marker=None) -> SubmissionMeta:
-    return SubmissionMeta("s", "canvas", submitted_at=when.isoformat() if when else None,
-                          late_marker=marker)
+    return SubmissionMeta(
+        "s", "canvas", submitted_at=when.isoformat() if when else None, late_marker=marker
+    )
 
 
-@pytest.mark.parametrize("submitted, days, percent", [
-    (DEADLINE - timedelta(hours=1), 0, 0),
-    (DEADLINE + timedelta(minutes=14), 0, 0),  # within the 15 minutes' grace
-    (DEADLINE + timedelta(minutes=16), 1, 10),  # a started day counts
-    (DEADLINE + timedelta(days=1, seconds=1), 2, 20),
-    (DEADLINE + timedelta(days=9), 9, 50),  # capped
-    (datetime(2026, 3, 2, 2, 0), 1, 10),  # no zone (a zip time): in the deadline's zone
-    (datetime(2026, 3, 2, 4, 58, tzinfo=timezone.utc), 0, 0),  # 23:58 -05:00
-])
+@pytest.mark.parametrize(
+    "submitted, days, percent",
+    [
+        (DEADLINE - timedelta(hours=1), 0, 0),
+        (DEADLINE + timedelta(minutes=14), 0, 0),  # within the 15 minutes' grace
+        (DEADLINE + timedelta(minutes=16), 1, 10),  # a started day counts
+        (DEADLINE + timedelta(days=1, seconds=1), 2, 20),
+        (DEADLINE + timedelta(days=9), 9, 50),  # capped
+        (datetime(2026, 3, 2, 2, 0), 1, 10),  # no zone (a zip time): in the deadline's zone
+        (datetime(2026, 3, 2, 4, 58, tzinfo=timezone.utc), 0, 0),  # 23:58 -05:00
+    ],
+)
 def test_late_penalty(submitted, days, percent):
     policy = LatePolicy(DEADLINE, grace_minutes=15, per_day_percent=10, max_percent=50)
     late = assess(policy, meta(submitted))
@@ -309,13 +359,16 @@ def test_no_policy_or_no_time_means_no_penalty():
     assert late.percent == 0 and "no submission time" in late.note
 
 
-@pytest.mark.parametrize("submitted, marker, days", [
-    (DEADLINE + timedelta(days=3), False, 0),  # the LMS knows of an extension
-    (DEADLINE + timedelta(days=3), True, 3),  # late: the time counts the days
-    (DEADLINE - timedelta(days=1), True, 1),  # late by the LMS, whatever the zip's time
-    (None, True, 1),
-    (DEADLINE + timedelta(minutes=5), True, 0),  # the course's grace still applies
-])
+@pytest.mark.parametrize(
+    "submitted, marker, days",
+    [
+        (DEADLINE + timedelta(days=3), False, 0),  # the LMS knows of an extension
+        (DEADLINE + timedelta(days=3), True, 3),  # late: the time counts the days
+        (DEADLINE - timedelta(days=1), True, 1),  # late by the LMS, whatever the zip's time
+        (None, True, 1),
+        (DEADLINE + timedelta(minutes=5), True, 0),  # the course's grace still applies
+    ],
+)
 def test_the_lms_late_marker_decides_whether_it_is_late(submitted, marker, days):
     policy = LatePolicy(DEADLINE, grace_minutes=10, per_day_percent=10, max_percent=100)
     late = assess(policy, meta(submitted, marker))
@@ -324,16 +377,19 @@ def test_the_lms_late_marker_decides_whether_it_is_late(submitted, marker, days)
 
 def test_late_config(tmp_path):
     course = tmp_path / "course.toml"
-    course.write_text("[late]\ndeadline = 2026-03-01T23:59:00-05:00\ngrace_minutes = 15\n"
-                      "per_day_percent = 10\nmax_percent = 50\n[lms]\nmissing_as_zero = true\n")
+    course.write_text(
+        "[late]\ndeadline = 2026-03-01T23:59:00-05:00\ngrace_minutes = 15\n"
+        "per_day_percent = 10\nmax_percent = 50\n[lms]\nmissing_as_zero = true\n"
+    )
     config = load_config(course)
     assert config.late == LatePolicy(DEADLINE, 15, 10, 50) and config.lms.missing_as_zero
-    for bad, key in (("[late]\nper_day_percent = 10\n", "late.deadline"),
-                     ("[late]\ndeadline = 2026-03-01\n", "late.deadline"),
-                     ("[late]\ndeadline = 2026-03-01T10:00:00\nmax_percent = 150\n",
-                      "late.max_percent"),
-                     ("[lms]\nmissing_as_zero = 0\n", "lms.missing_as_zero"),
-                     ("[late]\nfoo = 1\n", "late.foo")):
+    for bad, key in (
+        ("[late]\nper_day_percent = 10\n", "late.deadline"),
+        ("[late]\ndeadline = 2026-03-01\n", "late.deadline"),
+        ("[late]\ndeadline = 2026-03-01T10:00:00\nmax_percent = 150\n", "late.max_percent"),
+        ("[lms]\nmissing_as_zero = 0\n", "lms.missing_as_zero"),
+        ("[late]\nfoo = 1\n", "late.foo"),
+    ):
         course.write_text(bad)
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
             load_config(course)
@@ -341,8 +397,10 @@ def test_late_config(tmp_path):
 
 def test_roster_keeps_canvas_rows_and_points_possible(tmp_path):
     path = tmp_path / "g.csv"
-    path.write_bytes("\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,A (1)\r\n"
-                     "    Points Possible,,,,,10\r\n\"Doe, Jane\",7,S7,jd,X,\r\n".encode())
+    path.write_bytes(
+        "\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,A (1)\r\n"
+        '    Points Possible,,,,,10\r\n"Doe, Jane",7,S7,jd,X,\r\n'.encode()
+    )
     roster = read_roster(path)
     assert roster.header[0] == "Student" and len(roster.preamble) == 1
     assert roster.ids(roster.rows[0]) == {"7", "S7", "jd"}
@@ -351,9 +409,14 @@ def test_roster_keeps_canvas_rows_and_points_possible(tmp_path):
 
 def test_size_and_ratio_limits_each_refuse_an_entry(tmp_path):
     big = os.urandom(200_000)  # incompressible: only the size limit can stop it
-    archive = make_zip(tmp_path / "big.zip", [("s_1_1_big.bin", big, T0),
-                                              ("s_2_2_zeros.txt", bytes(1 << 20), T0),
-                                              ("s_3_3_ok.txt", b"fine", T0)])
+    archive = make_zip(
+        tmp_path / "big.zip",
+        [
+            ("s_1_1_big.bin", big, T0),
+            ("s_2_2_zeros.txt", bytes(1 << 20), T0),
+            ("s_3_3_ok.txt", b"fine", T0),
+        ],
+    )
     result = read_zip(archive, UnpackLimits(max_file_bytes=100_000 + (2 << 20)))
     assert [m.path.name for m in result.members] == ["s_1_1_big.bin", "s_3_3_ok.txt"]
     assert "to 1" in refused_names(result)["s_2_2_zeros.txt"]  # ~1000:1
@@ -372,16 +435,23 @@ def test_a_hand_made_folder_of_the_same_id_is_left_alone(tmp_path):
 
 
 def test_a_zip_the_student_uploaded_is_unpacked_as_safely(tmp_path):
-    inner = make_zip(tmp_path / "inner.zip", [
-        ("my project/puzzlesolver.c", "int main(){}\n", T0),
-        ("my project/lib/util.h", "#pragma once\n", T0),
-        ("my project/../../../../escape.c", "x", T0),
-        ("my project/nested.zip", b"PK\x05\x06" + bytes(18), T0),
-    ], symlinks=[("my project/link.c", "/etc/passwd")])
-    archive = make_zip(tmp_path / "canvas.zip", [
-        ("smithjohn_1001_5001_project.zip", inner.read_bytes(), T0),
-        ("doejane_1002_5002_broken.zip", b"not a zip", T0),
-    ])
+    inner = make_zip(
+        tmp_path / "inner.zip",
+        [
+            ("my project/puzzlesolver.c", "int main(){}\n", T0),
+            ("my project/lib/util.h", "#pragma once\n", T0),
+            ("my project/../../../../escape.c", "x", T0),
+            ("my project/nested.zip", b"PK\x05\x06" + bytes(18), T0),
+        ],
+        symlinks=[("my project/link.c", "/etc/passwd")],
+    )
+    archive = make_zip(
+        tmp_path / "canvas.zip",
+        [
+            ("smithjohn_1001_5001_project.zip", inner.read_bytes(), T0),
+            ("doejane_1002_5002_broken.zip", b"not a zip", T0),
+        ],
+    )
     into = tmp_path / "class"
     result = import_archive("canvas", archive, into, source_names=SOURCES)
     assert tree(into / "1001") == {META_NAME, "puzzlesolver.c", "lib", "lib/util.h"}
@@ -396,11 +466,14 @@ def test_a_zip_the_student_uploaded_is_unpacked_as_safely(tmp_path):
 
 def test_gradescope_metadata_with_plain_keys(tmp_path):
     """Some exports write `submission_1:` rather than Ruby's `:submission_1:`."""
-    metadata = gradescope_metadata({"submission_5": ([("Solo", "S5", "s@u.edu")],
-                                                     "2026-03-01 10:00:00 +0000")})
+    metadata = gradescope_metadata(
+        {"submission_5": ([("Solo", "S5", "s@u.edu")], "2026-03-01 10:00:00 +0000")}
+    )
     metadata = metadata.replace(":submission_5:", "submission_5:")
-    archive = make_zip(tmp_path / "gs.zip", [("submission_metadata.yml", metadata, T0),
-                                             ("submission_5/puzzlesolver.py", "x\n", T0)])
+    archive = make_zip(
+        tmp_path / "gs.zip",
+        [("submission_metadata.yml", metadata, T0), ("submission_5/puzzlesolver.py", "x\n", T0)],
+    )
     result = import_archive("gradescope", archive, tmp_path / "c", source_names=SOURCES)
     assert result.added == ["S5"]
     assert read_meta(tmp_path / "c" / "S5").submitted_at == "2026-03-01T10:00:00+00:00"
@@ -410,29 +483,38 @@ def test_regrade_names_every_reason():
     from grader.regrade import diff
 
     def doc(version, weight, policy, late, limits, verdict, score):
-        return {"cases": [{"id": "c", "version": version, "weight": weight,
-                           "policy": policy}],
-                "course": {"limits": limits, "late": late},
-                "submissions": [{"id": "s", "score": score,
-                                 "cases": [{"id": "c", "verdict": verdict}]}]}
+        return {
+            "cases": [{"id": "c", "version": version, "weight": weight, "policy": policy}],
+            "course": {"limits": limits, "late": late},
+            "submissions": [
+                {"id": "s", "score": score, "cases": [{"id": "c", "verdict": verdict}]}
+            ],
+        }
 
     late = {"deadline": None, "grace_minutes": 0, "per_day_percent": 0, "max_percent": 100}
     old = doc("v1", 1, [], late, "L1", "AC", 1)
-    new = doc("v2", 2, ["tie-order"], {**late, "deadline": "2026-03-01T00:00:00"}, "L2",
-              "WA", 0)
+    new = doc("v2", 2, ["tie-order"], {**late, "deadline": "2026-03-01T00:00:00"}, "L2", "WA", 0)
     result = diff(old, new)
     assert [r.split(":")[0] for r in result.reasons] == [
-        "input or expected output changed", "weight changed",
-        "policy rules (symmetric tiles, ties) changed", "course.toml", "course.toml"]
+        "input or expected output changed",
+        "weight changed",
+        "policy rules (symmetric tiles, ties) changed",
+        "course.toml",
+        "course.toml",
+    ]
     assert result.changes[0].cases == (("c", "AC", "WA"),)
     assert diff(old, old).changes == [] and diff(old, old).reasons == []
 
 
 def test_a_file_the_file_system_cannot_hold_is_refused_by_name(tmp_path):
     long_name = "n" * 300 + ".txt"  # more than the 255 bytes a file name may have
-    archive = make_zip(tmp_path / "a.zip", [
-        (f"smithjohn_1001_5001_{long_name}", "x\n", T0),
-        ("smithjohn_1001_5002_puzzlesolver.py", "print(1)\n", T0)])
+    archive = make_zip(
+        tmp_path / "a.zip",
+        [
+            (f"smithjohn_1001_5001_{long_name}", "x\n", T0),
+            ("smithjohn_1001_5002_puzzlesolver.py", "print(1)\n", T0),
+        ],
+    )
     result = import_archive("canvas", archive, tmp_path / "c", source_names=SOURCES)
     assert result.added == ["1001"] and (tmp_path / "c" / "1001" / "puzzlesolver.py").exists()
     assert refused_names(result) == {f"1001/{long_name}": "cannot be written: File name too long"}

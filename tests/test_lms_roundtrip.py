@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from grader.cli import main as grader_main
-from tests.helpers import ROOT, SAMPLE_TEXT, NO_SOLUTION, expected_output, make_cases
+from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, expected_output, make_cases
 from tests.lms_archives import make_zip
 
 REFERENCE = (ROOT / "reference" / "puzzlesolver.py").read_text()
@@ -59,21 +59,34 @@ def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("lms")
     manifest = make_cases(root / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION})
     (root / "course.toml").write_text(COURSE)
-    archive = make_zip(root / "submissions.zip", [
-        ("lovelaceada_1001_5001_puzzlesolver.py", REFERENCE, datetime(2026, 3, 1, 22, 0)),
-        ("hoppergrace_LATE_1002_5002_puzzlesolver-1.py", NO_SOLUTION_PY,
-         datetime(2026, 3, 3, 10, 0)),
-        ("turingalan_1003_5003_puzzlesolver.py", WRONG_PY, datetime(2026, 3, 1, 9, 0)),
-    ])
+    archive = make_zip(
+        root / "submissions.zip",
+        [
+            ("lovelaceada_1001_5001_puzzlesolver.py", REFERENCE, datetime(2026, 3, 1, 22, 0)),
+            (
+                "hoppergrace_LATE_1002_5002_puzzlesolver-1.py",
+                NO_SOLUTION_PY,
+                datetime(2026, 3, 3, 10, 0),
+            ),
+            ("turingalan_1003_5003_puzzlesolver.py", WRONG_PY, datetime(2026, 3, 1, 9, 0)),
+        ],
+    )
     (root / "gradebook.csv").write_text(ROSTER, encoding="utf-8")
-    imported = cli("import", "canvas", archive, "--roster", root / "gradebook.csv",
-                   "--into", root / "class")
+    imported = cli(
+        "import", "canvas", archive, "--roster", root / "gradebook.csv", "--into", root / "class"
+    )
     assert imported.code == 0, imported.err
     base = ["--course", root / "course.toml", "--manifest", manifest]
     graded = cli(*base, "grade", root / "class", "--results", root / "results", "--jobs", "2")
     assert graded.code == 0, graded.err
-    return SimpleNamespace(root=root, base=base, manifest=manifest, imported=imported,
-                           graded=graded, results=root / "results")
+    return SimpleNamespace(
+        root=root,
+        base=base,
+        manifest=manifest,
+        imported=imported,
+        graded=graded,
+        results=root / "results",
+    )
 
 
 def test_import_reports_the_student_without_a_submission(course):
@@ -81,8 +94,9 @@ def test_import_reports_the_student_without_a_submission(course):
 
 
 def test_grade_table_shows_raw_score_and_penalty_side_by_side(course):
-    lines = {line.split()[0]: line for line in course.graded.out.splitlines()
-             if line.startswith("100")}
+    lines = {
+        line.split()[0]: line for line in course.graded.out.splitlines() if line.startswith("100")
+    }
     assert lines["1002"].split()[1:5] == ["python", "1/2", "-0.15", "0.85"]
     assert "2 days late: -15% (capped)" in lines["1002"]
     assert lines["1001"].split()[1:4] == ["python", "2/2", "2"]
@@ -94,9 +108,13 @@ def test_results_json_holds_raw_score_penalty_and_the_lateness(course):
     by_id = {s["id"]: s for s in document["submissions"]}
     late = by_id["1002"]
     assert (late["score"], late["penalty"], late["final_score"]) == (1, 0.15, 0.85)
-    assert late["late"] == {"submitted_at": "2026-03-03T10:00:00", "late_marker": True,
-                            "days_late": 2, "penalty_percent": 15.0,
-                            "note": "2 days late: -15% (capped)"}
+    assert late["late"] == {
+        "submitted_at": "2026-03-03T10:00:00",
+        "late_marker": True,
+        "days_late": 2,
+        "penalty_percent": 15.0,
+        "note": "2 days late: -15% (capped)",
+    }
     assert (by_id["1001"]["penalty"], by_id["1001"]["final_score"]) == (0, 2)
     assert document["course"]["late"]["per_day_percent"] == 10
 
@@ -111,14 +129,30 @@ def test_show_prints_the_submission_time_and_the_penalty(course):
 
 def test_canvas_export_read_back_column_by_column(course):
     out = course.root / "canvas.csv"
-    done = cli(*course.base, "export", "canvas", out, "--roster", course.root / "gradebook.csv",
-               "--assignment", "Scramble Squares", "--results", course.results)
+    done = cli(
+        *course.base,
+        "export",
+        "canvas",
+        out,
+        "--roster",
+        course.root / "gradebook.csv",
+        "--assignment",
+        "Scramble Squares",
+        "--results",
+        course.results,
+    )
     assert done.code == 0, done.err
     rows = read_csv(out)
     roster = read_csv(course.root / "gradebook.csv")
     assert out.read_bytes().count(b"\r\n") == len(rows)
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                       "Scramble Squares (88)"]
+    assert rows[0] == [
+        "Student",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        "Scramble Squares (88)",
+    ]
     assert rows[1] == roster[1][:5] + ["2"]  # Points Possible kept
     for got, source in zip(rows[2:], roster[2:]):
         assert got[:5] == source[:5]  # the roster's own identity columns, untouched
@@ -131,8 +165,16 @@ def test_canvas_export_read_back_column_by_column(course):
 
 
 def test_canvas_export_needs_a_column_when_the_roster_has_several(course, tmp_path):
-    done = cli(*course.base, "export", "canvas", tmp_path / "x.csv", "--roster",
-               course.root / "gradebook.csv", "--results", course.results)
+    done = cli(
+        *course.base,
+        "export",
+        "canvas",
+        tmp_path / "x.csv",
+        "--roster",
+        course.root / "gradebook.csv",
+        "--results",
+        course.results,
+    )
     assert done.code == 2 and done.err.count("\n") == 1 and "--assignment" in done.err
     assert not (tmp_path / "x.csv").exists()
 
@@ -141,9 +183,21 @@ def test_canvas_export_zero_for_missing_only_when_the_course_says_so(course, tmp
     toml = tmp_path / "course.toml"
     toml.write_text(COURSE + "[lms]\nmissing_as_zero = true\n")
     out = tmp_path / "canvas.csv"
-    done = cli("--course", toml, "--manifest", course.manifest, "export", "canvas", out,
-               "--roster", course.root / "gradebook.csv", "--assignment", "Scramble Squares",
-               "--results", course.results)
+    done = cli(
+        "--course",
+        toml,
+        "--manifest",
+        course.manifest,
+        "export",
+        "canvas",
+        out,
+        "--roster",
+        course.root / "gradebook.csv",
+        "--assignment",
+        "Scramble Squares",
+        "--results",
+        course.results,
+    )
     assert done.code == 0, done.err
     assert {row[1]: row[5] for row in read_csv(out)[2:]}["1004"] == "0"
 
@@ -155,10 +209,13 @@ def test_moodle_worksheet_export(course, tmp_path):
         "Feedback comments\n"
         "Participant 1002,Grace Hopper,grace@uni.edu,Submitted,,2,Yes,\n"
         "Participant 1001,Ada Lovelace,ada@uni.edu,Submitted,,2,Yes,Well done\n"
-        "Participant 1777,Nobody Here,no@uni.edu,No submission,,2,Yes,\n", encoding="utf-8")
+        "Participant 1777,Nobody Here,no@uni.edu,No submission,,2,Yes,\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "moodle.csv"
-    done = cli(*course.base, "export", "moodle", out, "--roster", worksheet,
-               "--results", course.results)
+    done = cli(
+        *course.base, "export", "moodle", out, "--roster", worksheet, "--results", course.results
+    )
     assert done.code == 0, done.err
     rows = read_csv(out)
     assert rows[0] == read_csv(worksheet)[0]
@@ -173,10 +230,14 @@ def test_gradebook_csv_and_feedback_pages_show_the_penalty(course, tmp_path):
     out = tmp_path / "grades.csv"
     assert cli(*course.base, "export", "csv", out, "--results", course.results).code == 0
     rows = read_csv(out)
-    assert rows[0][:7] == ["id", "language", "score", "max_score", "penalty", "final_score",
-                           "late"]
+    assert rows[0][:7] == ["id", "language", "score", "max_score", "penalty", "final_score", "late"]
     assert {r[0]: r[2:7] for r in rows[1:]}["1002"] == [
-        "1", "2", "0.15", "0.85", "2 days late: -15% (capped)"]
+        "1",
+        "2",
+        "0.15",
+        "0.85",
+        "2 days late: -15% (capped)",
+    ]
     pages = tmp_path / "pages"
     assert cli(*course.base, "export", "html", pages, "--results", course.results).code == 0
     page = next(p for p in pages.iterdir() if p.name.startswith("1002")).read_text()
@@ -187,8 +248,17 @@ def test_dry_run_after_a_policy_change_lists_only_the_late_student(course, tmp_p
     before = {p.name: p.read_bytes() for p in course.results.iterdir() if p.is_file()}
     toml = tmp_path / "course.toml"
     toml.write_text(COURSE.replace("max_percent = 15", "max_percent = 50"))
-    done = cli("--course", toml, "--manifest", course.manifest, "grade", course.root / "class",
-               "--results", course.results, "--dry-run")
+    done = cli(
+        "--course",
+        toml,
+        "--manifest",
+        course.manifest,
+        "grade",
+        course.root / "class",
+        "--results",
+        course.results,
+        "--dry-run",
+    )
     assert done.code == 0, done.err
     assert "why: course.toml: late policy changed" in done.out
     changed = [line.split()[0] for line in done.out.splitlines() if line.startswith("100")]
@@ -205,27 +275,45 @@ def test_dry_run_after_a_policy_change_lists_only_the_late_student(course, tmp_p
 def test_regrade_after_a_changed_expected_output_lists_exactly_who_changes(tmp_path):
     manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION})
     folder = tmp_path / "class"
-    for sid, source in (("ref", REFERENCE), ("nosol", NO_SOLUTION_PY), ("wrong", WRONG_PY),
-                        ("ref-too", REFERENCE)):
+    for sid, source in (
+        ("ref", REFERENCE),
+        ("nosol", NO_SOLUTION_PY),
+        ("wrong", WRONG_PY),
+        ("ref-too", REFERENCE),
+    ):
         (folder / sid).mkdir(parents=True)
         (folder / sid / "puzzlesolver.py").write_text(source)
     results = tmp_path / "results"
     (tmp_path / "course.toml").write_text("[limits]\nwall_seconds = 120\n")
-    base = ["--course", tmp_path / "course.toml", "--manifest", manifest, "grade", folder,
-            "--results", results, "--jobs", "2"]
+    base = [
+        "--course",
+        tmp_path / "course.toml",
+        "--manifest",
+        manifest,
+        "grade",
+        folder,
+        "--results",
+        results,
+        "--jobs",
+        "2",
+    ]
     assert cli(*base).code == 0
     first = (results / "results.json").read_bytes()
 
     # The instructor fixes the no-solution case's expected output: the two reference
     # programs and `nosol` were right on it, now they are not; `wrong` was never right.
     expected = tmp_path / "cases" / "public" / "none.out"
-    expected.write_bytes(expected.read_bytes().replace(b"No solution found.",
-                                                       b"0 unique solutions found:"))
+    expected.write_bytes(
+        expected.read_bytes().replace(b"No solution found.", b"0 unique solutions found:")
+    )
     dry = cli(*base, "--dry-run")
     assert dry.code == 0, dry.err
     assert "why: input or expected output changed: none" in dry.out
-    rows = {line.split()[0]: line for line in dry.out.splitlines()
-            if line.split() and line.split()[0] in ("ref", "nosol", "wrong", "ref-too")}
+    rows = {
+        line.split()[0]: line
+        for line in dry.out.splitlines()
+        if line.split() and line.split()[0] in ("ref", "nosol", "wrong", "ref-too")
+    }
     assert sorted(rows) == ["nosol", "ref", "ref-too"]
     assert rows["ref"].split()[1:4] == ["2", "->", "1"] and "none AC -> WA" in rows["ref"]
     assert rows["nosol"].split()[1:4] == ["1", "->", "0"]
@@ -239,8 +327,11 @@ def test_regrade_after_a_changed_expected_output_lists_exactly_who_changes(tmp_p
     assert (results / "results.previous.json").read_bytes() == first  # the old run kept
     shown = cli("diff", "--results", results)
     assert shown.code == 0
-    listed = [line.split()[0] for line in shown.out.splitlines()
-              if line.split() and line.split()[0] in ("ref", "nosol", "wrong", "ref-too")]
+    listed = [
+        line.split()[0]
+        for line in shown.out.splitlines()
+        if line.split() and line.split()[0] in ("ref", "nosol", "wrong", "ref-too")
+    ]
     assert sorted(listed) == ["nosol", "ref", "ref-too"]
 
     # Nothing changed since: a dry run says so.
@@ -263,19 +354,24 @@ def test_a_results_json_that_cannot_be_compared_is_still_kept(tmp_path):
 
 def test_canvas_export_to_a_new_assignment_column(course, tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n"
-                      "    Points Possible,,,,\n"
-                      ",,,,Manual Posting\n"
-                      '"Hopper, Grace",1002,S-1002,grace,Sec 1\n', encoding="utf-8")
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        "    Points Possible,,,,\n"
+        ",,,,Manual Posting\n"
+        '"Hopper, Grace",1002,S-1002,grace,Sec 1\n',
+        encoding="utf-8",
+    )
     out = tmp_path / "canvas.csv"
-    done = cli(*course.base, "export", "canvas", out, "--roster", roster,
-               "--results", course.results)
+    done = cli(
+        *course.base, "export", "canvas", out, "--roster", roster, "--results", course.results
+    )
     assert done.code == 0, done.err
     assert read_csv(out) == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Scramble Squares"],
         ["    Points Possible", "", "", "", "", "2"],
         ["", "", "", "", "Manual Posting", ""],
-        ["Hopper, Grace", "1002", "S-1002", "grace", "Sec 1", "0.85"]]
+        ["Hopper, Grace", "1002", "S-1002", "grace", "Sec 1", "0.85"],
+    ]
     assert "not in the roster (not exported): 1001, 1003" in done.out
 
 
@@ -286,21 +382,35 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
     import pexpect
 
     def run(*args):
-        child = pexpect.spawn(sys.executable, ["-m", "grader", *map(str, args)],
-                              cwd=str(tmp_path), timeout=180, encoding="utf-8",
-                              dimensions=(40, 200))
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "grader", *map(str, args)],
+            cwd=str(tmp_path),
+            timeout=180,
+            encoding="utf-8",
+            dimensions=(40, 200),
+        )
         child.expect(pexpect.EOF)
         child.close()
         return child.exitstatus, child.before
 
     manifest = make_cases(tmp_path / "cases", {"none": NO_SOLUTION})
     (tmp_path / "course.toml").write_text(COURSE)
-    make_zip(tmp_path / "moodle.zip", [
-        ("Grace Hopper_31_assignsubmission_file_/puzzlesolver.py", NO_SOLUTION_PY,
-         datetime(2026, 3, 2, 8, 0)),
-        ("Alan Turing_32_assignsubmission_file_/puzzlesolver.py", WRONG_PY,
-         datetime(2026, 3, 1, 8, 0)),
-    ])
+    make_zip(
+        tmp_path / "moodle.zip",
+        [
+            (
+                "Grace Hopper_31_assignsubmission_file_/puzzlesolver.py",
+                NO_SOLUTION_PY,
+                datetime(2026, 3, 2, 8, 0),
+            ),
+            (
+                "Alan Turing_32_assignsubmission_file_/puzzlesolver.py",
+                WRONG_PY,
+                datetime(2026, 3, 1, 8, 0),
+            ),
+        ],
+    )
     base = ["--course", "course.toml", "--manifest", manifest]
     code, out = run(*base, "import", "moodle", "moodle.zip")
     assert code == 0 and "2 added, 0 updated, 0 unchanged, 0 entries refused" in out
@@ -313,8 +423,14 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
     code, out = run(*base, "export", "moodle", "grades.csv")
     assert code == 0, out
     assert read_csv(tmp_path / "grades.csv") == [
-        ["Identifier", "Full name", "Email address", "Grade", "Maximum Grade",
-         "Feedback comments"],
-        ["Participant 31", "Grace Hopper", "", "0.9", "1",
-         "Raw score 1, late penalty -0.1 (1 day late: -10%)."],
-        ["Participant 32", "Alan Turing", "", "0", "1", ""]]
+        ["Identifier", "Full name", "Email address", "Grade", "Maximum Grade", "Feedback comments"],
+        [
+            "Participant 31",
+            "Grace Hopper",
+            "",
+            "0.9",
+            "1",
+            "Raw score 1, late penalty -0.1 (1 day late: -10%).",
+        ],
+        ["Participant 32", "Alan Turing", "", "0", "1", ""],
+    ]

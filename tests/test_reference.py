@@ -12,8 +12,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Sequence, Tuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,18 +36,26 @@ LIGHTBULBS = helpers.LIGHTBULBS_TEXT
 LIGHTBULBS_EXPECTED = helpers.LIGHTBULBS_EXPECTED.decode("ascii")
 NO_SOLUTION = "A0,A0,A0,A0\n" * 9
 # Exactly one solution; tile 1 looks the same turned by half.
-ONE_SOLUTION = ("A0,C0,A0,C0\nB1,A0,A1,B0\nB1,B1,B1,A0\nA1,C1,B1,C1\nA0,C1,C1,B0\n"
-                "A1,B1,A0,A1\nC1,B1,A0,C1\nC1,C1,A1,C0\nB0,C0,C1,C0\n")
+ONE_SOLUTION = (
+    "A0,C0,A0,C0\nB1,A0,A1,B0\nB1,B1,B1,A0\nA1,C1,B1,C1\nA0,C1,C1,B0\n"
+    "A1,B1,A0,A1\nC1,B1,A0,C1\nC1,C1,A1,C0\nB0,C0,C1,C0\n"
+)
 # Four solutions, two of them with the same digits (the tie rule decides).
-WITH_TIE = ("C0,B0,C0,D1\nB0,C0,B0,B0\nA1,D1,A1,D1\nD0,D0,B1,B0\nB1,A0,B1,C1\n"
-            "A1,A0,A1,D1\nB0,B1,A1,D0\nB1,D0,D1,B1\nA0,C1,A0,C0\n")
+WITH_TIE = (
+    "C0,B0,C0,D1\nB0,C0,B0,B0\nA1,D1,A1,D1\nD0,D0,B1,B0\nB1,A0,B1,C1\n"
+    "A1,A0,A1,D1\nB0,B1,A1,D0\nB1,D0,D1,B1\nA0,C1,A0,C0\n"
+)
 # A few thousand solutions, many ties, symmetric or duplicate tiles: more
 # than the few-solutions search keeps, so the row-by-row search answers.
 MANY = {
-    "2706": ("A1,B1,B0,B1\nB1,A0,B0,B1\nA1,A1,B1,A1\nB1,B0,B1,B0\nB0,B0,B0,B1\n"
-             "B0,A0,A0,A0\nB1,B1,A1,B0\nA1,B1,B0,A0\nA1,B0,B0,A0\n"),
-    "2868": ("A1,A1,B1,A1\nA0,B0,A1,B1\nB0,B0,B0,A0\nB1,A0,A1,B1\nA0,B0,A0,A1\n"
-             "B0,A1,B1,B1\nA1,A0,A0,B0\nB1,A0,A1,B1\nB0,A1,B1,B1\n"),
+    "2706": (
+        "A1,B1,B0,B1\nB1,A0,B0,B1\nA1,A1,B1,A1\nB1,B0,B1,B0\nB0,B0,B0,B1\n"
+        "B0,A0,A0,A0\nB1,B1,A1,B0\nA1,B1,B0,A0\nA1,B0,B0,A0\n"
+    ),
+    "2868": (
+        "A1,A1,B1,A1\nA0,B0,A1,B1\nB0,B0,B0,A0\nB1,A0,A1,B1\nA0,B0,A0,A1\n"
+        "B0,A1,B1,B1\nA1,A0,A0,B0\nB1,A0,A1,B1\nB0,A1,B1,B1\n"
+    ),
 }
 USAGE = "usage: puzzlesolver.py INPUT\n"
 
@@ -188,8 +196,9 @@ def test_unreadable_file_no_permission():
         path.chmod(0)
         as_nobody = {"user": 65534, "group": 65534, "extra_groups": []} if os.geteuid() == 0 else {}
         python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
-        done = subprocess.run([python, str(solver), str(path)], capture_output=True,
-                              timeout=60, **as_nobody)
+        done = subprocess.run(
+            [python, str(solver), str(path)], capture_output=True, timeout=60, **as_nobody
+        )
         assert_one_line_error(done, f"{path}:0:", "Permission denied")
     finally:
         shutil.rmtree(folder)
@@ -239,8 +248,9 @@ def test_one_solution_is_singular(tmp_path):
     assert output == bf.expected_output(bf.tiles_from_text(ONE_SOLUTION))
 
 
-@pytest.mark.parametrize("text", [SAMPLE, LIGHTBULBS, NO_SOLUTION, ONE_SOLUTION, WITH_TIE,
-                                  MANY["2706"]])
+@pytest.mark.parametrize(
+    "text", [SAMPLE, LIGHTBULBS, NO_SOLUTION, ONE_SOLUTION, WITH_TIE, MANY["2706"]]
+)
 def test_layout_one_final_newline_no_trailing_spaces(text):
     assert_clean_layout(streamed(text).decode("ascii"))
     assert_clean_layout(api_output(text))
@@ -270,14 +280,14 @@ def flip(edge_text: str) -> str:
     return edge_text[0] + ("1" if edge_text[1] == "0" else "0")
 
 
-def turned(tile: Sequence[str], quarters: int) -> List[str]:
+def turned(tile: Sequence[str], quarters: int) -> list[str]:
     return list(tile[-quarters:] + tile[:-quarters]) if quarters else list(tile)
 
 
-def solved_tiles(rng: random.Random, letters: str, symmetric: float = 0.0) -> List[List[str]]:
+def solved_tiles(rng: random.Random, letters: str, symmetric: float = 0.0) -> list[list[str]]:
     """A solved board, built cell by cell, some cells symmetric on purpose,
     then scrambled: shuffled and each tile turned at random."""
-    cells: List[List[str]] = []
+    cells: list[list[str]] = []
     for index in range(9):
         row, col = divmod(index, 3)
         top = flip(cells[index - 3][2]) if row else edge(rng, letters)
@@ -290,18 +300,18 @@ def solved_tiles(rng: random.Random, letters: str, symmetric: float = 0.0) -> Li
     return [turned(cell, rng.randrange(4)) for cell in cells]
 
 
-def random_tiles(rng: random.Random, letters: str) -> List[List[str]]:
+def random_tiles(rng: random.Random, letters: str) -> list[list[str]]:
     return [[edge(rng, letters) for _ in range(4)] for _ in range(9)]
 
 
-def with_duplicates(rng: random.Random, tiles: List[List[str]]) -> List[List[str]]:
+def with_duplicates(rng: random.Random, tiles: list[list[str]]) -> list[list[str]]:
     tiles = [list(tile) for tile in tiles]
     for _ in range(rng.randrange(1, 4)):
         tiles[rng.randrange(9)] = turned(tiles[rng.randrange(9)], rng.randrange(4))
     return tiles
 
 
-def with_symmetric(rng: random.Random, tiles: List[List[str]], letters: str) -> List[List[str]]:
+def with_symmetric(rng: random.Random, tiles: list[list[str]], letters: str) -> list[list[str]]:
     tiles = [list(tile) for tile in tiles]
     for _ in range(rng.randrange(1, 4)):
         a, b = edge(rng, letters), edge(rng, letters)
@@ -309,9 +319,9 @@ def with_symmetric(rng: random.Random, tiles: List[List[str]], letters: str) -> 
     return tiles
 
 
-def from_pool(rng: random.Random, letters: str) -> List[List[str]]:
+def from_pool(rng: random.Random, letters: str) -> list[list[str]]:
     """Tiles drawn from a few: many duplicates, often symmetric ones."""
-    pool = solved_tiles(rng, letters, symmetric=0.5)[:rng.randrange(2, 6)]
+    pool = solved_tiles(rng, letters, symmetric=0.5)[: rng.randrange(2, 6)]
     return [turned(rng.choice(pool), rng.randrange(4)) for _ in range(9)]
 
 
@@ -382,14 +392,23 @@ def test_agrees_with_brute_force_past_the_few_solutions_search(name):
 # make it meet a board twice).
 SYMMETRIC = {
     # a tile that looks the same all round (tile 1)
-    "all round": ("C0,C0,C0,C0\nC1,B0,A0,A1\nC0,A1,C1,A1\nC0,C0,A1,C1\nA0,B0,C1,C0\n"
-                  "B0,C0,A1,A0\nA0,C1,C0,A1\nB1,B1,A1,B0\nC1,A0,C1,C1\n", 7),
+    "all round": (
+        "C0,C0,C0,C0\nC1,B0,A0,A1\nC0,A1,C1,A1\nC0,C0,A1,C1\nA0,B0,C1,C0\n"
+        "B0,C0,A1,A0\nA0,C1,C0,A1\nB1,B1,A1,B0\nC1,A0,C1,C1\n",
+        7,
+    ),
     # five tiles that look the same turned by half
-    "half turn": ("C0,C1,C0,C1\nC0,B1,C0,C0\nA0,B0,A0,B0\nC0,A0,A1,A1\nC0,A0,C0,A0\n"
-                  "C1,B1,C1,B1\nC1,C0,A0,A1\nA1,B0,A1,B0\nC0,C0,B0,C1\n", 2),
+    "half turn": (
+        "C0,C1,C0,C1\nC0,B1,C0,C0\nA0,B0,A0,B0\nC0,A0,A1,A1\nC0,A0,C0,A0\n"
+        "C1,B1,C1,B1\nC1,C0,A0,A1\nA1,B0,A1,B0\nC0,C0,B0,C1\n",
+        2,
+    ),
     # R0,B1,R0,B1 and G0,R1,G0,R1
-    "R0,B1,R0,B1": ("G0,R1,G0,R1\nB0,B0,B1,G1\nR0,B1,R0,B1\nB0,R0,B1,R0\nR0,G1,B1,R1\n"
-                    "R1,G1,B0,G1\nR0,G1,G0,B0\nR1,R1,R0,B0\nG1,B1,B0,R1\n", 10),
+    "R0,B1,R0,B1": (
+        "G0,R1,G0,R1\nB0,B0,B1,G1\nR0,B1,R0,B1\nB0,R0,B1,R0\nR0,G1,B1,R1\n"
+        "R1,G1,B0,G1\nR0,G1,G0,B0\nR1,R1,R0,B0\nG1,B1,B0,R1\n",
+        10,
+    ),
     "R0,B1,R0,B1 only": ("R0,B1,R0,B1\n" * 9, 0),
 }
 
@@ -403,21 +422,22 @@ def test_symmetric_tiles_each_drawing_once(name):
     boards = list(ps.solve(ps.parse(text)))
     assert len(boards) == solutions
     if solutions:
-        assert any(b[4].edges[0] == b[4].edges[2] and b[4].edges[1] == b[4].edges[3]
-                   for b in boards)
+        assert any(
+            b[4].edges[0] == b[4].edges[2] and b[4].edges[1] == b[4].edges[3] for b in boards
+        )
 
 
 # ---------------------------------------------------------------- properties
 
 
 @st.composite
-def puzzles(draw) -> Tuple[Tuple[str, ...], ...]:
+def puzzles(draw) -> tuple[tuple[str, ...], ...]:
     letters = draw(st.sampled_from(["A", "AB", "ABC", "ABC", "ABCD"]))
     edges = st.builds(str.__add__, st.sampled_from(letters), st.sampled_from("01"))
     if draw(st.booleans()):
         tiles = draw(st.lists(st.tuples(edges, edges, edges, edges), min_size=9, max_size=9))
     else:  # a solved board, scrambled
-        cells: List[List[str]] = []
+        cells: list[list[str]] = []
         for index in range(9):
             row, col = divmod(index, 3)
             top = flip(cells[index - 3][2]) if row else draw(edges)
@@ -498,7 +518,7 @@ def test_tiny_buffer_gives_the_same_bytes_as_the_default():
         assert streamed(text, 50_000) == whole
 
 
-def cli_digest(text: str, tmp_path: Path) -> Tuple[int, str]:
+def cli_digest(text: str, tmp_path: Path) -> tuple[int, str]:
     path = tmp_path / "big.txt"
     path.write_text(text)
     solver = subprocess.Popen([sys.executable, str(SOLVER), str(path)], stdout=subprocess.PIPE)
@@ -513,14 +533,18 @@ def cli_digest(text: str, tmp_path: Path) -> Tuple[int, str]:
 def test_huge_output_streams_exactly(tmp_path):
     # 362,880 solutions, 137 MB; the digest is the first reference's output.
     assert cli_digest("A0,B0,A1,B1\n" * 9, tmp_path) == (
-        137_168_864, "a1d0b3dda1361325570d4a94e4e4f979")
+        137_168_864,
+        "a1d0b3dda1361325570d4a94e4e4f979",
+    )
 
 
 @pytest.mark.slow
 def test_huger_output_streams_exactly(tmp_path):
     # 5,806,080 solutions, 2.2 GB.
     assert cli_digest("A0,A0,A1,A1\n" * 9, tmp_path) == (
-        2_194_698_465, "bb0e7050ac9be1816c43e73b62cb3031")
+        2_194_698_465,
+        "bb0e7050ac9be1816c43e73b62cb3031",
+    )
 
 
 def test_huge_counts():

@@ -59,6 +59,6 @@ def test_flags_of_an_ending(end, reason, rlimit, flags):
 
 
 def test_an_out_of_memory_message_marks_the_run_whatever_its_peak():
-    c = capture(stderr=b"Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n")
+    c = capture(stderr=b'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n')
     result = run_result("rlimits", LIMITS, c, ending(1, None, peak_mb=5), None, 0.5, False)
     assert result.memory_exceeded and not result.timed_out

@@ -220,11 +220,22 @@ def attacks(tmp_path_factory) -> Path:
         pytest.skip("gcc is not installed")
     folder = tmp_path_factory.mktemp("attacks")
     for name in ("orphan_cpu", "shared_memory", "net_trace"):
-        subprocess.run(["gcc", "-O2", "-o", str(folder / name),
-                        str(HOSTILE / name / "puzzlesolver.c")], check=True)
+        subprocess.run(
+            ["gcc", "-O2", "-o", str(folder / name), str(HOSTILE / name / "puzzlesolver.c")],
+            check=True,
+        )
     shutil.copy(HOSTILE / "orphan_cpu" / "puzzlesolver.py", folder / "orphan_cpu.py")
-    subprocess.run(["gcc", "-O2", "-pthread", "-o", str(folder / "busy_threads"),
-                    str(HOSTILE / "busy_threads" / "puzzlesolver.c")], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-O2",
+            "-pthread",
+            "-o",
+            str(folder / "busy_threads"),
+            str(HOSTILE / "busy_threads" / "puzzlesolver.c"),
+        ],
+        check=True,
+    )
     return folder
 
 
@@ -374,8 +385,9 @@ def test_cpu_of_a_python_child_nobody_waits_for_counts(box, attacks):
     assert 0.95 * 0.040 <= result.cpu_seconds < 1, result  # a Python start-up under load
 
 
-SHARED_LIMITS = Limits(cpu_seconds=5, wall_seconds=10, memory_mb=128, processes=32,
-                       file_size_mb=64)  # files of 64 MB: a tmpfs /tmp of 256 MB
+SHARED_LIMITS = Limits(
+    cpu_seconds=5, wall_seconds=10, memory_mb=128, processes=32, file_size_mb=64
+)  # files of 64 MB: a tmpfs /tmp of 256 MB
 # What the tree may hold past the limit before a poll stops it: what it touches
 # between two polls, plus the System V segments nobody has attached (an eighth of
 # the limit). Measured here: 30-100 MB with 2 cores.
@@ -497,12 +509,21 @@ def test_memory_is_polled_without_address_space_limit(box, progs):
 
 def test_java_runs_and_heap_exhaustion_is_mle(box, java_dir):
     limits = Limits(memory_mb=256, processes=64)
-    ok = box.run(["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "{input}"], java_dir, limits,
-                 input_file=java_dir / "puzzle.txt", memory_rlimit=False)
+    ok = box.run(
+        ["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "{input}"],
+        java_dir,
+        limits,
+        input_file=java_dir / "puzzle.txt",
+        memory_rlimit=False,
+    )
     assert (ok.exit_code, ok.stdout) == (0, b"java read: Y1,G0,R0,B1\n"), ok.stderr
     assert not ok.memory_exceeded
-    oom = box.run(["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "oom"], java_dir, limits,
-                  memory_rlimit=False)
+    oom = box.run(
+        ["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "oom"],
+        java_dir,
+        limits,
+        memory_rlimit=False,
+    )
     assert b"OutOfMemoryError" in oom.stderr and oom.exit_code == 1
     assert oom.memory_exceeded
 
@@ -548,8 +569,9 @@ def test_background_processes_die_with_the_run(bwrap, progs):
     assert (result.exit_code, result.stdout) == (0, b"parent done\n")
     assert not result.timed_out
     assert _alive_with(marker) == []
-    nohup = bwrap.run(["sh", "-c", f"nohup ./sleeper {marker} >/dev/null 2>&1 & echo started"],
-                      progs, QUICK)
+    nohup = bwrap.run(
+        ["sh", "-c", f"nohup ./sleeper {marker} >/dev/null 2>&1 & echo started"], progs, QUICK
+    )
     assert nohup.stdout == b"started\n"
     assert _alive_with(marker) == []
 
@@ -591,8 +613,16 @@ def test_host_files_are_invisible(bwrap, progs, tmp_path):
     secret.write_text("host secret")
     # Only paths that exist on the host, wherever the clone is: a probe of a path
     # that exists nowhere passes whatever the sandbox does.
-    probes = [str(ROOT), str(ROOT / "testcases" / "hidden"), str(Path.home()), "/etc/shadow", "/etc/passwd",
-              str(secret), str(tmp_path), str(ROOT / "reference" / "puzzlesolver.py")]
+    probes = [
+        str(ROOT),
+        str(ROOT / "testcases" / "hidden"),
+        str(Path.home()),
+        "/etc/shadow",
+        "/etc/passwd",
+        str(secret),
+        str(tmp_path),
+        str(ROOT / "reference" / "puzzlesolver.py"),
+    ]
     assert all(Path(p).exists() for p in probes)
     code = (
         "import json, sys\n"
@@ -674,12 +704,21 @@ def test_build_and_run_java_inside(bwrap, java_dir, tmp_path):
     build.mkdir()
     shutil.copy2(java_dir / "Hello.java", build / "Hello.java")
     limits = Limits(cpu_seconds=60, wall_seconds=120, memory_mb=1024, file_size_mb=64)
-    made = bwrap.run(["javac", "-encoding", "UTF-8", "Hello.java"], build, limits,
-                     writable=True, memory_rlimit=False)
+    made = bwrap.run(
+        ["javac", "-encoding", "UTF-8", "Hello.java"],
+        build,
+        limits,
+        writable=True,
+        memory_rlimit=False,
+    )
     assert made.exit_code == 0, made.stderr
-    ran = bwrap.run(["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "{input}"], build,
-                    Limits(memory_mb=256), input_file=java_dir / "puzzle.txt",
-                    memory_rlimit=False)
+    ran = bwrap.run(
+        ["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "{input}"],
+        build,
+        Limits(memory_mb=256),
+        input_file=java_dir / "puzzle.txt",
+        memory_rlimit=False,
+    )
     assert ran.stdout == b"java read: Y1,G0,R0,B1\n", ran.stderr
 
 
@@ -693,8 +732,10 @@ def test_input_file_readable_only_by_the_grader(bwrap, progs, tmp_path):
     assert result.stdout == b"A0,B1,C0,D1\n"
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="needs root (to start a grader as an ordinary user) and setpriv")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root (to start a grader as an ordinary user) and setpriv",
+)
 def test_bubblewrap_as_an_ordinary_user(progs):
     """The same sandbox when the grader itself is not root (user namespace mode)."""
     folder = Path(subprocess.check_output(["mktemp", "-d"], text=True).strip())
@@ -720,10 +761,21 @@ def test_bubblewrap_as_an_ordinary_user(progs):
             "                  c.exit_code, d.exit_code, d.error]))\n"
         )
         out = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             "/usr/bin/python3", "-c", script, str(folder)],
-            cwd=folder, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
-            capture_output=True, text=True, timeout=60,
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/python3",
+                "-c",
+                script,
+                str(folder),
+            ],
+            cwd=folder,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert out.returncode == 0, out.stderr
         echoed, forked, ident, touched, missing, error = json.loads(out.stdout)
@@ -740,8 +792,11 @@ def test_bubblewrap_as_an_ordinary_user(progs):
 
 def _zygotes_over(workdir: Path) -> list:
     """Live bwrap processes of warm sandboxes over workdir (bwrap's argv names it)."""
-    return [words for name, state, words in _alive_with(str(workdir))
-            if "/.zygote" in words and state != "Z"]
+    return [
+        words
+        for name, state, words in _alive_with(str(workdir))
+        if "/.zygote" in words and state != "Z"
+    ]
 
 
 def test_warm_runs_share_nothing(bwrap_boxes, progs):
@@ -749,8 +804,10 @@ def test_warm_runs_share_nothing(bwrap_boxes, progs):
     run of the same zygote."""
     box = bwrap_boxes["warm"]
     marker = _marker()
-    plant = (f"echo planted > /tmp/left; ipcmk -Q >/dev/null; ipcmk -M 4096 >/dev/null; "
-             f"./daemonize {marker} >/dev/null; ipcs -q -m | grep -c '^0x'")
+    plant = (
+        f"echo planted > /tmp/left; ipcmk -Q >/dev/null; ipcmk -M 4096 >/dev/null; "
+        f"./daemonize {marker} >/dev/null; ipcs -q -m | grep -c '^0x'"
+    )
     first = box.run(["sh", "-c", plant], progs, QUICK)
     assert (first.exit_code, first.stdout) == (0, b"2\n"), first.stderr
     assert _alive_with(marker) == []
@@ -771,8 +828,9 @@ def test_runs_share_no_network_namespace(bwrap, attacks):
 def test_warm_zygote_outlives_a_fork_bomb_and_a_kill(bwrap_boxes, progs):
     box = bwrap_boxes["warm"]
     marker = _marker()
-    bomb = box.run(["./forkbomb", marker], progs, Limits(processes=20, cpu_seconds=1,
-                                                        wall_seconds=2))
+    bomb = box.run(
+        ["./forkbomb", marker], progs, Limits(processes=20, cpu_seconds=1, wall_seconds=2)
+    )
     assert bomb.timed_out and _alive_with(marker) == []
     zygotes = _zygotes_over(progs)
     counted = box.run(["./forkcount"], progs, Limits(processes=20))
@@ -785,9 +843,13 @@ def test_warm_run_after_its_zygote_died_starts_a_new_one(bwrap_boxes, tmp_path):
     work = tmp_path / "victim"
     work.mkdir()
     assert box.run(["true"], work, QUICK).exit_code == 0
-    zygote = [int(pid) for pid, state, cmdline in processes()
-              if cmdline.startswith(b"/.zygote\0") and state != "Z"
-              and os.path.isdir(f"/proc/{pid}/root{work}")]  # the zygote over this workdir
+    zygote = [
+        int(pid)
+        for pid, state, cmdline in processes()
+        if cmdline.startswith(b"/.zygote\0")
+        and state != "Z"
+        and os.path.isdir(f"/proc/{pid}/root{work}")
+    ]  # the zygote over this workdir
     assert zygote
     for pid in zygote:
         os.kill(pid, signal.SIGKILL)
@@ -881,14 +943,17 @@ def test_fallback_kills_its_process_group(fallback, progs):
 
 
 def test_fallback_runs_a_build_in_the_workdir(fallback, tmp_path):
-    (tmp_path / "prog.c").write_text('int main(void){return 0;}\n')
+    (tmp_path / "prog.c").write_text("int main(void){return 0;}\n")
     limits = Limits(cpu_seconds=30, wall_seconds=60, memory_mb=1024, file_size_mb=64)
     made = fallback.run(["gcc", "-o", "prog", "prog.c"], tmp_path, limits, writable=True)
     assert made.exit_code == 0 and (tmp_path / "prog").exists()
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="as root only: not root, the fallback runs "
-                    "programs as the grader's user, with no process limit")
+@pytest.mark.skipif(
+    os.geteuid() != 0,
+    reason="as root only: not root, the fallback runs "
+    "programs as the grader's user, with no process limit",
+)
 def test_fallback_as_root_runs_a_sandbox_uid_under_the_process_limit(fallback, progs):
     """A fork bomb in an unisolated class must not take the machine down: as root the
     fallback runs each program as a sandbox uid of its own, where RLIMIT_NPROC holds."""
@@ -897,15 +962,18 @@ def test_fallback_as_root_runs_a_sandbox_uid_under_the_process_limit(fallback, p
     marker = _marker()
     counted = fallback.run(["./forkcount", marker], progs, Limits(processes=20))
     assert counted.exit_code == 0 and 5 <= int(counted.stdout) < 20, counted
-    bomb = fallback.run(["./forkbomb", marker], progs,
-                        Limits(processes=20, cpu_seconds=1, wall_seconds=2))
+    bomb = fallback.run(
+        ["./forkbomb", marker], progs, Limits(processes=20, cpu_seconds=1, wall_seconds=2)
+    )
     assert bomb.timed_out and _alive_with(marker) == []
 
 
-@pytest.mark.skip(reason="the rlimits fallback does not isolate: the program can read any "
-                         "file its uid may read (the grader's own, not as root) and use the "
-                         "network; not as root, RLIMIT_NPROC is not set (it counts all of "
-                         "the user's processes)")
+@pytest.mark.skip(
+    reason="the rlimits fallback does not isolate: the program can read any "
+    "file its uid may read (the grader's own, not as root) and use the "
+    "network; not as root, RLIMIT_NPROC is not set (it counts all of "
+    "the user's processes)"
+)
 def test_fallback_isolation():
     pass
 
@@ -938,4 +1006,3 @@ def test_rlimits_can_be_forced_and_unknown_kinds_refused():
     assert len(said) == 1
     with pytest.raises(ValueError, match="unknown sandbox kind"):
         make_sandbox("docker")
-

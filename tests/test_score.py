@@ -19,14 +19,23 @@ pytestmark = pytest.mark.fast
 
 
 def case(cid: str, weight: float = 1.0, version: str = "v1") -> Case:
-    return Case(id=cid, input=Path(f"{cid}.txt"), expected=Path(f"{cid}.out"),
-                visibility="public", weight=weight, timed=False, policy=(), tags=(),
-                version=version)
+    return Case(
+        id=cid,
+        input=Path(f"{cid}.txt"),
+        expected=Path(f"{cid}.out"),
+        visibility="public",
+        weight=weight,
+        timed=False,
+        policy=(),
+        tags=(),
+        version=version,
+    )
 
 
 def sub(sid="alice", content_hash="h1", problem=None):
-    return SimpleNamespace(id=sid, language_name="c", content_hash=content_hash,
-                           folder=f"class/{sid}", problem=problem)
+    return SimpleNamespace(
+        id=sid, language_name="c", content_hash=content_hash, folder=f"class/{sid}", problem=problem
+    )
 
 
 @pytest.fixture
@@ -85,13 +94,16 @@ def outcomes(*verdicts):
 SUBMISSION = SubmissionRow("alice", "c", "h1", "class/alice", None)
 
 
-@pytest.mark.parametrize("verdicts, score, complete, all_accepted", [
-    (["AC", "AC", "AC"], 6, True, True),
-    (["AC", "PE", "AC"], 4, True, False),
-    (["WA", "AC", None], 2, False, False),
-    ([None, None], 0, False, False),
-    ([], 0, True, False),  # no cases: complete, but nothing was accepted
-])
+@pytest.mark.parametrize(
+    "verdicts, score, complete, all_accepted",
+    [
+        (["AC", "AC", "AC"], 6, True, True),
+        (["AC", "PE", "AC"], 4, True, False),
+        (["WA", "AC", None], 2, False, False),
+        ([None, None], 0, False, False),
+        ([], 0, True, False),  # no cases: complete, but nothing was accepted
+    ],
+)
 def test_score_completeness_and_all_accepted(verdicts, score, complete, all_accepted):
     rep = SubmissionReport(SUBMISSION, None, outcomes(*verdicts))
     assert rep.score == score
@@ -100,14 +112,20 @@ def test_score_completeness_and_all_accepted(verdicts, score, complete, all_acce
     assert rep.all_accepted is all_accepted
 
 
-@pytest.mark.parametrize("build, problem, status", [
-    (None, None, "not built"),
-    (BuildRow(True, "warning: unused", 1, 1), None, "ok"),
-    (BuildRow(False, "\n  x.c:3: error: expected ';'\nmore\n", 1, 1), None,
-     "CE: x.c:3: error: expected ';'"),
-    (BuildRow(False, "  \n", 1, 1), None, "CE"),
-    (BuildRow(True, "", 1, 1), "two sources", "CE: two sources"),
-])
+@pytest.mark.parametrize(
+    "build, problem, status",
+    [
+        (None, None, "not built"),
+        (BuildRow(True, "warning: unused", 1, 1), None, "ok"),
+        (
+            BuildRow(False, "\n  x.c:3: error: expected ';'\nmore\n", 1, 1),
+            None,
+            "CE: x.c:3: error: expected ';'",
+        ),
+        (BuildRow(False, "  \n", 1, 1), None, "CE"),
+        (BuildRow(True, "", 1, 1), "two sources", "CE: two sources"),
+    ],
+)
 def test_build_status(build, problem, status):
     row = SubmissionRow("alice", "c", "h1", "class/alice", problem)
     assert SubmissionReport(row, build, []).build_status == status

@@ -14,12 +14,18 @@ from grader.config import load_config
 from grader.reports.similarity_html import marked
 from grader.similarity import similarity_report
 from tests.helpers import ROOT
-from tests.test_feedback_browser import (WINDOW, Page, chromium, console_messages,
-                                         needs_chromium, png_summary)
+from tests.test_feedback_browser import (
+    WINDOW,
+    Page,
+    chromium,
+    console_messages,
+    needs_chromium,
+    png_summary,
+)
 
 EXAMPLES = ROOT / "submissions"
 ORIGINAL = (EXAMPLES / "guido-py" / "puzzlesolver.py").read_text()
-HOSTILE = "eve <img src=x onerror=alert(1)> & \"co\""
+HOSTILE = 'eve <img src=x onerror=alert(1)> & "co"'
 
 UNRELATED = '''"""Word statistics of a text file: counts, the longest words, a histogram."""
 import sys
@@ -69,7 +75,7 @@ if __name__ == "__main__":
 '''
 
 
-PRIMES = '''
+PRIMES = """
 def sieve(limit):
     flags = [True] * (limit + 1)
     flags[0:2] = [False, False]
@@ -86,7 +92,7 @@ def twin_pairs(primes):
 if __name__ == "__main__":
     found = sieve(int(sys.argv[1]))
     print(len(found), "primes;", len(twin_pairs(found)), "twin pairs")
-'''
+"""
 
 
 def renamed(source: str) -> str:
@@ -97,9 +103,13 @@ def renamed(source: str) -> str:
     previous = None
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         text = tok.string
-        if (tok.type == tokenize.NAME and not keyword.iskeyword(text) and
-                not hasattr(builtins, text) and text not in ("sys", "self") and
-                not (previous is not None and previous.string == ".")):
+        if (
+            tok.type == tokenize.NAME
+            and not keyword.iskeyword(text)
+            and not hasattr(builtins, text)
+            and text not in ("sys", "self")
+            and not (previous is not None and previous.string == ".")
+        ):
             text = names.setdefault(text, f"thing{len(names)}")
         out.append((tok.type, text))
         previous = tok
@@ -111,7 +121,7 @@ def reordered(source: str) -> str:
     lines = source.splitlines(keepends=True)
     starts = [i for i, line in enumerate(lines) if line.startswith(("def ", "class "))]
     assert len(starts) >= 3
-    head = lines[:starts[0]]
+    head = lines[: starts[0]]
     blocks = [lines[begin:end] for begin, end in zip(starts, starts[1:] + [len(lines)])]
     tail = []  # `if __name__ == "__main__":` stays last
     last = blocks[-1]
@@ -119,7 +129,7 @@ def reordered(source: str) -> str:
         if line.startswith("if __name__"):
             blocks[-1], tail = last[:i], last[i:]
             break
-    return "".join(head + [l for block in reversed(blocks) for l in block] + tail)
+    return "".join(head + [line for block in reversed(blocks) for line in block] + tail)
 
 
 def put(root: Path, sid: str, name: str, source: str) -> None:
@@ -134,8 +144,11 @@ def disguised_class(tmp_path_factory):
     put(root, HOSTILE, "puzzlesolver.py", renamed(ORIGINAL))
     put(root, "reordered", "puzzlesolver.py", reordered(ORIGINAL))
     put(root, "unrelated", "puzzlesolver.py", UNRELATED)
-    for example, name in (("ada-c", "puzzlesolver.c"), ("grace-cpp", "puzzlesolver.cpp"),
-                          ("james-java", "PuzzleSolver.java")):
+    for example, name in (
+        ("ada-c", "puzzlesolver.c"),
+        ("grace-cpp", "puzzlesolver.cpp"),
+        ("james-java", "PuzzleSolver.java"),
+    ):
         put(root, example, name, (EXAMPLES / example / name).read_text())
     put(root, "nothing", "notes.txt", "no program here\n")
     return root
@@ -171,7 +184,7 @@ def test_copies_rank_above_everything_unrelated(disguised_class):
 def test_starter_code_is_no_evidence(tmp_path):
     """Two programs that share only the hand-out's helper: similar without --base,
     not with it, and the helper is not marked."""
-    helper = ORIGINAL[:ORIGINAL.index("\ndef ", ORIGINAL.index("\ndef ") + 1)]
+    helper = ORIGINAL[: ORIGINAL.index("\ndef ", ORIGINAL.index("\ndef ") + 1)]
     assert len(helper) > 400
     starter = tmp_path / "starter"
     starter.mkdir()
@@ -199,8 +212,10 @@ def test_marked_escapes_and_merges():
 @pytest.fixture(scope="module")
 def page(disguised_class, tmp_path_factory):
     out = tmp_path_factory.mktemp("page") / "similarity.html"
-    assert grader_main(["similarity", str(out), "--submissions", str(disguised_class),
-                        "--top", "5"]) == 0
+    assert (
+        grader_main(["similarity", str(out), "--submissions", str(disguised_class), "--top", "5"])
+        == 0
+    )
     return out
 
 
@@ -211,14 +226,14 @@ def test_page_is_self_contained_ranked_and_escaped(page):
     assert not names & {"script", "iframe", "object", "embed", "img", "form", "base"}
     assert "<img src=x" not in raw and "&lt;img src=x onerror=alert(1)&gt;" in raw
     assert HOSTILE in parsed.all_text  # shown as text
-    for tag, attrs in parsed.tags:
+    for _tag, attrs in parsed.tags:
         assert not [a for a in attrs if a.startswith("on")]
         assert "src" not in attrs
         href = attrs.get("href")
         assert href is None or href.startswith("#pair-") or href == "data:,"
     sections = [a["id"] for t, a in parsed.tags if t == "section"]
     assert sections == [f"pair-{i}" for i in range(1, 6)]
-    first = raw[raw.index('id="pair-1"'):raw.index('id="pair-2"')]
+    first = raw[raw.index('id="pair-1"') : raw.index('id="pair-2"')]
     assert "<mark>" in first and first.count("<pre>") == 2
     assert "Not compared" in raw and "nothing" in raw
 
@@ -240,8 +255,16 @@ def test_page_in_headless_chromium(page, tmp_path):
 
 
 def test_a_missing_starter_folder_is_one_line(tmp_path, capsys):
-    code = grader_main(["similarity", str(tmp_path / "x.html"), "--submissions",
-                        str(EXAMPLES), "--base", str(tmp_path / "nope")])
+    code = grader_main(
+        [
+            "similarity",
+            str(tmp_path / "x.html"),
+            "--submissions",
+            str(EXAMPLES),
+            "--base",
+            str(tmp_path / "nope"),
+        ]
+    )
     assert code == 2
     assert "the starter code folder does not exist" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()

@@ -23,8 +23,9 @@ def case(cid="c1", version="v1"):
 
 
 def result(stdout=b"out"):
-    return RunResult(0, None, 0.01, 0.02, 1234, stdout, b"err\xff", len(stdout),
-                     sandbox="bubblewrap")
+    return RunResult(
+        0, None, 0.01, 0.02, 1234, stdout, b"err\xff", len(stdout), sandbox="bubblewrap"
+    )
 
 
 def test_runs_are_keyed_by_content_and_case_version(tmp_path):
@@ -50,10 +51,16 @@ def test_a_result_is_on_disk_the_moment_it_is_recorded(tmp_path):
     store.record_submission(sub())
     store.record_run(sub(), case(), Verdict.AC, "", result())
     # another process reads it while this connection is still open
-    code = ("import sqlite3,sys; db=sqlite3.connect(sys.argv[1]);"
-            "print(db.execute('select verdict from runs').fetchall())")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "g.db")],
-                         capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]);"
+        "print(db.execute('select verdict from runs').fetchall())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "g.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "AC" in out
     store.close()
 

@@ -22,26 +22,37 @@ def folder(tmp_path, name, files):
     return path
 
 
-@pytest.mark.parametrize("fname, language", [
-    ("puzzlesolver.c", "c"), ("puzzlesolver.cpp", "cpp"),
-    ("PuzzleSolver.java", "java"), ("puzzlesolver.py", "python"),
-])
+@pytest.mark.parametrize(
+    "fname, language",
+    [
+        ("puzzlesolver.c", "c"),
+        ("puzzlesolver.cpp", "cpp"),
+        ("PuzzleSolver.java", "java"),
+        ("puzzlesolver.py", "python"),
+    ],
+)
 def test_language_from_file_name(tmp_path, fname, language):
     sub = load(folder(tmp_path, "s", {fname: "x", "README.md": "notes"}), CONFIG)
     assert sub.problem is None and sub.language.name == language
     assert sub.source.name == fname and sub.id == "s"
 
 
-@pytest.mark.parametrize("files, reason", [
-    ({}, "the folder is empty"),
-    ({"notes.txt": "hi"}, "no source file: expected one of puzzlesolver.c"),
-    ({"puzzlesolver.c": "x", "puzzlesolver.py": "y"}, "more than one source file"),
-    ({"main.c": "x"}, "found main.c, but the file must be named puzzlesolver.c"),
-    ({"puzzleSolver.java": "x"}, "must be named PuzzleSolver.java"),
-    ({"src/puzzlesolver.cpp": "x"}, "found src/puzzlesolver.cpp, but the source file must be at the top"),
-    ({"puzzlesolver.c": b"\x7fELF\x00\x01"}, "not a text file"),
-    ({"puzzlesolver.py": b"print('\xff')"}, "not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    "files, reason",
+    [
+        ({}, "the folder is empty"),
+        ({"notes.txt": "hi"}, "no source file: expected one of puzzlesolver.c"),
+        ({"puzzlesolver.c": "x", "puzzlesolver.py": "y"}, "more than one source file"),
+        ({"main.c": "x"}, "found main.c, but the file must be named puzzlesolver.c"),
+        ({"puzzleSolver.java": "x"}, "must be named PuzzleSolver.java"),
+        (
+            {"src/puzzlesolver.cpp": "x"},
+            "found src/puzzlesolver.cpp, but the source file must be at the top",
+        ),
+        ({"puzzlesolver.c": b"\x7fELF\x00\x01"}, "not a text file"),
+        ({"puzzlesolver.py": b"print('\xff')"}, "not UTF-8 text"),
+    ],
+)
 def test_ungradable_folders_carry_a_reason(tmp_path, files, reason):
     sub = load(folder(tmp_path, "s", files), CONFIG)
     assert sub.language is None and sub.source is None

@@ -65,8 +65,13 @@ B1,B0,B0,R0
 
 
 def run(*args, cwd=ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "testcases", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "testcases", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def generated(tmp_path: Path, *args) -> bytes:
@@ -115,9 +120,21 @@ def test_shipped_corpus_covers_what_the_grading_needs():
     assert 5 <= sum(case.public for case in cases) <= 6
     assert 4 <= sum(case.timed for case in cases) <= 6
     tags = {tag for case in cases for tag in case.tags}
-    for needed in ("sample", "no-solution", "one-solution", "two-solutions", "many-solutions",
-                   "crlf", "no-final-newline", "letters", "duplicates", "symmetric", "ties",
-                   "timed", "converted"):
+    for needed in (
+        "sample",
+        "no-solution",
+        "one-solution",
+        "two-solutions",
+        "many-solutions",
+        "crlf",
+        "no-final-newline",
+        "letters",
+        "duplicates",
+        "symmetric",
+        "ties",
+        "timed",
+        "converted",
+    ):
         assert needed in tags, needed
     policies = {rule for case in cases for rule in case.policy}
     assert policies == {"symmetric-tiles", "tie-order"}
@@ -252,17 +269,38 @@ def test_rebuild_reports_and_repairs_drift(corpus):
 def test_add_appends_a_valid_entry(corpus, tmp_path):
     puzzle = tmp_path / "incoming.txt"
     puzzle.write_text(SYMMETRIC_SOLVABLE.replace("\n", "\r\n"))
-    result = run("--manifest", corpus, "add", "new-case", puzzle, "--visibility", "hidden",
-                 "--weight", "2", "--timed", "--tags", "symmetric,crlf", "--seed", "5")
+    result = run(
+        "--manifest",
+        corpus,
+        "add",
+        "new-case",
+        puzzle,
+        "--visibility",
+        "hidden",
+        "--weight",
+        "2",
+        "--timed",
+        "--tags",
+        "symmetric,crlf",
+        "--seed",
+        "5",
+    )
     assert result.returncode == 0, result.stderr
     assert "2 solution(s)" in result.stdout and "symmetric-tiles" in result.stdout
     cases = load_cases(corpus)
     assert [case.id for case in cases][-1] == "new-case"
     entry = json.loads(corpus.read_text())["cases"][-1]
-    assert entry == {"id": "new-case", "input": "hidden/new-case.txt",
-                     "expected": "hidden/new-case.out", "visibility": "hidden", "weight": 2,
-                     "timed": True, "policy": ["symmetric-tiles"], "tags": ["symmetric", "crlf"],
-                     "seed": 5}
+    assert entry == {
+        "id": "new-case",
+        "input": "hidden/new-case.txt",
+        "expected": "hidden/new-case.out",
+        "visibility": "hidden",
+        "weight": 2,
+        "timed": True,
+        "policy": ["symmetric-tiles"],
+        "tags": ["symmetric", "crlf"],
+        "seed": 5,
+    }
     assert cases[-1].input.read_bytes() == puzzle.read_bytes()  # copied byte for byte
     expected = reference_result(ps.read_puzzle(str(puzzle))).output
     assert cases[-1].expected.read_bytes() == expected
@@ -274,15 +312,23 @@ def test_add_refuses_bad_requests(corpus, tmp_path):
     puzzle = tmp_path / "p.txt"
     puzzle.write_text(SYMMETRIC_SOLVABLE)
     before = corpus.read_text()
-    line = one_line_error(run("--manifest", corpus, "add", "sample", puzzle, "--visibility", "public"))
+    line = one_line_error(
+        run("--manifest", corpus, "add", "sample", puzzle, "--visibility", "public")
+    )
     assert "'sample' is already in" in line
-    line = one_line_error(run("--manifest", corpus, "add", "Bad_Id", puzzle, "--visibility", "public"))
+    line = one_line_error(
+        run("--manifest", corpus, "add", "Bad_Id", puzzle, "--visibility", "public")
+    )
     assert "case id 'Bad_Id'" in line
     puzzle.write_text(SYMMETRIC_SOLVABLE.replace("Y1,B0", "Y1,Q7"))
-    line = one_line_error(run("--manifest", corpus, "add", "broken", puzzle, "--visibility", "public"))
+    line = one_line_error(
+        run("--manifest", corpus, "add", "broken", puzzle, "--visibility", "public")
+    )
     assert "p.txt:8: bad edge 'Q7'" in line
     puzzle.write_text("A0,B0,A1,B1\n" * 9)  # 362,880 solutions: 137 MB
-    line = one_line_error(run("--manifest", corpus, "add", "huge", puzzle, "--visibility", "public"))
+    line = one_line_error(
+        run("--manifest", corpus, "add", "huge", puzzle, "--visibility", "public")
+    )
     assert "362880 solutions" in line and "--max-bytes" in line
     line = one_line_error(run("--manifest", corpus, "add", "x", puzzle, "--visibility", "secret"))
     assert "invalid choice" in line
@@ -293,7 +339,9 @@ def test_add_refuses_bad_requests(corpus, tmp_path):
 # ---------------------------------------------------------------- generate
 
 
-@pytest.mark.parametrize("wanted, low, high", [("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("many", 20, 99)])
+@pytest.mark.parametrize(
+    "wanted, low, high", [("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("many", 20, 99)]
+)
 def test_generate_gives_the_requested_count(tmp_path, wanted, low, high):
     data = generated(tmp_path, "--solutions", wanted, "--seed", "3")
     assert low <= solutions(data) <= high
@@ -319,8 +367,17 @@ def test_generate_symmetric_and_duplicate_tiles(tmp_path):
 
 
 def test_generate_letters_ties_and_line_ends(tmp_path):
-    data = generated(tmp_path, "--solutions", "1", "--alphabet", "WXKL", "--seed", "2",
-                     "--crlf", "--no-final-newline")
+    data = generated(
+        tmp_path,
+        "--solutions",
+        "1",
+        "--alphabet",
+        "WXKL",
+        "--seed",
+        "2",
+        "--crlf",
+        "--no-final-newline",
+    )
     assert solutions(data) == 1
     assert {edge[0] for tile in tiles(data) for edge in tile} <= set("WXKL")
     assert data.count(b"\r\n") == 8 and not data.endswith(b"\n")
@@ -330,19 +387,36 @@ def test_generate_letters_ties_and_line_ends(tmp_path):
 
 def test_generate_refuses_bad_options_in_one_line(tmp_path):
     assert "'abc'" in one_line_error(run("generate", "--solutions", "abc", "--seed", "1"))
-    assert "--letters 0" in one_line_error(run("generate", "--solutions", "1", "--letters", "0",
-                                               "--seed", "1"))
-    assert "'y1'" in one_line_error(run("generate", "--solutions", "1", "--alphabet", "y1",
-                                        "--seed", "1"))
-    assert "at least 2" in one_line_error(run("generate", "--solutions", "1", "--duplicates",
-                                              "--seed", "1"))
+    assert "--letters 0" in one_line_error(
+        run("generate", "--solutions", "1", "--letters", "0", "--seed", "1")
+    )
+    assert "'y1'" in one_line_error(
+        run("generate", "--solutions", "1", "--alphabet", "y1", "--seed", "1")
+    )
+    assert "at least 2" in one_line_error(
+        run("generate", "--solutions", "1", "--duplicates", "--seed", "1")
+    )
     assert "--seed" in one_line_error(run("generate", "--solutions", "1"))
 
 
 def test_generate_gives_up_after_its_tries(tmp_path):
     # Two letters never give exactly two solutions.
-    line = one_line_error(run("generate", "--solutions", "2", "--letters", "2", "--tries", "5",
-                              "--seed", "1", "-o", tmp_path / "x.txt"), status=1)
+    line = one_line_error(
+        run(
+            "generate",
+            "--solutions",
+            "2",
+            "--letters",
+            "2",
+            "--tries",
+            "5",
+            "--seed",
+            "1",
+            "-o",
+            tmp_path / "x.txt",
+        ),
+        status=1,
+    )
     assert "no puzzle with exactly 2 solution(s)" in line and "5 tries" in line
     assert not (tmp_path / "x.txt").exists()
 
@@ -352,8 +426,12 @@ def test_generate_gives_up_after_its_tries(tmp_path):
 
 @pytest.mark.parametrize("name", ["demopuzzle", "puzzle-0000", "puzzle-0001"])
 def test_import_int_converts_with_one_solution(name):
-    result = subprocess.run([sys.executable, "-m", "testcases", "import-int",
-                             SOURCES / f"{name}.int"], cwd=ROOT, capture_output=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "testcases", "import-int", SOURCES / f"{name}.int"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert solutions(result.stdout) == 1
     assert result.stdout == (DATA / "hidden" / f"{name}.txt").read_bytes()  # the shipped case
@@ -372,14 +450,22 @@ def test_import_int_refuses_a_flat_edge():
     assert "yuu-asaka.int:1:" in line and "top edge is 0" in line and "flat" in line
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1 2 3\n" + "1 2 3 4\n" * 8, "p.int:1: tile 1 has 3 number(s)"),
-    ("1 2 3 4\n" * 4 + "1 2 x 4\n" + "1 2 3 4\n" * 4, "p.int:5: bottom edge 'x' is not an integer"),
-    ("1 2 3 4\n" * 8, "p.int:9: too few tiles: found 8"),
-    ("1 2 3 4\n" * 10, "p.int:10: too many tiles"),
-    ("".join(f"{3 * i + 1} {3 * i + 2} {3 * i + 3} {28 + i}\n" for i in range(9)),
-     "p.int:7: 36 different edge images"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1 2 3\n" + "1 2 3 4\n" * 8, "p.int:1: tile 1 has 3 number(s)"),
+        (
+            "1 2 3 4\n" * 4 + "1 2 x 4\n" + "1 2 3 4\n" * 4,
+            "p.int:5: bottom edge 'x' is not an integer",
+        ),
+        ("1 2 3 4\n" * 8, "p.int:9: too few tiles: found 8"),
+        ("1 2 3 4\n" * 10, "p.int:10: too many tiles"),
+        (
+            "".join(f"{3 * i + 1} {3 * i + 2} {3 * i + 3} {28 + i}\n" for i in range(9)),
+            "p.int:7: 36 different edge images",
+        ),
+    ],
+)
 def test_import_int_refuses_bad_files(tmp_path, text, message):
     source = tmp_path / "p.int"
     source.write_text(text)
@@ -413,11 +499,18 @@ def test_symmetry_and_duplicates_of_single_tiles():
 
 
 def test_without_the_reference_it_says_it_is_for_instructors(tmp_path):
-    code = ("import sys; sys.modules['reference'] = None; "
-            "from testcases.cli import main; sys.exit(main(sys.argv[1:]))")
+    code = (
+        "import sys; sys.modules['reference'] = None; "
+        "from testcases.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
     for args in (["verify"], ["generate", "--solutions", "1", "--seed", "1"]):
-        result = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path,
-                                capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         line = one_line_error(result)
         assert "for instructors" in line and "reference/puzzlesolver.py" in line
 
@@ -427,6 +520,11 @@ def test_console_script_and_module_both_run():
     script = Path(sys.executable).with_name("testcases")
     if not script.exists():
         pytest.skip("package not installed with its console script")
-    result = subprocess.run([str(script), "verify", "--help"], capture_output=True, text=True,
-                            timeout=60, env={**os.environ, "PYTHONPATH": ""})
+    result = subprocess.run(
+        [str(script), "verify", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     assert result.returncode == 0 and "--cross-check" in result.stdout

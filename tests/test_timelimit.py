@@ -39,13 +39,16 @@ def test_cpu_limit_is_k_times_the_slowest_run_rounded_up():
     assert _round_up(0.30000000000000004, 0.1) == 0.3  # float noise is no extra step
 
 
-@pytest.mark.parametrize("text, message", [
-    ("k = 0.5", "'timelimit.k': must be at least 1"),
-    ("runs = 0", "'timelimit.runs': must be at least 1"),
-    ("round_to = 0", "'timelimit.round_to': must be positive"),
-    ("wall_factor = true", "'timelimit.wall_factor': must be int or float"),
-    ("kk = 2", "unknown key 'timelimit.kk'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("k = 0.5", "'timelimit.k': must be at least 1"),
+        ("runs = 0", "'timelimit.runs': must be at least 1"),
+        ("round_to = 0", "'timelimit.round_to': must be positive"),
+        ("wall_factor = true", "'timelimit.wall_factor': must be int or float"),
+        ("kk = 2", "unknown key 'timelimit.kk'"),
+    ],
+)
 def test_bad_timelimit_settings_name_the_key(tmp_path, text, message):
     course = tmp_path / "course.toml"
     course.write_text(f"[timelimit]\n{text}\n")
@@ -65,11 +68,12 @@ def timing_class(tmp_path):
     manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION})
     examples = tmp_path / "examples"
     for name, source, declared in (
-            ("good", REFERENCE.read_text(), 'verdict = "AC"\n'),
-            # declared TLE but correct and fast: the limit does not separate it
-            ("not-slow", REFERENCE.read_text(), 'verdict = "TLE"\n'),
-            ("endless", ENDLESS, 'verdict = "TLE"\n'),
-            ("wrong", "print('hello')\n", 'verdict = "WA"\n')):
+        ("good", REFERENCE.read_text(), 'verdict = "AC"\n'),
+        # declared TLE but correct and fast: the limit does not separate it
+        ("not-slow", REFERENCE.read_text(), 'verdict = "TLE"\n'),
+        ("endless", ENDLESS, 'verdict = "TLE"\n'),
+        ("wrong", "print('hello')\n", 'verdict = "WA"\n'),
+    ):
         folder = examples / name
         folder.mkdir(parents=True)
         (folder / "puzzlesolver.py").write_text(source)
@@ -77,12 +81,23 @@ def timing_class(tmp_path):
     return manifest, examples
 
 
-def test_timelimit_times_the_passing_programs_and_warns_about_a_weak_tle(timing_class,
-                                                                         tmp_path, capsys):
+def test_timelimit_times_the_passing_programs_and_warns_about_a_weak_tle(
+    timing_class, tmp_path, capsys
+):
     manifest, examples = timing_class
     runs_csv = tmp_path / "runs.csv"
-    code = testcases_cli.main(["--manifest", str(manifest), "timelimit", str(examples),
-                               "--runs", "2", "--csv", str(runs_csv)])
+    code = testcases_cli.main(
+        [
+            "--manifest",
+            str(manifest),
+            "timelimit",
+            str(examples),
+            "--runs",
+            "2",
+            "--csv",
+            str(runs_csv),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     rows = list(csv.DictReader(runs_csv.open()))
@@ -97,8 +112,9 @@ def test_timelimit_times_the_passing_programs_and_warns_about_a_weak_tle(timing_
     assert "reference" in out and "good" in out
     # the correct program declared TLE is named, for both its cases; the endless loop is not
     warned = [line for line in err.splitlines() if "expected TLE" in line]
-    assert len(warned) == 2 and all(line.startswith("testcases: warning: not-slow, case ")
-                                    for line in warned), err
+    assert len(warned) == 2 and all(
+        line.startswith("testcases: warning: not-slow, case ") for line in warned
+    ), err
     assert "ends AC after" in warned[0]
     assert "endless" not in err
 
@@ -106,8 +122,9 @@ def test_timelimit_times_the_passing_programs_and_warns_about_a_weak_tle(timing_
 def test_a_run_expected_to_pass_that_fails_stops_the_proposal(timing_class, capsys):
     manifest, examples = timing_class
     (examples / "wrong" / "expected.toml").write_text('verdict = "AC"\n')  # it prints hello
-    code = testcases_cli.main(["--manifest", str(manifest), "timelimit", str(examples),
-                               "--runs", "1"])
+    code = testcases_cli.main(
+        ["--manifest", str(manifest), "timelimit", str(examples), "--runs", "1"]
+    )
     out, err = capsys.readouterr()
     assert code == 1
     assert "wrong, case 'sample', run 1: WA, not AC" in err
@@ -141,11 +158,11 @@ def test_grade_show_and_feedback_mark_a_run_close_to_the_limit(tmp_path, capsys)
         (subs / name).mkdir(parents=True)
         source = REFERENCE.read_text()
         (subs / name / "puzzlesolver.py").write_text(
-            source.replace("\nimport sys\n", "\nimport sys\n" + prefix, 1))
+            source.replace("\nimport sys\n", "\nimport sys\n" + prefix, 1)
+        )
     common = ["--course", str(course), "--manifest", str(manifest)]
     results = tmp_path / "results"
-    assert grader_main(common + ["grade", str(subs), "--results", str(results),
-                                 "--jobs", "1"]) == 0
+    assert grader_main(common + ["grade", str(subs), "--results", str(results), "--jobs", "1"]) == 0
     table = capsys.readouterr().out
     lines = {line.split()[0]: line for line in table.splitlines() if line[:5] in ("close", "quick")}
     assert "AC:1" in lines["close"] and "sensitive (1 case >75%)" in lines["close"]

@@ -29,23 +29,28 @@ def write(folder: Path, text: str) -> Path:
 
 
 def test_a_default_and_per_case_verdicts(tmp_path):
-    expected = load_expected(write(tmp_path, 'verdict = "AC"\n[cases]\nnone = "WA"\n'),
-                             CASE_IDS)
+    expected = load_expected(write(tmp_path, 'verdict = "AC"\n[cases]\nnone = "WA"\n'), CASE_IDS)
     assert [expected.verdict(c) for c in CASE_IDS] == ["AC", "AC", "WA"]
     assert not expected.all_pass(CASE_IDS) and expected.all_pass(["sample"])
     assert load_expected(tmp_path / "elsewhere", CASE_IDS) is None  # nothing declared
 
 
-@pytest.mark.parametrize("text, message", [
-    ('verdict = "OK"\n', "at verdict: 'OK' is not one of"),
-    ('verdict = "IE"\n', "at verdict: 'IE' is not one of"),  # the grader's failure, never expected
-    ('verdit = "AC"\n', "Additional properties are not allowed ('verdit'"),
-    ('[cases]\nsample = "AC"\n', "no verdict for case 'lightbulbs'"),
-    ('verdict = "AC"\n[cases]\nsampel = "WA"\n', "names 'sampel', which is no case"),
-    ('verdict = "AC"\n[cases]\nsample = 1\n', "at cases/sample: 1 is not one of"),
-    ('verdict = AC\n', "not valid TOML"),
-    ('', "should be non-empty"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('verdict = "OK"\n', "at verdict: 'OK' is not one of"),
+        (
+            'verdict = "IE"\n',
+            "at verdict: 'IE' is not one of",
+        ),  # the grader's failure, never expected
+        ('verdit = "AC"\n', "Additional properties are not allowed ('verdit'"),
+        ('[cases]\nsample = "AC"\n', "no verdict for case 'lightbulbs'"),
+        ('verdict = "AC"\n[cases]\nsampel = "WA"\n', "names 'sampel', which is no case"),
+        ('verdict = "AC"\n[cases]\nsample = 1\n', "at cases/sample: 1 is not one of"),
+        ("verdict = AC\n", "not valid TOML"),
+        ("", "should be non-empty"),
+    ],
+)
 def test_a_bad_declaration_is_one_line_naming_the_file(tmp_path, text, message):
     with pytest.raises(UsageError) as error:
         load_expected(write(tmp_path, text), CASE_IDS)
@@ -54,14 +59,16 @@ def test_a_bad_declaration_is_one_line_naming_the_file(tmp_path, text, message):
 
 
 def test_differences_name_the_example_and_the_case(tmp_path):
-    expected = load_expected(write(tmp_path, 'verdict = "AC"\n[cases]\nnone = "WA"\n'),
-                             CASE_IDS)
+    expected = load_expected(write(tmp_path, 'verdict = "AC"\n[cases]\nnone = "WA"\n'), CASE_IDS)
     got = {"sample": "AC", "lightbulbs": "PE", "none": "WA"}
     assert differences("ex", expected, got, {"lightbulbs": "line 14 differs\nmore"}) == [
-        "example 'ex', case 'lightbulbs': expected AC, got PE (line 14 differs)"]
+        "example 'ex', case 'lightbulbs': expected AC, got PE (line 14 differs)"
+    ]
     internal = differences("ex", expected, {"sample": "IE"}, {"sample": "sandbox: boom"})
-    assert internal == ["example 'ex', case 'sample': expected AC, got IE (sandbox: boom); "
-                        "IE is the grader's own failure: run again"]
+    assert internal == [
+        "example 'ex', case 'sample': expected AC, got IE (sandbox: boom); "
+        "IE is the grader's own failure: run again"
+    ]
 
 
 def test_render_declares_the_commonest_verdict_and_lists_the_rest(tmp_path):
@@ -76,8 +83,12 @@ def test_every_example_declares_its_verdicts_and_is_still_a_clean_submission():
     """The example class is fully declared, and expected.toml is no stray file to the
     grader's discovery: every correct example is still gradable."""
     config = load_config()
-    ids = [c["id"] for c in __import__("json").loads(
-        (ROOT / "testcases" / "manifest.json").read_text())["cases"]]
+    ids = [
+        c["id"]
+        for c in __import__("json").loads((ROOT / "testcases" / "manifest.json").read_text())[
+            "cases"
+        ]
+    ]
     for sub in discover(EXAMPLES, config):
         expected = load_expected(sub.folder, ids)
         assert expected is not None, f"{sub.id} has no {FILE_NAME}"
@@ -91,9 +102,15 @@ def test_every_example_declares_its_verdicts_and_is_still_a_clean_submission():
 
 @pytest.fixture
 def small_class(tmp_path):
-    manifest = make_cases(tmp_path / "cases", {
-        "sample": SAMPLE_TEXT, "lightbulbs": LIGHTBULBS_TEXT, "none": NO_SOLUTION,
-        "one": (PUBLIC / "one-solution.txt").read_text()})
+    manifest = make_cases(
+        tmp_path / "cases",
+        {
+            "sample": SAMPLE_TEXT,
+            "lightbulbs": LIGHTBULBS_TEXT,
+            "none": NO_SOLUTION,
+            "one": (PUBLIC / "one-solution.txt").read_text(),
+        },
+    )
     examples = tmp_path / "examples"
     good = examples / "good"
     good.mkdir(parents=True)
@@ -104,12 +121,12 @@ def small_class(tmp_path):
     singular = 'return "1 unique solution found:"'
     assert singular in source
     (plural / "puzzlesolver.py").write_text(
-        source.replace(singular, 'return "1 unique solutions found:"'))
+        source.replace(singular, 'return "1 unique solutions found:"')
+    )
     return manifest, examples
 
 
-def test_verify_examples_passes_then_names_the_example_and_case_that_changed(small_class,
-                                                                             capsys):
+def test_verify_examples_passes_then_names_the_example_and_case_that_changed(small_class, capsys):
     manifest, examples = small_class
     write(examples / "good", 'verdict = "AC"\n')
     args = ["--manifest", str(manifest), "verify-examples", str(examples), "--jobs", "2"]
@@ -136,8 +153,9 @@ def test_a_changed_expected_output_is_caught(small_class, capsys):
     write(examples / "good", 'verdict = "AC"\n')
     write(examples / "plural", 'verdict = "AC"\n')
     expected = manifest.parent / "public" / "sample.out"
-    expected.write_bytes(expected.read_bytes().replace(b"2 unique solutions",
-                                                       b"2 unique  solutions"))
+    expected.write_bytes(
+        expected.read_bytes().replace(b"2 unique solutions", b"2 unique  solutions")
+    )
     code = testcases_cli.main(["--manifest", str(manifest), "verify-examples", str(examples)])
     err = capsys.readouterr().err
     assert code == 1

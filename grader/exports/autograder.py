@@ -15,7 +15,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 from grader.cases import Case, load_cases
 from grader.config import CourseConfig, load_config
@@ -32,14 +31,18 @@ from grader.store import DB_NAME, Store
 from grader.submissions import load
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.exports.autograder",
-                                     description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m grader.exports.autograder", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--source", type=Path, required=True, help="the unpacked autograder zip")
     parser.add_argument("--submission", type=Path, help="the student's files")
     parser.add_argument("--results", type=Path, help="where results.json goes")
-    parser.add_argument("--check", action="store_true",
-                        help="only check that the configuration, the cases and a sandbox work")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that the configuration, the cases and a sandbox work",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     if not args.check and (args.submission is None or args.results is None):
@@ -49,15 +52,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.check:
             sandbox = isolating_sandbox(config.sandbox, warn=_say)
             public = sum(case.public for case in cases)
-            print(f"autograder ready: {public} public and {len(cases) - public} hidden cases, "
-                  f"sandbox {sandbox.name}")
+            print(
+                f"autograder ready: {public} public and {len(cases) - public} hidden cases, "
+                f"sandbox {sandbox.name}"
+            )
             return 0
         started = time.monotonic()
-        result, sandbox_name, cpu = grade(args.submission, config, cases, max(1, args.jobs),
-                                          args.source)
-        document = gradescope_results(result, timed=leaderboard_cases(config, cases),
-                                      sandbox=sandbox_name, leaderboard_cpu=cpu,
-                                      execution_time=time.monotonic() - started)
+        result, sandbox_name, cpu = grade(
+            args.submission, config, cases, max(1, args.jobs), args.source
+        )
+        document = gradescope_results(
+            result,
+            timed=leaderboard_cases(config, cases),
+            sandbox=sandbox_name,
+            leaderboard_cpu=cpu,
+            execution_time=time.monotonic() - started,
+        )
         args.results.mkdir(parents=True, exist_ok=True)
         write_json(document, args.results / "results.json", "gradescope_results")
     except GraderError as error:
@@ -69,7 +79,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     return 0
 
 
-def _setup(source: Path) -> Tuple[CourseConfig, List[Case]]:
+def _setup(source: Path) -> tuple[CourseConfig, list[Case]]:
     course = source / "course.toml"
     config = load_config(course if course.exists() else None)
     return config, load_cases(source / "testcases" / "manifest.json")
@@ -81,16 +91,18 @@ def _shut_out(source: Path, tmp: Path) -> None:
     grader's files (Gradescope's own security advice): the unpacked zip becomes
     root's alone. The build folder stays passable (not listable) for the build."""
     if os.geteuid() != 0:
-        _say("programs are not isolated from the autograder's files here (no bubblewrap, "
-             "not root): a program could read the hidden cases' expected outputs")
+        _say(
+            "programs are not isolated from the autograder's files here (no bubblewrap, "
+            "not root): a program could read the hidden cases' expected outputs"
+        )
         return
     os.chmod(source, 0o700)
     os.chmod(tmp, 0o711)
 
 
-def grade(folder: Path, config: CourseConfig, cases: List[Case],
-          jobs: int, source: Path = Path(".")
-          ) -> Tuple[SubmissionReport, str, Optional[List[float]]]:
+def grade(
+    folder: Path, config: CourseConfig, cases: list[Case], jobs: int, source: Path = Path(".")
+) -> tuple[SubmissionReport, str, list[float] | None]:
     """Build and run one submission folder on every case, in a throwaway store."""
     if not folder.is_dir():
         raise ExportError(f"{folder}: no submission folder")
@@ -102,8 +114,14 @@ def grade(folder: Path, config: CourseConfig, cases: List[Case],
             sandbox = isolating_sandbox(config.sandbox, warn=_say)
             if sandbox.name != "bubblewrap":
                 _shut_out(source, Path(tmp))
-            execute(plan([submission], cases, store), store, sandbox, config,
-                    Path(tmp) / "builds", jobs=jobs)
+            execute(
+                plan([submission], cases, store),
+                store,
+                sandbox,
+                config,
+                Path(tmp) / "builds",
+                jobs=jobs,
+            )
             result = report(store, store.recorded(submission.id), cases, config.policy_cases)
             cpu = None
             if result.all_accepted:  # timed as `grader leaderboard` times it

@@ -22,33 +22,41 @@ __all__ = ["ExportError", "add_export_command"]
 
 def add_export_command(sub) -> None:
     """Add `export` and its kinds to the main parser's subcommands."""
-    export = sub.add_parser("export", help="Gradescope autograder, gradebook CSV, feedback "
-                            "pages, student kit", description=__doc__,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    export = sub.add_parser(
+        "export",
+        help="Gradescope autograder, gradebook CSV, feedback pages, student kit",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     kinds = export.add_subparsers(dest="export_kind", required=True, metavar="KIND")
 
-    gradescope = kinds.add_parser("gradescope", help="an autograder zip for Gradescope "
-                                  "(the grader and every case, public and hidden)")
+    gradescope = kinds.add_parser(
+        "gradescope",
+        help="an autograder zip for Gradescope (the grader and every case, public and hidden)",
+    )
     gradescope.add_argument("out", type=Path, metavar="OUT.zip")
     gradescope.set_defaults(func=cmd_gradescope)
 
     gradebook = kinds.add_parser("csv", help="a gradebook CSV: one row per submission")
     gradebook.add_argument("out", type=Path, metavar="OUT.csv")
     gradebook.add_argument("--results", type=Path, default=Path("results"))
-    gradebook.add_argument("--bom", action="store_true",
-                           help="start with a UTF-8 byte-order mark (for Excel)")
+    gradebook.add_argument(
+        "--bom", action="store_true", help="start with a UTF-8 byte-order mark (for Excel)"
+    )
     gradebook.set_defaults(func=cmd_csv)
 
     pages = kinds.add_parser("html", help="a feedback page per submission")
     pages.add_argument("out", type=Path, metavar="OUT_DIR")
     pages.add_argument("--results", type=Path, default=Path("results"))
-    pages.add_argument("--student", action="store_true",
-                       help="pages for students: hidden cases show their verdict only, "
-                            "and no index links them together")
+    pages.add_argument(
+        "--student",
+        action="store_true",
+        help="pages for students: hidden cases show their verdict only, "
+        "and no index links them together",
+    )
     pages.set_defaults(func=cmd_html)
 
-    kit = kinds.add_parser("student-kit", help="the students' self-check kit (public "
-                           "cases only)")
+    kit = kinds.add_parser("student-kit", help="the students' self-check kit (public cases only)")
     kit.add_argument("out", type=Path, metavar="OUT.zip")
     kit.set_defaults(func=cmd_student_kit)
 
@@ -65,23 +73,29 @@ def cmd_gradescope(args) -> int:
     from grader.exports.gradescope import build_autograder
 
     made = build_autograder(_zip_path(args.out), args.manifest, args.course)
-    print(f"{made.path}: Gradescope autograder with {made.public} public and {made.hidden} "
-          "hidden cases; upload it as the assignment's autograder (Ubuntu 22.04+ image)")
+    print(
+        f"{made.path}: Gradescope autograder with {made.public} public and {made.hidden} "
+        "hidden cases; upload it as the assignment's autograder (Ubuntu 22.04+ image)"
+    )
     return 0
 
 
 def cmd_csv(args) -> int:
     from grader.exports.gradebook_csv import write_gradebook
-
     from grader.late import lateness_of, worth_showing
 
     config = load_config(args.course)
     policy = config.late
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, policy)
-        ranks = write_gradebook(args.out, results.reports, results.cases, args.results,
-                                bom=args.bom,
-                                lateness=lateness if worth_showing(lateness, policy) else None)
+        ranks = write_gradebook(
+            args.out,
+            results.reports,
+            results.cases,
+            args.results,
+            bom=args.bom,
+            lateness=lateness if worth_showing(lateness, policy) else None,
+        )
         count = len(results.reports)
     print(f"{args.out}: {count} submissions; {ranks.note}")
     return 0
@@ -89,16 +103,19 @@ def cmd_csv(args) -> int:
 
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
-
     from grader.late import lateness_of, worth_showing
 
     config = load_config(args.course)
     cpu_limit = config.limits.cpu_seconds  # what grading runs under
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
-        made = write_feedback(results, args.out, student=args.student, cpu_limit=cpu_limit,
-                              lateness=lateness if worth_showing(lateness, config.late)
-                              else None)
+        made = write_feedback(
+            results,
+            args.out,
+            student=args.student,
+            cpu_limit=cpu_limit,
+            lateness=lateness if worth_showing(lateness, config.late) else None,
+        )
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""
     print(f"{args.out}: {len(made.pages)} {kind} feedback pages{where}")
@@ -109,6 +126,8 @@ def cmd_student_kit(args) -> int:
     from grader.exports.student_kit import build_student_kit
 
     kit = build_student_kit(_zip_path(args.out), args.manifest, args.course)
-    print(f"{kit.path}: student kit with {kit.cases} public cases; students run "
-          "`unzip` it, then `./check path/to/puzzlesolver.c` in its folder")
+    print(
+        f"{kit.path}: student kit with {kit.cases} public cases; students run "
+        "`unzip` it, then `./check path/to/puzzlesolver.c` in its folder"
+    )
     return 0

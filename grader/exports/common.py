@@ -3,20 +3,20 @@ zips byte for byte reproducibly, and copying a case set with its manifest."""
 
 import json
 import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from grader.atomic import atomic_output
-from grader.config import tomllib
 from grader.cases import Case, default_manifest, load_cases
+from grader.config import tomllib
+from grader.errors import GraderError
+from grader.model import Verdict
 from grader.schemas import validate
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store
-from grader.errors import GraderError
-from grader.model import Verdict
 
 RESULTS_JSON = "results.json"
 GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
@@ -37,13 +37,14 @@ class Graded:
 
     folder: Path
     store: Store
-    cases: List[Case]
-    reports: List[SubmissionReport]
+    cases: list[Case]
+    reports: list[SubmissionReport]
 
 
 @contextmanager
-def graded(results: Path, manifest: Optional[Path] = None,
-           policy_cases: str = "count") -> Iterator[Graded]:
+def graded(
+    results: Path, manifest: Path | None = None, policy_cases: str = "count"
+) -> Iterator[Graded]:
     """Open the results of the last `grade` run in `results` (`policy_cases`: course.toml's
     [scoring] policy_cases)."""
     results = Path(results)
@@ -61,12 +62,13 @@ def graded(results: Path, manifest: Optional[Path] = None,
         rows = [row for row in store.submissions() if wanted is None or row.id in wanted]
         if not rows:
             raise ExportError(f"{db}: no graded submissions in it")
-        reports = [report(store, row, cases, policy_cases)
-                   for row in sorted(rows, key=lambda r: r.id)]
+        reports = [
+            report(store, row, cases, policy_cases) for row in sorted(rows, key=lambda r: r.id)
+        ]
         yield Graded(results, store, cases, reports)
 
 
-def _last_run(path: Path) -> Optional[dict]:
+def _last_run(path: Path) -> dict | None:
     """The last `grade` run's results.json: which submissions and cases it graded (the
     database also keeps older ones)."""
     if not path.exists():
@@ -88,14 +90,16 @@ def _same_cases(last_run: dict, cases: Sequence[Case], path: Path, manifest: Pat
     current = {(c.id, c.version) for c in cases}
     if graded_with != current:
         changed = sorted({cid for cid, _ in graded_with ^ current})
-        raise ExportError(f"{path}: graded with other cases than {manifest} "
-                          f"({len(changed)} differ, e.g. {changed[0]!r}); pass the --manifest "
-                          "the grading used, or grade again")
+        raise ExportError(
+            f"{path}: graded with other cases than {manifest} "
+            f"({len(changed)} differ, e.g. {changed[0]!r}); pass the --manifest "
+            "the grading used, or grade again"
+        )
 
 
 # ------------------------------------------------------------------ files and zips
 
-Content = Union[bytes, str, Path]
+Content = bytes | str | Path
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,7 @@ class Entry:
         return self.content
 
 
-def package_entries(prefix: str = "") -> List[Entry]:
+def package_entries(prefix: str = "") -> list[Entry]:
     """The grader package's own files (sources, schemas and the sandbox's zygote.c, so
     that the grader unpacked elsewhere runs the same warm sandbox; no caches)."""
     entries = []
@@ -144,7 +148,7 @@ def write_zip(out: Path, entries: Sequence[Entry]) -> None:
                 info = zipfile.ZipInfo(entry.name, ZIP_TIME)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.create_system = 3  # Unix: `unzip` then honours the mode below
-                info.external_attr = ((0o100755 if entry.executable else 0o100644) << 16)
+                info.external_attr = (0o100755 if entry.executable else 0o100644) << 16
                 archive.writestr(info, entry.data())
     except OSError as error:
         raise ExportError(f"{out}: cannot write: {error.strerror or error}") from None
@@ -153,8 +157,9 @@ def write_zip(out: Path, entries: Sequence[Entry]) -> None:
 # ------------------------------------------------------------------ case sets
 
 
-def case_entries(manifest: Optional[Path], keep: Callable[[Case], bool],
-                 prefix: str = "testcases/") -> Tuple[List[Case], List[Entry]]:
+def case_entries(
+    manifest: Path | None, keep: Callable[[Case], bool], prefix: str = "testcases/"
+) -> tuple[list[Case], list[Entry]]:
     """The cases `keep` accepts, as a manifest and its files under `prefix`.
 
     The manifest is validated first (a broken case set is an error, not a zip).
@@ -165,7 +170,7 @@ def case_entries(manifest: Optional[Path], keep: Callable[[Case], bool],
     if not cases:
         raise ExportError(f"{manifest}: no cases to export")
     raw = {entry["id"]: entry for entry in json.loads(manifest.read_text("utf-8"))["cases"]}
-    entries: Dict[str, Path] = {}
+    entries: dict[str, Path] = {}
     out_cases = []
     for case in cases:
         entry = dict(raw[case.id])
@@ -201,7 +206,7 @@ def language_name(code: str) -> str:
     return LANGUAGE_NAMES.get(code, code)
 
 
-def verdict_name(verdict: Optional[str]) -> str:
+def verdict_name(verdict: str | None) -> str:
     if verdict is None:
         return "not graded"
     return VERDICT_NAMES.get(verdict, verdict)
@@ -226,11 +231,13 @@ def requirements_txt() -> str:
     return "\n".join(wanted) + "\n"
 
 
-def _pyproject_dependencies() -> List[str]:
+def _pyproject_dependencies() -> list[str]:
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         return list(data["project"]["dependencies"])
     except (OSError, ValueError, KeyError) as error:
-        raise ExportError(f"cannot tell the grader's dependencies: the package is not "
-                          f"installed and {pyproject} cannot be read ({error})") from None
+        raise ExportError(
+            f"cannot tell the grader's dependencies: the package is not "
+            f"installed and {pyproject} cannot be read ({error})"
+        ) from None

@@ -18,31 +18,37 @@ import hashlib
 import html
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, Iterable, Mapping, Optional, Sequence
 from urllib.parse import quote
 
 from grader import __version__, sensitivity
 from grader.atomic import write_file
 from grader.exports.common import (
-    ExportError, Graded, cut, language_name, verdict_name,
+    ExportError,
+    Graded,
+    cut,
+    language_name,
+    verdict_name,
 )
 from grader.exports.textdiff import LineDiff, Row, line_diff
 from grader.late import Lateness
+from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
 from grader.text import printable
-from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
 STDERR_LIMIT = 4000
 BUILD_LOG_LIMIT = 20000
 INDEX = "index.html"
 
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
-       "form-action 'none'")
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'"
+)
 
 STYLE = """
 :root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff; --soft: #f6f8fa; }
@@ -96,8 +102,8 @@ a { color: #0969da; }
 
 @dataclass(frozen=True)
 class Feedback:
-    pages: Dict[str, Path]  # submission id -> its page
-    index: Optional[Path]  # None for student pages
+    pages: dict[str, Path]  # submission id -> its page
+    index: Path | None  # None for student pages
 
 
 def e(text) -> str:
@@ -122,8 +128,13 @@ def visible(text: str, limit: int = LINE_LIMIT) -> str:
         elif char == "\r":
             out.append('<span class="esc">\\r</span>')
         elif not char.isprintable() or unicodedata.category(char) in ("Cf", "Co", "Cs"):
-            shown = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+            shown = (
+                f"\\x{code:02x}"
+                if code < 0x100
+                else f"\\u{code:04x}"
+                if code < 0x10000
                 else f"\\U{code:08x}"
+            )
             out.append(f'<span class="esc">{shown}</span>')
         else:
             out.append(e(char))
@@ -148,7 +159,7 @@ def page_stem(sid: str) -> str:
     return f"{stem[:MAX_STEM]}-{digest}"
 
 
-def page_names(ids: Iterable[str]) -> Dict[str, str]:
+def page_names(ids: Iterable[str]) -> dict[str, str]:
     """A file name per submission id: `<id>.html` (see page_stem), never index.html,
     never two alike (even on a case-insensitive file system)."""
     used = {INDEX}
@@ -166,22 +177,34 @@ def page_names(ids: Iterable[str]) -> Dict[str, str]:
 # ------------------------------------------------------------------ one submission
 
 
-def render_page(result: SubmissionReport, store: Store, *, student: bool,
-                generated: str, index_link: bool = False,
-                cpu_limit: Optional[float] = None, late: Optional[Lateness] = None) -> str:
+def render_page(
+    result: SubmissionReport,
+    store: Store,
+    *,
+    student: bool,
+    generated: str,
+    index_link: bool = False,
+    cpu_limit: float | None = None,
+    late: Lateness | None = None,
+) -> str:
     sub = result.submission
     title = f"Feedback: {sub.id}"
     parts = [_header(result, student, generated, index_link)]
     if late is not None and (late.submitted_at or late.note):
         parts.append(_late_line(result, late))
     if cpu_limit is not None and sensitivity.note(result, cpu_limit):
-        parts.append(f'<p class="sensitive">{e(sensitivity.note(result, cpu_limit))}: a '
-                     "slightly slower machine or a lower limit could change these verdicts "
-                     "(marked \"near the limit\" below).</p>")
+        parts.append(
+            f'<p class="sensitive">{e(sensitivity.note(result, cpu_limit))}: a '
+            "slightly slower machine or a lower limit could change these verdicts "
+            '(marked "near the limit" below).</p>'
+        )
     parts.append(_build_section(result))
     parts.append(_case_table(result, student, cpu_limit))
-    details = [_case_details(outcome, result, store) for outcome in result.outcomes
-               if _has_details(outcome, student)]
+    details = [
+        _case_details(outcome, result, store)
+        for outcome in result.outcomes
+        if _has_details(outcome, student)
+    ]
     if details:
         parts.append("<h2>What went wrong</h2>")
         parts.append(_LEGEND)
@@ -194,14 +217,16 @@ def render_page(result: SubmissionReport, store: Store, *, student: bool,
 
 def _has_details(outcome: CaseOutcome, student: bool) -> bool:
     """A failure the page explains case by case (a build failure is explained once)."""
-    return (outcome.verdict not in (Verdict.AC, Verdict.CE) and (outcome.case.public or not student))
+    return outcome.verdict not in (Verdict.AC, Verdict.CE) and (outcome.case.public or not student)
 
 
-_LEGEND = ('<p class="legend">In outputs: <span class="ws">·</span> a space, '
-           '<span class="ws">→</span> a tab, <span class="eol">↵</span> the end of a line, '
-           '<span class="esc">\\r</span> a carriage return, <span class="esc">\\xNN</span> '
-           'a byte that is not UTF-8 or another unprintable character. In diffs: '
-           '<b>−</b> a line only in the expected output, <b>+</b> a line only in yours.</p>')
+_LEGEND = (
+    '<p class="legend">In outputs: <span class="ws">·</span> a space, '
+    '<span class="ws">→</span> a tab, <span class="eol">↵</span> the end of a line, '
+    '<span class="esc">\\r</span> a carriage return, <span class="esc">\\xNN</span> '
+    "a byte that is not UTF-8 or another unprintable character. In diffs: "
+    "<b>−</b> a line only in the expected output, <b>+</b> a line only in yours.</p>"
+)
 
 
 def _header(result: SubmissionReport, student: bool, generated: str, index_link: bool) -> str:
@@ -209,23 +234,29 @@ def _header(result: SubmissionReport, student: bool, generated: str, index_link:
     back = f'<p class="meta"><a href="{INDEX}">← all submissions</a></p>' if index_link else ""
     meta = [f"language {e(language_name(sub.language))}"]
     if not student:
-        meta += [f"folder <code>{e(printable(sub.folder))}</code>",
-                 f"content <code>{e(sub.content_hash[:16])}</code>"]
-    return (f"{back}<header><h1>Feedback for <code>{e(printable(sub.id))}</code></h1>"
-            f'<p class="meta">{" · ".join(meta)}</p></header>'
-            f'<p class="score">{format_score(result.score)} / {format_score(result.max_score)}'
-            f'</p>{_policy_line(result)}<p class="counts">{_badges(result)}</p>'
-            f"<p>Build: {e(_build_line(result))}</p>")
+        meta += [
+            f"folder <code>{e(printable(sub.folder))}</code>",
+            f"content <code>{e(sub.content_hash[:16])}</code>",
+        ]
+    return (
+        f"{back}<header><h1>Feedback for <code>{e(printable(sub.id))}</code></h1>"
+        f'<p class="meta">{" · ".join(meta)}</p></header>'
+        f'<p class="score">{format_score(result.score)} / {format_score(result.max_score)}'
+        f'</p>{_policy_line(result)}<p class="counts">{_badges(result)}</p>'
+        f"<p>Build: {e(_build_line(result))}</p>"
+    )
 
 
 def _late_line(result: SubmissionReport, late: Lateness) -> str:
     """Raw score and penalty side by side: the score above is the raw one."""
     when = f"Submitted {e(late.submitted_at)}. " if late.submitted_at else ""
-    return (f'<p class="late">{when}{e(late.note)}{"." if late.note else ""} '
-            f"Raw score {format_score(result.score)}, late penalty "
-            f"−{format_score(late.penalty(result.score))}, final score "
-            f"<b>{format_score(late.final(result.score))}</b> / "
-            f"{format_score(result.max_score)}.</p>")
+    return (
+        f'<p class="late">{when}{e(late.note)}{"." if late.note else ""} '
+        f"Raw score {format_score(result.score)}, late penalty "
+        f"−{format_score(late.penalty(result.score))}, final score "
+        f"<b>{format_score(late.final(result.score))}</b> / "
+        f"{format_score(result.max_score)}.</p>"
+    )
 
 
 def _policy_line(result: SubmissionReport) -> str:
@@ -237,8 +268,11 @@ def _policy_line(result: SubmissionReport) -> str:
 
 def _badges(result: SubmissionReport) -> str:
     counts = result.verdict_counts
-    return "".join(f'<span class="badge v-{e(v)}">{e(v)} {counts[v]}</span>'
-                   for v in VERDICT_ORDER if counts.get(v))
+    return "".join(
+        f'<span class="badge v-{e(v)}">{e(v)} {counts[v]}</span>'
+        for v in VERDICT_ORDER
+        if counts.get(v)
+    )
 
 
 def _build_line(result: SubmissionReport, width: int = 200) -> str:
@@ -257,8 +291,7 @@ def _build_section(result: SubmissionReport) -> str:
     return f"<h2>Build failed</h2><pre>{e(log)}</pre>"
 
 
-def _case_table(result: SubmissionReport, student: bool,
-                cpu_limit: Optional[float] = None) -> str:
+def _case_table(result: SubmissionReport, student: bool, cpu_limit: float | None = None) -> str:
     rows = []
     hidden_number = 0
     for outcome in result.outcomes:
@@ -266,8 +299,10 @@ def _case_table(result: SubmissionReport, student: bool,
         badge = f'<span class="badge v-{e(verdict)}">{e(verdict)}</span>'
         if student and not case.public:
             hidden_number += 1
-            rows.append(f'<tr><td>hidden case {hidden_number}</td><td>{badge}</td>'
-                        '<td></td><td></td><td></td></tr>')
+            rows.append(
+                f"<tr><td>hidden case {hidden_number}</td><td>{badge}</td>"
+                "<td></td><td></td><td></td></tr>"
+            )
             continue
         name = e(case.id)
         if _has_details(outcome, student):
@@ -277,33 +312,44 @@ def _case_table(result: SubmissionReport, student: bool,
         if run is not None and run.cpu_seconds is not None:
             cpu = f"{run.cpu_seconds:.3f} s"
             memory = f"{(run.peak_memory_kb or 0) / 1024:.0f} MB"
-            if cpu_limit is not None and sensitivity.near_limit(run.cpu_seconds, verdict,
-                                                                cpu_limit):
-                cpu = ('<span class="near" title="sensitive to the time limit: over '
-                       f'{sensitivity.SHARE} of {cpu_limit:g} s CPU">{cpu} near the limit</span>')
-        rows.append(f'<tr><td>{name}{tag}</td><td>{badge}</td><td class="num">{cpu}</td>'
-                    f'<td class="num">{memory}</td>'
-                    f'<td class="num">{format_score(case.weight)}</td></tr>')
-    return ("<h2>Cases</h2><table><thead><tr><th>case</th><th>verdict</th>"
-            '<th class="num">CPU</th><th class="num">memory</th><th class="num">weight</th>'
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            if cpu_limit is not None and sensitivity.near_limit(
+                run.cpu_seconds, verdict, cpu_limit
+            ):
+                cpu = (
+                    '<span class="near" title="sensitive to the time limit: over '
+                    f'{sensitivity.SHARE} of {cpu_limit:g} s CPU">{cpu} near the limit</span>'
+                )
+        rows.append(
+            f'<tr><td>{name}{tag}</td><td>{badge}</td><td class="num">{cpu}</td>'
+            f'<td class="num">{memory}</td>'
+            f'<td class="num">{format_score(case.weight)}</td></tr>'
+        )
+    return (
+        "<h2>Cases</h2><table><thead><tr><th>case</th><th>verdict</th>"
+        '<th class="num">CPU</th><th class="num">memory</th><th class="num">weight</th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _case_details(outcome: CaseOutcome, result: SubmissionReport, store: Store) -> str:
     case, run = outcome.case, outcome.run
     verdict = outcome.verdict or NOT_GRADED
-    parts = [f'<section class="case" id="case-{e(case.id)}">',
-             f'<h3><span class="badge v-{e(verdict)}">{e(verdict)}</span> {e(case.id)}'
-             + ("" if case.public else ' <span class="hidden-tag">(hidden)</span>') + "</h3>",
-             f"<p>{e(verdict_name(outcome.verdict))}</p>"]
+    parts = [
+        f'<section class="case" id="case-{e(case.id)}">',
+        f'<h3><span class="badge v-{e(verdict)}">{e(verdict)}</span> {e(case.id)}'
+        + ("" if case.public else ' <span class="hidden-tag">(hidden)</span>')
+        + "</h3>",
+        f"<p>{e(verdict_name(outcome.verdict))}</p>",
+    ]
     if run is not None and run.diagnosis:
         parts.append(f"<pre>{e(printable(run.diagnosis).rstrip())}</pre>")
     if run is not None and verdict not in (Verdict.CE, Verdict.IE):
         parts.append(_output_diff(outcome, result, store))
     if run is not None and run.stderr.strip():
         stderr = cut(printable(run.stderr).rstrip(), STDERR_LIMIT)
-        parts.append(f"<details><summary>error output (stderr)</summary><pre>{e(stderr)}</pre>"
-                     "</details>")
+        parts.append(
+            f"<details><summary>error output (stderr)</summary><pre>{e(stderr)}</pre></details>"
+        )
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -320,24 +366,31 @@ def _output_diff(outcome: CaseOutcome, result: SubmissionReport, store: Store) -
     if not got:
         notes.append("Your program printed nothing.")
     elif run.output_size and run.output_size > len(got):
-        notes.append(f"Your program printed {run.output_size:,} bytes; the first "
-                     f"{len(got):,} are compared here (at most {MAX_STORED_OUTPUT:,} are kept).")
+        notes.append(
+            f"Your program printed {run.output_size:,} bytes; the first "
+            f"{len(got):,} are compared here (at most {MAX_STORED_OUTPUT:,} are kept)."
+        )
     diff = line_diff(expected, got)
     if not diff.rows:
         notes.append("The kept part of your output equals the expected output.")
     table = _diff_table(diff) if diff.rows else ""
     if diff.cut:
         notes.append("The diff is cut short; the first difference is shown above.")
-    summary = (f"expected output ({len(expected):,} bytes) vs yours "
-               f"({run.output_size if run.output_size is not None else len(got):,} bytes)")
+    summary = (
+        f"expected output ({len(expected):,} bytes) vs yours "
+        f"({run.output_size if run.output_size is not None else len(got):,} bytes)"
+    )
     note_html = "".join(f'<p class="note">{e(note)}</p>' for note in notes)
     return f"<details open><summary>{e(summary)}</summary>{table}{note_html}</details>"
 
 
 def _diff_table(diff: LineDiff) -> str:
-    return ('<table class="diff"><colgroup><col class="ln"><col class="ln"><col class="sign">'
-            "<col></colgroup><tbody>" + "".join(_diff_row(row) for row in diff.rows)
-            + "</tbody></table>")
+    return (
+        '<table class="diff"><colgroup><col class="ln"><col class="ln"><col class="sign">'
+        "<col></colgroup><tbody>"
+        + "".join(_diff_row(row) for row in diff.rows)
+        + "</tbody></table>"
+    )
 
 
 def _diff_row(row: Row) -> str:
@@ -346,29 +399,34 @@ def _diff_row(row: Row) -> str:
     css, sign = {"same": ("same", " "), "expected": ("exp", "−"), "got": ("got", "+")}[row.kind]
     left = "" if row.expected_line is None else row.expected_line
     right = "" if row.got_line is None else row.got_line
-    return (f'<tr class="{css}"><td class="ln">{left}</td><td class="ln">{right}</td>'
-            f'<td class="ln">{sign}</td><td class="code">{visible(row.text)}</td></tr>')
+    return (
+        f'<tr class="{css}"><td class="ln">{left}</td><td class="ln">{right}</td>'
+        f'<td class="ln">{sign}</td><td class="code">{visible(row.text)}</td></tr>'
+    )
 
 
 def _footer(generated: str) -> str:
-    return (f"<footer>Generated {e(generated)} by the course grader {e(__version__)}. "
-            "Questions about a verdict: ask the course staff.</footer>")
+    return (
+        f"<footer>Generated {e(generated)} by the course grader {e(__version__)}. "
+        "Questions about a verdict: ask the course staff.</footer>"
+    )
 
 
 def _document(title: str, body: str) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            '<meta name="referrer" content="no-referrer">\n'
-            f'<link rel="icon" href="data:,">\n<title>{e(printable(title))}</title>\n'
-            f"<style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f'<link rel="icon" href="data:,">\n<title>{e(printable(title))}</title>\n'
+        f"<style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n"
+    )
 
 
 # ------------------------------------------------------------------ the index
 
 
-def render_index(reports: Sequence[SubmissionReport], names: Dict[str, str],
-                 generated: str) -> str:
+def render_index(reports: Sequence[SubmissionReport], names: dict[str, str], generated: str) -> str:
     rows = []
     for result in reports:
         sub = result.submission
@@ -376,15 +434,20 @@ def render_index(reports: Sequence[SubmissionReport], names: Dict[str, str],
         score = f"{format_score(result.score)} / {format_score(result.max_score)}"
         if result.policy_note:
             score += f'<br><span class="meta">{e(result.policy_note)}</span>'
-        rows.append(f"<tr><td>{link}</td><td>{e(language_name(sub.language))}</td>"
-                    f'<td class="num">{score}</td><td class="counts">{_badges(result)}</td>'
-                    f"<td>{e(_build_line(result, 80))}</td></tr>")
-    body = [f"<header><h1>Feedback pages</h1><p class=\"meta\">{len(reports)} submissions</p>"
-            "</header>",
-            "<h2>Submissions</h2><table><thead><tr><th>submission</th><th>language</th>"
-            '<th class="num">score</th><th>verdicts</th><th>build</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table>",
-            _pass_rates(reports), _footer(generated)]
+        rows.append(
+            f"<tr><td>{link}</td><td>{e(language_name(sub.language))}</td>"
+            f'<td class="num">{score}</td><td class="counts">{_badges(result)}</td>'
+            f"<td>{e(_build_line(result, 80))}</td></tr>"
+        )
+    body = [
+        f'<header><h1>Feedback pages</h1><p class="meta">{len(reports)} submissions</p></header>',
+        "<h2>Submissions</h2><table><thead><tr><th>submission</th><th>language</th>"
+        '<th class="num">score</th><th>verdicts</th><th>build</th></tr></thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table>",
+        _pass_rates(reports),
+        _footer(generated),
+    ]
     return _document("Feedback pages", "\n".join(body))
 
 
@@ -396,18 +459,26 @@ def _pass_rates(reports: Sequence[SubmissionReport]) -> str:
         case = outcome.case
         passed = sum(r.outcomes[i].verdict == Verdict.AC for r in reports)
         tag = "" if case.public else ' <span class="hidden-tag">(hidden)</span>'
-        rows.append(f"<tr><td>{e(case.id)}{tag}</td><td class=\"num\">{passed} / {len(reports)}"
-                    "</td></tr>")
-    return ("<h2>Cases</h2><table><thead><tr><th>case</th><th class=\"num\">passed</th></tr>"
-            f"</thead><tbody>{''.join(rows)}</tbody></table>")
+        rows.append(
+            f'<tr><td>{e(case.id)}{tag}</td><td class="num">{passed} / {len(reports)}</td></tr>'
+        )
+    return (
+        '<h2>Cases</h2><table><thead><tr><th>case</th><th class="num">passed</th></tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 # ------------------------------------------------------------------ writing
 
 
-def write_feedback(results: Graded, out: Path, *, student: bool = False,
-                   cpu_limit: Optional[float] = None,
-                   lateness: Optional[Mapping[str, Lateness]] = None) -> Feedback:
+def write_feedback(
+    results: Graded,
+    out: Path,
+    *,
+    student: bool = False,
+    cpu_limit: float | None = None,
+    lateness: Mapping[str, Lateness] | None = None,
+) -> Feedback:
     """A page per submission in `out` and, for instructors, index.html linking them."""
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -417,10 +488,18 @@ def write_feedback(results: Graded, out: Path, *, student: bool = False,
     pages = {}
     for result in results.reports:
         path = out / names[result.submission.id]
-        write_file(path, render_page(result, results.store, student=student,
-                                     generated=generated, index_link=not student,
-                                     cpu_limit=cpu_limit,
-                                     late=(lateness or {}).get(result.submission.id)))
+        write_file(
+            path,
+            render_page(
+                result,
+                results.store,
+                student=student,
+                generated=generated,
+                index_link=not student,
+                cpu_limit=cpu_limit,
+                late=(lateness or {}).get(result.submission.id),
+            ),
+        )
         pages[result.submission.id] = path
     index = None
     if not student:

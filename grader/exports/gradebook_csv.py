@@ -25,17 +25,17 @@ Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
 
-from grader.cases import Case
 from grader.atomic import write_file
+from grader.cases import Case
 from grader.exports.common import ExportError
 from grader.late import NOT_LATE, Lateness
+from grader.model import NOT_GRADED
 from grader.schemas import validate
 from grader.score import SubmissionReport, format_score
-from grader.model import NOT_GRADED
 
 FIXED_COLUMNS = ("id", "language", "score", "max_score", "leaderboard_rank")
 LAST_COLUMN = "policy_dependent"
@@ -55,36 +55,52 @@ def neutralised(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def header(cases: Sequence[Case], late: bool = False) -> List[str]:
+def header(cases: Sequence[Case], late: bool = False) -> list[str]:
     fixed = list(FIXED_COLUMNS)
     if late:
         fixed[4:4] = LATE_COLUMNS
     return [*fixed, *(f"case:{case.id}" for case in cases), LAST_COLUMN]
 
 
-def rows(reports: Sequence[SubmissionReport], ranks: Optional[Dict[str, str]],
-         lateness: Optional[Mapping[str, Lateness]] = None) -> List[List[str]]:
+def rows(
+    reports: Sequence[SubmissionReport],
+    ranks: dict[str, str] | None,
+    lateness: Mapping[str, Lateness] | None = None,
+) -> list[list[str]]:
     table = []
     for result in sorted(reports, key=lambda r: r.submission.id):
         sub = result.submission
         late = []
         if lateness is not None:
             info = lateness.get(sub.id, NOT_LATE)
-            late = [format_score(info.penalty(result.score)),
-                    format_score(info.final(result.score)), info.note]
-        table.append([
-            neutralised(sub.id), sub.language, format_score(result.score),
-            format_score(result.max_score),
-            *late, (ranks or {}).get(sub.id, ""),
-            *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
-            result.policy_note,
-        ])
+            late = [
+                format_score(info.penalty(result.score)),
+                format_score(info.final(result.score)),
+                info.note,
+            ]
+        table.append(
+            [
+                neutralised(sub.id),
+                sub.language,
+                format_score(result.score),
+                format_score(result.max_score),
+                *late,
+                (ranks or {}).get(sub.id, ""),
+                *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
+                result.policy_note,
+            ]
+        )
     return table
 
 
-def render(reports: Sequence[SubmissionReport], cases: Sequence[Case],
-           ranks: Optional[Dict[str, str]] = None, *, bom: bool = False,
-           lateness: Optional[Mapping[str, Lateness]] = None) -> str:
+def render(
+    reports: Sequence[SubmissionReport],
+    cases: Sequence[Case],
+    ranks: dict[str, str] | None = None,
+    *,
+    bom: bool = False,
+    lateness: Mapping[str, Lateness] | None = None,
+) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180's CRLF
     writer.writerow(header(cases, late=lateness is not None))
@@ -92,9 +108,15 @@ def render(reports: Sequence[SubmissionReport], cases: Sequence[Case],
     return (BOM if bom else "") + buffer.getvalue()
 
 
-def write_gradebook(out: Path, reports: Sequence[SubmissionReport], cases: Sequence[Case],
-                    results: Path, *, bom: bool = False,
-                    lateness: Optional[Mapping[str, Lateness]] = None) -> "Ranks":
+def write_gradebook(
+    out: Path,
+    reports: Sequence[SubmissionReport],
+    cases: Sequence[Case],
+    results: Path,
+    *,
+    bom: bool = False,
+    lateness: Mapping[str, Lateness] | None = None,
+) -> "Ranks":
     """Write the CSV; returns the ranks it used and what it says about them."""
     ranks = read_ranks(Path(results))
     out = Path(out)
@@ -106,7 +128,7 @@ def write_gradebook(out: Path, reports: Sequence[SubmissionReport], cases: Seque
 
 @dataclass(frozen=True)
 class Ranks:
-    by_id: Optional[Dict[str, str]]  # None: no usable leaderboard, the column stays empty
+    by_id: dict[str, str] | None  # None: no usable leaderboard, the column stays empty
     note: str
 
 
@@ -118,8 +140,9 @@ def read_ranks(results: Path) -> Ranks:
     pseudonyms, which a gradebook cannot use: the column then stays empty."""
     path = results / LEADERBOARD_FILE
     if not path.exists():
-        return Ranks(None, f"leaderboard_rank empty (no {LEADERBOARD_FILE} yet: "
-                           "run `grader leaderboard`)")
+        return Ranks(
+            None, f"leaderboard_rank empty (no {LEADERBOARD_FILE} yet: run `grader leaderboard`)"
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -128,7 +151,10 @@ def read_ranks(results: Path) -> Ranks:
     if problem:
         raise ExportError(f"{path}: not a leaderboard: {problem}")
     if data["anonymized"]:
-        return Ranks(None, f"leaderboard_rank empty ({path} is anonymized: run "
-                           "`grader leaderboard` without --anonymize for ranks by id)")
+        return Ranks(
+            None,
+            f"leaderboard_rank empty ({path} is anonymized: run "
+            "`grader leaderboard` without --anonymize for ranks by id)",
+        )
     by_id = {str(entry["id"]): str(entry["rank"]) for entry in data["ranked"]}
     return Ranks(by_id, f"leaderboard_rank from {path} ({len(by_id)} ranked)")

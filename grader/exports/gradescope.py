@@ -13,22 +13,29 @@ The zip holds the grader package, course.toml and every case, public and hidden
 (never the reference solver: grading needs only the expected outputs).
 """
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Collection, Dict, List, Optional, Sequence
+from typing import Any
 
 from grader import __version__
 from grader.cases import Case
 from grader.config import CourseConfig, default_course_file, load_config
 from grader.exports.common import (
-    Entry, case_entries, cut, language_name, package_entries, requirements_txt, verdict_name,
+    Entry,
+    case_entries,
+    cut,
+    language_name,
+    package_entries,
+    requirements_txt,
+    verdict_name,
     write_zip,
 )
 from grader.exports.timed import statistic
+from grader.leaderboard.eligible import timed_cases
+from grader.model import NOT_GRADED, Verdict
 from grader.score import CaseOutcome, SubmissionReport
 from grader.text import printable
-from grader.model import NOT_GRADED, Verdict
-from grader.leaderboard.eligible import timed_cases
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
 BUILD_LOG_LIMIT = 6000
@@ -108,13 +115,14 @@ class AutograderZip:
     hidden: int
 
 
-def build_autograder(out: Path, manifest: Optional[Path] = None,
-                     course: Optional[Path] = None) -> AutograderZip:
+def build_autograder(
+    out: Path, manifest: Path | None = None, course: Path | None = None
+) -> AutograderZip:
     """Write the Gradescope autograder zip for these cases and this course."""
     cases, case_files = case_entries(manifest, keep=lambda case: True)
     course_file = Path(course) if course else default_course_file()
     load_config(course)  # a broken configuration fails here, not on Gradescope
-    entries: List[Entry] = [
+    entries: list[Entry] = [
         Entry("setup.sh", SETUP_SH, executable=True),
         Entry("run_autograder", RUN_AUTOGRADER, executable=True),
         Entry("requirements.txt", requirements_txt()),
@@ -132,7 +140,7 @@ def build_autograder(out: Path, manifest: Optional[Path] = None,
 # ------------------------------------------------------------------ results.json
 
 
-def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> List[str]:
+def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> list[str]:
     """The cases whose CPU time ranks correct programs: the leaderboard's own choice
     (grader.leaderboard's timed_cases), checked the same way; none when no case is
     timed (then there is no leaderboard, and grading goes on)."""
@@ -141,13 +149,18 @@ def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> List[str]:
     return [case.id for case in timed_cases(cases, config)]
 
 
-def gradescope_results(result: SubmissionReport, *, timed: Collection[str], sandbox: str,
-                       execution_time: float,
-                       leaderboard_cpu: Optional[Sequence[float]] = None) -> dict:
+def gradescope_results(
+    result: SubmissionReport,
+    *,
+    timed: Collection[str],
+    sandbox: str,
+    execution_time: float,
+    leaderboard_cpu: Sequence[float] | None = None,
+) -> dict:
     """Gradescope's results.json for one graded submission: one test per case. The
     leaderboard value: ``leaderboard_cpu`` when measured (exports/timed.py: the
     statistic of `grader leaderboard`), else the graded runs' total CPU time."""
-    document: Dict[str, Any] = {
+    document: dict[str, Any] = {
         "execution_time": round(execution_time),
         "output": submission_output(result),
         "output_format": "text",
@@ -161,8 +174,10 @@ def gradescope_results(result: SubmissionReport, *, timed: Collection[str], sand
             "sandbox": sandbox,
             "verdicts": dict(sorted(result.verdict_counts.items())),
         },
-        "tests": [_test(number, outcome, result.policy_cases)
-                  for number, outcome in enumerate(result.outcomes, 1)],
+        "tests": [
+            _test(number, outcome, result.policy_cases)
+            for number, outcome in enumerate(result.outcomes, 1)
+        ],
     }
     cpu = _timed_cpu(result, timed)
     if leaderboard_cpu:
@@ -178,17 +193,25 @@ def _test(number: int, outcome: CaseOutcome, policy_cases: str = "count") -> dic
     passed = outcome.verdict == Verdict.AC
     forgiven = policy_cases == "forgive" and outcome.policy_failure
     apart = policy_cases == "apart" and outcome.policy_dependent
-    extra = {"verdict": outcome.verdict or NOT_GRADED, "case_version": case.version,
-             "policy_dependent": outcome.policy_dependent,
-             "policy_failure": outcome.policy_failure}
+    extra = {
+        "verdict": outcome.verdict or NOT_GRADED,
+        "case_version": case.version,
+        "policy_dependent": outcome.policy_dependent,
+        "policy_failure": outcome.policy_failure,
+    }
     if run is not None and run.cpu_seconds is not None:
-        extra.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
-                     peak_memory_kb=run.peak_memory_kb)
+        extra.update(
+            cpu_seconds=run.cpu_seconds,
+            wall_seconds=run.wall_seconds,
+            peak_memory_kb=run.peak_memory_kb,
+        )
     name, output = case.id, case_output(outcome)
     if forgiven:
         name += " (policy-dependent: forgiven)"
-        output = ("Forgiven: this case differs only in what a policy rule decides, which "
-                  "the course does not count.\n\n" + output)
+        output = (
+            "Forgiven: this case differs only in what a policy rule decides, which "
+            "the course does not count.\n\n" + output
+        )
     elif apart:
         name += " (policy-dependent: not in the score)"
     elif outcome.policy_failure:
@@ -215,8 +238,10 @@ def case_output(outcome: CaseOutcome) -> str:
         return "not graded: the grader has no result for this case"
     head = f"{run.verdict}: {verdict_name(run.verdict)}"
     if run.cpu_seconds is not None:
-        head += (f"\n{run.cpu_seconds:.3f} s CPU, {run.wall_seconds:.3f} s wall, "
-                 f"{(run.peak_memory_kb or 0) / 1024:.0f} MB")
+        head += (
+            f"\n{run.cpu_seconds:.3f} s CPU, {run.wall_seconds:.3f} s wall, "
+            f"{(run.peak_memory_kb or 0) / 1024:.0f} MB"
+        )
     diagnosis = printable(run.diagnosis).strip() if run.verdict != Verdict.AC else ""
     return cut(head + (f"\n\n{diagnosis}" if diagnosis else ""), TEST_OUTPUT_LIMIT)
 
@@ -236,20 +261,22 @@ def submission_output(result: SubmissionReport) -> str:
     public = [o for o in result.outcomes if o.case.public]
     passed = sum(o.verdict == Verdict.AC for o in public)
     lines.append(f"Public cases: {passed} of {len(public)} passed.")
-    if result.policy_note and all(o.case.public for o in result.outcomes
-                                  if o.policy_dependent):
+    if result.policy_note and all(o.case.public for o in result.outcomes if o.policy_dependent):
         lines.append(f"Policy-dependent cases: {result.policy_note}.")
     if len(public) < len(result.outcomes):
         lines.append("Hidden cases are graded now and shown when grades are published.")
     return "\n".join(lines)
 
 
-def _timed_cpu(result: SubmissionReport, timed: Collection[str]) -> Optional[float]:
+def _timed_cpu(result: SubmissionReport, timed: Collection[str]) -> float | None:
     """Total CPU seconds on the timed cases, for a correct program only."""
     if not result.all_accepted or not timed:
         return None
-    seconds = [o.run.cpu_seconds if o.run is not None else None
-               for o in result.outcomes if o.case.id in set(timed)]
+    seconds = [
+        o.run.cpu_seconds if o.run is not None else None
+        for o in result.outcomes
+        if o.case.id in set(timed)
+    ]
     if not seconds or any(s is None for s in seconds):
         return None
     return round(sum(s for s in seconds if s is not None), 4)

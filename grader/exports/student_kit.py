@@ -20,12 +20,16 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
 
-from grader.cases import load_cases, default_manifest
+from grader.cases import default_manifest, load_cases
 from grader.config import default_course_file, load_config
 from grader.exports.common import (
-    Entry, ExportError, case_entries, package_entries, requirements_txt, write_zip,
+    Entry,
+    ExportError,
+    case_entries,
+    package_entries,
+    requirements_txt,
+    write_zip,
 )
 
 KIT = "scramble-kit"
@@ -151,14 +155,16 @@ only, and the grader says so.
 class StudentKit:
     path: Path
     cases: int
-    files: List[str]
+    files: list[str]
 
 
-def build_student_kit(out: Path, manifest: Optional[Path] = None,
-                      course: Optional[Path] = None) -> StudentKit:
+def build_student_kit(
+    out: Path, manifest: Path | None = None, course: Path | None = None
+) -> StudentKit:
     """Write the kit zip: the grader, the public cases only, a runner, a README."""
-    public, case_files = case_entries(manifest, keep=lambda case: case.public,
-                                      prefix=f"{KIT}/testcases/")
+    public, case_files = case_entries(
+        manifest, keep=lambda case: case.public, prefix=f"{KIT}/testcases/"
+    )
     course_file = Path(course) if course else default_course_file()
     config = load_config(course)  # a broken configuration fails here, not on students' machines
     entries = [
@@ -189,21 +195,25 @@ def _kit_course(path: Path, sandbox: str) -> str:
     return kit_text
 
 
-def _refuse_secrets(entries: List[Entry], manifest: Optional[Path]) -> None:
+def _refuse_secrets(entries: list[Entry], manifest: Path | None) -> None:
     """Nothing hidden, no solver: checked on what is packed, not on how it was chosen."""
-    hidden = [case for case in load_cases(manifest or default_manifest())
-              if not case.public]
-    secrets = [(case.id, path.read_bytes()) for case in hidden
-               for path in (case.input, case.expected)]
+    hidden = [case for case in load_cases(manifest or default_manifest()) if not case.public]
+    secrets = [
+        (case.id, path.read_bytes()) for case in hidden for path in (case.input, case.expected)
+    ]
     for entry in entries:
         parts = entry.name.split("/")
         if "hidden" in parts or "reference" in parts or "results" in parts:
             raise ExportError(f"internal error: the kit would hold {entry.name}")
         data = entry.data()
         if entry.name.endswith(".py") and _IMPORTS_REFERENCE.search(data):
-            raise ExportError(f"{entry.name} imports the reference solver or the test-case "
-                              "tooling: it cannot go into the student kit")
+            raise ExportError(
+                f"{entry.name} imports the reference solver or the test-case "
+                "tooling: it cannot go into the student kit"
+            )
         for case_id, secret in secrets:
             if secret.strip() and secret in data:
-                raise ExportError(f"{entry.name} holds the text of hidden case {case_id!r}: "
-                                  "it cannot go into the student kit")
+                raise ExportError(
+                    f"{entry.name} holds the text of hidden case {case_id!r}: "
+                    "it cannot go into the student kit"
+                )

@@ -11,7 +11,6 @@ the page can show. Bytes that are not UTF-8 survive as lone surrogates
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import List, Optional
 
 CONTEXT = 3  # unchanged lines shown around each change
 # Lines of each side compared, from just before the first difference: the matcher is
@@ -24,24 +23,30 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 @dataclass(frozen=True)
 class Row:
     kind: str  # "hunk" (a header), "same", "expected" (expected only), "got" (got only)
-    expected_line: Optional[int] = None  # 1-based line numbers
-    got_line: Optional[int] = None
+    expected_line: int | None = None  # 1-based line numbers
+    got_line: int | None = None
     text: str = ""  # the line with its "\n", if it had one; for a hunk, its header
 
 
 @dataclass
 class LineDiff:
-    rows: List[Row] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     first_difference: int = 0  # 1-based line of the first difference (0: none)
     cut: bool = False  # the window or the row limit ended the diff early
 
 
-def split_lines(data: bytes) -> List[str]:
+def split_lines(data: bytes) -> list[str]:
     return _LINE.findall(data.decode("utf-8", "surrogateescape"))
 
 
-def line_diff(expected: bytes, got: bytes, *, context: int = CONTEXT, window: int = WINDOW,
-              max_rows: int = MAX_ROWS) -> LineDiff:
+def line_diff(
+    expected: bytes,
+    got: bytes,
+    *,
+    context: int = CONTEXT,
+    window: int = WINDOW,
+    max_rows: int = MAX_ROWS,
+) -> LineDiff:
     a, b = split_lines(expected), split_lines(got)
     same = 0
     while same < min(len(a), len(b)) and a[same] == b[same]:
@@ -49,16 +54,19 @@ def line_diff(expected: bytes, got: bytes, *, context: int = CONTEXT, window: in
     if same == len(a) == len(b):
         return LineDiff()
     start = max(0, same - context)
-    a_part, b_part = a[start:start + window], b[start:start + window]
-    result = LineDiff(first_difference=same + 1,
-                      cut=len(a) - start > window or len(b) - start > window)
+    a_part, b_part = a[start : start + window], b[start : start + window]
+    result = LineDiff(
+        first_difference=same + 1, cut=len(a) - start > window or len(b) - start > window
+    )
     matcher = SequenceMatcher(None, a_part, b_part, autojunk=False)
     for group in matcher.get_grouped_opcodes(context):
         result.rows.append(_hunk(group, start))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                result.rows.extend(Row("same", start + i + 1, start + j1 + (i - i1) + 1, a_part[i])
-                                   for i in range(i1, i2))
+                result.rows.extend(
+                    Row("same", start + i + 1, start + j1 + (i - i1) + 1, a_part[i])
+                    for i in range(i1, i2)
+                )
                 continue
             expected_rows = [Row("expected", start + i + 1, None, a_part[i]) for i in range(i1, i2)]
             got_rows = [Row("got", None, start + j + 1, b_part[j]) for j in range(j1, j2)]
@@ -78,9 +86,13 @@ def line_diff(expected: bytes, got: bytes, *, context: int = CONTEXT, window: in
 def _hunk(group, start: int) -> Row:
     first, last = group[0], group[-1]
     a1, a2, b1, b2 = first[1], last[2], first[3], last[4]
-    return Row("hunk", start + a1 + 1, start + b1 + 1,
-               f"expected output lines {_span(start + a1, start + a2)}, "
-               f"your output lines {_span(start + b1, start + b2)}")
+    return Row(
+        "hunk",
+        start + a1 + 1,
+        start + b1 + 1,
+        f"expected output lines {_span(start + a1, start + a2)}, "
+        f"your output lines {_span(start + b1, start + b2)}",
+    )
 
 
 def _span(begin: int, end: int) -> str:

@@ -9,8 +9,8 @@ one draw of the noise.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Optional, Sequence
 
 from grader import leaderboard as lb
 from grader.build import build
@@ -20,8 +20,9 @@ from grader.submissions import Submission
 from grader.timing import median, one_core
 
 
-def leaderboard_cpu(submission: Submission, timed: Sequence[Case], sandbox,
-                    config: CourseConfig, cache_root: Path) -> Optional[List[float]]:
+def leaderboard_cpu(
+    submission: Submission, timed: Sequence[Case], sandbox, config: CourseConfig, cache_root: Path
+) -> list[float] | None:
     """The total CPU seconds of each timed run (their median is the value); None when
     the program cannot be timed (no timed case, no build, a run not accepted)."""
     if not timed:
@@ -30,8 +31,9 @@ def leaderboard_cpu(submission: Submission, timed: Sequence[Case], sandbox,
     if not artifact.ok:
         return None
     assert submission.language is not None, "built, so it has a language"
-    program = lb.Program(submission.id, submission.language, submission.content_hash,
-                         artifact.folder)
+    program = lb.Program(
+        submission.id, submission.language, submission.content_hash, artifact.folder
+    )
     totals = []
     with one_core():
         for case in timed:

@@ -28,23 +28,53 @@ Start-up cost
 """
 
 from grader.leaderboard.builds import prepare
-from grader.leaderboard.figures import document
 from grader.leaderboard.eligible import caveats, eligibility, failure_summary, timed_cases
+from grader.leaderboard.figures import document
 from grader.leaderboard.machine import machine_info, pinned_core
 from grader.leaderboard.measuring import (
-    TimedRunEvent, TimingPlan, measure, plan_timing, timed_run,
+    TimedRunEvent,
+    TimingPlan,
+    measure,
+    plan_timing,
+    timed_run,
 )
 from grader.leaderboard.names import (
-    PSEUDONYM_KEY, SALT_FILE, pseudonyms, write_pseudonym_key,
+    PSEUDONYM_KEY,
+    SALT_FILE,
+    pseudonyms,
+    write_pseudonym_key,
 )
 from grader.leaderboard.publishing import Published, publish
 from grader.leaderboard.session import STARTUP_PREFIX, Ineligible, Program, Session
 from grader.leaderboard.standings import Standings, Timed, board_caveats, collect, timed
 
 __all__ = [
-    "PSEUDONYM_KEY", "SALT_FILE", "STARTUP_PREFIX", "Ineligible", "Program", "Published",
-    "Session", "Standings", "Timed", "TimedRunEvent", "TimingPlan", "board_caveats",
-    "caveats", "collect", "document", "eligibility", "failure_summary", "machine_info",
-    "measure", "pinned_core", "plan_timing", "prepare", "pseudonyms", "publish",
-    "timed", "timed_cases", "timed_run", "write_pseudonym_key",
+    "PSEUDONYM_KEY",
+    "SALT_FILE",
+    "STARTUP_PREFIX",
+    "Ineligible",
+    "Program",
+    "Published",
+    "Session",
+    "Standings",
+    "Timed",
+    "TimedRunEvent",
+    "TimingPlan",
+    "board_caveats",
+    "caveats",
+    "collect",
+    "document",
+    "eligibility",
+    "failure_summary",
+    "machine_info",
+    "measure",
+    "pinned_core",
+    "plan_timing",
+    "prepare",
+    "pseudonyms",
+    "publish",
+    "timed",
+    "timed_cases",
+    "timed_run",
+    "write_pseudonym_key",
 ]

@@ -2,18 +2,17 @@
 language's start-up program, so start-up cost can be shown beside the figures."""
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from grader.build import build
 from grader.cases import Case
 from grader.config import CourseConfig
+from grader.leaderboard.eligible import eligibility, timed_cases
+from grader.leaderboard.session import STARTUP_PREFIX, Ineligible, Program, Session
+from grader.sandbox.base import Sandbox
 from grader.store import Store
 from grader.submissions import Submission
-from grader.leaderboard.session import STARTUP_PREFIX, Program, Ineligible, Session
-from grader.leaderboard.eligible import timed_cases, eligibility
-from grader.sandbox.base import Sandbox
-
 
 _STARTUP_SOURCES = {
     "c": "int main(void) { return 0; }\n",
@@ -23,8 +22,9 @@ _STARTUP_SOURCES = {
 }
 
 
-def prepare(store: Store, cases: Sequence[Case], config: CourseConfig, sandbox: Sandbox,
-            cache_root: Path) -> Session:
+def prepare(
+    store: Store, cases: Sequence[Case], config: CourseConfig, sandbox: Sandbox, cache_root: Path
+) -> Session:
     """Decide who is ranked and build (or find in the cache) every program to time."""
     timed = timed_cases(cases, config)
     programs, ineligible = [], []
@@ -34,8 +34,7 @@ def prepare(store: Store, cases: Sequence[Case], config: CourseConfig, sandbox: 
             artifact = build(sub, cache_root, sandbox, config.build_limits)
             if artifact.ok:
                 assert sub.language is not None, "an eligible submission has a language"
-                programs.append(Program(sub.id, sub.language, sub.content_hash,
-                                        artifact.folder))
+                programs.append(Program(sub.id, sub.language, sub.content_hash, artifact.folder))
                 continue
             reason = "could not be built again for timing: " + _first_line(artifact.log)
         assert reason is not None, "eligibility gives a reason when it gives no submission"
@@ -57,8 +56,9 @@ def _startup_programs(config: CourseConfig, sandbox: Sandbox, cache_root: Path):
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / spec.source
         path.write_text(source, encoding="utf-8")
-        digest = hashlib.sha256(b"startup\0" + repr(spec).encode() + b"\0"
-                                + source.encode()).hexdigest()
+        digest = hashlib.sha256(
+            b"startup\0" + repr(spec).encode() + b"\0" + source.encode()
+        ).hexdigest()
         sub = Submission(STARTUP_PREFIX + name, folder, path, spec, None, digest)
         artifact = build(sub, cache_root, sandbox, config.build_limits)
         if artifact.ok:

@@ -1,8 +1,8 @@
 """Who may be ranked: programs that pass every case of their last grading run, unchanged
 since; and which cases are timed."""
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
 
 from grader.cases import Case, CaseError
 from grader.config import ConfigError, CourseConfig
@@ -10,28 +10,33 @@ from grader.model import VERDICT_ORDER, Verdict
 from grader.score import report
 from grader.store import Store, SubmissionRow
 from grader.submissions import Submission, load
-from grader.timing import (smallest_p_value)
+from grader.timing import smallest_p_value
 
 
-def timed_cases(cases: Sequence[Case], config: CourseConfig) -> List[Case]:
+def timed_cases(cases: Sequence[Case], config: CourseConfig) -> list[Case]:
     """[leaderboard] cases when set, else the cases the manifest marks timed."""
     wanted = config.leaderboard.cases
     if wanted:
         known = {case.id: case for case in cases}
         unknown = [cid for cid in wanted if cid not in known]
         if unknown:
-            raise ConfigError(f"{config.source or 'course.toml'}: key 'leaderboard.cases': "
-                              f"no case {unknown[0]!r} in the manifest")
+            raise ConfigError(
+                f"{config.source or 'course.toml'}: key 'leaderboard.cases': "
+                f"no case {unknown[0]!r} in the manifest"
+            )
         return [known[cid] for cid in wanted]
     chosen = [case for case in cases if case.timed]
     if not chosen:
-        raise CaseError("no timed cases: mark some cases \"timed\" in the manifest or list "
-                        "them in course.toml [leaderboard] cases")
+        raise CaseError(
+            'no timed cases: mark some cases "timed" in the manifest or list '
+            "them in course.toml [leaderboard] cases"
+        )
     return chosen
 
 
-def eligibility(row: SubmissionRow, store: Store, cases: Sequence[Case],
-                config: CourseConfig) -> Tuple[Optional[Submission], Optional[str]]:
+def eligibility(
+    row: SubmissionRow, store: Store, cases: Sequence[Case], config: CourseConfig
+) -> tuple[Submission | None, str | None]:
     """(the submission, None) when it may be ranked, else (None, the reason)."""
     if row.problem:
         return None, f"cannot be built: {row.problem}"
@@ -66,10 +71,12 @@ def failure_summary(verdicts: Sequence[str]) -> str:
     return ", ".join(parts)
 
 
-def caveats(config: CourseConfig) -> List[str]:
+def caveats(config: CourseConfig) -> list[str]:
     """Settings under which the leaderboard cannot say much."""
     board = config.leaderboard
     if smallest_p_value(board.runs, board.runs) >= board.alpha:
-        return [f"with {board.runs} runs the rank test can never reach p < {board.alpha:g}: "
-                "every program will tie; raise [leaderboard] runs in course.toml"]
+        return [
+            f"with {board.runs} runs the rank test can never reach p < {board.alpha:g}: "
+            "every program will tie; raise [leaderboard] runs in course.toml"
+        ]
     return []

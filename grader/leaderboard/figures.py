@@ -1,16 +1,20 @@
 """The leaderboard as JSON-ready data: what leaderboard.json holds and every other
 format shows."""
 
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Callable, Dict, List, Optional
 
 from grader import __version__
-from grader.timing import (EXACT_MAX_TOTAL, Summary, smallest_p_value)
-from grader.leaderboard.standings import Timed, Standings
+from grader.leaderboard.standings import Standings, Timed
+from grader.timing import EXACT_MAX_TOTAL, Summary, smallest_p_value
 
 
-def document(board: Standings, machine: dict,
-             name: Callable[[str], str] = lambda sid: sid, anonymized: bool = False) -> dict:
+def document(
+    board: Standings,
+    machine: dict,
+    name: Callable[[str], str] = lambda sid: sid,
+    anonymized: bool = False,
+) -> dict:
     """The leaderboard as JSON-ready data: what leaderboard.json holds and every
     other format shows."""
     settings = board.config.leaderboard
@@ -22,8 +26,10 @@ def document(board: Standings, machine: dict,
         "generated_at": _iso(None),
         "grader_version": __version__,
         "anonymized": anonymized,
-        "measured": {"first_run": _iso(min(stamps)) if stamps else None,
-                     "last_run": _iso(max(stamps)) if stamps else None},
+        "measured": {
+            "first_run": _iso(min(stamps)) if stamps else None,
+            "last_run": _iso(max(stamps)) if stamps else None,
+        },
         "settings": {
             "runs": runs,
             "warmup": settings.warmup,
@@ -31,27 +37,38 @@ def document(board: Standings, machine: dict,
             "noise_floor": settings.noise_floor,
             "alpha": settings.alpha,
             "statistic": "CPU time (user + sys of the process tree), run i of every timed "
-                         "case summed: one total per run",
+            "case summed: one total per run",
             "test": "Mann-Whitney U, two-sided, "
-                    + ("exact (mid-ranks, ties allowed)" if 2 * runs <= EXACT_MAX_TOTAL
-                       else "normal approximation with tie correction"),
+            + (
+                "exact (mid-ranks, ties allowed)"
+                if 2 * runs <= EXACT_MAX_TOTAL
+                else "normal approximation with tie correction"
+            ),
             "rank_rule": "rank = 1 + number of programs significantly faster (p < alpha and "
-                         "medians more than noise_floor apart, closed under chains)",
+            "medians more than noise_floor apart, closed under chains)",
             "smallest_p_value": smallest_p_value(runs, runs),
         },
         "machine": machine,
         "startup": [_startup_entry(lang, t, board) for lang, t in sorted(startup.items())]
-                   + [{"language": lang, "available": False, "reason": why}
-                      for lang, why in sorted(board.session.startup_problems.items())],
+        + [
+            {"language": lang, "available": False, "reason": why}
+            for lang, why in sorted(board.session.startup_problems.items())
+        ],
         "ranked": [_ranked_entry(rank, t, board, name, startup) for rank, t in board.ranked],
-        "not_eligible": sorted(({"id": name(i.id), "language": i.language, "reason": i.reason}
-                                for i in board.ineligible), key=lambda e: e["id"]),
+        "not_eligible": sorted(
+            (
+                {"id": name(i.id), "language": i.language, "reason": i.reason}
+                for i in board.ineligible
+            ),
+            key=lambda e: e["id"],
+        ),
     }
 
 
-def _iso(stamp: Optional[float]) -> str:
-    moment = datetime.now(timezone.utc) if stamp is None else \
-        datetime.fromtimestamp(stamp, timezone.utc)
+def _iso(stamp: float | None) -> str:
+    moment = (
+        datetime.now(timezone.utc) if stamp is None else datetime.fromtimestamp(stamp, timezone.utc)
+    )
     return moment.isoformat(timespec="seconds")
 
 
@@ -71,35 +88,41 @@ def _startup_entry(language: str, t: Timed, board: Standings) -> dict:
         entry["reason"] = t.problem or "not measured"
         return entry
     entry.update(_figures("cpu", t.cpu))
-    entry.update({"wall_median_s": t.wall_total.median, "cpu_outliers": list(t.cpu.outliers),
-                  "cases": [_case_entry(cid, t) for cid in _case_ids(board)]})
+    entry.update(
+        {
+            "wall_median_s": t.wall_total.median,
+            "cpu_outliers": list(t.cpu.outliers),
+            "cases": [_case_entry(cid, t) for cid in _case_ids(board)],
+        }
+    )
     return entry
 
 
-def _ranked_entry(rank: int, t: Timed, board: Standings, name, startup: Dict[str, Timed]) -> dict:
+def _ranked_entry(rank: int, t: Timed, board: Standings, name, startup: dict[str, Timed]) -> dict:
     language = t.program.language.name
     base = startup.get(language)
     base_cpu = base.cpu.median if base is not None and base.cpu is not None else None
-    entry = {"id": name(t.program.id), "language": language, "rank": rank,
-             "winner": rank == 1}
+    entry = {"id": name(t.program.id), "language": language, "rank": rank, "winner": rank == 1}
     cpu, wall = t.cpu_total, t.wall_total  # ranked: completely measured
     entry.update(_figures("cpu", cpu))
-    entry.update({
-        "cpu_outliers": list(cpu.outliers),
-        "wall_median_s": wall.median,
-        "wall_min_s": wall.minimum,
-        "wall_max_s": wall.maximum,
-        "wall_mad_s": wall.mad,
-        "wall_runs_s": list(wall.runs),
-        "startup_cpu_median_s": base_cpu,
-        "beyond_startup_cpu_s": None if base_cpu is None else cpu.median - base_cpu,
-        "faster_than": [name(other) for other in board.beats.get(t.program.id, [])],
-        "cases": [_case_entry(cid, t) for cid in _case_ids(board)],
-    })
+    entry.update(
+        {
+            "cpu_outliers": list(cpu.outliers),
+            "wall_median_s": wall.median,
+            "wall_min_s": wall.minimum,
+            "wall_max_s": wall.maximum,
+            "wall_mad_s": wall.mad,
+            "wall_runs_s": list(wall.runs),
+            "startup_cpu_median_s": base_cpu,
+            "beyond_startup_cpu_s": None if base_cpu is None else cpu.median - base_cpu,
+            "faster_than": [name(other) for other in board.beats.get(t.program.id, [])],
+            "cases": [_case_entry(cid, t) for cid in _case_ids(board)],
+        }
+    )
     return entry
 
 
-def _case_ids(board: Standings) -> List[str]:
+def _case_ids(board: Standings) -> list[str]:
     return [case.id for case in board.session.cases]
 
 

@@ -4,11 +4,9 @@ import os
 import platform
 import sys
 from pathlib import Path
-from typing import Optional
 
 
-
-def machine_info(sandbox_name: str, core: Optional[int]) -> dict:
+def machine_info(sandbox_name: str, core: int | None) -> dict:
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -32,7 +30,7 @@ def machine_info(sandbox_name: str, core: Optional[int]) -> dict:
     }
 
 
-def pinned_core() -> Optional[int]:
+def pinned_core() -> int | None:
     """The core `measure` pins to (for the report), without pinning anything."""
     if not hasattr(os, "sched_getaffinity") or not sys.platform.startswith("linux"):
         return None

@@ -1,17 +1,17 @@
 """Measuring: the timed runs still missing, then running them one at a time on one
 core, warm-ups first and round-robin after, storing each run at once."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
 
 from grader.cases import Case, CaseError
 from grader.config import CourseConfig
 from grader.judge import command, judge
-from grader.model import Verdict
-from grader.store import Store
-from grader.timing import (one_core)
 from grader.leaderboard.session import Program, Session
+from grader.model import Verdict
 from grader.sandbox.base import Sandbox
+from grader.store import Store
+from grader.timing import one_core
 
 
 @dataclass
@@ -20,7 +20,7 @@ class TimingPlan:
 
     session: Session
     warmup: int
-    todo: Dict[Tuple[str, str], List[int]]
+    todo: dict[tuple[str, str], list[int]]
 
     @property
     def total(self) -> int:
@@ -31,7 +31,7 @@ class TimingPlan:
 class TimedRunEvent:
     program: Program
     case: Case
-    run_index: Optional[int]  # None for a warm-up run
+    run_index: int | None  # None for a warm-up run
     verdict: str
     cpu_seconds: float
 
@@ -40,8 +40,10 @@ def plan_timing(store: Store, session: Session, config: CourseConfig) -> TimingP
     runs = config.leaderboard.runs
     todo = {}
     for program in session.everything:
-        stored = {(t.case_id, t.case_version, t.run_index)
-                  for t in store.timings(program.id, program.content_hash)}
+        stored = {
+            (t.case_id, t.case_version, t.run_index)
+            for t in store.timings(program.id, program.content_hash)
+        }
         for case in session.cases:
             missing = [i for i in range(runs) if (case.id, case.version, i) not in stored]
             if missing:
@@ -49,8 +51,13 @@ def plan_timing(store: Store, session: Session, config: CourseConfig) -> TimingP
     return TimingPlan(session, config.leaderboard.warmup, todo)
 
 
-def measure(work: TimingPlan, store: Store, sandbox: Sandbox, config: CourseConfig,
-            on_event: Callable[[TimedRunEvent], None] = lambda event: None) -> int:
+def measure(
+    work: TimingPlan,
+    store: Store,
+    sandbox: Sandbox,
+    config: CourseConfig,
+    on_event: Callable[[TimedRunEvent], None] = lambda event: None,
+) -> int:
     """Run the plan; returns how many runs failed in the grader (not stored)."""
     programs = work.session.everything
     cases = work.session.cases
@@ -72,17 +79,22 @@ def measure(work: TimingPlan, store: Store, sandbox: Sandbox, config: CourseConf
                     if verdict == Verdict.IE:
                         failed += 1  # the grader's failure: measured again next time
                     else:
-                        store.record_timing(program.id, program.content_hash, case, index,
-                                            verdict, result, core)
+                        store.record_timing(
+                            program.id, program.content_hash, case, index, verdict, result, core
+                        )
                     on_event(TimedRunEvent(program, case, index, verdict, result.cpu_seconds))
     return failed
 
 
 def timed_run(program: Program, case: Case, sandbox: Sandbox, config: CourseConfig):
     """(its verdict, the run) of one timed run."""
-    result = sandbox.run(command(program.language, config.limits), program.folder,
-                         config.limits, input_file=case.input,
-                         memory_rlimit=program.language.memory_rlimit)
+    result = sandbox.run(
+        command(program.language, config.limits),
+        program.folder,
+        config.limits,
+        input_file=case.input,
+        memory_rlimit=program.language.memory_rlimit,
+    )
     try:
         expected, puzzle = case.expected.read_bytes(), case.input.read_bytes()
     except OSError as error:

@@ -4,11 +4,10 @@ import hashlib
 import hmac
 import os
 import secrets
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from grader.store import StoreError
-
 
 SALT_FILE = "leaderboard.salt"
 
@@ -28,24 +27,28 @@ def pseudonyms(results: Path) -> Callable[[str], str]:
     except FileExistsError:
         pass
     except OSError as error:
-        raise StoreError(f"{path}: cannot create the pseudonym salt: "
-                         f"{error.strerror or error}") from None
+        raise StoreError(
+            f"{path}: cannot create the pseudonym salt: {error.strerror or error}"
+        ) from None
     try:
         salt = path.read_text().strip().encode()
     except OSError as error:
-        raise StoreError(f"{path}: cannot read the pseudonym salt: "
-                         f"{error.strerror or error}") from None
+        raise StoreError(
+            f"{path}: cannot read the pseudonym salt: {error.strerror or error}"
+        ) from None
     if len(salt) < 32:
-        raise StoreError(f"{path}: the pseudonym salt is damaged (too short); delete it to "
-                         "make a new one (every pseudonym then changes)")
+        raise StoreError(
+            f"{path}: the pseudonym salt is damaged (too short); delete it to "
+            "make a new one (every pseudonym then changes)"
+        )
 
     def name(sid: str) -> str:
         return "anon-" + hmac.new(salt, sid.encode(), hashlib.sha256).hexdigest()[:10]
+
     return name
 
 
-def write_pseudonym_key(results: Path, ids: Sequence[str],
-                        name: Callable[[str], str]) -> Path:
+def write_pseudonym_key(results: Path, ids: Sequence[str], name: Callable[[str], str]) -> Path:
     """pseudonym -> id for the instructor (who awards the bonus and tells each student
     their own pseudonym), readable by its owner only, never published."""
     path = Path(results) / PSEUDONYM_KEY

@@ -3,11 +3,9 @@ start-up program), the ones that may not be ranked, and one command's session.""
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List
 
 from grader.cases import Case
 from grader.config import LanguageSpec
-
 
 STARTUP_PREFIX = "startup/"  # no folder name holds a "/": no submission can take it
 
@@ -37,12 +35,12 @@ class Ineligible:
 class Session:
     """What one leaderboard command works on."""
 
-    cases: List[Case]  # the timed cases
-    programs: List[Program]  # eligible submissions, built
-    startups: List[Program]
-    ineligible: List[Ineligible]
-    startup_problems: Dict[str, str] = field(default_factory=dict)  # language -> why none
+    cases: list[Case]  # the timed cases
+    programs: list[Program]  # eligible submissions, built
+    startups: list[Program]
+    ineligible: list[Ineligible]
+    startup_problems: dict[str, str] = field(default_factory=dict)  # language -> why none
 
     @property
-    def everything(self) -> List[Program]:
+    def everything(self) -> list[Program]:
         return self.programs + self.startups

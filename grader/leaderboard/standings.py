@@ -1,16 +1,15 @@
 """Statistics and ranks from the stored runs: per-program totals, the rank test, and
 warnings about timings measured far apart."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.store import Store, TimingRow
-from grader.timing import (Summary, ranks,
-                           significantly_faster, summarize)
-from grader.leaderboard.session import Program, Ineligible, Session
+from grader.leaderboard.session import Ineligible, Program, Session
 from grader.model import Verdict
+from grader.store import Store, TimingRow
+from grader.timing import Summary, ranks, significantly_faster, summarize
 
 
 @dataclass(frozen=True)
@@ -18,11 +17,11 @@ class Timed:
     """One program's stored runs, summarised."""
 
     program: Program
-    cpu_cases: Dict[str, Summary]  # by case id
-    wall_cases: Dict[str, Summary]
-    cpu: Optional[Summary]  # totals over the cases; None when runs are missing
-    wall: Optional[Summary]
-    problem: Optional[str]  # why it cannot be ranked (failed or incomplete runs)
+    cpu_cases: dict[str, Summary]  # by case id
+    wall_cases: dict[str, Summary]
+    cpu: Summary | None  # totals over the cases; None when runs are missing
+    wall: Summary | None
+    problem: str | None  # why it cannot be ranked (failed or incomplete runs)
     first_run: float = 0.0  # timestamps of the stored runs
     last_run: float = 0.0
 
@@ -44,33 +43,51 @@ class Timed:
 def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> Timed:
     rows = [t for t in store.timings(program.id, program.content_hash) if t.run_index < runs]
     versions = {case.id: case.version for case in cases}
-    by_case: Dict[str, Dict[int, TimingRow]] = {case.id: {} for case in cases}
+    by_case: dict[str, dict[int, TimingRow]] = {case.id: {} for case in cases}
     for row in rows:
         if versions.get(row.case_id) == row.case_version:
             by_case[row.case_id][row.run_index] = row
     good = "OK" if program.startup else Verdict.AC.value
-    bad = [(cid, i, r.verdict) for cid, found in by_case.items()
-           for i, r in sorted(found.items()) if r.verdict != good]
+    bad = [
+        (cid, i, r.verdict)
+        for cid, found in by_case.items()
+        for i, r in sorted(found.items())
+        if r.verdict != good
+    ]
     problem = None
     if bad:
         cid, index, verdict = bad[0]
-        problem = (f"failed while being timed: {verdict} on {cid} (run {index + 1})"
-                   + (f" and {len(bad) - 1} more" if len(bad) > 1 else ""))
+        problem = f"failed while being timed: {verdict} on {cid} (run {index + 1})" + (
+            f" and {len(bad) - 1} more" if len(bad) > 1 else ""
+        )
     complete = all(len(found) == runs for found in by_case.values())
     if not complete and problem is None:
         problem = "timing incomplete: run leaderboard again"
-    cpu_cases = {cid: summarize([r.cpu_seconds for _, r in sorted(found.items())])
-                 for cid, found in by_case.items() if found}
-    wall_cases = {cid: summarize([r.wall_seconds for _, r in sorted(found.items())])
-                  for cid, found in by_case.items() if found}
+    cpu_cases = {
+        cid: summarize([r.cpu_seconds for _, r in sorted(found.items())])
+        for cid, found in by_case.items()
+        if found
+    }
+    wall_cases = {
+        cid: summarize([r.wall_seconds for _, r in sorted(found.items())])
+        for cid, found in by_case.items()
+        if found
+    }
     cpu = wall = None
     if complete:
         cpu = summarize([sum(by_case[c.id][i].cpu_seconds for c in cases) for i in range(runs)])
-        wall = summarize([sum(by_case[c.id][i].wall_seconds for c in cases)
-                          for i in range(runs)])
+        wall = summarize([sum(by_case[c.id][i].wall_seconds for c in cases) for i in range(runs)])
     stamps = [r.created_at for found in by_case.values() for r in found.values()]
-    return Timed(program, cpu_cases, wall_cases, cpu, wall, problem,
-                 min(stamps, default=0.0), max(stamps, default=0.0))
+    return Timed(
+        program,
+        cpu_cases,
+        wall_cases,
+        cpu,
+        wall,
+        problem,
+        min(stamps, default=0.0),
+        max(stamps, default=0.0),
+    )
 
 
 @dataclass
@@ -79,10 +96,10 @@ class Standings:
 
     session: Session
     config: CourseConfig
-    ranked: List[Tuple[int, Timed]]  # (rank, program), fastest first
-    startups: Dict[str, Timed]  # by language
-    ineligible: List[Ineligible]
-    beats: Dict[str, List[str]]  # program id -> ids it is directly significantly faster than
+    ranked: list[tuple[int, Timed]]  # (rank, program), fastest first
+    startups: dict[str, Timed]  # by language
+    ineligible: list[Ineligible]
+    beats: dict[str, list[str]]  # program id -> ids it is directly significantly faster than
 
 
 def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
@@ -99,8 +116,10 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
     board = config.leaderboard
     rank_of = ranks(samples, board.noise_floor, board.alpha)
     beats = _direct_wins(samples, board.noise_floor, board.alpha)
-    ranked = sorted(((rank_of[t.program.id], t) for t in measured),
-                    key=lambda pair: (pair[0], pair[1].cpu_total.median, pair[1].program.id))
+    ranked = sorted(
+        ((rank_of[t.program.id], t) for t in measured),
+        key=lambda pair: (pair[0], pair[1].cpu_total.median, pair[1].program.id),
+    )
     startups = {}
     for program in session.startups:
         result = timed(store, program, session.cases, runs)
@@ -108,21 +127,27 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
     return Standings(session, config, ranked, startups, ineligible, beats)
 
 
-def board_caveats(board: Standings, span_minutes: float = 15) -> List[str]:
+def board_caveats(board: Standings, span_minutes: float = 15) -> list[str]:
     """Warnings about the stored timings: the machine's speed drifts by several percent
     from one session to the next, so runs measured far apart compare less well."""
-    stamps = [s for t in [t for _, t in board.ranked] + list(board.startups.values())
-              for s in (t.first_run, t.last_run) if s]
+    stamps = [
+        s
+        for t in [t for _, t in board.ranked] + list(board.startups.values())
+        for s in (t.first_run, t.last_run)
+        if s
+    ]
     if stamps and max(stamps) - min(stamps) > span_minutes * 60:
         hours = (max(stamps) - min(stamps)) / 3600
-        return [f"the stored timings were measured over {hours:.1f} hours (resumed "
-                "sessions); the machine's speed drifts between sessions, so before "
-                "publishing, run leaderboard --force-remeasure to measure all at once"]
+        return [
+            f"the stored timings were measured over {hours:.1f} hours (resumed "
+            "sessions); the machine's speed drifts between sessions, so before "
+            "publishing, run leaderboard --force-remeasure to measure all at once"
+        ]
     return []
 
 
-def _direct_wins(samples, noise_floor, alpha) -> Dict[str, List[str]]:
-    wins: Dict[str, List[str]] = {name: [] for name in samples}
+def _direct_wins(samples, noise_floor, alpha) -> dict[str, list[str]]:
+    wins: dict[str, list[str]] = {name: [] for name in samples}
     for c in significantly_faster(samples, noise_floor, alpha):
         wins[c.faster].append(c.slower)
     return {name: sorted(found) for name, found in wins.items()}

@@ -13,7 +13,6 @@ zip entry's time is taken instead, and the metadata says so.
 
 import re
 from pathlib import PurePosixPath
-from typing import Dict
 
 from grader.lms.incoming import Incoming, Parsed, newest, safe_id
 from grader.lms.unpack import Refused, Unpacked
@@ -24,24 +23,35 @@ _COPY = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]*)?$")
 
 def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
-    students: Dict[str, Incoming] = {}
-    chosen: Dict[str, Dict[str, tuple]] = {}  # uid -> canonical name -> (copy number, member)
+    students: dict[str, Incoming] = {}
+    chosen: dict[str, dict[str, tuple]] = {}  # uid -> canonical name -> (copy number, member)
     for member in unpacked.members:
         if len(member.path.parts) != 1:
-            parsed.refused.append(Refused(str(member.path), "in a folder, but Canvas's "
-                                          "download is flat: not a Canvas submission file"))
+            parsed.refused.append(
+                Refused(
+                    str(member.path),
+                    "in a folder, but Canvas's download is flat: not a Canvas submission file",
+                )
+            )
             continue
         match = _NAME.match(member.path.name)
         if not match:
-            parsed.refused.append(Refused(str(member.path), "not named like a Canvas "
-                                          "submission (name_userid_fileid_file)"))
+            parsed.refused.append(
+                Refused(
+                    str(member.path), "not named like a Canvas submission (name_userid_fileid_file)"
+                )
+            )
             continue
         uid = match["uid"]
         student = students.get(uid)
         if student is None:
             student = students[uid] = Incoming(
-                student_id=safe_id(uid), name=match["name"], lms_user_id=uid,
-                late_marker=False, time_source="zip entry time")
+                student_id=safe_id(uid),
+                name=match["name"],
+                lms_user_id=uid,
+                late_marker=False,
+                time_source="zip entry time",
+            )
         if match["late"]:
             student.late_marker = True
         original, copy = _original_name(match["file"], source_names)
@@ -50,15 +60,17 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
             # Two uploads of one name in one submission: the higher copy number is the later one.
             current = (copy, member)
             keep, drop = (previous, current) if previous[0] >= copy else (current, previous)
-            student.notes.append(f"{drop[1].path.name} dropped: {keep[1].path.name} is a later "
-                                 f"upload of {original}")
+            student.notes.append(
+                f"{drop[1].path.name} dropped: {keep[1].path.name} is a later upload of {original}"
+            )
             chosen[uid][original] = keep
         else:
             chosen[uid][original] = (copy, member)
     for uid, student in students.items():
         members = [member for _, member in chosen[uid].values()]
-        student.files = {PurePosixPath(name): member.data
-                         for name, (_, member) in chosen[uid].items()}
+        student.files = {
+            PurePosixPath(name): member.data for name, (_, member) in chosen[uid].items()
+        }
         student.submitted_at = newest(m.mtime for m in members)
         student.submission_id = ",".join(sorted(_attempt(m.path.name) for m in members))
         parsed.students.append(student)

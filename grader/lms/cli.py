@@ -1,14 +1,14 @@
 """`grader import KIND ARCHIVE` and `grader export canvas|moodle OUT.csv`.
 
-    import canvas|moodle|gradescope ARCHIVE [--roster CSV] [--into DIR]
-    export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--results DIR]
-    export moodle OUT.csv [--roster WORKSHEET.csv] [--results DIR]
+import canvas|moodle|gradescope ARCHIVE [--roster CSV] [--into DIR]
+export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--results DIR]
+export moodle OUT.csv [--roster WORKSHEET.csv] [--results DIR]
 """
 
 from pathlib import Path
 
-from grader.lms.unpack import ArchiveError
 from grader.errors import GraderError
+from grader.lms.unpack import ArchiveError
 
 
 class LmsError(GraderError):
@@ -16,35 +16,58 @@ class LmsError(GraderError):
 
 
 def add_import_command(sub) -> None:
-    command = sub.add_parser("import", help="turn an LMS's bulk download into one folder per "
-                             "student (canvas, moodle, gradescope)")
+    command = sub.add_parser(
+        "import",
+        help="turn an LMS's bulk download into one folder per student (canvas, moodle, gradescope)",
+    )
     command.add_argument("kind", choices=("canvas", "moodle", "gradescope"))
     command.add_argument("archive", type=Path, metavar="ARCHIVE.zip")
-    command.add_argument("--roster", type=Path, help="the LMS's gradebook CSV: names, and "
-                         "who is missing")
-    command.add_argument("--into", type=Path, default=Path("submissions"),
-                         help="folder of student folders (default: submissions/)")
+    command.add_argument(
+        "--roster", type=Path, help="the LMS's gradebook CSV: names, and who is missing"
+    )
+    command.add_argument(
+        "--into",
+        type=Path,
+        default=Path("submissions"),
+        help="folder of student folders (default: submissions/)",
+    )
     command.set_defaults(func=cmd_import)
 
 
 def add_lms_exports(kinds) -> None:
     """`export canvas` and `export moodle`, beside the other export kinds."""
-    canvas = kinds.add_parser("canvas", help="Canvas gradebook import CSV (from the roster "
-                              "exported from Canvas's gradebook)")
+    canvas = kinds.add_parser(
+        "canvas",
+        help="Canvas gradebook import CSV (from the roster exported from Canvas's gradebook)",
+    )
     canvas.add_argument("out", type=Path, metavar="OUT.csv")
-    canvas.add_argument("--roster", type=Path, required=True, metavar="GRADEBOOK.csv",
-                        help="the CSV Canvas's gradebook exports")
-    canvas.add_argument("--assignment", help="the column to fill (default: the roster's one "
-                        "assignment column, else a new 'Scramble Squares' column)")
+    canvas.add_argument(
+        "--roster",
+        type=Path,
+        required=True,
+        metavar="GRADEBOOK.csv",
+        help="the CSV Canvas's gradebook exports",
+    )
+    canvas.add_argument(
+        "--assignment",
+        help="the column to fill (default: the roster's one "
+        "assignment column, else a new 'Scramble Squares' column)",
+    )
     canvas.add_argument("--results", type=Path, default=Path("results"))
     canvas.set_defaults(func=cmd_export_canvas)
 
-    moodle = kinds.add_parser("moodle", help="Moodle grading worksheet CSV (upload it in the "
-                              "assignment: 'Upload grading worksheet')")
+    moodle = kinds.add_parser(
+        "moodle",
+        help="Moodle grading worksheet CSV (upload it in the "
+        "assignment: 'Upload grading worksheet')",
+    )
     moodle.add_argument("out", type=Path, metavar="OUT.csv")
-    moodle.add_argument("--roster", type=Path, metavar="WORKSHEET.csv",
-                        help="the grading worksheet Moodle exports (default: built from the "
-                             "imported folders)")
+    moodle.add_argument(
+        "--roster",
+        type=Path,
+        metavar="WORKSHEET.csv",
+        help="the grading worksheet Moodle exports (default: built from the imported folders)",
+    )
     moodle.add_argument("--results", type=Path, default=Path("results"))
     moodle.set_defaults(func=cmd_export_moodle)
 
@@ -70,8 +93,9 @@ def cmd_import(args) -> int:
     if args.into.exists() and not args.into.is_dir():
         raise LmsError(f"{args.into}: is not a folder")
     try:
-        result = import_archive(args.kind, args.archive, args.into, roster=roster,
-                                source_names=names)
+        result = import_archive(
+            args.kind, args.archive, args.into, roster=roster, source_names=names
+        )
     except (ArchiveError, OSError) as error:
         raise LmsError(str(error)) from None
     for entry in result.refused:
@@ -86,14 +110,16 @@ def cmd_import(args) -> int:
         print(f"no submission: {', '.join(result.no_submission)}")
     if result.absent:
         print(f"not in this archive (folders kept): {', '.join(result.absent)}")
-    print(f"{args.into}: {len(result.added)} added, {len(result.updated)} updated, "
-          f"{len(result.unchanged)} unchanged, {len(result.refused)} entries refused")
+    print(
+        f"{args.into}: {len(result.added)} added, {len(result.updated)} updated, "
+        f"{len(result.unchanged)} unchanged, {len(result.refused)} entries refused"
+    )
     return 0
 
 
 def _export(args, kind) -> int:
-    from grader.config import load_config
     from grader.atomic import write_file
+    from grader.config import load_config
     from grader.exports.common import graded
     from grader.late import lateness_of
     from grader.lms import export
@@ -106,12 +132,17 @@ def _export(args, kind) -> int:
         lateness = lateness_of(results.reports, config.late)
         try:
             if kind == "canvas":
-                made = export.canvas(results.reports, lateness, roster,
-                                     assignment=args.assignment,
-                                     missing_as_zero=config.lms.missing_as_zero)
+                made = export.canvas(
+                    results.reports,
+                    lateness,
+                    roster,
+                    assignment=args.assignment,
+                    missing_as_zero=config.lms.missing_as_zero,
+                )
             else:
-                made = export.moodle(results.reports, lateness, roster,
-                                     missing_as_zero=config.lms.missing_as_zero)
+                made = export.moodle(
+                    results.reports, lateness, roster, missing_as_zero=config.lms.missing_as_zero
+                )
         except export.LmsExportError as error:
             raise LmsError(str(error)) from None
     write_file(args.out, made.text)

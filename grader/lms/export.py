@@ -13,14 +13,14 @@ into Moodle's feedback column when that is empty).
 import csv
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
 
+from grader.errors import GraderError
 from grader.late import NOT_LATE, Lateness
 from grader.lms.metadata import read_meta
 from grader.lms.roster import CANVAS_IDENTITY, Roster
 from grader.score import SubmissionReport, format_score
-from grader.errors import GraderError
 
 DEFAULT_ASSIGNMENT = "Scramble Squares"
 _CANVAS_ASSIGNMENT = re.compile(r"^.+ \(\d+\)$")  # Canvas heads them "Name (assignment id)"
@@ -35,13 +35,14 @@ class Matched:
     text: str = ""  # the CSV
     column: str = ""  # the column holding the score
     filled: int = 0
-    empty: List[str] = field(default_factory=list)  # roster students left empty, and why
-    unmatched: List[str] = field(default_factory=list)  # graded, but not in the roster
-    late: List[str] = field(default_factory=list)  # "id: raw 5, penalty -1 (note), final 4"
+    empty: list[str] = field(default_factory=list)  # roster students left empty, and why
+    unmatched: list[str] = field(default_factory=list)  # graded, but not in the roster
+    late: list[str] = field(default_factory=list)  # "id: raw 5, penalty -1 (note), final 4"
 
 
-def _match(reports: Sequence[SubmissionReport],
-           roster_ids: List[set]) -> Dict[int, SubmissionReport]:
+def _match(
+    reports: Sequence[SubmissionReport], roster_ids: list[set]
+) -> dict[int, SubmissionReport]:
     """Roster row index -> its submission."""
     keys = []
     for r in reports:
@@ -56,8 +57,9 @@ def _match(reports: Sequence[SubmissionReport],
     return found
 
 
-def _cell(result: Optional[SubmissionReport], late: Lateness, missing_as_zero: bool,
-          name: str, out: Matched) -> str:
+def _cell(
+    result: SubmissionReport | None, late: Lateness, missing_as_zero: bool, name: str, out: Matched
+) -> str:
     if result is None:
         out.empty.append(f"{name}: no submission")
         return "0" if missing_as_zero else ""
@@ -65,28 +67,37 @@ def _cell(result: Optional[SubmissionReport], late: Lateness, missing_as_zero: b
         out.empty.append(f"{name}: not completely graded (run `grader grade` again)")
         return ""
     if late.percent or late.late_marker:
-        out.late.append(f"{result.submission.id}: raw {format_score(result.score)}, penalty "
-                        f"-{format_score(late.penalty(result.score))} ({late.note}), final "
-                        f"{format_score(late.final(result.score))}")
+        out.late.append(
+            f"{result.submission.id}: raw {format_score(result.score)}, penalty "
+            f"-{format_score(late.penalty(result.score))} ({late.note}), final "
+            f"{format_score(late.final(result.score))}"
+        )
     out.filled += 1
     return format_score(late.final(result.score))
 
 
-def _csv(rows: List[List[str]]) -> str:
+def _csv(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\r\n").writerows(rows)
     return buffer.getvalue()
 
 
-def canvas(reports: Sequence[SubmissionReport], lateness: Dict[str, Lateness], roster: Roster,
-           *, assignment: Optional[str] = None, missing_as_zero: bool = False) -> Matched:
+def canvas(
+    reports: Sequence[SubmissionReport],
+    lateness: dict[str, Lateness],
+    roster: Roster,
+    *,
+    assignment: str | None = None,
+    missing_as_zero: bool = False,
+) -> Matched:
     out = Matched()
     target = _canvas_column(roster, assignment)
     out.column = target
     identity = [name for name in roster.header if name in CANVAS_IDENTITY]
     if not identity:
-        raise LmsExportError(f"{roster.path}: not a Canvas gradebook export (no Student or "
-                             "ID column)")
+        raise LmsExportError(
+            f"{roster.path}: not a Canvas gradebook export (no Student or ID column)"
+        )
     picks = [roster.header.index(name) for name in identity]
     existing = roster.column(target)
     max_score = format_score(max((r.max_score for r in reports), default=0))
@@ -108,11 +119,12 @@ def canvas(reports: Sequence[SubmissionReport], lateness: Dict[str, Lateness], r
     return out
 
 
-def _canvas_column(roster: Roster, assignment: Optional[str]) -> str:
+def _canvas_column(roster: Roster, assignment: str | None) -> str:
     if assignment:
         for name in roster.header:
-            if name == assignment or (name.startswith(assignment + " (")
-                                      and _CANVAS_ASSIGNMENT.match(name)):
+            if name == assignment or (
+                name.startswith(assignment + " (") and _CANVAS_ASSIGNMENT.match(name)
+            ):
                 return name
         return assignment  # a new column: Canvas offers to create the assignment
     columns = [name for name in roster.header if _CANVAS_ASSIGNMENT.match(name)]
@@ -120,16 +132,29 @@ def _canvas_column(roster: Roster, assignment: Optional[str]) -> str:
         return columns[0]
     if not columns:
         return DEFAULT_ASSIGNMENT
-    raise LmsExportError(f"{roster.path}: {len(columns)} assignment columns "
-                         f"({', '.join(columns)}); name the one to fill with --assignment")
+    raise LmsExportError(
+        f"{roster.path}: {len(columns)} assignment columns "
+        f"({', '.join(columns)}); name the one to fill with --assignment"
+    )
 
 
-MOODLE_COLUMNS = ("Identifier", "Full name", "Email address", "Grade", "Maximum Grade",
-                  "Feedback comments")
+MOODLE_COLUMNS = (
+    "Identifier",
+    "Full name",
+    "Email address",
+    "Grade",
+    "Maximum Grade",
+    "Feedback comments",
+)
 
 
-def moodle(reports: Sequence[SubmissionReport], lateness: Dict[str, Lateness],
-           roster: Optional[Roster], *, missing_as_zero: bool = False) -> Matched:
+def moodle(
+    reports: Sequence[SubmissionReport],
+    lateness: dict[str, Lateness],
+    roster: Roster | None,
+    *,
+    missing_as_zero: bool = False,
+) -> Matched:
     """Moodle's offline grading worksheet (Assignment > "Upload grading worksheet"):
     the downloaded worksheet with Grade filled, or one built from the imported folders."""
     out = Matched(column="Grade")
@@ -152,8 +177,10 @@ def moodle(reports: Sequence[SubmissionReport], lateness: Dict[str, Lateness],
         if maximum is not None and not row[maximum].strip():
             row[maximum] = max_score
         if result is not None and late.percent and not row[feedback].strip():
-            row[feedback] = (f"Raw score {format_score(result.score)}, late penalty "
-                             f"-{format_score(late.penalty(result.score))} ({late.note}).")
+            row[feedback] = (
+                f"Raw score {format_score(result.score)}, late penalty "
+                f"-{format_score(late.penalty(result.score))} ({late.note})."
+            )
         rows.append(row)
     used = {id(r) for r in matched.values()}
     out.unmatched = [r.submission.id for r in reports if id(r) not in used]
@@ -171,6 +198,8 @@ def _worksheet_from_imports(reports: Sequence[SubmissionReport]) -> Roster:
             continue
         rows.append([f"Participant {meta.lms_user_id}", meta.name, "", "", "", ""])
     if not rows:
-        raise LmsExportError("no submission was imported from Moodle: pass the grading "
-                             "worksheet downloaded from Moodle with --roster")
+        raise LmsExportError(
+            "no submission was imported from Moodle: pass the grading "
+            "worksheet downloaded from Moodle with --roster"
+        )
     return Roster(Path("(imported folders)"), list(MOODLE_COLUMNS), rows)

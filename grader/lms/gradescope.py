@@ -11,7 +11,6 @@ is kept in the metadata so a roster finds each of them.
 
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Dict, List, Optional
 
 from grader.lms.incoming import Incoming, Parsed, safe_id
 from grader.lms.unpack import ArchiveError, Refused, Unpacked
@@ -23,11 +22,10 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
     metas = [m for m in unpacked.members if m.path.name == META_FILE]
     if len(metas) != 1:
-        raise ArchiveError(f"not a Gradescope export: expected one {META_FILE}, "
-                           f"found {len(metas)}")
+        raise ArchiveError(f"not a Gradescope export: expected one {META_FILE}, found {len(metas)}")
     root = metas[0].path.parent
     entries = _metadata(metas[0].data)
-    students: Dict[str, Incoming] = {}
+    students: dict[str, Incoming] = {}
     for member in unpacked.members:
         if member is metas[0]:
             continue
@@ -36,14 +34,14 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
         except ValueError:
             relative = None
         if relative is None or len(relative.parts) < 2:
-            parsed.refused.append(Refused(str(member.path), "not inside a submission folder "
-                                          "of the export"))
+            parsed.refused.append(
+                Refused(str(member.path), "not inside a submission folder of the export")
+            )
             continue
         key, *inside = relative.parts
         entry = entries.get(key)
         if entry is None:
-            parsed.refused.append(Refused(str(member.path), f"{key} is not listed in "
-                                          f"{META_FILE}"))
+            parsed.refused.append(Refused(str(member.path), f"{key} is not listed in {META_FILE}"))
             continue
         student = students.get(key) or students.setdefault(key, _incoming(key, entry))
         student.files[PurePosixPath(*inside)] = member.data
@@ -55,13 +53,15 @@ def _metadata(data: bytes) -> dict:
     try:
         import yaml
     except ImportError:
-        raise ArchiveError("reading a Gradescope export needs PyYAML "
-                           "(pip install pyyaml)") from None
+        raise ArchiveError(
+            "reading a Gradescope export needs PyYAML (pip install pyyaml)"
+        ) from None
     try:
         document = yaml.safe_load(data.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError) as error:
-        raise ArchiveError(f"{META_FILE} is not readable YAML: "
-                           f"{str(error).splitlines()[0]}") from None
+        raise ArchiveError(
+            f"{META_FILE} is not readable YAML: {str(error).splitlines()[0]}"
+        ) from None
     document = _plain_keys(document)
     if not isinstance(document, dict):
         raise ArchiveError(f"{META_FILE}: expected a mapping of submissions")
@@ -71,8 +71,9 @@ def _metadata(data: bytes) -> dict:
 def _plain_keys(value):
     """Ruby symbols come out of YAML as ':name' strings: drop the colon."""
     if isinstance(value, dict):
-        return {(k.lstrip(":") if isinstance(k, str) else k): _plain_keys(v)
-                for k, v in value.items()}
+        return {
+            (k.lstrip(":") if isinstance(k, str) else k): _plain_keys(v) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_plain_keys(v) for v in value]
     return value
@@ -82,18 +83,22 @@ def _incoming(key: str, entry: dict) -> Incoming:
     submitters = [s for s in entry.get("submitters") or [] if isinstance(s, dict)]
     first = submitters[0] if submitters else {}
     ident = str(first.get("sid") or first.get("email") or key)
-    others: List[str] = []
+    others: list[str] = []
     for person in submitters:
         others.extend(str(person[k]) for k in ("sid", "email") if person.get(k))
     subid = key.split("_", 1)[1] if key.startswith("submission_") else key
     return Incoming(
         student_id=safe_id(ident),
         name=" & ".join(str(s.get("name", "")) for s in submitters),
-        lms_user_id=subid, submission_id=subid, other_ids=tuple(others),
-        submitted_at=_time(entry.get("created_at")), time_source=META_FILE)
+        lms_user_id=subid,
+        submission_id=subid,
+        other_ids=tuple(others),
+        submitted_at=_time(entry.get("created_at")),
+        time_source=META_FILE,
+    )
 
 
-def _time(value) -> Optional[datetime]:
+def _time(value) -> datetime | None:
     if isinstance(value, datetime):
         return value
     if not isinstance(value, str):

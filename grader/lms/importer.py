@@ -8,49 +8,61 @@ older download never replaces a newer submission.
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable, Dict, List, Optional
 
 from grader.lms import canvas, gradescope, moodle
 from grader.lms.incoming import Incoming, Parsed
 from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta, write_meta
 from grader.lms.roster import Roster
-from grader.lms.unpack import ArchiveError, Refused, UnpackLimits, read_zip
+from grader.lms.unpack import DEFAULT_LIMITS, ArchiveError, Refused, UnpackLimits, read_zip
 
-FORMATS: Dict[str, Callable[..., Parsed]] = {
-    "canvas": canvas.parse, "moodle": moodle.parse, "gradescope": gradescope.parse,
+FORMATS: dict[str, Callable[..., Parsed]] = {
+    "canvas": canvas.parse,
+    "moodle": moodle.parse,
+    "gradescope": gradescope.parse,
 }
 
 
 @dataclass
 class ImportResult:
-    added: List[str] = field(default_factory=list)
-    updated: List[str] = field(default_factory=list)
-    unchanged: List[str] = field(default_factory=list)
-    kept_newer: List[str] = field(default_factory=list)  # the folder holds a later submission
-    absent: List[str] = field(default_factory=list)  # folders this archive has nobody for
-    refused: List[Refused] = field(default_factory=list)
-    notes: List[str] = field(default_factory=list)
-    not_in_roster: List[str] = field(default_factory=list)
-    no_submission: List[str] = field(default_factory=list)  # roster students without one
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    kept_newer: list[str] = field(default_factory=list)  # the folder holds a later submission
+    absent: list[str] = field(default_factory=list)  # folders this archive has nobody for
+    refused: list[Refused] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    not_in_roster: list[str] = field(default_factory=list)
+    no_submission: list[str] = field(default_factory=list)  # roster students without one
 
 
-def import_archive(kind: str, archive: Path, into: Path, *, roster: Optional[Roster] = None,
-                   source_names: frozenset = frozenset(),
-                   limits: UnpackLimits = UnpackLimits()) -> ImportResult:
+def import_archive(
+    kind: str,
+    archive: Path,
+    into: Path,
+    *,
+    roster: Roster | None = None,
+    source_names: frozenset = frozenset(),
+    limits: UnpackLimits = DEFAULT_LIMITS,
+) -> ImportResult:
     if kind not in FORMATS:
         raise ArchiveError(f"unknown LMS {kind!r} (known: {', '.join(sorted(FORMATS))})")
     parsed = FORMATS[kind](read_zip(archive, limits), source_names)
     result = ImportResult(refused=list(parsed.refused))
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
-    taken: Dict[str, Incoming] = {}
+    taken: dict[str, Incoming] = {}
     for student in parsed.students:
         if student.student_id in taken:
-            result.refused.extend(Refused(f"{student.student_id}/{p}", "a second submission "
-                                          "for the same student id in this archive")
-                                  for p in student.files)
+            result.refused.extend(
+                Refused(
+                    f"{student.student_id}/{p}",
+                    "a second submission for the same student id in this archive",
+                )
+                for p in student.files
+            )
             continue
         taken[student.student_id] = student
         _expand_zips(student, result)
@@ -58,12 +70,18 @@ def import_archive(kind: str, archive: Path, into: Path, *, roster: Optional[Ros
             _match_roster(student, roster, result)
         result.notes.extend(f"{student.student_id}: {note}" for note in student.notes)
         _store(kind, Path(archive).name, student, into / student.student_id, result)
-    result.absent = sorted(p.name for p in into.iterdir()
-                           if p.is_dir() and read_meta(p) is not None and p.name not in taken)
+    result.absent = sorted(
+        p.name
+        for p in into.iterdir()
+        if p.is_dir() and read_meta(p) is not None and p.name not in taken
+    )
     if roster is not None:
         found = set().union(*(_ids(s) for s in taken.values())) if taken else set()
-        result.no_submission = [roster.name(row) or sorted(roster.ids(row))[0]
-                                for row in roster.rows if not roster.ids(row) & found]
+        result.no_submission = [
+            roster.name(row) or sorted(roster.ids(row))[0]
+            for row in roster.rows
+            if not roster.ids(row) & found
+        ]
     return result
 
 
@@ -86,17 +104,25 @@ def _expand_zips(student: Incoming, result: ImportResult) -> None:
         del student.files[path]
         result.refused.extend(Refused(f"{label}: {r.name}", r.reason) for r in inner.refused)
         members = inner.members
-        wrapped = (len({m.path.parts[0] for m in members}) == 1
-                   and all(len(m.path.parts) > 1 for m in members))
+        wrapped = len({m.path.parts[0] for m in members}) == 1 and all(
+            len(m.path.parts) > 1 for m in members
+        )
         for member in members:
             relative = PurePosixPath(*member.path.parts[1:]) if wrapped else member.path
             relative = path.parent / relative
             if relative.suffix.lower() == ".zip":
-                result.refused.append(Refused(f"{label}: {member.path}", "a zip inside an "
-                                              "uploaded zip (not unpacked)"))
+                result.refused.append(
+                    Refused(
+                        f"{label}: {member.path}", "a zip inside an uploaded zip (not unpacked)"
+                    )
+                )
             elif relative in student.files:
-                result.refused.append(Refused(f"{label}: {member.path}", "a file of that "
-                                              "name was also submitted outside the zip"))
+                result.refused.append(
+                    Refused(
+                        f"{label}: {member.path}",
+                        "a file of that name was also submitted outside the zip",
+                    )
+                )
             else:
                 student.files[relative] = member.data
         student.notes.append(f"unpacked {path} ({len(members)} files)")
@@ -114,29 +140,39 @@ def _match_roster(student: Incoming, roster: Roster, result: ImportResult) -> No
     result.not_in_roster.append(f"{student.student_id} ({student.name})")
 
 
-def _store(kind: str, archive: str, student: Incoming, folder: Path,
-           result: ImportResult) -> None:
+def _store(kind: str, archive: str, student: Incoming, folder: Path, result: ImportResult) -> None:
     meta = SubmissionMeta(
-        student_id=student.student_id, lms=kind, name=student.name,
-        lms_user_id=student.lms_user_id, submission_id=student.submission_id,
+        student_id=student.student_id,
+        lms=kind,
+        name=student.name,
+        lms_user_id=student.lms_user_id,
+        submission_id=student.submission_id,
         submitted_at=student.submitted_at.isoformat() if student.submitted_at else None,
         time_source=student.time_source if student.submitted_at else "",
-        late_marker=student.late_marker, other_ids=student.other_ids,
+        late_marker=student.late_marker,
+        other_ids=student.other_ids,
         files={str(p): hashlib.sha256(d).hexdigest() for p, d in sorted(student.files.items())},
-        archive=archive)
+        archive=archive,
+    )
     old = read_meta(folder) if folder.exists() else None
     if old is None and folder.is_dir() and any(folder.iterdir()):
         # A folder someone made by hand (or another tool): not ours to overwrite.
-        result.refused.extend(Refused(f"{student.student_id}/{p}", f"{folder} exists and was "
-                                      f"not made by an import: left alone")
-                              for p in student.files)
+        result.refused.extend(
+            Refused(
+                f"{student.student_id}/{p}",
+                f"{folder} exists and was not made by an import: left alone",
+            )
+            for p in student.files
+        )
         return
     if old is not None and old.same_submission(meta):
         result.unchanged.append(student.student_id)
         return
     if old is not None and _older(meta, old):
-        result.kept_newer.append(f"{student.student_id} (this archive: {meta.submitted_at}, "
-                                 f"the folder: {old.submitted_at})")
+        result.kept_newer.append(
+            f"{student.student_id} (this archive: {meta.submitted_at}, "
+            f"the folder: {old.submitted_at})"
+        )
         return
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
@@ -144,8 +180,12 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path,
         try:
             _write_if_changed(folder, relative, data, old)
         except OSError as error:  # a name too long for this file system, a full disk...
-            result.refused.append(Refused(f"{student.student_id}/{relative}",
-                                          f"cannot be written: {error.strerror or error}"))
+            result.refused.append(
+                Refused(
+                    f"{student.student_id}/{relative}",
+                    f"cannot be written: {error.strerror or error}",
+                )
+            )
     if old is not None:
         # Files the previous import wrote that this submission no longer has are the
         # student's old files: remove them. Anything else in the folder is not ours.
@@ -166,17 +206,25 @@ def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
     return a < b
 
 
-def _write_if_changed(folder: Path, relative: PurePosixPath, data: bytes,
-                      old: Optional[SubmissionMeta]) -> None:
+def _write_if_changed(
+    folder: Path, relative: PurePosixPath, data: bytes, old: SubmissionMeta | None
+) -> None:
     path = folder.joinpath(*relative.parts)
     if path.name == META_NAME:
         return
-    if old is not None and old.files.get(str(relative)) == hashlib.sha256(data).hexdigest() \
-            and path.is_file() and not path.is_symlink() and path.read_bytes() == data:
+    if (
+        old is not None
+        and old.files.get(str(relative)) == hashlib.sha256(data).hexdigest()
+        and path.is_file()
+        and not path.is_symlink()
+        and path.read_bytes() == data
+    ):
         return  # untouched: its time stays, nothing downstream sees a change
     # A link planted in the folder since the last import must not redirect the write.
-    for parent in [folder, *[folder.joinpath(*relative.parts[:i])
-                             for i in range(1, len(relative.parts))]]:
+    for parent in [
+        folder,
+        *[folder.joinpath(*relative.parts[:i]) for i in range(1, len(relative.parts))],
+    ]:
         if parent.is_symlink():
             raise ArchiveError(f"{parent}: is a symbolic link; refusing to write through it")
     path.parent.mkdir(parents=True, exist_ok=True)

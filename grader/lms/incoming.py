@@ -4,7 +4,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Dict, List, Optional, Tuple
 
 from grader.lms.unpack import Refused
 
@@ -17,18 +16,18 @@ class Incoming:
     name: str
     lms_user_id: str
     submission_id: str = ""
-    submitted_at: Optional[datetime] = None
+    submitted_at: datetime | None = None
     time_source: str = ""
-    late_marker: Optional[bool] = None
-    other_ids: Tuple[str, ...] = ()
-    files: Dict[PurePosixPath, bytes] = field(default_factory=dict)
-    notes: List[str] = field(default_factory=list)  # e.g. which resubmitted copy was kept
+    late_marker: bool | None = None
+    other_ids: tuple[str, ...] = ()
+    files: dict[PurePosixPath, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # e.g. which resubmitted copy was kept
 
 
 @dataclass
 class Parsed:
-    students: List[Incoming] = field(default_factory=list)
-    refused: List[Refused] = field(default_factory=list)
+    students: list[Incoming] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
 
 
 def safe_id(text: str) -> str:
@@ -37,6 +36,6 @@ def safe_id(text: str) -> str:
     return cleaned or "student"
 
 
-def newest(times) -> Optional[datetime]:
+def newest(times) -> datetime | None:
     known = [t for t in times if t is not None]
     return max(known) if known else None

@@ -9,7 +9,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Dict, Optional, Tuple
 
 META_NAME = ".lms.json"
 FORMAT = 1
@@ -22,15 +21,15 @@ class SubmissionMeta:
     name: str = ""  # the student's name as the LMS spells it
     lms_user_id: str = ""  # Canvas user id, Moodle participant id, Gradescope submission id
     submission_id: str = ""
-    submitted_at: Optional[str] = None  # ISO 8601; naive = the course's local time
+    submitted_at: str | None = None  # ISO 8601; naive = the course's local time
     time_source: str = ""  # where submitted_at came from
-    late_marker: Optional[bool] = None  # the LMS's own "late" flag, None when it has none
-    other_ids: Tuple[str, ...] = ()  # SIS ids, e-mails: what a roster may match on
-    files: Dict[str, str] = field(default_factory=dict)  # relative path -> sha256
+    late_marker: bool | None = None  # the LMS's own "late" flag, None when it has none
+    other_ids: tuple[str, ...] = ()  # SIS ids, e-mails: what a roster may match on
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256
     archive: str = ""  # the download it came from
 
     @property
-    def submitted(self) -> Optional[datetime]:
+    def submitted(self) -> datetime | None:
         return parse_time(self.submitted_at)
 
     def ids(self) -> set:
@@ -38,11 +37,14 @@ class SubmissionMeta:
         return {i for i in (self.student_id, self.lms_user_id, *self.other_ids) if i}
 
     def same_submission(self, other: "SubmissionMeta") -> bool:
-        return (self.files == other.files and self.submitted_at == other.submitted_at
-                and self.late_marker == other.late_marker)
+        return (
+            self.files == other.files
+            and self.submitted_at == other.submitted_at
+            and self.late_marker == other.late_marker
+        )
 
 
-def parse_time(text: Optional[str]) -> Optional[datetime]:
+def parse_time(text: str | None) -> datetime | None:
     if not text:
         return None
     try:
@@ -60,7 +62,7 @@ def write_meta(folder: Path, meta: SubmissionMeta) -> None:
     tmp.replace(path)
 
 
-def read_meta(folder) -> Optional[SubmissionMeta]:
+def read_meta(folder) -> SubmissionMeta | None:
     """The folder's metadata, or None when there is none or it is unreadable (a
     hand-made folder, or one copied without its dot files)."""
     path = Path(folder) / META_NAME
@@ -72,13 +74,17 @@ def read_meta(folder) -> Optional[SubmissionMeta]:
         return None
     try:
         return SubmissionMeta(
-            student_id=str(data["student_id"]), lms=str(data["lms"]),
-            name=str(data.get("name", "")), lms_user_id=str(data.get("lms_user_id", "")),
+            student_id=str(data["student_id"]),
+            lms=str(data["lms"]),
+            name=str(data.get("name", "")),
+            lms_user_id=str(data.get("lms_user_id", "")),
             submission_id=str(data.get("submission_id", "")),
-            submitted_at=data.get("submitted_at"), time_source=str(data.get("time_source", "")),
+            submitted_at=data.get("submitted_at"),
+            time_source=str(data.get("time_source", "")),
             late_marker=data.get("late_marker"),
             other_ids=tuple(str(i) for i in data.get("other_ids", [])),
             files={str(k): str(v) for k, v in data.get("files", {}).items()},
-            archive=str(data.get("archive", "")))
+            archive=str(data.get("archive", "")),
+        )
     except (KeyError, TypeError, AttributeError):
         return None

@@ -7,7 +7,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Set
+
 from grader.errors import GraderError
 
 # Identity columns of each LMS's export; whichever a row has, a submission may match.
@@ -24,14 +24,14 @@ class RosterError(GraderError):
 @dataclass
 class Roster:
     path: Path
-    header: List[str]
-    rows: List[List[str]]  # students, each as long as the header
-    preamble: List[List[str]] = field(default_factory=list)  # Canvas's "Points Possible" row(s)
+    header: list[str]
+    rows: list[list[str]]  # students, each as long as the header
+    preamble: list[list[str]] = field(default_factory=list)  # Canvas's "Points Possible" row(s)
 
-    def column(self, name: str) -> Optional[int]:
+    def column(self, name: str) -> int | None:
         return self.header.index(name) if name in self.header else None
 
-    def ids(self, row: List[str]) -> Set[str]:
+    def ids(self, row: list[str]) -> set[str]:
         found = set()
         for name in (*CANVAS_IDS, *MOODLE_IDS):
             index = self.column(name)
@@ -44,7 +44,7 @@ class Roster:
                 found.add(match[1])
         return found
 
-    def name(self, row: List[str]) -> str:
+    def name(self, row: list[str]) -> str:
         for column in ("Student", "Full name"):
             index = self.column(column)
             if index is not None:
@@ -60,20 +60,24 @@ def read_roster(path: Path) -> Roster:
         raise RosterError(f"{path}: cannot read the roster: {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise RosterError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
-    table = [row for row in csv.reader(io.StringIO(text, newline=""))
-             if any(c.strip() for c in row)]
+    table = [
+        row for row in csv.reader(io.StringIO(text, newline="")) if any(c.strip() for c in row)
+    ]
     if not table:
         raise RosterError(f"{path}: empty roster")
     header = table[0]
     if not any(name in header for name in (*CANVAS_IDS, *MOODLE_IDS)):
-        raise RosterError(f"{path}: no student id column (expected Canvas's "
-                          f"{', '.join(CANVAS_IDS)} or Moodle's {', '.join(MOODLE_IDS)})")
-    preamble: List[List[str]] = []
-    rows: List[List[str]] = []
+        raise RosterError(
+            f"{path}: no student id column (expected Canvas's "
+            f"{', '.join(CANVAS_IDS)} or Moodle's {', '.join(MOODLE_IDS)})"
+        )
+    preamble: list[list[str]] = []
+    rows: list[list[str]] = []
     for number, row in enumerate(table[1:], start=2):
         if len(row) > len(header):
-            raise RosterError(f"{path}: line {number} has {len(row)} fields, the header "
-                              f"{len(header)}")
+            raise RosterError(
+                f"{path}: line {number} has {len(row)} fields, the header {len(header)}"
+            )
         row = row + [""] * (len(header) - len(row))
         # Canvas puts "Points Possible" (and, lately, a posting-policy row) under the
         # header: rows with no student id at all.
@@ -82,7 +86,7 @@ def read_roster(path: Path) -> Roster:
     return Roster(path, header, rows, preamble)
 
 
-def _has_id(header: List[str], row: List[str]) -> bool:
+def _has_id(header: list[str], row: list[str]) -> bool:
     for name in (*CANVAS_IDS, *MOODLE_IDS):
         if name in header and row[header.index(name)].strip():
             return True

@@ -12,7 +12,7 @@ import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import List, Optional, Union
+
 from grader.errors import GraderError
 
 # macOS adds these to zips it makes; they are never part of a submission.
@@ -33,11 +33,14 @@ class UnpackLimits:
     max_ratio: int = 200  # unpacked / packed size of one entry (above 64 KiB)
 
 
+DEFAULT_LIMITS = UnpackLimits()
+
+
 @dataclass(frozen=True)
 class Member:
     path: PurePosixPath  # normalised, relative, no '..'
     data: bytes
-    mtime: Optional[datetime]  # the entry's time (naive, as zip stores it), None if unset
+    mtime: datetime | None  # the entry's time (naive, as zip stores it), None if unset
 
 
 @dataclass(frozen=True)
@@ -48,15 +51,16 @@ class Refused:
 
 @dataclass
 class Unpacked:
-    members: List[Member] = field(default_factory=list)
-    refused: List[Refused] = field(default_factory=list)
+    members: list[Member] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
 
 
-def read_zip(archive: Union[Path, bytes], limits: UnpackLimits = UnpackLimits(), *,
-             label: str = "") -> Unpacked:
+def read_zip(
+    archive: Path | bytes, limits: UnpackLimits = DEFAULT_LIMITS, *, label: str = ""
+) -> Unpacked:
     """Every acceptable file entry of `archive` (a path, or a zip's bytes named `label`),
     and every refused one with why."""
-    source: Union[io.BytesIO, Path]
+    source: io.BytesIO | Path
     if isinstance(archive, bytes):
         source, archive = io.BytesIO(archive), Path(label or "zip")
     else:
@@ -71,8 +75,10 @@ def read_zip(archive: Union[Path, bytes], limits: UnpackLimits = UnpackLimits(),
     with handle:
         infos = handle.infolist()
         if len(infos) > limits.max_entries:
-            raise ArchiveError(f"{archive}: holds {len(infos):,} entries, more than the "
-                               f"limit of {limits.max_entries:,} (a zip bomb?)")
+            raise ArchiveError(
+                f"{archive}: holds {len(infos):,} entries, more than the "
+                f"limit of {limits.max_entries:,} (a zip bomb?)"
+            )
         result = Unpacked()
         seen = set()
         total = 0
@@ -85,13 +91,17 @@ def read_zip(archive: Union[Path, bytes], limits: UnpackLimits = UnpackLimits(),
             if reason is None and path in seen:
                 reason = "a second entry with the same name"
             if reason is None and total >= limits.max_total_bytes:
-                reason = (f"the archive unpacks to more than {limits.max_total_bytes:,} bytes "
-                          "(a zip bomb?)")
+                reason = (
+                    f"the archive unpacks to more than {limits.max_total_bytes:,} bytes "
+                    "(a zip bomb?)"
+                )
             if reason is None:
                 data, reason = _read_capped(handle, info, limits.max_file_bytes)
                 if reason is None and total + len(data) > limits.max_total_bytes:
-                    reason = (f"the archive unpacks to more than "
-                              f"{limits.max_total_bytes:,} bytes (a zip bomb?)")
+                    reason = (
+                        f"the archive unpacks to more than "
+                        f"{limits.max_total_bytes:,} bytes (a zip bomb?)"
+                    )
             if reason is not None:
                 result.refused.append(Refused(info.filename, reason))
                 continue
@@ -120,7 +130,7 @@ def _checked_path(name: str):
     return PurePosixPath(*parts), None
 
 
-def _entry_problem(info: zipfile.ZipInfo, limits: UnpackLimits) -> Optional[str]:
+def _entry_problem(info: zipfile.ZipInfo, limits: UnpackLimits) -> str | None:
     mode = info.external_attr >> 16
     if info.create_system == 3 and mode:  # Unix: the high bits hold st_mode
         if stat.S_ISLNK(mode):
@@ -130,11 +140,15 @@ def _entry_problem(info: zipfile.ZipInfo, limits: UnpackLimits) -> Optional[str]
     if info.flag_bits & 0x1:
         return "encrypted"
     if info.file_size > limits.max_file_bytes:
-        return (f"{info.file_size:,} bytes once unpacked, more than the limit of "
-                f"{limits.max_file_bytes:,} (a zip bomb?)")
+        return (
+            f"{info.file_size:,} bytes once unpacked, more than the limit of "
+            f"{limits.max_file_bytes:,} (a zip bomb?)"
+        )
     if info.file_size > 64 << 10 and info.file_size > limits.max_ratio * max(1, info.compress_size):
-        return (f"compressed {info.file_size // max(1, info.compress_size):,} to 1, more than "
-                f"{limits.max_ratio} to 1 (a zip bomb?)")
+        return (
+            f"compressed {info.file_size // max(1, info.compress_size):,} to 1, more than "
+            f"{limits.max_ratio} to 1 (a zip bomb?)"
+        )
     return None
 
 
@@ -152,7 +166,7 @@ def _read_capped(handle: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int):
     return data, None
 
 
-def _mtime(info: zipfile.ZipInfo) -> Optional[datetime]:
+def _mtime(info: zipfile.ZipInfo) -> datetime | None:
     if tuple(info.date_time) <= _ZIP_EPOCH:
         return None
     try:

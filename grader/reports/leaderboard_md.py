@@ -5,14 +5,24 @@ whatever a page shows, leaderboard.json holds too."""
 import copy
 import html
 import re
-from typing import Dict, List, Sequence
+from collections.abc import Sequence
 
 from tabulate import tabulate
 
 from grader.text import printable
 
-RANKING_HEADERS = ("rank", "program", "language", "CPU median", "CPU min-max", "MAD",
-                   "outliers", "language start-up", "beyond start-up", "wall median")
+RANKING_HEADERS = (
+    "rank",
+    "program",
+    "language",
+    "CPU median",
+    "CPU min-max",
+    "MAD",
+    "outliers",
+    "language start-up",
+    "beyond start-up",
+    "wall median",
+)
 
 
 def seconds(value) -> str:
@@ -32,60 +42,76 @@ def percent(part: float, whole: float) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-def rank_labels(entries: Sequence[dict]) -> List[str]:
-    """"1", or "=1" when the rank is shared (a tie)."""
-    counts: Dict[int, int] = {}
+def rank_labels(entries: Sequence[dict]) -> list[str]:
+    """ "1", or "=1" when the rank is shared (a tie)."""
+    counts: dict[int, int] = {}
     for entry in entries:
         counts[entry["rank"]] = counts.get(entry["rank"], 0) + 1
     return [("=" if counts[e["rank"]] > 1 else "") + str(e["rank"]) for e in entries]
 
 
-def ranking_rows(doc: dict) -> List[tuple]:
+def ranking_rows(doc: dict) -> list[tuple]:
     entries = doc["ranked"]
     return [
-        (label, e["id"] + (" *" if e["winner"] else ""), e["language"],
-         seconds(e["cpu_median_s"]),
-         f"{seconds(e['cpu_min_s'])} - {seconds(e['cpu_max_s'])}",
-         f"{seconds(e['cpu_mad_s'])} ({percent(e['cpu_mad_s'], e['cpu_median_s'])})",
-         len(e["cpu_outliers"]) or "",
-         seconds(e["startup_cpu_median_s"]), seconds(e["beyond_startup_cpu_s"]),
-         seconds(e["wall_median_s"]))
+        (
+            label,
+            e["id"] + (" *" if e["winner"] else ""),
+            e["language"],
+            seconds(e["cpu_median_s"]),
+            f"{seconds(e['cpu_min_s'])} - {seconds(e['cpu_max_s'])}",
+            f"{seconds(e['cpu_mad_s'])} ({percent(e['cpu_mad_s'], e['cpu_median_s'])})",
+            len(e["cpu_outliers"]) or "",
+            seconds(e["startup_cpu_median_s"]),
+            seconds(e["beyond_startup_cpu_s"]),
+            seconds(e["wall_median_s"]),
+        )
         for label, e in zip(rank_labels(entries), entries)
     ]
 
 
-def startup_rows(doc: dict) -> List[tuple]:
+def startup_rows(doc: dict) -> list[tuple]:
     rows = []
     for s in doc["startup"]:
         if s["available"]:
-            rows.append((s["language"], seconds(s["cpu_median_s"]),
-                         f"{seconds(s['cpu_min_s'])} - {seconds(s['cpu_max_s'])}",
-                         seconds(s["wall_median_s"])))
+            rows.append(
+                (
+                    s["language"],
+                    seconds(s["cpu_median_s"]),
+                    f"{seconds(s['cpu_min_s'])} - {seconds(s['cpu_max_s'])}",
+                    seconds(s["wall_median_s"]),
+                )
+            )
         else:
             rows.append((s["language"], "-", s["reason"], "-"))
     return rows
 
 
-def case_rows(doc: dict) -> List[tuple]:
-    return [(e["id"], *(f"{seconds(c['cpu_median_s'])} ± {seconds(c['cpu_mad_s'])}"
-                        for c in e["cases"]))
-            for e in doc["ranked"]]
+def case_rows(doc: dict) -> list[tuple]:
+    return [
+        (
+            e["id"],
+            *(f"{seconds(c['cpu_median_s'])} ± {seconds(c['cpu_mad_s'])}" for c in e["cases"]),
+        )
+        for e in doc["ranked"]
+    ]
 
 
-def ineligible_rows(doc: dict) -> List[tuple]:
+def ineligible_rows(doc: dict) -> list[tuple]:
     return [(e["id"], e["language"], e["reason"]) for e in doc["not_eligible"]]
 
 
-def winners(doc: dict) -> List[str]:
+def winners(doc: dict) -> list[str]:
     return [e["id"] for e in doc["ranked"] if e["winner"]]
 
 
 def settings_line(doc: dict) -> str:
     s = doc["settings"]
     cases = ", ".join(c["id"] for c in s["cases"])
-    return (f"{s['runs']} timed runs per program and case after {s['warmup']} warm-up "
-            f"run(s), one at a time, pinned to one core; cases: {cases}; "
-            f"noise floor {100 * s['noise_floor']:g}%, alpha {s['alpha']:g}")
+    return (
+        f"{s['runs']} timed runs per program and case after {s['warmup']} warm-up "
+        f"run(s), one at a time, pinned to one core; cases: {cases}; "
+        f"noise floor {100 * s['noise_floor']:g}%, alpha {s['alpha']:g}"
+    )
 
 
 def _names(doc: dict, escape) -> dict:
@@ -112,46 +138,65 @@ def terminal(doc: dict) -> str:
     doc = _names(doc, printable)
     parts = []
     if doc["ranked"]:
-        parts.append(tabulate(ranking_rows(doc), headers=RANKING_HEADERS,
-                              disable_numparse=True))
+        parts.append(tabulate(ranking_rows(doc), headers=RANKING_HEADERS, disable_numparse=True))
         parts.append(f"\nbonus (rank 1): {', '.join(winners(doc))}")
     else:
         parts.append("no program can be ranked yet")
     parts.append("\nlanguage start-up (a program that only starts and exits, same cases):")
-    parts.append(tabulate(startup_rows(doc), headers=("language", "CPU median",
-                                                      "CPU min-max", "wall median"),
-                          disable_numparse=True))
+    parts.append(
+        tabulate(
+            startup_rows(doc),
+            headers=("language", "CPU median", "CPU min-max", "wall median"),
+            disable_numparse=True,
+        )
+    )
     if doc["not_eligible"]:
         parts.append("\nnot eligible:")
-        parts.append(tabulate(ineligible_rows(doc), headers=("program", "language", "reason"),
-                              disable_numparse=True))
+        parts.append(
+            tabulate(
+                ineligible_rows(doc),
+                headers=("program", "language", "reason"),
+                disable_numparse=True,
+            )
+        )
     parts.append("\n" + settings_line(doc))
     return "\n".join(parts)
 
 
 METHOD = (
-    ("Time", "CPU time (user + sys of the program's whole process tree), measured in the "
-     "grading sandbox with the grading build and run command. A program's figure is the sum "
-     "over the timed cases: run i of every case added up gives one total per run; the median "
-     "of those totals is shown, with their spread. Wall time is shown, not ranked."),
-    ("Ties", "two programs are ranked apart only when a Mann-Whitney U test over their run "
-     "totals says they differ (p < alpha) and their medians differ by more than the noise "
-     "floor. Rank = 1 + the number of programs significantly faster (directly or through a "
-     "chain of such programs). Shared ranks are marked =; everyone ranked 1 (marked *) wins "
-     "the bonus."),
-    ("Start-up", "a program that only starts and exits, in each language, timed the same way "
-     "on the same cases. \"Beyond start-up\" is the median minus its language's start-up "
-     "median: the program's own work (within the noise, so it can be slightly negative)."),
-    ("Outliers", "runs more than 3 x 1.4826 x MAD from the median; flagged, not removed "
-     "(the rank test uses ranks, so one wild run barely moves it)."),
+    (
+        "Time",
+        "CPU time (user + sys of the program's whole process tree), measured in the "
+        "grading sandbox with the grading build and run command. A program's figure is the sum "
+        "over the timed cases: run i of every case added up gives one total per run; the median "
+        "of those totals is shown, with their spread. Wall time is shown, not ranked.",
+    ),
+    (
+        "Ties",
+        "two programs are ranked apart only when a Mann-Whitney U test over their run "
+        "totals says they differ (p < alpha) and their medians differ by more than the noise "
+        "floor. Rank = 1 + the number of programs significantly faster (directly or through a "
+        "chain of such programs). Shared ranks are marked =; everyone ranked 1 (marked *) wins "
+        "the bonus.",
+    ),
+    (
+        "Start-up",
+        "a program that only starts and exits, in each language, timed the same way "
+        'on the same cases. "Beyond start-up" is the median minus its language\'s start-up '
+        "median: the program's own work (within the noise, so it can be slightly negative).",
+    ),
+    (
+        "Outliers",
+        "runs more than 3 x 1.4826 x MAD from the median; flagged, not removed "
+        "(the rank test uses ranks, so one wild run barely moves it).",
+    ),
 )
 
 
-def _cells(rows) -> List[tuple]:
+def _cells(rows) -> list[tuple]:
     """Markdown-safe cells: a | or a line break in a name or a reason would
     break the table."""
-    return [tuple(str(cell).replace("|", "\\|").replace("\n", " ") for cell in row)
-            for row in rows]
+    return [tuple(str(cell).replace("|", "\\|").replace("\n", " ") for cell in row) for row in rows]
 
 
 def markdown(doc: dict) -> str:
@@ -172,23 +217,33 @@ def markdown(doc: dict) -> str:
     lines += [f"- **{title}**: {text}" for title, text in METHOD]
     lines.append("")
     lines += ["## Language start-up cost", ""]
-    lines.append(tabulate(_cells(startup_rows(doc)), headers=("language", "CPU median",
-                                                              "CPU min-max", "wall median"),
-                          **fmt))
+    lines.append(
+        tabulate(
+            _cells(startup_rows(doc)),
+            headers=("language", "CPU median", "CPU min-max", "wall median"),
+            **fmt,
+        )
+    )
     if doc["ranked"]:
         lines += ["", "## Per case (CPU median ± MAD)", ""]
         case_ids = [c["id"] for c in doc["settings"]["cases"]]
         lines.append(tabulate(_cells(case_rows(doc)), headers=("program", *case_ids), **fmt))
     lines += ["", "## Not eligible", ""]
     if doc["not_eligible"]:
-        lines.append(tabulate(_cells(ineligible_rows(doc)),
-                              headers=("program", "language", "reason"), **fmt))
+        lines.append(
+            tabulate(_cells(ineligible_rows(doc)), headers=("program", "language", "reason"), **fmt)
+        )
     else:
         lines.append("Every graded program passes every case.")
     m = doc["machine"]
-    lines += ["", "## Machine", "",
-              f"{m['cpu_model']}, {m['cpu_count']} cores (pinned to core "
-              f"{m['pinned_core'] if m['pinned_core'] is not None else 'none'}), "
-              f"{m['platform']}, sandbox {m['sandbox']}, load average at the start "
-              f"{' '.join(str(x) for x in m['load_average']) or 'unknown'}.", ""]
+    lines += [
+        "",
+        "## Machine",
+        "",
+        f"{m['cpu_model']}, {m['cpu_count']} cores (pinned to core "
+        f"{m['pinned_core'] if m['pinned_core'] is not None else 'none'}), "
+        f"{m['platform']}, sandbox {m['sandbox']}, load average at the start "
+        f"{' '.join(str(x) for x in m['load_average']) or 'unknown'}.",
+        "",
+    ]
     return "\n".join(lines)

@@ -1,9 +1,9 @@
 """results.json: every submission's score and per-case verdicts, schema-checked."""
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
 
 from grader import __version__
 from grader.atomic import write_file
@@ -13,9 +13,14 @@ from grader.schemas import validate
 from grader.score import SubmissionReport
 
 
-def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
-                     sandbox: str = "", lateness: Optional[Mapping[str, Lateness]] = None,
-                     course: Optional[dict] = None, skipped: Sequence = ()) -> dict:
+def results_document(
+    reports: Sequence[SubmissionReport],
+    cases: Sequence[Case],
+    sandbox: str = "",
+    lateness: Mapping[str, Lateness] | None = None,
+    course: dict | None = None,
+    skipped: Sequence = (),
+) -> dict:
     """The document; `lateness` adds each submission's penalty and final score, `course`
     what of the course configuration the scores depend on (for regrade diffs), `skipped`
     the entries of the class folder not graded (grader.submissions.Skipped)."""
@@ -23,11 +28,20 @@ def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
         "sandbox": sandbox,
-        "cases": [{"id": c.id, "visibility": c.visibility, "weight": c.weight,
-                   "timed": c.timed, "policy": list(c.policy), "version": c.version}
-                  for c in cases],
-        "submissions": [_submission(report, (lateness or {}).get(report.submission.id))
-                        for report in reports],
+        "cases": [
+            {
+                "id": c.id,
+                "visibility": c.visibility,
+                "weight": c.weight,
+                "timed": c.timed,
+                "policy": list(c.policy),
+                "version": c.version,
+            }
+            for c in cases
+        ],
+        "submissions": [
+            _submission(report, (lateness or {}).get(report.submission.id)) for report in reports
+        ],
         "skipped": [{"name": entry.name, "reason": entry.reason} for entry in skipped],
     }
     if course is not None:
@@ -35,7 +49,7 @@ def results_document(reports: Sequence[SubmissionReport], cases: Sequence[Case],
     return document
 
 
-def _submission(report: SubmissionReport, late: Optional[Lateness]) -> dict:
+def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
     sub = report.submission
     entry = {
         "id": sub.id,
@@ -44,34 +58,54 @@ def _submission(report: SubmissionReport, late: Optional[Lateness]) -> dict:
         "score": report.score,
         "max_score": report.max_score,
         "complete": report.complete,
-        "policy": {"mode": report.policy_cases, "lost": report.policy_lost,
-                   "score": report.policy_score, "max_score": report.policy_max,
-                   "note": report.policy_note},
-        "build": {"status": report.build_status,
-                  "log": report.build.log if report.build else (sub.problem or "")},
-        "files": {"used": list(report.files_used),
-                  "ignored": [{"name": name, "reason": why}
-                              for name, why in report.files_ignored]},
+        "policy": {
+            "mode": report.policy_cases,
+            "lost": report.policy_lost,
+            "score": report.policy_score,
+            "max_score": report.policy_max,
+            "note": report.policy_note,
+        },
+        "build": {
+            "status": report.build_status,
+            "log": report.build.log if report.build else (sub.problem or ""),
+        },
+        "files": {
+            "used": list(report.files_used),
+            "ignored": [{"name": name, "reason": why} for name, why in report.files_ignored],
+        },
         "cases": [_case(outcome) for outcome in report.outcomes],
     }
     if late is not None:
         # Raw score stays in "score"; the penalty and what is left sit beside it.
         entry["penalty"] = late.penalty(report.score)
         entry["final_score"] = late.final(report.score)
-        entry["late"] = {"submitted_at": late.submitted_at, "late_marker": late.late_marker,
-                         "days_late": late.days_late, "penalty_percent": late.percent,
-                         "note": late.note}
+        entry["late"] = {
+            "submitted_at": late.submitted_at,
+            "late_marker": late.late_marker,
+            "days_late": late.days_late,
+            "penalty_percent": late.percent,
+            "note": late.note,
+        }
     return entry
 
 
 def _case(outcome) -> dict:
     run = outcome.run
-    entry = {"id": outcome.case.id, "verdict": outcome.verdict,
-             "policy_failure": outcome.policy_failure}
+    entry = {
+        "id": outcome.case.id,
+        "verdict": outcome.verdict,
+        "policy_failure": outcome.policy_failure,
+    }
     if run is not None:
-        entry.update(cpu_seconds=run.cpu_seconds, wall_seconds=run.wall_seconds,
-                     peak_memory_kb=run.peak_memory_kb, output_size=run.output_size,
-                     exit_code=run.exit_code, signal=run.signal, diagnosis=run.diagnosis)
+        entry.update(
+            cpu_seconds=run.cpu_seconds,
+            wall_seconds=run.wall_seconds,
+            peak_memory_kb=run.peak_memory_kb,
+            output_size=run.output_size,
+            exit_code=run.exit_code,
+            signal=run.signal,
+            diagnosis=run.diagnosis,
+        )
     return entry
 
 

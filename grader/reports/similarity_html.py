@@ -7,7 +7,7 @@ through printable() and html.escape.
 """
 
 import html
-from typing import List, Sequence, Tuple
+from collections.abc import Sequence
 
 from grader import __version__
 from grader.exports.feedback_html import CSP
@@ -52,25 +52,32 @@ def render(report: Report, *, generated: str, shown: int, copydetect_version: st
     """The page: the ranking, then the `shown` most similar pairs side by side."""
     with_matches = [p for p in report.pairs if p.tokens > 0]
     sides = with_matches[:shown]
-    parts = [_header(report, generated, copydetect_version),
-             _ranking(report.pairs, len(sides)),
-             "<h2>Most similar pairs, side by side</h2>" if sides else "",
-             *(_pair_section(rank, pair) for rank, pair in enumerate(sides, start=1)),
-             _skipped(report.skipped),
-             f"<footer>Generated {e(generated)} by the course grader {e(__version__)} with "
-             f"copydetect {e(copydetect_version)}. Similarity is evidence to look at, not a "
-             "verdict.</footer>"]
+    parts = [
+        _header(report, generated, copydetect_version),
+        _ranking(report.pairs, len(sides)),
+        "<h2>Most similar pairs, side by side</h2>" if sides else "",
+        *(_pair_section(rank, pair) for rank, pair in enumerate(sides, start=1)),
+        _skipped(report.skipped),
+        f"<footer>Generated {e(generated)} by the course grader {e(__version__)} with "
+        f"copydetect {e(copydetect_version)}. Similarity is evidence to look at, not a "
+        "verdict.</footer>",
+    ]
     return _document("Similarity report", "\n".join(part for part in parts if part))
 
 
 def _header(report: Report, generated: str, version: str) -> str:
-    starter = (f"{len(report.starter_files)} starter file(s) excluded"
-               if report.starter_files else "no starter code given (--base)")
+    starter = (
+        f"{len(report.starter_files)} starter file(s) excluded"
+        if report.starter_files
+        else "no starter code given (--base)"
+    )
     count = len(report.documents)
-    return ("<header><h1>Similarity report</h1>"
-            f'<p class="meta">{count} submissions, {count * (count - 1) // 2} pairs compared; '
-            f"{e(starter)}. Share = the part of a program's tokens (names and strings "
-            "ignored) also found in the other; ranked by the larger share.</p></header>")
+    return (
+        "<header><h1>Similarity report</h1>"
+        f'<p class="meta">{count} submissions, {count * (count - 1) // 2} pairs compared; '
+        f"{e(starter)}. Share = the part of a program's tokens (names and strings "
+        "ignored) also found in the other; ranked by the larger share.</p></header>"
+    )
 
 
 def _ranking(pairs: Sequence[Pair], linked: int) -> str:
@@ -80,36 +87,42 @@ def _ranking(pairs: Sequence[Pair], linked: int) -> str:
     for rank, pair in enumerate(sharing[:TABLE_ROWS], start=1):
         name = f'<a href="#pair-{rank}">{rank}</a>' if rank <= linked else str(rank)
         left, right = pair.similarity
-        rows.append(f"<tr><td class=\"num\">{name}</td><td>{_who(pair.left)}</td>"
-                    f"<td>{_who(pair.right)}</td><td class=\"num\">{_percent(left)}</td>"
-                    f"<td class=\"num\">{_percent(right)}</td>"
-                    f'<td><span class="bar" style="width:{round(pair.score * 120)}px"></span>'
-                    f"</td><td class=\"num\">{pair.tokens}</td></tr>")
+        rows.append(
+            f'<tr><td class="num">{name}</td><td>{_who(pair.left)}</td>'
+            f'<td>{_who(pair.right)}</td><td class="num">{_percent(left)}</td>'
+            f'<td class="num">{_percent(right)}</td>'
+            f'<td><span class="bar" style="width:{round(pair.score * 120)}px"></span>'
+            f'</td><td class="num">{pair.tokens}</td></tr>'
+        )
     more = max(0, len(sharing) - TABLE_ROWS)
     notes = [f"{more} less similar pairs not listed"] if more else []
     if len(pairs) > len(sharing):
         notes.append(f"{len(pairs) - len(sharing)} pairs share no code at all")
     note = f'<p class="meta">{"; ".join(notes)}.</p>' if notes else ""
-    return ("<h2>Pairs, most similar first</h2><table class=\"rank\"><thead><tr>"
-            '<th class="num">#</th><th>submission</th><th>submission</th>'
-            '<th class="num">share of first</th><th class="num">share of second</th><th></th>'
-            '<th class="num">matching tokens</th></tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>{note}")
+    return (
+        '<h2>Pairs, most similar first</h2><table class="rank"><thead><tr>'
+        '<th class="num">#</th><th>submission</th><th>submission</th>'
+        '<th class="num">share of first</th><th class="num">share of second</th><th></th>'
+        '<th class="num">matching tokens</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>{note}"
+    )
 
 
 def _pair_section(rank: int, pair: Pair) -> str:
     left, right = pair.similarity
-    return (f'<section class="pair" id="pair-{rank}"><h3>#{rank}: {_who(pair.left)} and '
-            f"{_who(pair.right)}: {_percent(left)} / {_percent(right)}</h3>"
-            '<div class="sides">'
-            f"<div><h4>{_who(pair.left)} <code>{e(pair.left.path.name)}</code></h4>"
-            f"<pre>{marked(pair.left.text, pair.slices[0])}</pre></div>"
-            f"<div><h4>{_who(pair.right)} <code>{e(pair.right.path.name)}</code></h4>"
-            f"<pre>{marked(pair.right.text, pair.slices[1])}</pre></div>"
-            "</div></section>")
+    return (
+        f'<section class="pair" id="pair-{rank}"><h3>#{rank}: {_who(pair.left)} and '
+        f"{_who(pair.right)}: {_percent(left)} / {_percent(right)}</h3>"
+        '<div class="sides">'
+        f"<div><h4>{_who(pair.left)} <code>{e(pair.left.path.name)}</code></h4>"
+        f"<pre>{marked(pair.left.text, pair.slices[0])}</pre></div>"
+        f"<div><h4>{_who(pair.right)} <code>{e(pair.right.path.name)}</code></h4>"
+        f"<pre>{marked(pair.right.text, pair.slices[1])}</pre></div>"
+        "</div></section>"
+    )
 
 
-def marked(text: str, ranges: Sequence[Tuple[int, int]]) -> str:
+def marked(text: str, ranges: Sequence[tuple[int, int]]) -> str:
     """`text` escaped, each matching range inside <mark>."""
     out, position = [], 0
     for start, end in _merged(ranges, text):
@@ -120,12 +133,12 @@ def marked(text: str, ranges: Sequence[Tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def _merged(ranges: Sequence[Tuple[int, int]], text: str):
+def _merged(ranges: Sequence[tuple[int, int]], text: str):
     """Sorted, non-overlapping, widened to whole words: copydetect maps its token
     positions back to characters only approximately, and a mark that starts in
     the middle of `continue` reads as a bug."""
     length = len(text)
-    merged: List[List[int]] = []  # [start, end]: the end grows as ranges merge
+    merged: list[list[int]] = []  # [start, end]: the end grows as ranges merge
     for start, end in sorted(ranges):
         start, end = max(0, min(start, length)), max(0, min(end, length))
         while 0 < start < length and _word(text[start - 1]) and _word(text[start]):
@@ -153,7 +166,7 @@ def _percent(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
-def _skipped(skipped: Sequence[Tuple[str, str]]) -> str:
+def _skipped(skipped: Sequence[tuple[str, str]]) -> str:
     if not skipped:
         return ""
     items = "".join(f"<li><b>{e(sid)}</b>: {e(why)}</li>" for sid, why in skipped)
@@ -161,9 +174,11 @@ def _skipped(skipped: Sequence[Tuple[str, str]]) -> str:
 
 
 def _document(title: str, body: str) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            '<meta name="referrer" content="no-referrer">\n'
-            f'<link rel="icon" href="data:,">\n<title>{e(title)}</title>\n'
-            f"<style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f'<link rel="icon" href="data:,">\n<title>{e(title)}</title>\n'
+        f"<style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n"
+    )

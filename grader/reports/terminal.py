@@ -1,14 +1,13 @@
 """What `grade`, `check` and `show` print."""
 
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
 from tabulate import tabulate
 
 from grader.late import NOT_LATE, Lateness
-from grader.score import SubmissionReport, format_score
 from grader.model import VERDICT_ORDER, Verdict
+from grader.score import SubmissionReport, format_score
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
-
 
 
 def verdict_summary(report: SubmissionReport) -> str:
@@ -16,17 +15,24 @@ def verdict_summary(report: SubmissionReport) -> str:
     return " ".join(f"{v}:{counts[v]}" for v in VERDICT_ORDER if counts.get(v))
 
 
-def summary_table(reports: Sequence[SubmissionReport], cpu_limit: Optional[float] = None,
-                  lateness: Optional[Mapping[str, Lateness]] = None) -> str:
+def summary_table(
+    reports: Sequence[SubmissionReport],
+    cpu_limit: float | None = None,
+    lateness: Mapping[str, Lateness] | None = None,
+) -> str:
     """One row per submission; with `lateness`, the penalty and final score beside the
     raw score; with `cpu_limit`, a last column names the submissions sensitive to it."""
     if lateness is not None:
         rows, headers = _late_rows(reports, lateness)
     else:
         rows = [
-            (r.submission.id, r.submission.language,
-             f"{format_score(r.score)}/{format_score(r.max_score)}",
-             verdict_summary(r), _cut(r.build_status, 60))
+            (
+                r.submission.id,
+                r.submission.language,
+                f"{format_score(r.score)}/{format_score(r.max_score)}",
+                verdict_summary(r),
+                _cut(r.build_status, 60),
+            )
             for r in reports
         ]
         headers = ("id", "language", "score", "verdicts", "build")
@@ -48,11 +54,18 @@ def _late_rows(reports, lateness):
     rows = []
     for r in reports:
         late = lateness.get(r.submission.id, NOT_LATE)
-        rows.append((r.submission.id, r.submission.language,
-                     f"{format_score(r.score)}/{format_score(r.max_score)}",
-                     f"-{format_score(late.penalty(r.score))}" if late.percent else "",
-                     format_score(late.final(r.score)), _cut(late.note, 30),
-                     verdict_summary(r), _cut(r.build_status, 40)))
+        rows.append(
+            (
+                r.submission.id,
+                r.submission.language,
+                f"{format_score(r.score)}/{format_score(r.max_score)}",
+                f"-{format_score(late.penalty(r.score))}" if late.percent else "",
+                format_score(late.final(r.score)),
+                _cut(late.note, 30),
+                verdict_summary(r),
+                _cut(r.build_status, 40),
+            )
+        )
     return rows, ("id", "language", "raw", "penalty", "final", "late", "verdicts", "build")
 
 
@@ -63,14 +76,17 @@ def late_report(report: SubmissionReport, late: Lateness, source: str = "") -> s
     lines = [f"submitted: {when}{f' ({source})' if source and late.submitted_at else ''}{marker}"]
     if late.note:
         lines.append(f"late: {late.note}")
-    lines.append(f"raw score {format_score(report.score)}/{format_score(report.max_score)}"
-                 f"  penalty -{format_score(late.penalty(report.score))}"
-                 f"  final {format_score(late.final(report.score))}")
+    lines.append(
+        f"raw score {format_score(report.score)}/{format_score(report.max_score)}"
+        f"  penalty -{format_score(late.penalty(report.score))}"
+        f"  final {format_score(late.final(report.score))}"
+    )
     return "\n".join(lines)
 
 
-def case_report(report: SubmissionReport, *, instructor: bool,
-                cpu_limit: Optional[float] = None) -> str:
+def case_report(
+    report: SubmissionReport, *, instructor: bool, cpu_limit: float | None = None
+) -> str:
     """Every case with its verdict, time and diagnosis; students see public cases only."""
     lines = []
     for outcome in report.outcomes:
@@ -79,16 +95,19 @@ def case_report(report: SubmissionReport, *, instructor: bool,
             continue
         label = case.id + ("" if case.public else " (hidden)")
         if outcome.policy_failure:
-            label += {"forgive": " (policy-dependent: forgiven)",
-                      "apart": " (policy-dependent: scored apart)"}.get(
-                report.policy_cases, " (policy-dependent)")
+            label += {
+                "forgive": " (policy-dependent: forgiven)",
+                "apart": " (policy-dependent: scored apart)",
+            }.get(report.policy_cases, " (policy-dependent)")
         elif outcome.policy_dependent and report.policy_cases == "apart":
             label += " (policy-dependent: scored apart)"
         verdict = outcome.verdict or "not graded"
         timing = ""
         if run is not None and run.cpu_seconds is not None:
-            timing = (f"  {run.cpu_seconds:.3f} s CPU  {run.wall_seconds:.3f} s wall"
-                      f"  {(run.peak_memory_kb or 0) / 1024:.0f} MB")
+            timing = (
+                f"  {run.cpu_seconds:.3f} s CPU  {run.wall_seconds:.3f} s wall"
+                f"  {(run.peak_memory_kb or 0) / 1024:.0f} MB"
+            )
             if cpu_limit is not None and near_limit(run.cpu_seconds, verdict, cpu_limit):
                 timing += f"  (sensitive to the time limit: over {SHARE} of {cpu_limit:g} s)"
         lines.append(f"{verdict:<4} {label}{timing}")
@@ -120,8 +139,10 @@ def files_report(report: SubmissionReport) -> str:
 
 def score_line(report: SubmissionReport, what: str) -> str:
     note = f"; {report.policy_note}" if report.policy_note else ""
-    return (f"score{what}: {format_score(report.score)}/{format_score(report.max_score)}"
-            f"  ({verdict_summary(report)}{note})")
+    return (
+        f"score{what}: {format_score(report.score)}/{format_score(report.max_score)}"
+        f"  ({verdict_summary(report)}{note})"
+    )
 
 
 def _cut(text: str, width: int) -> str:

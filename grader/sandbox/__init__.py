@@ -14,8 +14,8 @@ Two implementations of one small interface (``Sandbox.run``); ``make_sandbox`` p
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from grader.sandbox.base import INPUT_PLACEHOLDER, Sandbox, SandboxUnavailable
 from grader.sandbox.bubblewrap import BubblewrapSandbox
@@ -32,9 +32,11 @@ __all__ = [
     "make_sandbox",
 ]
 
-INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), "
-                "or choose the unisolated fallback: --sandbox rlimits, or "
-                'sandbox = "rlimits" in course.toml')
+INSTALL_HINT = (
+    "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), "
+    "or choose the unisolated fallback: --sandbox rlimits, or "
+    'sandbox = "rlimits" in course.toml'
+)
 
 
 def _print_to_stderr(message: str) -> None:
@@ -67,7 +69,8 @@ def make_sandbox(
     except SandboxUnavailable as exc:
         if kind == "bubblewrap":
             raise SandboxUnavailable(
-                f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}") from None
+                f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}"
+            ) from None
         warn(f"sandbox: bubblewrap not available ({exc}): {FALLBACK_WARNING}")
         return RlimitSandbox()
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import abc
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
-from grader.model import Limits, RunResult
 from grader.errors import GraderError
+from grader.model import Limits, RunResult
 
 INPUT_PLACEHOLDER = "{input}"
 
@@ -31,14 +31,14 @@ class Sandbox(abc.ABC):
         workdir: Path,
         limits: Limits,
         *,
-        input_file: Optional[Path] = None,
+        input_file: Path | None = None,
         writable: bool = False,
         memory_rlimit: bool = True,
     ) -> RunResult:
         raise NotImplementedError
 
 
-def substitute(argv: Sequence[str], input_path: Optional[str]) -> list[str]:
+def substitute(argv: Sequence[str], input_path: str | None) -> list[str]:
     if input_path is None:
         if any(INPUT_PLACEHOLDER in a for a in argv):
             raise SetupError(f"argv uses {INPUT_PLACEHOLDER} but no input file was given")
@@ -50,7 +50,7 @@ class SetupError(Exception):
     """A problem of the sandbox or of the caller's request (becomes RunResult.error)."""
 
 
-def check_request(argv: Sequence[str], workdir: Path, input_file: Optional[Path]) -> None:
+def check_request(argv: Sequence[str], workdir: Path, input_file: Path | None) -> None:
     if not argv:
         raise SetupError("empty command")
     if not workdir.is_dir():

@@ -146,9 +146,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 from grader.model import Limits, RunResult
 from grader.sandbox.base import (
@@ -161,21 +161,21 @@ from grader.sandbox.base import (
     guarded,
     substitute,
 )
-from grader.sandbox.prepared import DEVICES, DEV_LINKS, OWN_MOUNTS, prepared_folders, system_mounts
+from grader.sandbox.prepared import DEV_LINKS, DEVICES, OWN_MOUNTS, prepared_folders, system_mounts
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
-    Capture,
-    Ending,
-    Libc,
     POLL_SECONDS,
     POLL_SECONDS_NO_RLIMIT,
     READ_CHUNK,
+    Capture,
+    Ending,
+    Libc,
     Supervisor,
     Usage,
     decode_wait_status,
     describe,
-    run_result,
     rlimit_values,
+    run_result,
     rusage_cpu,
     rusage_peak_kb,
     sandbox_usage,
@@ -198,8 +198,8 @@ class _Pid1:
 
     def __init__(self, on_start: Callable[[int], None]) -> None:
         self.on_start = on_start
-        self.pid: Optional[int] = None
-        self.pidfd: Optional[int] = None
+        self.pid: int | None = None
+        self.pidfd: int | None = None
         self.status = b""  # --json-status-fd records
         self.ran = False  # the command started and ended (an "exit-code" record)
         self.own_seconds = 0.0  # bwrap's own work as pid 1 (its set-up), not the command's
@@ -226,7 +226,7 @@ class _Pid1:
         if "exit-code" in record:
             self.ran = True
 
-    def reap(self) -> Optional[resource.struct_rusage]:
+    def reap(self) -> resource.struct_rusage | None:
         """Once bwrap is gone: kill pid 1 (and so its namespace) and reap it.
 
         bwrap exits without reaping pid 1 (when the command exits, and when we kill
@@ -294,12 +294,12 @@ class _Launch:
     limits: Limits
     writable: bool
     memory_rlimit: bool
-    uid: Optional[int]  # the sandbox uid (root), None when bwrap runs as the grader
-    input_fd: Optional[int] = None
-    input_seen: Optional[str] = None  # where the program sees the input
+    uid: int | None  # the sandbox uid (root), None when bwrap runs as the grader
+    input_fd: int | None = None
+    input_seen: str | None = None  # where the program sees the input
     status_fd: int = -1  # --json-status-fd (write end)
     block_fd: int = -1  # --block-fd (read end)
-    seccomp_fd: Optional[int] = None
+    seccomp_fd: int | None = None
 
     def passed(self) -> tuple[int, ...]:
         fds = (self.input_fd, self.status_fd, self.block_fd, self.seccomp_fd)
@@ -319,7 +319,7 @@ def _drain(fd: int, sink: Callable[[bytes], None]) -> None:
         return
 
 
-def _find_tool(name: str) -> Optional[str]:
+def _find_tool(name: str) -> str | None:
     return shutil.which(name, path=SANDBOX_PATH + ":/usr/sbin:/sbin")
 
 
@@ -336,8 +336,14 @@ def _uid_dropper() -> Callable[[int], list[str]]:
             return lambda uid: [unshare, f"--setuid={uid}", f"--setgid={uid}", "--"]
     setpriv = _find_tool("setpriv")
     if setpriv:
-        return lambda uid: [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                            "--inh-caps=-all", "--"]
+        return lambda uid: [
+            setpriv,
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+        ]
     raise SandboxUnavailable("neither unshare (with --setuid) nor setpriv found (util-linux)")
 
 
@@ -347,8 +353,10 @@ def _sysv_capped(shm_bytes: int) -> list[str]:
     nobody has attached is in no process's memory, no poll sees it. Best effort: a
     failure here must never look like the program's."""
     pages = -(-shm_bytes // resource.getpagesize())
-    script = (f"{{ echo {shm_bytes} >/proc/sys/kernel/shmmax; "
-              f"echo {pages} >/proc/sys/kernel/shmall; }} 2>/dev/null; exec \"$@\"")
+    script = (
+        f"{{ echo {shm_bytes} >/proc/sys/kernel/shmmax; "
+        f'echo {pages} >/proc/sys/kernel/shmall; }} 2>/dev/null; exec "$@"'
+    )
     return ["/bin/sh", "-c", script, "sh"]
 
 
@@ -366,7 +374,7 @@ class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
 
     def __init__(
-        self, bwrap: Optional[str] = None, *, extra_paths: Sequence[Path] = (), warm: bool = True
+        self, bwrap: str | None = None, *, extra_paths: Sequence[Path] = (), warm: bool = True
     ) -> None:
         if not sys.platform.startswith("linux"):
             raise SandboxUnavailable("bubblewrap needs Linux")
@@ -393,7 +401,7 @@ class BubblewrapSandbox(Sandbox):
         """How runs of a read-only workdir start: "warm" (warm.py) or "one-shot"."""
         return "warm" if self.warm is not None else "one-shot"
 
-    def _warm_runs(self) -> Optional[WarmRuns]:
+    def _warm_runs(self) -> WarmRuns | None:
         """None where zygote.c cannot be built here: every run is then one-shot."""
         try:
             if self.slots is not None:
@@ -401,7 +409,8 @@ class BubblewrapSandbox(Sandbox):
                 folder = self.slots.folder
             else:
                 folder = private_folder(
-                    Path(tempfile.gettempdir()) / f"scramble-grader-{os.geteuid()}")
+                    Path(tempfile.gettempdir()) / f"scramble-grader-{os.geteuid()}"
+                )
             binary = build_zygote(folder)
         except (OSError, SetupError, subprocess.SubprocessError):
             return None
@@ -428,16 +437,23 @@ class BubblewrapSandbox(Sandbox):
         workdir: Path,
         limits: Limits,
         *,
-        input_file: Optional[Path] = None,
+        input_file: Path | None = None,
         writable: bool = False,
         memory_rlimit: bool = True,
     ) -> RunResult:
         workdir = Path(os.path.abspath(workdir))
         if self.warm is not None and not writable:
-            return self.warm.run(argv, workdir, limits, input_file=input_file,
-                                 memory_rlimit=memory_rlimit)
-        return self.run_once(argv, workdir, limits, input_file=input_file, writable=writable,
-                             memory_rlimit=memory_rlimit)
+            return self.warm.run(
+                argv, workdir, limits, input_file=input_file, memory_rlimit=memory_rlimit
+            )
+        return self.run_once(
+            argv,
+            workdir,
+            limits,
+            input_file=input_file,
+            writable=writable,
+            memory_rlimit=memory_rlimit,
+        )
 
     def run_once(
         self,
@@ -445,7 +461,7 @@ class BubblewrapSandbox(Sandbox):
         workdir: Path,
         limits: Limits,
         *,
-        input_file: Optional[Path] = None,
+        input_file: Path | None = None,
         writable: bool = False,
         memory_rlimit: bool = True,
     ) -> RunResult:
@@ -470,7 +486,7 @@ class BubblewrapSandbox(Sandbox):
         return guarded(self.name, start, work)
 
     def _launch(
-        self, launch: _Launch, input_file: Optional[Path], input_seen: Optional[str], start: float
+        self, launch: _Launch, input_file: Path | None, input_seen: str | None, start: float
     ) -> RunResult:
         fds = _Descriptors()
         try:
@@ -481,8 +497,8 @@ class BubblewrapSandbox(Sandbox):
     def _spawn(
         self,
         launch: _Launch,
-        input_file: Optional[Path],
-        input_seen: Optional[str],
+        input_file: Path | None,
+        input_seen: str | None,
         fds: _Descriptors,
         start: float,
     ) -> RunResult:
@@ -495,8 +511,11 @@ class BubblewrapSandbox(Sandbox):
             os.write(seccomp_w, self.seccomp)  # a few hundred bytes: fits the pipe
             fds.close(seccomp_w)
         proc = subprocess.Popen(
-            self._argv(launch), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, pass_fds=launch.passed(),
+            self._argv(launch),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=launch.passed(),
         )
         for fd in launch.passed():
             fds.close(fd)
@@ -526,8 +545,11 @@ class BubblewrapSandbox(Sandbox):
         caps = [] if launch.uid is None else ["CAP_SETUID", "CAP_SETGID"]  # to drop to the uid
         a = self._namespaces(launch.uid, caps)
         tmp_bytes = str(tmpfs_bytes(launch.limits))
-        a += self._tree(launch.workdir, launch.writable,
-                        ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp"])
+        a += self._tree(
+            launch.workdir,
+            launch.writable,
+            ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp"],
+        )
         if launch.input_fd is not None and launch.input_seen is not None:
             a += ["--perms", "0755", "--dir", "/input"]
             a += ["--perms", "0444", "--file", str(launch.input_fd), launch.input_seen]
@@ -556,12 +578,30 @@ class BubblewrapSandbox(Sandbox):
             a += ["--seccomp", str(spawn.seccomp_fd)]
         return a + ["--", ZYGOTE_PATH, str(spawn.control_fd)]
 
-    def _namespaces(self, uid: Optional[int], caps: Sequence[str]) -> list[str]:
+    def _namespaces(self, uid: int | None, caps: Sequence[str]) -> list[str]:
         a = [
-            self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--hostname", "sandbox", "--die-with-parent", "--new-session",
-            "--clearenv", "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", "/tmp",
-            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
+            self.bwrap,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--hostname",
+            "sandbox",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            SANDBOX_PATH,
+            "--setenv",
+            "HOME",
+            "/tmp",
+            "--setenv",
+            "TMPDIR",
+            "/tmp",
+            "--setenv",
+            "LANG",
+            "C.UTF-8",
         ]
         if uid is None:
             a += ["--unshare-user", "--disable-userns"]
@@ -589,7 +629,7 @@ class BubblewrapSandbox(Sandbox):
         return a + ["--bind" if writable else "--ro-bind", str(workdir), str(workdir)]
 
     @staticmethod
-    def _seal(uid: Optional[int], workdir: Path) -> list[str]:
+    def _seal(uid: int | None, workdir: Path) -> list[str]:
         # Not root: bwrap made the root tmpfs as the grader's uid, which the program has
         # too. As root it belongs to root, whom the program is not.
         return (["--remount-ro", "/"] if uid is None else []) + ["--chdir", str(workdir)]
@@ -600,7 +640,7 @@ class BubblewrapSandbox(Sandbox):
         limits = launch.limits
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
 
-        def poll() -> Optional[Usage]:
+        def poll() -> Usage | None:
             return sandbox_usage(pid1.pid) if pid1.pid else None
 
         # Killing bwrap (not pid 1) keeps bwrap from reaping pid 1: --die-with-parent
@@ -656,7 +696,7 @@ class BubblewrapSandbox(Sandbox):
                 # missing interpreter, a build that made no program), never the
                 # program's. A program that ran cannot fake this: bwrap records an exit
                 # code for every one that ran.
-                said = capture.stderr[len(b"bwrap: execvp "):].decode(errors="replace")
+                said = capture.stderr[len(b"bwrap: execvp ") :].decode(errors="replace")
                 return error_result(self.name, f"cannot start the program: {said}", wall)
             else:
                 message = capture.stderr.decode(errors="replace").strip().splitlines()

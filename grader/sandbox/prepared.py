@@ -8,23 +8,26 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 from grader.sandbox.base import SandboxUnavailable, SetupError
 from grader.sandbox.uids import UidSlots, walk
-
 
 _ETC_ENTRIES = ("ld.so.cache", "alternatives")
 OWN_MOUNTS = ("/tmp", "/proc", "/dev", "/usr", "/etc", "/input")
 _ETC_GLOBS = ("java-*", "python3.*")
 DEVICES = ("null", "zero", "random", "urandom")
-DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-              ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"))
+DEV_LINKS = (
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+)
 _TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
 
-def system_mounts(extra_paths: Sequence[Path], etc_folder: Optional[Path]) -> list[str]:
+def system_mounts(extra_paths: Sequence[Path], etc_folder: Path | None) -> list[str]:
     """Read-only system runtime: /usr, top-level links, a few /etc entries (one prepared
     folder when there is one)."""
     mounts = ["--ro-bind", "/usr", "/usr"]
@@ -63,8 +66,8 @@ def _etc_entries() -> list[Path]:
 
 
 def prepared_folders(
-    slots: Optional["UidSlots"], extra_paths: Sequence[Path]
-) -> tuple[Optional[Path], Optional[Path]]:
+    slots: UidSlots | None, extra_paths: Sequence[Path]
+) -> tuple[Path | None, Path | None]:
     """(etc folder, dev folder) to bind, or None for either: then the entries one by one."""
     if slots is None:
         return None, None  # not root: no trusted place to keep them, no mknod
@@ -91,8 +94,11 @@ def _entries_digest(entries: Sequence[Path]) -> str:
         found = [(str(top), os.lstat(top))] if top.is_symlink() else walk(top)
         for path, st in found:
             link = os.readlink(path) if stat.S_ISLNK(st.st_mode) else ""
-            digest.update(f"{path}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{link}\0"
-                          .encode(errors="surrogateescape"))
+            digest.update(
+                f"{path}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{link}\0".encode(
+                    errors="surrogateescape"
+                )
+            )
     return digest.hexdigest()[:16]
 
 
@@ -133,13 +139,17 @@ def _dev_ready(folder: Path) -> bool:
         return False
     for name in DEVICES:
         st = os.lstat(folder / name)
-        if (not stat.S_ISCHR(st.st_mode) or st.st_rdev != os.stat(f"/dev/{name}").st_rdev
-                or stat.S_IMODE(st.st_mode) != 0o666 or st.st_uid != os.geteuid()):
+        if (
+            not stat.S_ISCHR(st.st_mode)
+            or st.st_rdev != os.stat(f"/dev/{name}").st_rdev
+            or stat.S_IMODE(st.st_mode) != 0o666
+            or st.st_uid != os.geteuid()
+        ):
             return False
     return all(os.readlink(folder / name) == target for name, target in DEV_LINKS)
 
 
-def _prepared_dev(root: Path) -> Optional[Path]:
+def _prepared_dev(root: Path) -> Path | None:
     """Device nodes of our own, bound read-write: they belong to root, so the sandbox
     uid can use them but change nothing. None where devices cannot work (nodev)."""
     if os.statvfs(root).f_flag & os.ST_NODEV:

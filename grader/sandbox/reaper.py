@@ -132,8 +132,10 @@ def main(argv: list) -> int:
     _, status = os.waitpid(program, 0)
     _kill_and_reap_all(me)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    report = (f"exit {status} {round(usage.ru_utime * 1e6)} {round(usage.ru_stime * 1e6)} "
-              f"{usage.ru_maxrss} {own_peak}\n")
+    report = (
+        f"exit {status} {round(usage.ru_utime * 1e6)} {round(usage.ru_stime * 1e6)} "
+        f"{usage.ru_maxrss} {own_peak}\n"
+    )
     os.write(status_fd, report.encode())
     return 0
 

@@ -28,7 +28,6 @@ honest programs honest; it is no defence against a hostile one.
 from __future__ import annotations
 
 import contextlib
-import stat
 import ctypes
 import functools
 import os
@@ -36,13 +35,14 @@ import resource
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional
 
 from grader.model import Limits, RunResult
 from grader.sandbox.base import (
@@ -54,15 +54,15 @@ from grader.sandbox.base import (
     substitute,
 )
 from grader.sandbox.supervise import (
-    Capture,
-    Ending,
     POLL_SECONDS,
     POLL_SECONDS_NO_RLIMIT,
+    Capture,
+    Ending,
     Supervisor,
     Usage,
     decode_wait_status,
-    run_result,
     rlimit_values,
+    run_result,
     rusage_cpu,
     rusage_peak_kb,
     tree_usage,
@@ -93,7 +93,7 @@ class _Reaped:
 
     proc: subprocess.Popen
     program: int
-    uid: Optional[int]
+    uid: int | None
     status: socket.socket
     record: bytearray = field(default_factory=bytearray)
 
@@ -217,7 +217,7 @@ class RlimitSandbox(Sandbox):
         workdir: Path,
         limits: Limits,
         *,
-        input_file: Optional[Path] = None,
+        input_file: Path | None = None,
         writable: bool = False,
         memory_rlimit: bool = True,
     ) -> RunResult:
@@ -235,8 +235,7 @@ class RlimitSandbox(Sandbox):
                     in_place = writable and uid is None
                     command, cwd = self._stage(argv, workdir, private, input_file, in_place)
                     with _usable_by(uid, private, workdir, writable):
-                        return self._spawn(command, cwd, private, limits, memory_rlimit,
-                                           start, uid)
+                        return self._spawn(command, cwd, private, limits, memory_rlimit, start, uid)
             finally:
                 if uid_lock is not None:
                     os.close(uid_lock)
@@ -245,7 +244,7 @@ class RlimitSandbox(Sandbox):
 
     @staticmethod
     def _stage(
-        argv: list[str], workdir: Path, private: Path, input_file: Optional[Path], writable: bool
+        argv: list[str], workdir: Path, private: Path, input_file: Path | None, writable: bool
     ) -> tuple[list[str], Path]:
         (private / "tmp").mkdir()
         input_seen = None
@@ -261,7 +260,7 @@ class RlimitSandbox(Sandbox):
         shutil.copytree(workdir, cwd, symlinks=True)
         prefix = str(workdir)
         moved = [
-            str(cwd) + a[len(prefix):] if a == prefix or a.startswith(prefix + "/") else a
+            str(cwd) + a[len(prefix) :] if a == prefix or a.startswith(prefix + "/") else a
             for a in command
         ]
         return moved, cwd
@@ -274,7 +273,7 @@ class RlimitSandbox(Sandbox):
         limits: Limits,
         memory_rlimit: bool,
         start: float,
-        uid: Optional[int],
+        uid: int | None,
     ) -> RunResult:
         env = {
             # The sandbox uid cannot search root's own folders (a pyenv under /root).
@@ -292,8 +291,13 @@ class RlimitSandbox(Sandbox):
         own_peak = rusage_peak_kb([resource.getrusage(resource.RUSAGE_SELF)])
         try:
             proc = subprocess.Popen(
-                command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                command,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
                 preexec_fn=functools.partial(_set_rlimits, limits, memory_rlimit),
             )
         except OSError as exc:  # the command could not start: exit status 127, as a shell says
@@ -304,23 +308,46 @@ class RlimitSandbox(Sandbox):
             return run_result(self.name, limits, capture, ending, None, wall, memory_rlimit)
         return self._supervise(proc, limits, memory_rlimit, start, own_peak)
 
-    def _start_reaper(self, command: list[str], cwd: Path, env: dict, limits: Limits,
-                      memory_rlimit: bool, uid: Optional[int]) -> _Reaped:
+    def _start_reaper(
+        self,
+        command: list[str],
+        cwd: Path,
+        env: dict,
+        limits: Limits,
+        memory_rlimit: bool,
+        uid: int | None,
+    ) -> _Reaped:
         """The reaper started, and the program's pid it reports; SetupError (the
         grader's failure, never the program's) when it cannot start."""
         values = rlimit_values(limits, memory_rlimit, nproc=uid is not None)
         encoded = ",".join(f"{which}:{soft}:{hard}" for which, (soft, hard) in values)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            argv = [sys.executable, "-S", "-I", str(_REAPER), str(theirs.fileno()),
-                    str(-1 if uid is None else uid), encoded, "--", *command]
+            argv = [
+                sys.executable,
+                "-S",
+                "-I",
+                str(_REAPER),
+                str(theirs.fileno()),
+                str(-1 if uid is None else uid),
+                encoded,
+                "--",
+                *command,
+            ]
             out_r, out_w = os.pipe()
             err_r, err_w = os.pipe()
             pipes_for(uid, out_w, err_w)  # before the program can open /dev/stdout
             try:
-                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=out_w, stderr=err_w,
-                                        pass_fds=[theirs.fileno()], start_new_session=True)
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=cwd,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out_w,
+                    stderr=err_w,
+                    pass_fds=[theirs.fileno()],
+                    start_new_session=True,
+                )
             except OSError as exc:
                 os.close(out_r)
                 os.close(err_r)
@@ -347,8 +374,11 @@ class RlimitSandbox(Sandbox):
             err = proc.stderr.read(4096) if proc.stderr is not None else b""
             run.close()
             why = said[6:] if said.startswith(b"error ") else err.strip().splitlines()[-1:]
-            detail = why.decode(errors="replace") if isinstance(why, bytes) else (
-                why[0].decode(errors="replace") if why else "it said nothing")
+            detail = (
+                why.decode(errors="replace")
+                if isinstance(why, bytes)
+                else (why[0].decode(errors="replace") if why else "it said nothing")
+            )
             if detail.startswith("cannot start the program: "):
                 raise SetupError(detail.strip())
             raise SetupError(f"the run's reaper did not start the program: {detail.strip()}")
@@ -361,7 +391,7 @@ class RlimitSandbox(Sandbox):
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
         reaper = str(run.proc.pid)
 
-        def poll() -> Optional[Usage]:
+        def poll() -> Usage | None:
             usage = tree_usage("/proc", init=reaper, root=reaper)
             if usage is not None and run.uid is not None:
                 usage.anon_kb += _sysv_shm_kb(run.uid)
@@ -385,8 +415,9 @@ class RlimitSandbox(Sandbox):
         wall = time.monotonic() - start
         fields = bytes(run.record).split()
         if len(fields) != 6 or fields[0] != b"exit":
-            raise SetupError(f"the run's reaper ended with status {run.proc.returncode} "
-                             "and no report")
+            raise SetupError(
+                f"the run's reaper ended with status {run.proc.returncode} and no report"
+            )
         status, user_us, system_us, peak_kb, own_kb = (int(x) for x in fields[1:])
         code, sig = decode_wait_status(status)
         # The program began as a fork of the reaper: its ru_maxrss starts at the
@@ -421,7 +452,12 @@ class RlimitSandbox(Sandbox):
 
         every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
         watch = Supervisor(
-            limits, capture, poll=lambda: None, poll_every=every, kill=kill, exited=exited,
+            limits,
+            capture,
+            poll=lambda: None,
+            poll_every=every,
+            kill=kill,
+            exited=exited,
             on_exit=kill,
         )
         assert proc.stdout is not None and proc.stderr is not None
@@ -449,8 +485,7 @@ class RlimitSandbox(Sandbox):
 
 
 @contextlib.contextmanager
-def _usable_by(uid: Optional[int], private: Path, workdir: Path,
-               writable: bool) -> Iterator[None]:
+def _usable_by(uid: int | None, private: Path, workdir: Path, writable: bool) -> Iterator[None]:
     """As root, the sandbox uid may read the private copy and write its tmp; a build
     writes its copy of the workdir, which replaces the workdir once every process of
     it is dead (as under bubblewrap: the grader's, world-readable, no set-uid bit)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import struct
-from typing import Optional
 
 _SECCOMP_TABLES = {
     # machine: (AUDIT_ARCH, clone, unshare, clone3, add_key, request_key, keyctl, x32 bit)
@@ -14,7 +13,7 @@ _SECCOMP_TABLES = {
 _CLONE_NEWUSER = 0x10000000
 
 
-def seccomp_program(machine: str) -> Optional[bytes]:
+def seccomp_program(machine: str) -> bytes | None:
     """BPF refusing new user namespaces and key rings; None on other architectures."""
     machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine.lower(), machine.lower())
     table = _SECCOMP_TABLES.get(machine)
@@ -28,8 +27,14 @@ def seccomp_program(machine: str) -> Optional[bytes]:
     def op(code: int, jt: int, jf: int, k: int) -> bytes:
         return struct.pack("<HBBI", code, jt, jf, k)
 
-    checks = [(clone, "flags"), (unshare, "flags"), (clone3, "enosys"),
-              (add_key, "deny"), (request_key, "deny"), (keyctl, "deny")]
+    checks = [
+        (clone, "flags"),
+        (unshare, "flags"),
+        (clone3, "enosys"),
+        (add_key, "deny"),
+        (request_key, "deny"),
+        (keyctl, "deny"),
+    ]
     n = len(checks)
     target = {"flags": n + 1, "deny": n + 4, "enosys": n + 5}
     head = [op(ld, 0, 0, 4), op(jeq, 1, 0, arch), op(ret, 0, 0, eperm), op(ld, 0, 0, 0)]

@@ -11,8 +11,8 @@ import selectors
 import signal
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
 
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SetupError
@@ -72,8 +72,9 @@ class Capture:
 
     def shows_oom(self) -> bool:
         text = bytes(self.stderr) + self.stderr_tail
-        lines = [line for line in text.splitlines()
-                 if not any(phrase in line for phrase in _NOT_MEMORY)]
+        lines = [
+            line for line in text.splitlines() if not any(phrase in line for phrase in _NOT_MEMORY)
+        ]
         return any(marker in line for line in lines for marker in _OOM_MARKERS)
 
 
@@ -109,10 +110,10 @@ class Supervisor:
         limits: Limits,
         capture: Capture,
         *,
-        poll: Callable[[], Optional[Usage]],
+        poll: Callable[[], Usage | None],
         poll_every: float,
         kill: Callable[[], None],
-        exited: Optional[Callable[[], bool]] = None,
+        exited: Callable[[], bool] | None = None,
         on_exit: Callable[[], None] = lambda: None,
     ) -> None:
         self.limits = limits
@@ -122,7 +123,7 @@ class Supervisor:
         self.kill = kill
         self.exited = exited
         self.on_exit = on_exit
-        self.reason: Optional[str] = None  # "wall", "cpu", "memory", "output"
+        self.reason: str | None = None  # "wall", "cpu", "memory", "output"
         self.peak_rss_kb = 0
         # Processes killed with the tree, or left behind when the command exits, die
         # unreaped by anyone who would account for them: their CPU time is known only
@@ -188,7 +189,7 @@ class Supervisor:
         if self.capture.add_stderr(data):
             self._stop("output")
 
-    def _sample(self) -> Optional[Usage]:
+    def _sample(self) -> Usage | None:
         usage = self.poll()
         if usage is not None:
             self.peak_rss_kb = max(self.peak_rss_kb, usage.max_rss_kb, usage.anon_kb)
@@ -211,8 +212,8 @@ class Supervisor:
 class Ending:
     """How the program ended, before the verdict flags are worked out."""
 
-    exit_code: Optional[int]
-    signal: Optional[int]
+    exit_code: int | None
+    signal: int | None
     cpu_seconds: float
     peak_memory_kb: int
 
@@ -222,7 +223,7 @@ def run_result(
     limits: Limits,
     capture: Capture,
     ending: Ending,
-    reason: Optional[str],
+    reason: str | None,
     wall: float,
     memory_rlimit: bool,
 ) -> RunResult:
@@ -301,7 +302,7 @@ def rlimit_values(
     return wanted
 
 
-def decode_wait_status(status: int) -> tuple[Optional[int], Optional[int]]:
+def decode_wait_status(status: int) -> tuple[int | None, int | None]:
     if os.WIFSIGNALED(status):
         return None, os.WTERMSIG(status)
     return os.WEXITSTATUS(status), None
@@ -366,8 +367,8 @@ class _Process:
 
 
 def _read_proc(
-    proc_root: str, pid: str, pgrp: Optional[str], children_only: bool = False
-) -> Optional[_Process]:
+    proc_root: str, pid: str, pgrp: str | None, children_only: bool = False
+) -> _Process | None:
     """One process; None when it is gone, or not of process group pgrp (when given)."""
     try:
         with open(f"{proc_root}/{pid}/stat", "rb") as f:
@@ -381,8 +382,7 @@ def _read_proc(
         return None  # gone meanwhile
     ticks = sum(int(x) for x in fields[13 if children_only else 11 : 15])  # [u s] cu cs
     shared = _shared_kb(proc_root, pid, status.get(b"RssShmem", 0))
-    return _Process(ticks, status.get(b"VmRSS", 0),
-                    status.get(b"RssAnon", 0) + shared)
+    return _Process(ticks, status.get(b"VmRSS", 0), status.get(b"RssAnon", 0) + shared)
 
 
 def _descendants(proc_root: str, root: str) -> list[str]:
@@ -406,15 +406,20 @@ def _descendants(proc_root: str, root: str) -> list[str]:
 
 
 def tree_usage(
-    proc_root: str, pgrp: Optional[str] = None, init: Optional[str] = None,
-    root: Optional[str] = None,
-) -> Optional[Usage]:
+    proc_root: str,
+    pgrp: str | None = None,
+    init: str | None = None,
+    root: str | None = None,
+) -> Usage | None:
     """Usage summed over the processes listed under proc_root (of one group, or of the
     tree under ``root``, if asked); of ``init`` (bwrap's pid 1, a reaper) only what it
     reaped counts."""
     try:
-        names = (_descendants(proc_root, root) if root is not None
-                 else [n for n in os.listdir(proc_root) if n.isdigit()])
+        names = (
+            _descendants(proc_root, root)
+            if root is not None
+            else [n for n in os.listdir(proc_root) if n.isdigit()]
+        )
     except OSError:
         return None
     found = {}
@@ -452,11 +457,11 @@ class Libc:
             raise SetupError(f"prctl(PR_SET_CHILD_SUBREAPER): {os.strerror(ctypes.get_errno())}")
 
 
-def describe(code: Optional[int], sig: Optional[int]) -> str:
+def describe(code: int | None, sig: int | None) -> str:
     return f"signal {sig}" if sig is not None else f"exit status {code}"
 
 
-def sandbox_usage(pid1: int) -> Optional[Usage]:
+def sandbox_usage(pid1: int) -> Usage | None:
     """The tree's usage, read from the sandbox's own /proc (its pid namespace only)."""
     proc_root = f"/proc/{pid1}/root/proc"
     try:

@@ -8,11 +8,10 @@ import os
 import pwd
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Optional
 
 from grader.sandbox.base import SetupError
-
 
 _UID_BASE = 70000
 _UID_SLOTS = 256
@@ -53,13 +52,13 @@ def _chown_tree(top: Path, uid: int, gid: int) -> None:
         os.chown(path, uid, gid, follow_symlinks=False)
 
 
-def readable_by(uid: Optional[int], workdir: Path) -> None:
+def readable_by(uid: int | None, workdir: Path) -> None:
     """A read-only workdir, readable by the sandbox uid (nothing to do without one)."""
     if uid is not None:
         _make_world_readable(workdir)
 
 
-def pipes_for(uid: Optional[int], *fds: int) -> None:
+def pipes_for(uid: int | None, *fds: int) -> None:
     """Pipes belong to their creator (root) with mode 0600: open("/dev/stdout"), which
     reopens the pipe through /proc, would fail for the sandbox uid."""
     if uid is not None:
@@ -68,7 +67,7 @@ def pipes_for(uid: Optional[int], *fds: int) -> None:
 
 
 @contextlib.contextmanager
-def workdir_for(uid: Optional[int], workdir: Path, writable: bool) -> Iterator[None]:
+def workdir_for(uid: int | None, workdir: Path, writable: bool) -> Iterator[None]:
     """Make the workdir usable by the sandbox uid for the run (see the docstring)."""
     if uid is None:
         yield

@@ -66,9 +66,9 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
 
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
@@ -107,11 +107,11 @@ class ZygoteSpawn:
     stage: Path
     binary: Path
     control_fd: int
-    uid: Optional[int]
-    seccomp_fd: Optional[int]
+    uid: int | None
+    seccomp_fd: int | None
 
 
-def build_zygote(folder: Path) -> Optional[Path]:
+def build_zygote(folder: Path) -> Path | None:
     """zygote.c compiled into folder (private to the grader) once per source; None
     without a C compiler, or when it does not build."""
     compiler = shutil.which("cc") or shutil.which("gcc")
@@ -122,8 +122,9 @@ def build_zygote(folder: Path) -> Optional[Path]:
         return final
     with tempfile.TemporaryDirectory(prefix=".zygote-", dir=folder) as tmp:
         built = Path(tmp) / "zygote"
-        done = subprocess.run([compiler, "-O2", "-o", str(built), str(_SOURCE)],
-                              capture_output=True, timeout=120)
+        done = subprocess.run(
+            [compiler, "-O2", "-o", str(built), str(_SOURCE)], capture_output=True, timeout=120
+        )
         if done.returncode != 0:
             return None
         os.chmod(built, 0o755)
@@ -166,16 +167,23 @@ class WarmRuns:
     spawn_argv: Callable[[ZygoteSpawn], list[str]]  # bwrap's, for one zygote
     binary: Path  # zygote.c, built
     folder: Path  # private to the grader: the binary, the stage folders
-    slots: Optional[UidSlots]  # root: the sandbox uids
-    seccomp: Optional[bytes]
+    slots: UidSlots | None  # root: the sandbox uids
+    seccomp: bytes | None
     name: str
     _local: threading.local = field(default_factory=threading.local)
 
     def __post_init__(self) -> None:
         _sweep(self.folder)
 
-    def run(self, argv: list[str], workdir: Path, limits: Limits, *,
-            input_file: Optional[Path], memory_rlimit: bool) -> RunResult:
+    def run(
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        *,
+        input_file: Path | None,
+        memory_rlimit: bool,
+    ) -> RunResult:
         def work() -> RunResult:
             check_request(argv, workdir, input_file)
             for _ in range(2):  # a reused zygote may have died: then once more, afresh
@@ -191,10 +199,10 @@ class WarmRuns:
 
         return guarded(self.name, time.monotonic(), work)
 
-    def _zygote(self, workdir: Path) -> tuple["_Zygote", bool]:
+    def _zygote(self, workdir: Path) -> tuple[_Zygote, bool]:
         st = os.stat(workdir)
         key = (str(workdir), st.st_dev, st.st_ino)
-        current: Optional[_Zygote] = getattr(self._local, "zygote", None)
+        current: _Zygote | None = getattr(self._local, "zygote", None)
         if current is not None and current.key == key and current.alive():
             return current, False
         self._discard()
@@ -219,11 +227,10 @@ class _Held:
     control: socket.socket
     stage: Path
     stage_lock: int  # flock on the stage folder: see _sweep
-    lock: Optional[int]  # the sandbox uid's (root)
+    lock: int | None  # the sandbox uid's (root)
 
     @classmethod
-    def start(cls, runs: WarmRuns, workdir: Path, uid: Optional[int],
-              lock: Optional[int]) -> "_Held":
+    def start(cls, runs: WarmRuns, workdir: Path, uid: int | None, lock: int | None) -> _Held:
         try:
             stage, stage_lock = _new_stage(runs.folder)
             control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -240,9 +247,13 @@ class _Held:
                 os.write(writer, runs.seccomp)  # a few hundred bytes: fits the pipe
                 os.close(writer)
             spawn = ZygoteSpawn(workdir, stage, runs.binary, theirs.fileno(), uid, seccomp_fd)
-            proc = subprocess.Popen(runs.spawn_argv(spawn), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    pass_fds=passed)
+            proc = subprocess.Popen(
+                runs.spawn_argv(spawn),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=passed,
+            )
         except BaseException:
             control.close()
             shutil.rmtree(stage, ignore_errors=True)
@@ -274,7 +285,8 @@ class _Held:
             self.release()
             lines = err.decode(errors="replace").strip().splitlines()
             raise SetupError(
-                f"sandbox failed to start: {lines[0] if lines else 'the zygote did not answer'}")
+                f"sandbox failed to start: {lines[0] if lines else 'the zygote did not answer'}"
+            )
 
     def release(self) -> None:
         """The zygote ends when its socket closes; bwrap with it (killed if slow)."""
@@ -296,8 +308,7 @@ class _Held:
 class _Zygote:
     """One warm sandbox over one workdir; one run at a time (its thread's)."""
 
-    def __init__(self, key: tuple, workdir: Path, uid: Optional[int], held: _Held,
-                 name: str) -> None:
+    def __init__(self, key: tuple, workdir: Path, uid: int | None, held: _Held, name: str) -> None:
         self.key = key
         self.name = name
         self.workdir = workdir
@@ -311,8 +322,9 @@ class _Zygote:
     def close(self) -> None:
         self._finalizer()
 
-    def run(self, argv: list[str], limits: Limits, input_file: Optional[Path],
-            memory_rlimit: bool) -> RunResult:
+    def run(
+        self, argv: list[str], limits: Limits, input_file: Path | None, memory_rlimit: bool
+    ) -> RunResult:
         command = substitute(argv, self._stage(input_file))
         request = _request(command, self.workdir, limits, memory_rlimit, self.uid)
         out_r, out_w = os.pipe()
@@ -334,7 +346,7 @@ class _Zygote:
                 os.close(fd)
             status.close()
 
-    def _stage(self, input_file: Optional[Path]) -> Optional[str]:
+    def _stage(self, input_file: Path | None) -> str | None:
         """The input copied into the stage folder (the program's /input); its name there."""
         for old in os.listdir(self.held.stage):
             os.unlink(self.held.stage / old)
@@ -355,8 +367,15 @@ class _Zygote:
         if said != b"cloned":
             raise _Broken(said.decode(errors="replace") or "the zygote is gone")
 
-    def _follow(self, status: socket.socket, out_r: int, err_r: int, limits: Limits,
-                memory_rlimit: bool, start: float) -> RunResult:
+    def _follow(
+        self,
+        status: socket.socket,
+        out_r: int,
+        err_r: int,
+        limits: Limits,
+        memory_rlimit: bool,
+        start: float,
+    ) -> RunResult:
         """From the run's start to its end: nothing is left of it when this returns."""
         try:
             pid = _started(status)
@@ -371,8 +390,9 @@ class _Zygote:
                 os.kill(pid, signal.SIGKILL)  # unreaped until we say so: still the init
 
         every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
-        watch = Supervisor(limits, capture, poll=lambda: sandbox_usage(pid),
-                           poll_every=every, kill=kill)
+        watch = Supervisor(
+            limits, capture, poll=lambda: sandbox_usage(pid), poll_every=every, kill=kill
+        )
         watch.extra[status.fileno()] = lambda data: record.extend(data[:512])
         try:
             watch.watch(out_r, err_r, start)
@@ -386,8 +406,7 @@ class _Zygote:
         if record.startswith(b"error "):
             return error_result(self.name, f"sandbox: {record[6:].decode(errors='replace')}", wall)
         ending = _ending(bytes(record), watch.cpu_seen, watch.peak_rss_kb)
-        return run_result(self.name, limits, capture, ending, watch.reason, wall,
-                          memory_rlimit)
+        return run_result(self.name, limits, capture, ending, watch.reason, wall, memory_rlimit)
 
     def _reap(self) -> None:
         """Until the run's namespace is gone. A zygote that cannot say so is closed:
@@ -430,19 +449,31 @@ def _ending(record: bytes, cpu_seen: float, peak_seen_kb: int) -> Ending:
     return Ending(None, signal.SIGKILL, cpu_seen, peak_seen_kb)
 
 
-def _request(command: list[str], workdir: Path, limits: Limits, memory_rlimit: bool,
-             uid: Optional[int]) -> bytes:
+def _request(
+    command: list[str], workdir: Path, limits: Limits, memory_rlimit: bool, uid: int | None
+) -> bytes:
     """A "run" message for zygote.c (its header comment gives the fields)."""
     values = dict(rlimit_values(limits, memory_rlimit, nproc=True))
     cpu_soft, cpu_hard = values[resource.RLIMIT_CPU]
     address_space = values.get(resource.RLIMIT_AS, (0, 0))[0]
     cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
     owner = -1 if uid is None else uid
-    fields = [owner, owner, cpu_soft, cpu_hard, address_space,
-              values[resource.RLIMIT_NPROC][0], values[resource.RLIMIT_FSIZE][0],
-              values[resource.RLIMIT_NOFILE][0], tmpfs_bytes(limits), sysv_shm_bytes(limits),
-              cpus, workdir,
-              len(command), *command]
+    fields = [
+        owner,
+        owner,
+        cpu_soft,
+        cpu_hard,
+        address_space,
+        values[resource.RLIMIT_NPROC][0],
+        values[resource.RLIMIT_FSIZE][0],
+        values[resource.RLIMIT_NOFILE][0],
+        tmpfs_bytes(limits),
+        sysv_shm_bytes(limits),
+        cpus,
+        workdir,
+        len(command),
+        *command,
+    ]
     encoded = [os.fsencode(str(f)) for f in fields]
     if any(b"\0" in f for f in encoded):
         raise SetupError("a NUL character in the command")

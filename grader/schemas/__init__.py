@@ -1,23 +1,22 @@
 """JSON Schemas for the manifest and every JSON file the grader writes."""
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Optional
 
 from jsonschema import Draft202012Validator
 
 _HERE = Path(__file__).resolve().parent
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> Draft202012Validator:
     schema = json.loads((_HERE / f"{name}.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
-def validate(data, name: str) -> Optional[str]:
+def validate(data, name: str) -> str | None:
     """None when `data` fits schema `name`, else one line naming the first problem."""
     errors = sorted(validator(name).iter_errors(data), key=lambda e: list(e.absolute_path))
     if not errors:
