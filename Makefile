@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup grade demo test test-fast bench clean leaderboard mutation
+.PHONY: setup grade demo test test-fast lint bench clean leaderboard mutation
 
 setup: $(STAMP)
 
@@ -29,6 +29,12 @@ test: setup
 # the edit-test loop. `make test` stays what CI runs.
 test-fast: setup
 	$(PY) -m pytest -q -n 2 -m "fast and not slow"
+
+# Lint, format and types: what CI checks before the tests.
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 # Mutation testing of the verdict logic (compare, timing, score, judge; configured in
 # pyproject.toml [tool.mutmut]), then its score per file. Slow: run it on its own.

@@ -122,15 +122,13 @@ Java
     RLIMIT_NPROC (about 20 on two cores); on many-core machines pass
     ``-XX:ActiveProcessorCount=2`` or raise the process limit.
 Cost
-    bench/bench_sandbox.py measures it. On the 2-core VM this was written on, at low
-    load, a one-shot run costs about 6-7 ms more than running the binary bare: bwrap's
-    namespaces and /proc alone take about 3.5 ms, the uid-drop exec about 1 ms, the
-    other mounts about 1 ms (0.8 ms less with the prepared /etc and /dev), the grader's
-    side under 1 ms. Under load it grows: every hand-off between the processes involved
-    waits for a core. Hence warm runs (warm.py): the namespaces and the tree made once
-    per worker, each run started by a zygote in fresh namespaces of its own, about
-    2 ms more than bare. One-shot runs remain for builds (a writable workdir) and where
-    no C compiler can build the zygote.
+    bench/bench_sandbox.py measures it; the README ("The sandbox") keeps the figures.
+    Most of a one-shot run's cost is bwrap's own set-up (namespaces, /proc, the new
+    root) and the uid-drop exec, and under load it grows: every hand-off between the
+    processes involved waits for a core. Hence warm runs (warm.py): the namespaces and
+    the tree made once per worker, each run started by a zygote in fresh namespaces of
+    its own. One-shot runs remain for builds (a writable workdir) and where no C
+    compiler can build the zygote.
 """
 
 from __future__ import annotations

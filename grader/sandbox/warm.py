@@ -2,10 +2,10 @@
 them by a small zygote (zygote.c) in namespaces of its own.
 
 Why
-    A bwrap per run costs 5-6 ms more than the bare program on the 2-core machine this
-    was measured on, nearly all of it bwrap's own set-up (namespaces, the new root,
-    /proc) and the uid-drop exec. A run started by a waiting zygote costs a fraction of
-    a millisecond more (bench/bench_sandbox.py).
+    A bwrap per run costs several milliseconds more than the bare program, nearly all
+    of it bwrap's own set-up (namespaces, the new root, /proc) and the uid-drop exec; a
+    run started by a waiting zygote costs much less (the figures: bench/bench_sandbox.py,
+    and the README's "The sandbox").
 Made once per zygote (one per worker thread, for one workdir)
     bwrap, exactly as for a one-shot run (bubblewrap.py), with the network, uts, ipc,
     pid, mount and, not root, user namespaces; the same read-only tree; the workdir
