@@ -180,7 +180,9 @@ class Graded:
         self.outside = [Path(p) for p in self.summary["outside"]]
 
     def ids(self, attack: str) -> list[str]:
-        return sorted(sid for sid in self.subs if sid.startswith(attack + "-"))
+        found = sorted(sid for sid in self.subs if sid.startswith(attack + "-"))
+        assert found, f"no submission of the {attack} attack was graded"  # no vacuous loop
+        return found
 
     def run(self, sid: str):
         return self.reports[sid].outcomes[0].run
@@ -485,7 +487,10 @@ def _write_class(tmp: Path, config, setup: _Setup, fallback: bool, port: int) ->
 def graded_auto(tmp_path_factory) -> Graded:
     if shutil.which("gcc") is None or shutil.which("g++") is None or shutil.which("javac") is None:
         pytest.skip("needs gcc, g++ and a JDK")
-    return _grade_class(tmp_path_factory.mktemp("hostile-auto"), "auto")
+    graded = _grade_class(tmp_path_factory.mktemp("hostile-auto"), "auto")
+    # "auto" must have picked bubblewrap: a broken one fails here, never a silent fallback
+    assert graded.kind == "bubblewrap", f"auto graded with {graded.kind}"
+    return graded
 
 
 @pytest.fixture(scope="module")

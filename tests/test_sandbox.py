@@ -263,7 +263,9 @@ def bwrap_boxes() -> dict:
             box = BubblewrapSandbox(warm=mode == "warm")
             box.probe()
         except SandboxUnavailable as exc:
-            pytest.skip(f"bubblewrap unusable here: {exc}")
+            if shutil.which("bwrap"):  # installed but broken: the isolation tests must fail
+                pytest.fail(f"bubblewrap is installed but unusable: {exc}")
+            pytest.skip(f"no bubblewrap here: {exc}")
         assert box.mode == mode
         boxes[mode] = box
     return boxes
@@ -966,16 +968,6 @@ def test_fallback_as_root_runs_a_sandbox_uid_under_the_process_limit(fallback, p
         ["./forkbomb", marker], progs, Limits(processes=20, cpu_seconds=1, wall_seconds=2)
     )
     assert bomb.timed_out and _alive_with(marker) == []
-
-
-@pytest.mark.skip(
-    reason="the rlimits fallback does not isolate: the program can read any "
-    "file its uid may read (the grader's own, not as root) and use the "
-    "network; not as root, RLIMIT_NPROC is not set (it counts all of "
-    "the user's processes)"
-)
-def test_fallback_isolation():
-    pass
 
 
 # --- choosing a sandbox ------------------------------------------------------------------
