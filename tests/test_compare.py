@@ -1167,31 +1167,51 @@ def _with_stray_lines(case, boards):
 # (how the 22 solutions of many-solutions are printed, the whole diagnosis after the
 # first-difference lines)
 MANY_DIAGNOSES = [
-    (lambda c, B: c.render(B[:2] + [B[3], B[2]] + B[4:]),
-     ["boards are out of order: 143689725 (line 41) comes before 142935678 (line 55); boards go "
-      "in increasing order of their 9-digit string"]),
-    (lambda c, B: c.render(B + [B[0]] * 6, count=ps.count_line(22)),
-     ["the count line says 22 solutions but 28 boards are printed",
-      "board 126738459 is printed 7 times (lines 13, 321, 335, 349, 363, 377, ...)"]),
-    (lambda c, B: c.render(B[:4] * 2 + B[4:], count=ps.count_line(22)),
-     ["the count line says 22 solutions but 26 boards are printed",
-      "board 126738459 is printed twice (lines 13, 69)",
-      "board 127634895 is printed twice (lines 27, 83)",
-      "board 142935678 is printed twice (lines 41, 97)",
-      "1 more boards are printed more than once"]),
-    (lambda c, B: c.render([rotate(B[0]), rotate(B[1])] + B[2:]),
-     ["board 471532986 (line 13) is a rotation of 126738459: print the rotation whose top-left "
-      "tile has the smallest number of the four corners (2 boards are printed in another "
-      "rotation)"]),
-    (_with_stray_lines,
-     ['line 14 is not part of the required output: "debug 1" (2 such lines in all); print '
-      "nothing but the tile listing, the count line and the boards",
-      "board 127634895 is missing (expected at line 27)",
-      "the count line says 22 solutions but 21 readable boards are printed",
-      "could not read a board at line 29: a row of cells needs 3 lines with '|' in them "
-      "(2 places in all)",
-      'board 126738459 (line 15) is not drawn in the required layout: a line '
-      '"+--------+--------+--------+" is missing before line 15']),
+    (
+        lambda c, B: c.render(B[:2] + [B[3], B[2]] + B[4:]),
+        [
+            "boards are out of order: 143689725 (line 41) comes before 142935678 (line 55); boards go "
+            "in increasing order of their 9-digit string"
+        ],
+    ),
+    (
+        lambda c, B: c.render(B + [B[0]] * 6, count=ps.count_line(22)),
+        [
+            "the count line says 22 solutions but 28 boards are printed",
+            "board 126738459 is printed 7 times (lines 13, 321, 335, 349, 363, 377, ...)",
+        ],
+    ),
+    (
+        lambda c, B: c.render(B[:4] * 2 + B[4:], count=ps.count_line(22)),
+        [
+            "the count line says 22 solutions but 26 boards are printed",
+            "board 126738459 is printed twice (lines 13, 69)",
+            "board 127634895 is printed twice (lines 27, 83)",
+            "board 142935678 is printed twice (lines 41, 97)",
+            "1 more boards are printed more than once",
+        ],
+    ),
+    (
+        lambda c, B: c.render([rotate(B[0]), rotate(B[1])] + B[2:]),
+        [
+            "board 471532986 (line 13) is a rotation of 126738459: print the rotation whose top-left "
+            "tile has the smallest number of the four corners (2 boards are printed in another "
+            "rotation)"
+        ],
+    ),
+    (
+        _with_stray_lines,
+        [
+            'line 14 is not part of the required output: "debug 1" (2 such lines in all); print '
+            "nothing but the tile listing, the count line and the boards",
+            "board 127634895 is missing (expected at line 27)",
+            "the count line says 22 solutions but 21 readable boards are printed",
+            "could not read a board at line 29: a row of cells needs 3 lines with '|' in them "
+            "(2 places in all)",
+            "board 126738459 (line 15) is not drawn in the required layout: a line "
+            '"+--------+--------+--------+" is missing before line 15',
+        ],
+    ),
 ]
 
 
