@@ -27,7 +27,7 @@ from grader.reports.terminal import (
     summary_table,
 )
 from grader.sandbox import Sandbox, isolating_sandbox, make_sandbox
-from grader.score import report
+from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import discover, survey
 from grader.text import safe_name
@@ -224,13 +224,9 @@ def cmd_grade(args) -> int:
             return _dry_run(
                 folder, previous, course, submissions, cases, config, jobs, force, address
             )
-        with Store(folder / DB_NAME) as store:
-            sandbox_name = _grade_into(
-                store, folder / "builds", submissions, cases, config, jobs, force, address
-            )
-            reports = [
-                report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
-            ]
+        sandbox_name, reports = _grade_into(
+            folder, submissions, cases, config, jobs, force, address
+        )
         lateness = lateness_of(reports, config.late)
         print(
             summary_table(
@@ -276,13 +272,9 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, 
                 source.backup(target)
             source.close()
             target.close()
-        with Store(scratch / DB_NAME) as store:
-            sandbox_name = _grade_into(
-                store, scratch / "builds", submissions, cases, config, jobs, force, address
-            )
-            reports = [
-                report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
-            ]
+        sandbox_name, reports = _grade_into(
+            scratch, submissions, cases, config, jobs, force, address
+        )
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox_name, lateness, course)
     if previous is None:
@@ -324,15 +316,24 @@ def cmd_diff(args) -> int:
     return 0
 
 
-def _grade_into(store, cache_root, submissions, cases, config, jobs, force, address) -> str:
-    """Plan and grade into `store`, on a cluster when `address` is set, else on `jobs`
-    threads here; the name of the sandbox the programs ran in."""
-    work = plan(submissions, cases, store, force=force)
-    if address:
-        return _grade_on_cluster(address, work, store, config, cases, force)
-    sandbox = _grading_sandbox(config)
-    _run_with_progress(work, store, ThreadExecutor(sandbox, config, cache_root, jobs), force)
-    return sandbox.name
+def _grade_into(
+    folder: Path, submissions, cases, config: CourseConfig, jobs: int, force: bool, address: str
+) -> tuple[str, list[SubmissionReport]]:
+    """Plan and grade into the store in `folder`, on a cluster when `address` is set, else
+    on `jobs` threads here; the sandbox the programs ran in, and every report."""
+    with Store(folder / DB_NAME) as store:
+        work = plan(submissions, cases, store, force=force)
+        if address:
+            sandbox_name = _grade_on_cluster(address, work, store, config, cases, force)
+        else:
+            sandbox = _grading_sandbox(config)
+            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
+            _run_with_progress(work, store, executor, force)
+            sandbox_name = sandbox.name
+        reports = [
+            report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
+        ]
+    return sandbox_name, reports
 
 
 def _grade_on_cluster(address, work, store, config, cases, force) -> str:

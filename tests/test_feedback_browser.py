@@ -16,8 +16,9 @@ from urllib.parse import unquote
 import pytest
 
 from grader.cli import main as grader_main
-from grader.exports.feedback_html import CSP, page_names, visible
+from grader.exports.feedback_html import page_names, visible
 from grader.exports.textdiff import line_diff
+from grader.reports.html_page import CSP
 from tests.test_exports import HIDDEN_IDS, WEIRD_ID, grade_class
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

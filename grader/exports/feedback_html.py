@@ -36,6 +36,7 @@ from grader.exports.common import (
 from grader.exports.textdiff import LineDiff, Row, line_diff
 from grader.late import Lateness
 from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
+from grader.reports.html_page import page
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
 from grader.text import printable
@@ -44,11 +45,6 @@ LINE_LIMIT = 300  # characters of one output line shown in a diff
 STDERR_LIMIT = 4000
 BUILD_LOG_LIMIT = 20000
 INDEX = "index.html"
-
-CSP = (
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
-    "form-action 'none'"
-)
 
 STYLE = """
 :root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff; --soft: #f6f8fa; }
@@ -413,14 +409,7 @@ def _footer(generated: str) -> str:
 
 
 def _document(title: str, body: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        f'<link rel="icon" href="data:,">\n<title>{e(printable(title))}</title>\n'
-        f"<style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n"
-    )
+    return page(title, body, STYLE)
 
 
 # ------------------------------------------------------------------ the index

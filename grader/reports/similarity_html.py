@@ -10,7 +10,7 @@ import html
 from collections.abc import Sequence
 
 from grader import __version__
-from grader.exports.feedback_html import CSP
+from grader.reports.html_page import page
 from grader.similarity import Document, Pair, Report
 from grader.text import printable
 
@@ -174,11 +174,4 @@ def _skipped(skipped: Sequence[tuple[str, str]]) -> str:
 
 
 def _document(title: str, body: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        f'<link rel="icon" href="data:,">\n<title>{e(title)}</title>\n'
-        f"<style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n"
-    )
+    return page(title, body, STYLE)
