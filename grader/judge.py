@@ -3,6 +3,7 @@
 import math
 import signal
 from dataclasses import dataclass
+from pathlib import Path
 
 from grader.build import Artifact
 from grader.cases import Case
@@ -33,9 +34,17 @@ def command(spec: LanguageSpec, limits: Limits) -> list:
 def run_case(
     artifact: Artifact, spec: LanguageSpec, case: Case, sandbox: Sandbox, limits: Limits
 ) -> Judgement:
+    return run_in(artifact.folder, spec, case, sandbox, limits)
+
+
+def run_in(
+    folder: Path, spec: LanguageSpec, case: Case, sandbox: Sandbox, limits: Limits
+) -> Judgement:
+    """Run the program built in `folder` on one case and judge it: the one way every
+    run is judged (grading, the leaderboard's timed runs)."""
     result = sandbox.run(
         command(spec, limits),
-        artifact.folder,
+        folder,
         limits,
         input_file=case.input,
         memory_rlimit=spec.memory_rlimit,

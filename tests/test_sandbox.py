@@ -532,8 +532,9 @@ def test_java_runs_and_heap_exhaustion_is_mle(box, java_dir):
 
 def test_file_size_limit(box, progs, tmp_path):
     if box.name == "bubblewrap":  # a run's workdir is read-only: write the private /tmp
-        result = box.run(["./bigfile", "/tmp/big.out"], progs, Limits(file_size_mb=1))
-        assert not Path("/tmp/big.out").exists()
+        name = f"/tmp/big-{tmp_path.name}.out"  # unique: no other file of that name on the host
+        result = box.run(["./bigfile", name], progs, Limits(file_size_mb=1))
+        assert not Path(name).exists()  # written in the run's own /tmp, not the host's
     else:
         shutil.copy2(progs / "bigfile", tmp_path / "bigfile")
         result = box.run(["./bigfile", "big.out"], tmp_path, Limits(file_size_mb=1), writable=True)

@@ -4,9 +4,9 @@ core, warm-ups first and round-robin after, storing each run at once."""
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.cases import Case, CaseError
+from grader.cases import Case
 from grader.config import CourseConfig
-from grader.judge import command, judge
+from grader.judge import run_in
 from grader.leaderboard.session import Program, Session
 from grader.model import Verdict
 from grader.sandbox.base import Sandbox
@@ -88,18 +88,9 @@ def measure(
 
 def timed_run(program: Program, case: Case, sandbox: Sandbox, config: CourseConfig):
     """(its verdict, the run) of one timed run."""
-    result = sandbox.run(
-        command(program.language, config.limits),
-        program.folder,
-        config.limits,
-        input_file=case.input,
-        memory_rlimit=program.language.memory_rlimit,
-    )
-    try:
-        expected, puzzle = case.expected.read_bytes(), case.input.read_bytes()
-    except OSError as error:
-        raise CaseError(f"{case.expected}: cannot read case {case.id}: {error}") from None
-    verdict = judge(result, case, expected, puzzle, config.limits).verdict
+    judgement = run_in(program.folder, program.language, case, sandbox, config.limits)
+    result, verdict = judgement.result, judgement.verdict
+    assert result is not None, "run_in always runs the program"
     if program.startup and verdict in (Verdict.AC, Verdict.WA, Verdict.PE):
         return "OK", result  # it prints nothing by design: it only has to run
     return str(verdict), result
