@@ -8,7 +8,6 @@ export moodle OUT.csv [--roster WORKSHEET.csv] [--results DIR]
 from pathlib import Path
 
 from grader.errors import GraderError
-from grader.lms.unpack import ArchiveError
 
 
 class LmsError(GraderError):
@@ -73,14 +72,9 @@ def add_lms_exports(kinds) -> None:
 
 
 def _roster(path):
-    from grader.lms.roster import RosterError, read_roster
+    from grader.lms.roster import read_roster
 
-    if path is None:
-        return None
-    try:
-        return read_roster(path)
-    except RosterError as error:
-        raise LmsError(str(error)) from None
+    return None if path is None else read_roster(path)  # RosterError is a GraderError
 
 
 def cmd_import(args) -> int:
@@ -96,7 +90,7 @@ def cmd_import(args) -> int:
         result = import_archive(
             args.kind, args.archive, args.into, roster=roster, source_names=names
         )
-    except (ArchiveError, OSError) as error:
+    except OSError as error:  # ArchiveError, a GraderError, reaches the user as it is
         raise LmsError(str(error)) from None
     for entry in result.refused:
         print(f"refused: {entry.name}: {entry.reason}")
@@ -130,21 +124,18 @@ def _export(args, kind) -> int:
         raise LmsError(f"{args.out}: is a folder; name the CSV file to write")
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
-        try:
-            if kind == "canvas":
-                made = export.canvas(
-                    results.reports,
-                    lateness,
-                    roster,
-                    assignment=args.assignment,
-                    missing_as_zero=config.lms.missing_as_zero,
-                )
-            else:
-                made = export.moodle(
-                    results.reports, lateness, roster, missing_as_zero=config.lms.missing_as_zero
-                )
-        except export.LmsExportError as error:
-            raise LmsError(str(error)) from None
+        if kind == "canvas":
+            made = export.canvas(
+                results.reports,
+                lateness,
+                roster,
+                assignment=args.assignment,
+                missing_as_zero=config.lms.missing_as_zero,
+            )
+        else:
+            made = export.moodle(
+                results.reports, lateness, roster, missing_as_zero=config.lms.missing_as_zero
+            )
     write_file(args.out, made.text)
     for line in made.late:
         print(f"late: {line}")
