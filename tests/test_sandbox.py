@@ -394,6 +394,9 @@ SHARED_LIMITS = Limits(
 # between two polls, plus the System V segments nobody has attached (an eighth of
 # the limit). Measured here: 30-100 MB with 2 cores.
 SHARED_SLACK_MB = 192
+# The fallback polls from a Python reaper, later under load: a memfd writer once got
+# to 376 MB (limit 128) before it was stopped. Still far below the 720 MB it asks for.
+FALLBACK_SHARED_SLACK_MB = 320
 
 
 @pytest.mark.parametrize("how", ["mmap", "sysv", "memfd", "tmpfs"])
@@ -410,7 +413,8 @@ def test_shared_memory_counts_toward_the_memory_limit(box, attacks, how):
     else:
         assert result.memory_exceeded and result.stdout == b"", result
         assert result.wall_seconds < 3  # stopped, not held for its 3 s
-    assert result.peak_memory_kb < (SHARED_LIMITS.memory_mb + SHARED_SLACK_MB) << 10
+    slack = FALLBACK_SHARED_SLACK_MB if box.name == "rlimits" else SHARED_SLACK_MB
+    assert result.peak_memory_kb < (SHARED_LIMITS.memory_mb + slack) << 10, result
 
 
 def test_cpu_limit_is_the_trees_and_stops_at_the_figure_reported(box, attacks):
