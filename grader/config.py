@@ -16,7 +16,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from grader.errors import GraderError
 from grader.late import LatePolicy
-from grader.model import Limits
+from grader.model import POLICY_CASE_MODES, Limits
 
 
 class ConfigError(GraderError):
@@ -192,9 +192,6 @@ def _course(data: dict, path: Path) -> CourseConfig:
         extra_files=_extra_files(_table(data, "submissions")),
         policy_cases=_policy_cases(_table(data, "scoring")),
     )
-
-
-POLICY_CASE_MODES = ("count", "apart", "forgive")
 
 
 def _policy_cases(table: dict) -> str:

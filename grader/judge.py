@@ -162,7 +162,7 @@ def _tail(data: bytes, lines: int, what: str) -> str:
     if not text.strip():
         return ""
     shown = text.splitlines()
-    if cut or len(shown) > lines:
-        shown = shown[1:] if cut and len(shown) > 1 else shown  # may start mid-line
-        shown = shown[-lines:]
+    if cut and len(shown) > 1:
+        shown = shown[1:]  # it may start mid-line
+    shown = shown[-lines:]
     return f"\nLast lines of its {what}:\n" + "\n".join("  " + line for line in shown)

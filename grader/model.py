@@ -23,6 +23,9 @@ NOT_GRADED = "-"  # shown for a case with no stored run
 # The order every report lists verdicts in: accepted first, then the student's
 # failures from "almost" to "did not build", then the grader's own, then none.
 VERDICT_ORDER = (*(v.value for v in Verdict), NOT_GRADED)
+# course.toml [scoring] policy_cases: how cases whose expected output depends on a
+# policy rule count (grader.config reads it, grader.score applies it).
+POLICY_CASE_MODES = ("count", "apart", "forgive")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from grader.cases import Case
 from grader.compare import POLICY_ONLY
-from grader.model import NOT_GRADED, Verdict
+from grader.model import NOT_GRADED, POLICY_CASE_MODES, Verdict
 from grader.store import BuildRow, RunRow, Store, SubmissionRow
 
 
@@ -44,6 +44,11 @@ class SubmissionReport:
     files_ignored: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
 
     policy_cases: str = "count"  # course.toml [scoring] policy_cases: count, apart, forgive
+
+    def __post_init__(self):
+        # A mode no branch knows would silently score as "count": refuse it outright.
+        if self.policy_cases not in POLICY_CASE_MODES:
+            raise ValueError(f"unknown policy_cases mode {self.policy_cases!r}")
 
     @property
     def counted(self) -> list[CaseOutcome]:

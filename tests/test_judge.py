@@ -166,6 +166,12 @@ def test_memory_limit_shows_the_error_output():
             signal.SIGKILL,
             "it ran for 5.20 s of wall-clock time, more than the 5 s allowed",
         ),
+        (  # exactly the CPU allowed is within it: the wall clock stopped this one
+            2.5,
+            5.1,
+            signal.SIGKILL,
+            "it ran for 5.10 s of wall-clock time, more than the 5 s allowed",
+        ),
     ],
 )
 def test_time_limit_names_the_figure_that_stopped_it(cpu, wall, ended_by, cause):
@@ -223,6 +229,37 @@ def test_long_error_output_shows_its_end():
     assert len(tail) == STDERR_TAIL_LINES
 
 
+def test_a_failed_run_shows_the_end_of_its_standard_output_too():
+    """ "can't open input.txt" is often printed on standard output."""
+    stdout = b"".join(b"out %d\n" % n for n in range(1, 9))
+    diagnosis = verdict_of(result(stdout, exit_code=2, stderr=b"trace\n")).diagnosis
+    assert diagnosis == (
+        "the program exited with status 2 (a correct run exits with 0)\n"
+        "Last lines of its error output:\n  trace\n"
+        "Last lines of its standard output:\n  out 4\n  out 5\n  out 6\n  out 7\n  out 8"
+    )
+
+
+# (error output, the lines shown): TAIL_BYTES (4000) of the end are read; when that cuts
+# the output, the first line read may be a fragment and is dropped, unless it is all there is.
+TAILS = [
+    (b"x" * 5000 + b"\nboom\n", ["boom"]),  # the fragment of x's is dropped
+    (b"y" * 5000, ["y" * 4000]),  # one long line: its end is all there is
+    (b"a" * 3995 + b"\nboom", ["a" * 3995, "boom"]),  # exactly 4000 bytes: nothing cut
+    (b"a" * 3996 + b"\nboom", ["boom"]),  # 4001 bytes: the first line read is a fragment
+    (b"z" * 4100 + b"\none\ntwo\n", ["one", "two"]),  # with two whole lines after it
+    (b"".join(b"l%d\n" % n for n in range(12)), [f"l{n}" for n in range(12)]),  # 12: all
+    (b"".join(b"l%d\n" % n for n in range(13)), [f"l{n}" for n in range(1, 13)]),
+]
+
+
+@pytest.mark.parametrize("stderr, shown", TAILS)
+def test_the_tail_of_long_error_output(stderr, shown):
+    diagnosis = verdict_of(result(exit_code=1, stderr=stderr)).diagnosis
+    tail = diagnosis.split("\nLast lines of its error output:\n")[1]
+    assert tail.split("\n") == ["  " + line for line in shown]
+
+
 @pytest.mark.parametrize("stderr", [b"", b" \n\t\n"])
 def test_no_error_output_no_tail(stderr):
     diagnosis = verdict_of(result(exit_code=1, stderr=stderr)).diagnosis
@@ -251,6 +288,19 @@ def test_the_cases_policy_reaches_the_comparison():
     assert with_rule.verdict is without.verdict is Verdict.WA
     assert "policy-dependent" in with_rule.diagnosis
     assert "policy-dependent" not in without.diagnosis
+
+
+CRLF_PUZZLE = PUZZLE.replace(b"\n", b"\r\n")
+FOUND_NOTHING = SAMPLE_EXPECTED[: SAMPLE_EXPECTED.index(b"\n\n") + 2] + b"No solution found.\n"
+
+
+def test_the_puzzle_reaches_the_comparison():
+    """Finding nothing in a puzzle with CR LF line ends is blamed on reading the input."""
+    crlf = judge(result(FOUND_NOTHING), case(), SAMPLE_EXPECTED, CRLF_PUZZLE, LIMITS)
+    plain = judge(result(FOUND_NOTHING), case(), SAMPLE_EXPECTED, PUZZLE, LIMITS)
+    assert crlf.verdict is plain.verdict is Verdict.WA
+    assert crlf.diagnosis.startswith("the puzzle file of this case ends its lines with CR LF")
+    assert "CR LF" not in plain.diagnosis
 
 
 # ------------------------------------------------------------------ command and run_case
@@ -316,3 +366,13 @@ def test_unreadable_expected_output_is_an_internal_error(tmp_path: Path):
     assert judgement.diagnosis.startswith("the grader could not read case sample: ")
     assert "gone.out" in judgement.diagnosis
     assert judgement.result is not None and judgement.result.stdout == SAMPLE_EXPECTED
+
+
+def test_run_case_judges_against_the_cases_own_puzzle_file(tmp_path: Path):
+    puzzle = tmp_path / "crlf.txt"
+    puzzle.write_bytes(CRLF_PUZZLE)
+    sandbox = FakeSandbox(on_run=lambda request: result(FOUND_NOTHING))
+    artifact = Artifact(ok=True, folder=tmp_path, log="")
+    judgement = run_case(artifact, DEFAULT_LANGUAGES["c"], case(input=puzzle), sandbox, LIMITS)
+    assert judgement.verdict is Verdict.WA
+    assert "your program mishandles CRLF input" in judgement.diagnosis

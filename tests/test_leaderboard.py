@@ -231,6 +231,43 @@ def test_faster_is_closed_under_chains():
     assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 2, "C": 3}
 
 
+def test_a_chain_of_four_is_closed_whatever_the_passes_it_takes():
+    """Only neighbours differ significantly (2 runs against 7 cannot reach p < 0.05, nor 3
+    against 8 with one of the 8 lower than all 3). One pass over a, b, c, d in that order
+    gives a the programs b beats, not the ones c beats: the closure must keep going until
+    nothing changes, or d would be ranked third, level with c, which beats it."""
+    samples = {
+        "a": [1.0, 1.1, 1.2],
+        "b": [2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6],
+        "c": [0.5, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6],
+        "d": [5.0, 5.1],
+    }
+    assert sorted((c.faster, c.slower) for c in significantly_faster(samples, 0.0, 0.05)) == [
+        ("a", "b"),
+        ("b", "c"),
+        ("c", "d"),
+    ]
+    assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"a": 1, "b": 2, "c": 3, "d": 4}
+
+
+@pytest.mark.parametrize("x, y", [([], [1.0]), ([1.0], []), ([], [])])
+def test_the_rank_test_refuses_an_empty_sample_by_name(x, y):
+    with pytest.raises(ValueError, match="^the Mann-Whitney test needs runs in both samples$"):
+        mann_whitney(x, y)
+
+
+@pytest.mark.parametrize("n1, n2, exact", [(15, 15, True), (1, 29, True), (15, 16, False)])
+def test_the_exact_test_is_used_up_to_30_runs_in_all(n1, n2, exact):
+    x = [float(v) for v in range(n1)]
+    y = [float(v) + 0.5 for v in range(n2)]
+    assert mann_whitney(x, y).exact is exact
+
+
+def test_an_observation_at_the_centre_has_p_value_1():
+    """More than half the splits are as extreme on each side: p is capped at 1."""
+    assert mann_whitney([1.0, 2.0, 3.0], [1.5, 2.5]).p_value == 1.0
+
+
 def test_exactly_the_limit_away_is_no_outlier():
     limit = 1e-4 + 1e-12  # MAD 0: one clock step, plus the float tolerance
     assert outliers([0.0, 0.0, 0.0, 0.0, limit]) == []

@@ -11,6 +11,7 @@ import pytest
 
 from grader.build import Artifact
 from grader.cases import Case
+from grader.compare import POLICY_ONLY
 from grader.model import NOT_GRADED, Verdict
 from grader.score import CaseOutcome, SubmissionReport, format_score, report
 from grader.store import BuildRow, Store, SubmissionRow
@@ -134,3 +135,38 @@ def test_build_status(build, problem, status):
 @pytest.mark.parametrize("value, text", [(3.0, "3"), (2.5, "2.5"), (0.0, "0"), (1 / 3, "0.333333")])
 def test_format_score(value, text):
     assert format_score(value) == text
+
+
+def test_report_carries_the_files_recorded_with_the_submission(store):
+    alice = sub()
+    alice.used_files = ["puzzlesolver.c", "tiles.h"]
+    alice.ignored = [("notes.txt", "not a C source")]
+    store.record_submission(alice)
+    rep = report(store, store.submission("alice"), CASES)
+    assert rep.files_used == ["puzzlesolver.c", "tiles.h"]
+    assert rep.files_ignored == [("notes.txt", "not a C source")]
+
+
+@pytest.mark.parametrize(
+    "mode, score, max_score, note",
+    [
+        ("count", 2, 5, "3 lost on policy-dependent cases"),
+        ("apart", 2, 2, "policy-dependent cases apart: 0/3"),
+        ("forgive", 5, 5, "3 forgiven on policy-dependent cases"),
+    ],
+)
+def test_report_scores_policy_cases_the_way_the_course_says(store, mode, score, max_score, note):
+    """A case decided by a policy rule ("symmetric-tiles") failed only on that rule."""
+    policy_case = Case(**{**vars(case("p", 3)), "policy": ("symmetric-tiles",)})
+    alice = sub()
+    store.record_submission(alice)
+    store.record_run(alice, CASES[0], Verdict.AC, "")
+    store.record_run(alice, policy_case, Verdict.WA, f"printed twice\n{POLICY_ONLY}")
+    rep = report(store, store.submission("alice"), [CASES[0], policy_case], mode)
+    assert (rep.score, rep.max_score, rep.policy_note) == (score, max_score, note)
+
+
+@pytest.mark.parametrize("mode", ["COUNT", "ignore", ""])
+def test_an_unknown_policy_mode_is_refused(mode):
+    with pytest.raises(ValueError, match=f"^unknown policy_cases mode {mode!r}$"):
+        SubmissionReport(SUBMISSION, None, [], policy_cases=mode)
