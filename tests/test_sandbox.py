@@ -364,6 +364,21 @@ def test_busy_loop_is_stopped_by_cpu_limit(box, progs):
     assert _alive_with(marker) == []
 
 
+def test_sigxcpu_is_a_time_out_even_under_the_limit(box, progs):
+    """A process killed by SIGXCPU ran out of CPU time, whichever RLIMIT_CPU it hit: here
+    its own, lowered to 1 s, far below the 5 s limit nobody's poll would stop it at."""
+    code = (
+        "import resource\n"
+        "hard = resource.getrlimit(resource.RLIMIT_CPU)[1]\n"
+        "resource.setrlimit(resource.RLIMIT_CPU, (1, hard))\n"
+        "while True: pass\n"
+    )
+    result = box.run(["/usr/bin/python3", "-c", code], progs, QUICK)
+    assert result.signal == signal.SIGXCPU
+    assert result.cpu_seconds < QUICK.cpu_seconds
+    assert result.timed_out
+
+
 @pytest.mark.parametrize("ms", [40, 300])
 def test_cpu_time_counts_the_whole_tree(box, progs, ms):
     # 40 ms is over before the first poll: only wait4 of the tree can count it.
