@@ -1,4 +1,5 @@
-"""Text from untrusted programs, made safe to show in a terminal or a page."""
+"""Text from untrusted programs made safe to show in a terminal or a page, and
+long text cut to fit."""
 
 import os
 import re
@@ -8,19 +9,33 @@ import re
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def printable(data, limit: int = 0) -> str:
+def printable(data) -> str:
     """Decode bytes leniently and escape control characters (ANSI escapes,
     NUL, CR, ...) so nothing a program printed can drive a terminal.
-    Newlines and tabs stay; `limit` > 0 cuts the result to that many chars."""
+    Newlines and tabs stay."""
     text = data.decode("utf-8", "backslashreplace") if isinstance(data, bytes) else data
-    if limit and len(text) > limit:
-        text = text[:limit] + f"... ({len(text) - limit:,} more characters)"
     return _CONTROL.sub(_escape, text)
 
 
 def _escape(match: "re.Match") -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def cut(text: str, limit: int) -> str:
+    """At most `limit` characters of a long text (a log, a diagnosis), and a last
+    line saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    more = len(text) - limit
+    return text[:limit] + f"\n... ({more:,} more character{'' if more == 1 else 's'} cut)"
+
+
+def shorten(text: str, width: int) -> str:
+    """The first line of `text` in at most `width` characters, for a table cell or a
+    label: "…" marks a cut."""
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def safe_name(name) -> str:

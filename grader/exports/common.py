@@ -212,13 +212,6 @@ def verdict_name(verdict: str | None) -> str:
     return VERDICT_NAMES.get(verdict, verdict)
 
 
-def cut(text: str, limit: int) -> str:
-    """At most `limit` characters, saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n... ({len(text) - limit:,} more characters cut)"
-
-
 def requirements_txt() -> str:
     """The grader's run-time dependencies, for a pip requirements file, from their one
     list: pyproject.toml's, as installed (the distribution's metadata) or, in a checkout

@@ -29,7 +29,6 @@ from grader.atomic import write_file
 from grader.exports.common import (
     ExportError,
     Graded,
-    cut,
     language_name,
     verdict_name,
 )
@@ -39,7 +38,7 @@ from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.reports.html_page import page
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
-from grader.text import printable
+from grader.text import cut, printable, shorten
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
 STDERR_LIMIT = 4000
@@ -272,8 +271,7 @@ def _badges(result: SubmissionReport) -> str:
 
 
 def _build_line(result: SubmissionReport, width: int = 200) -> str:
-    status = result.build_status.splitlines()[0] if result.build_status else ""
-    return printable(cut(status, width))
+    return printable(shorten(result.build_status, width))
 
 
 def _build_section(result: SubmissionReport) -> str:

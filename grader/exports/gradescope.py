@@ -24,7 +24,6 @@ from grader.config import CourseConfig, default_course_file, load_config
 from grader.exports.common import (
     Entry,
     case_entries,
-    cut,
     language_name,
     package_entries,
     requirements_txt,
@@ -35,7 +34,7 @@ from grader.exports.timed import statistic
 from grader.leaderboard.eligible import timed_cases
 from grader.model import NOT_GRADED, Verdict
 from grader.score import CaseOutcome, SubmissionReport
-from grader.text import printable
+from grader.text import cut, printable
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
 BUILD_LOG_LIMIT = 6000

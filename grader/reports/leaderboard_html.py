@@ -27,6 +27,7 @@ from grader.reports.leaderboard_md import (
     startup_rows,
     winners,
 )
+from grader.text import shorten
 
 LABEL_WIDTH = 190
 TIME_WIDTH = 470
@@ -358,7 +359,7 @@ def _row(row: _Row, y: float, times: _Panel, spread: _Panel) -> str:
     style = ' class="muted"' if row.muted else ""
     parts.append(
         f'<text x="{LABEL_WIDTH - 10}" y="{y + 4:.1f}" text-anchor="end"{style}>'
-        f"{escape(_cut(row.label, 26))}</text>"
+        f"{escape(shorten(row.label, 26))}</text>"
     )
     for panel, values, centre in (
         (times, row.runs, row.median),
@@ -390,7 +391,3 @@ def _row(row: _Row, y: float, times: _Panel, spread: _Panel) -> str:
         )
     parts.append("</g>")
     return "".join(parts)
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"

@@ -8,6 +8,7 @@ from grader.late import NOT_LATE, Lateness
 from grader.model import VERDICT_ORDER, Verdict
 from grader.score import SubmissionReport, format_score
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
+from grader.text import shorten
 
 
 def verdict_summary(report: SubmissionReport) -> str:
@@ -31,7 +32,7 @@ def summary_table(
                 r.submission.language,
                 f"{format_score(r.score)}/{format_score(r.max_score)}",
                 verdict_summary(r),
-                _cut(r.build_status, 60),
+                shorten(r.build_status, 60),
             )
             for r in reports
         ]
@@ -61,9 +62,9 @@ def _late_rows(reports, lateness):
                 f"{format_score(r.score)}/{format_score(r.max_score)}",
                 f"-{format_score(late.penalty(r.score))}" if late.percent else "",
                 format_score(late.final(r.score)),
-                _cut(late.note, 30),
+                shorten(late.note, 30),
                 verdict_summary(r),
-                _cut(r.build_status, 40),
+                shorten(r.build_status, 40),
             )
         )
     return rows, ("id", "language", "raw", "penalty", "final", "late", "verdicts", "build")
@@ -143,8 +144,3 @@ def score_line(report: SubmissionReport, what: str) -> str:
         f"score{what}: {format_score(report.score)}/{format_score(report.max_score)}"
         f"  ({verdict_summary(report)}{note})"
     )
-
-
-def _cut(text: str, width: int) -> str:
-    text = text.splitlines()[0] if text else ""
-    return text if len(text) <= width else text[: width - 1] + "…"
