@@ -439,6 +439,11 @@ def _spacing_note(exp_rows, got_rows) -> str:
 # ---------------------------------------------------------------- wrong answers
 
 
+# The rank of white-space notes: after every answer issue, and not below 90, where
+# _assemble stops looking for causes other than a policy rule.
+_WHITE_SPACE = 90
+
+
 def answer_issues(
     expected: bytes, got: bytes, puzzle: bytes | str, policy: tuple[str, ...]
 ) -> list[Issue]:
@@ -454,10 +459,7 @@ def answer_issues(
     issues += _listing_issues(exp, out)
     issues += _stray_issues(out)
     issues += _board_issues(exp, out, tiles, policy)
-    # Equivalent mutants: full=None is as false as False, and rank 90 only has to be
-    # above every answer issue and not below _assemble's 90, which 91 is as well.
-    notes = whitespace_notes(expected, got, full=False)  # pragma: no mutate
-    issues += [Issue(90, note) for note in notes]  # pragma: no mutate
+    issues += [Issue(_WHITE_SPACE, note) for note in whitespace_notes(expected, got, full=False)]
     return issues
 
 
@@ -627,8 +629,7 @@ def _count_issues(
         return [Issue(10, f"the count line is missing: expected {quote(want_text)}")]
     line, text = out.count_line
     issues = []
-    # A line is the count line or part of a board, never both: > and >= agree.
-    if out.boards and line > out.boards[0].line:  # pragma: no mutate
+    if out.boards and line > out.boards[0].line:
         issues.append(
             Issue(
                 11,
@@ -868,9 +869,10 @@ def _invalid_issues(invalid: list[PrintedBoard], tiles: tuple[Tile, ...] | None)
     turns = all_turns(tiles) if tiles else None
     for number, printed in enumerate(invalid[:MAX_EXAMPLES]):
         problems = _board_problems(printed.board, tiles, turns)
-        # Unreachable while _board_problems finds whatever is_solution_key rejects: a
-        # safety net whose wording no output can reach (so no test can check it).
-        problems = problems or ["(no problem found)"]  # pragma: no mutate
+        if not problems:
+            # Unreachable while _board_problems finds whatever is_solution_key rejects:
+            # a safety net whose wording no output reaches, so no test can check it.
+            problems = ["(no problem found)"]  # pragma: no mutate
         name = f"board {digits(printed.board)}"
         issues.append(Issue(30, f"{name} (line {printed.line}) is not a solution: {problems[0]}"))
         if number == 0:

@@ -108,6 +108,14 @@ OUTPUTS = {
         None,
     ),
     "bad UTF-8 only": (lambda: SAMPLE_EXPECTED.replace(b"5. <", b"5.\xe9<", 1), SAMPLE, (), None),
+    # An expected output that is not UTF-8 (say, an instructor's hand-made Latin-1 one):
+    # its bytes are shown escaped, and the diagnosis goes on.
+    "expected output in Latin-1": (
+        lambda: SAMPLE_EXPECTED,
+        SAMPLE,
+        (),
+        SAMPLE_EXPECTED.replace(b"2 unique solutions found:", b"2 solutions trouv\xe9es:"),
+    ),
     # -- look-alike characters
     "one Greek letter": (
         lambda: b"\n" + SAMPLE_EXPECTED.replace(b"1. <Y1", "1. <Υ1".encode(), 1),
@@ -422,6 +430,14 @@ DIAGNOSES = {
         (
             20,
             'the "Input tiles:" listing is wrong at line 6: expected "5. <B0, G0, R1, Y1>", got "5.\\xe9<B0, G0, R1, Y1>" (it contains a character that only looks like the expected one)',
+            None,
+        ),
+    ],
+    "expected output in Latin-1": [
+        (
+            10,
+            'the count line (line 12) is "2 unique solutions found:": expected exactly '
+            '"2 solutions trouv\\xe9es:"',
             None,
         ),
     ],
