@@ -3,8 +3,8 @@
 Each table row is an output a student's program could print and the exact issues
 answer_issues finds in it: (rank, text, policy rule), most important first as
 the student reads them.  The white-space notes (rank 90) belong to
-tests/test_compare.py and are left out here.  Fast, pure logic: no solver runs
-but the reference's drawing of a few small puzzles.
+tests/test_compare.py and are left out here.  Fast, pure logic: the reference
+solves and draws a few small puzzles; no program is built or run.
 """
 
 import pytest
