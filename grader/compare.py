@@ -485,7 +485,7 @@ def _shape_issues(got: bytes, out: PrintedOutput) -> list[Issue]:
     issues = []
     bad = _first_non_text(got)
     if bad is not None:
-        line = got[:bad].count(b"\n") + 1
+        line = got.count(b"\n", 0, bad) + 1  # not a slice: the output may be large
         issues.append(
             Issue(
                 15,
@@ -582,7 +582,7 @@ def _lookalike_issues(expected: bytes, got: bytes) -> list[Issue]:
     if found is None:
         return []
     char = found.group()
-    line = text[: found.start()].count("\n") + 1
+    line = text.count("\n", 0, found.start()) + 1
     total = len(_NOT_ASCII.findall(text, 0, min(len(text), 1 << 20)))
     more = f" ({total:,} characters that are not ASCII in all)" if total > 1 else ""
     return [
