@@ -439,22 +439,27 @@ def _spacing_note(exp_rows, got_rows) -> str:
 # ---------------------------------------------------------------- wrong answers
 
 
+# The rank of white-space notes: after every answer issue, and not below 90, where
+# _assemble stops looking for causes other than a policy rule.
+_WHITE_SPACE = 90
+
+
 def answer_issues(
     expected: bytes, got: bytes, puzzle: bytes | str, policy: tuple[str, ...]
 ) -> list[Issue]:
     """What a wrong answer means in the puzzle's terms."""
-    exp = parse_output(expected.decode("utf-8", "surrogateescape"))
-    out = parse_output(got.decode("utf-8", "surrogateescape"))
+    exp = parse_output(expected.decode(errors="surrogateescape"))
+    out = parse_output(got.decode(errors="surrogateescape"))
     tiles = _tiles(puzzle, exp)
     issues = _shape_issues(got, out)
-    if any(issue.rank <= 1 for issue in issues):
+    if any(issue.rank in (0, 1) for issue in issues):
         return issues  # nothing to read: listing every missing piece would only bury that
     issues += _lookalike_issues(expected, got)
     issues += _count_issues(exp, out, tiles, policy)
     issues += _listing_issues(exp, out)
     issues += _stray_issues(out)
     issues += _board_issues(exp, out, tiles, policy)
-    issues += [Issue(90, note) for note in whitespace_notes(expected, got, full=False)]
+    issues += [Issue(_WHITE_SPACE, note) for note in whitespace_notes(expected, got, full=False)]
     return issues
 
 
@@ -480,7 +485,7 @@ def _shape_issues(got: bytes, out: PrintedOutput) -> list[Issue]:
     issues = []
     bad = _first_non_text(got)
     if bad is not None:
-        line = got.count(b"\n", 0, bad) + 1
+        line = got.count(b"\n", 0, bad) + 1  # not a slice: the output may be large
         issues.append(
             Issue(
                 15,
@@ -499,11 +504,14 @@ def _shape_issues(got: bytes, out: PrintedOutput) -> list[Issue]:
     return issues
 
 
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not text, though valid UTF-8
+
+
 def _first_non_text(data: bytes) -> int | None:
-    match = re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", data)
+    match = _CONTROL.search(data)
     first = match.start() if match else None
     try:
-        data.decode("utf-8")
+        data.decode()
     except UnicodeDecodeError as error:
         first = error.start if first is None else min(first, error.start)
     return first
@@ -569,7 +577,7 @@ def _lookalike_issues(expected: bytes, got: bytes) -> list[Issue]:
     nobody hunts for a wrong tile or spacing that is not there."""
     if not expected.isascii() or got.isascii():
         return []
-    text = got.decode("utf-8", "replace")
+    text = got.decode(errors="replace")
     found = _NOT_ASCII.search(text)
     if found is None:
         return []
@@ -812,20 +820,25 @@ def _board_problems(board: Board, tiles: tuple[Tile, ...] | None, turns) -> list
     for tile, cells in repeated_tiles(board):
         places = " and ".join(position(i) for i in cells)
         problems.append(f"it uses tile {tile} {_times(len(cells))} ({places})")
-    for index in foreign_cells(board, turns) if tiles else ():
-        assert tiles is not None, "foreign cells are looked for only when the tiles are known"
-        cell = board[index]
-        if not 1 <= cell.tile <= len(tiles):
-            problems.append(f"{position(index)} shows tile {cell.tile}, which does not exist")
-        else:
-            problems.append(
-                f"{position(index)} shows tile {cell.tile} as {' '.join(cell.edges)} "
-                f"(top, right, bottom, left), which is not a rotation of tile {cell.tile} "
-                f"<{', '.join(tiles[cell.tile - 1])}>"
-            )
+    if tiles:  # unknown when neither the puzzle nor the expected listing can be read
+        for index in foreign_cells(board, turns):
+            cell = board[index]
+            if not 1 <= cell.tile <= len(tiles):
+                problems.append(f"{position(index)} shows tile {cell.tile}, which does not exist")
+            else:
+                problems.append(
+                    f"{position(index)} shows tile {cell.tile} as {' '.join(cell.edges)} "
+                    f"(top, right, bottom, left), which is not a rotation of tile {cell.tile} "
+                    f"<{', '.join(tiles[cell.tile - 1])}>"
+                )
     for clash in clashes(board):
         problems.append(_clash_text(board, clash))
     return problems
+
+
+def _more(n: int, one: str, many: str) -> str:
+    """'1 more board is ...', '2 more boards are ...': the rest of a list cut short."""
+    return f"{n} more {one if n == 1 else many}"
 
 
 def _times(n: int) -> str:
@@ -855,7 +868,11 @@ def _invalid_issues(invalid: list[PrintedBoard], tiles: tuple[Tile, ...] | None)
     issues = []
     turns = all_turns(tiles) if tiles else None
     for number, printed in enumerate(invalid[:MAX_EXAMPLES]):
-        problems = _board_problems(printed.board, tiles, turns) or ["(no problem found)"]
+        problems = _board_problems(printed.board, tiles, turns)
+        if not problems:
+            # Unreachable while _board_problems finds whatever is_solution_key rejects:
+            # a safety net whose wording no output reaches, so no test can check it.
+            problems = ["(no problem found)"]  # pragma: no mutate
         name = f"board {digits(printed.board)}"
         issues.append(Issue(30, f"{name} (line {printed.line}) is not a solution: {problems[0]}"))
         if number == 0:
@@ -864,11 +881,21 @@ def _invalid_issues(invalid: list[PrintedBoard], tiles: tuple[Tile, ...] | None)
             ]
             if len(problems) > MAX_EXAMPLES + 1:
                 issues.append(
-                    Issue(30, f"{name}: {len(problems) - MAX_EXAMPLES - 1} more problems")
+                    Issue(
+                        30,
+                        f"{name}: {_more(len(problems) - MAX_EXAMPLES - 1, 'problem', 'problems')}",
+                    )
                 )
     if len(invalid) > MAX_EXAMPLES:
         issues.append(
-            Issue(31, f"{len(invalid) - MAX_EXAMPLES} more printed boards are not solutions")
+            Issue(
+                31,
+                _more(
+                    len(invalid) - MAX_EXAMPLES,
+                    "printed board is not a solution",
+                    "printed boards are not solutions",
+                ),
+            )
         )
     return issues
 
@@ -909,8 +936,11 @@ def _turned_cells(invalid: list[PrintedBoard], missing: list[PrintedBoard]):
         issues.append(
             Issue(
                 29,
-                f"{len(matched) - MAX_EXAMPLES} more boards have their tiles in "
-                "the right cells but some drawn turned",
+                _more(
+                    len(matched) - MAX_EXAMPLES,
+                    "board has its tiles in the right cells but some drawn turned",
+                    "boards have their tiles in the right cells but some drawn turned",
+                ),
             )
         )
     return issues, rest, [want for want in missing if id(want) not in matched]
@@ -923,7 +953,7 @@ def _turns_of(got: Board, want: Board) -> list[tuple[int, int]] | None:
     for index, (a, b) in enumerate(zip(got, want)):
         if a.tile != b.tile:
             return None
-        k = next((k for k in range(4) if turn(b.edges, k) == a.edges), None)
+        k = next((k for k in (0, *_TURN_NAMES) if turn(b.edges, k) == a.edges), None)
         if k is None:
             return None
         if k:
@@ -933,7 +963,7 @@ def _turns_of(got: Board, want: Board) -> list[tuple[int, int]] | None:
 
 def _turned_text(printed: PrintedBoard, want: PrintedBoard) -> str:
     turned = _turns_of(printed.board, want.board)
-    assert turned is not None, "called for boards _turns_of matched"
+    assert turned is not None  # called only for boards _turns_of matched
     cells = "; ".join(
         f"{position(i)} (tile {printed.board[i].tile}) by {_TURN_NAMES[k]}"
         for i, k in turned[:MAX_EXAMPLES]
@@ -978,7 +1008,7 @@ def _repeat_issues(
         if len(copies) < 2:
             continue
         lines = ", ".join(str(p.line) for p in copies[:6]) + (", ..." if len(copies) > 6 else "")
-        if all(p.key == copies[0].key for p in copies):
+        if len({p.key for p in copies}) == 1:
             issues.append(_duplicate_issue(board_of(key), copies, lines, tiles, policy))
         else:
             names = ", ".join(digits(p.board) for p in copies[:6])
@@ -993,7 +1023,10 @@ def _repeat_issues(
     if len(issues) > MAX_EXAMPLES:
         rest = len(issues) - MAX_EXAMPLES
         issues = issues[:MAX_EXAMPLES] + [
-            Issue(51, f"{rest} more boards are printed more than once")
+            Issue(
+                51,
+                _more(rest, "board is printed more than once", "boards are printed more than once"),
+            )
         ]
     return issues
 
@@ -1048,7 +1081,8 @@ def _rotation_issues(seen: _Seen) -> list[Issue]:
 
 def _order_issues(seen: _Seen, exp: PrintedOutput, policy: tuple[str, ...]) -> list[Issue]:
     for (i, first), (j, second) in zip(seen.order, seen.order[1:]):
-        if i < j:
+        # Each expected board enters the order once, so i == j never happens.
+        if i < j:  # pragma: no mutate
             continue
         a, b = exp.boards[i].board, exp.boards[j].board
         if digits(a) != digits(b):
@@ -1074,8 +1108,9 @@ def _order_issues(seen: _Seen, exp: PrintedOutput, policy: tuple[str, ...]) -> l
 def _first_text_difference(a: Board, b: Board) -> str:
     for line_a, line_b in zip(draw(a).split("\n"), draw(b).split("\n")):
         if line_a != line_b:
-            return f" ({quote(line_b, 40)} comes before {quote(line_a, 40)})"
-    return ""
+            return f" ({quote(line_b)} comes before {quote(line_a)})"  # drawn lines: 28 characters
+    # Two different boards never draw the same text: only the type checker gets here.
+    return ""  # pragma: no mutate
 
 
 def _unreadable_issues(out: PrintedOutput) -> list[Issue]:

@@ -1188,7 +1188,7 @@ MANY_DIAGNOSES = [
             "board 126738459 is printed twice (lines 13, 69)",
             "board 127634895 is printed twice (lines 27, 83)",
             "board 142935678 is printed twice (lines 41, 97)",
-            "1 more boards are printed more than once",
+            "1 more board is printed more than once",
         ],
     ),
     (
