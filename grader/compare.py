@@ -220,7 +220,9 @@ def show(text: bytes | str, limit: int = SHOWN_WIDTH, spaces: str = "·") -> str
         elif 0xDC80 <= ord(char) <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
             out.append(f"\\x{ord(char) - 0xDC00:02x}")
         elif not char.isprintable():
-            out.append(repr(char)[1:-1] if ord(char) < 0x10000 else f"\\U{ord(char):08x}")
+            out.append(
+                repr(char)[1:-1]
+            )  # \x.., \u.... or \U........ escapes, as Python writes them
         else:
             out.append(char)
     return "".join(out) + ("…" if len(text) > limit else "")
@@ -277,12 +279,17 @@ def whitespace_notes(expected: bytes, got: bytes, full: bool) -> list[str]:
     if crlf > 0:
         every = got.count(b"\r\n") == got.count(b"\n")
         notes.append(
-            ("every line ends" if every else f"{crlf} lines end")
+            ("every line ends" if every else "1 line ends" if crlf == 1 else f"{crlf} lines end")
             + " in CR LF (\\r\\n, Windows style); end lines with \\n only"
         )
     stray = got.count(b"\r") - got.count(b"\r\n")
     if stray > expected.count(b"\r") - expected.count(b"\r\n"):
-        notes.append(f"the output contains {stray} carriage return(s) (\\r) that do not end a line")
+        returns = (
+            "1 carriage return (\\r) that does"
+            if stray == 1
+            else f"{stray} carriage returns (\\r) that do"
+        )
+        notes.append(f"the output contains {returns} not end a line")
     notes += _trailing_notes(expected, got)
     if b"\t" in got and b"\t" not in expected:
         line = got.count(b"\n", 0, got.index(b"\t")) + 1
@@ -306,13 +313,15 @@ _BLANK_RUN = re.compile(rb"\n[ \t\r\x0b\x0c]*\n[ \t\r\x0b\x0c]*\n")
 def _many_lines_note(expected: bytes, got: bytes) -> str:
     extra = got.count(b"\n") - expected.count(b"\n")
     run = _BLANK_RUN.search(got)
-    where = ""
-    if run:
-        line = got.count(b"\n", 0, run.start()) + 2
-        where = f" (the first run of empty lines starts at line {line})"
+    if not run:  # no empty lines in a row: the same words, with more line breaks
+        return (
+            f"the output has {extra:,} more lines than the expected output: the same words, "
+            "broken into more lines"
+        )
+    line = got.count(b"\n", 0, run.start()) + 2
     return (
         f"the output has {extra:,} more lines than the expected output, empty or only white "
-        f"space{where}"
+        f"space (the first run of empty lines starts at line {line})"
     )
 
 
@@ -349,11 +358,14 @@ def _clean_lines(data: bytes) -> list[str]:
 def _ending_notes(expected: bytes, got: bytes) -> list[str]:
     def blank_tail(data: bytes) -> tuple[int, bool]:
         """Empty lines at the end (a missing final newline counts -1); all blank?"""
-        lines = _clean_lines(data[-4096:])
+        window = data[-4096:]
+        lines = _clean_lines(window)
+        if len(window) < len(data):
+            lines = lines[1:]  # the window's first piece may end a longer line: not counted
         count = 0
         while count < len(lines) and not lines[-1 - count]:
             count += 1
-        return count, count == len(lines) and len(data) <= 4096
+        return count, count == len(lines) and len(window) == len(data)
 
     (exp_tail, _), (got_tail, blank) = blank_tail(expected), blank_tail(got)
     if blank or exp_tail == got_tail:
