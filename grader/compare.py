@@ -108,8 +108,8 @@ _WHITE = re.compile(rb"[ \t\n\r\x0b\x0c]")  # what bytes.split() splits on
 def same_tokens(a: bytes, b: bytes) -> bool:
     """a.split() == b.split(), without holding millions of tokens at once: both
     are split a chunk at a time, and the first difference ends it."""
-    missing = object()
-    for x, y in itertools.zip_longest(_tokens(a), _tokens(b), fillvalue=missing):
+    # zip_longest pads the shorter with None, which equals no token (tokens are bytes).
+    for x, y in itertools.zip_longest(_tokens(a), _tokens(b)):
         if x != y:
             return False
     return True
