@@ -17,6 +17,7 @@ from grader.compare import (
     _assemble,
     _first_differing_byte,
     _layout_difference,
+    _nonblank,
     _trailing_count,
     compare,
     first_difference,
@@ -755,3 +756,108 @@ def test_a_failing_diagnosis_keeps_the_verdict(monkeypatch):
     further = "(the grader could not diagnose this output further: KeyError)"
     assert diagnosis(E.replace(b"2 unique", b"3 unique")) == ["WA", further, shown]
     assert diagnosis(E + b"\n") == ["PE", "white space differs: " + further, shown]
+
+
+# ---------------------------------------------------------------- line numbers from line 1
+
+
+def test_line_numbers_count_an_empty_first_line():
+    """An output that starts with an empty line: every "line N" counts it."""
+    assert first_difference(b"\nab\n", b"\nac\n") == first(2, 2, "ab⏎", "ac⏎")
+    assert whitespace_notes(b"\na\nb c\n", b"\na\nb\tc\n", full=False) == [
+        "tab characters where the layout has spaces (first at line 3)"
+    ]
+    assert whitespace_notes(b"\na\nb\n", b"\na\nb \n", full=False) == [
+        "trailing white space at the end of 1 line (first: line 3)" + TRAILING
+    ]
+    got = b"\n" + E.replace(b"B1>\n", b"B1\r>\n")
+    assert f"(first at line 3); {CRLF_FIX_INPUT}" in diagnosis(got, puzzle=CRLF_PUZZLE)[1]
+
+
+def test_the_first_run_of_empty_lines_is_located():
+    assert whitespace_notes(b"a\nb\n", b"a\nb\n" + b"\n" * 100_000, full=True)[-1] == (
+        "the output has 100,000 more lines than the expected output, empty or only white "
+        "space (the first run of empty lines starts at line 3)"
+    )
+    # A single empty line first is no run; the run starts at line 3.
+    assert whitespace_notes(b"a\n", b"\na\n" + b"\n" * 100_000, full=True)[-1] == (
+        "the output has 100,001 more lines than the expected output, empty or only white "
+        "space (the first run of empty lines starts at line 3)"
+    )
+
+
+def test_trailing_white_space_on_the_first_and_last_line():
+    assert _trailing_count(b" \na ") == (2, 0)
+
+
+def test_only_white_space_longer_than_the_window_is_counted():
+    assert whitespace_notes(b"a\n", b"\n" * 4097, full=False) == [
+        "at least 4095 extra empty lines at the end of the output"
+    ]
+
+
+# ---------------------------------------------------------------- expected outputs with \r or tabs
+
+E_CRLF = E.replace(b"\n", b"\r\n")  # an expected output saved with CR LF line ends
+
+
+def test_white_space_the_expected_output_has_too_is_not_blamed():
+    assert whitespace_notes(E_CRLF, E_CRLF.replace(b"found:", b"found: "), full=True) == [
+        "trailing white space at the end of 1 line (first: line 12)" + TRAILING
+    ]
+    assert whitespace_notes(E_CRLF, E_CRLF.replace(b"found:", b"found:\r"), full=True) == [
+        "the output contains 1 carriage return (\\r) that does not end a line"
+    ]
+    tabbed = E.replace(b"tiles:", b"tiles:\tx")
+    assert whitespace_notes(tabbed, tabbed.replace(b"found:", b"found: "), full=True) == [
+        "trailing white space at the end of 1 line (first: line 12)" + TRAILING
+    ]
+
+
+def test_crlf_in_the_expected_output_is_not_blamed_on_the_input():
+    got = E_CRLF.replace(b"found:\r\n", b"found:\n").replace(b"<Y1, G0, R0, B1>", b"<Y1, G0>")
+    assert "CRLF input" not in "\n".join(diagnosis(got, expected=E_CRLF, puzzle=CRLF_PUZZLE))
+
+
+def test_line_end_notes_give_way_to_the_crlf_input_issue():
+    got = E.replace(b"B1>\n", b"B1\r>\n").replace(b"found:\n", b"found:\r\n")
+    listing = (
+        'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
+        '"1. <Y1, G0, R0, B1\\r>" (spacing differs)'
+    )
+    shown = first(2, 19, "1.·<Y1,·G0,·R0,·B1>⏎", "1.·<Y1,·G0,·R0,·B1\\r>⏎")
+    assert diagnosis(got, puzzle=CRLF_PUZZLE) == [
+        "WA",
+        f"{CRLF_INPUT}: it carries the \\r into its output (first at line 2); {CRLF_FIX_INPUT}",
+        *shown,
+        listing,
+    ]
+    assert diagnosis(got) == [
+        "WA",
+        listing,
+        *shown,
+        "1 line ends" + CRLF_FIX,
+        "the output contains 1 carriage return (\\r) that does not end a line",
+    ]
+
+
+# ---------------------------------------------------------------- where empty lines are
+
+
+def test_rows_count_the_empty_lines_before_them():
+    assert _nonblank(["a", "", "", "b", "c", ""]) == [("a", 0, 1), ("b", 2, 4), ("c", 0, 5)]
+    assert _nonblank(["", "a"]) == [("a", 1, 2)]
+
+
+def test_an_empty_line_before_a_board_that_starts_the_output():
+    board = draw(SAMPLE_BOARDS[0]).encode()
+    assert whitespace_notes(board, b"\n" + board, full=True) == [
+        "1 extra empty line at the start of the output (before line 2 of your output)"
+    ]
+
+
+def test_a_long_line_before_an_empty_line_is_quoted_short():
+    long = b"x" * 39 + b"yz"
+    assert whitespace_notes(long + b"\nb\n", long + b"\n\nb\n", full=True) == [
+        f'1 extra empty line after "{"x" * 39}y…" (before line 3 of your output)'
+    ]
