@@ -6,6 +6,8 @@ summary and detail lines.  The outputs are the hand-out's sample output with one
 slip each, the way real submissions get it wrong.
 """
 
+import tracemalloc
+
 import pytest
 
 from grader import compare as compare_module
@@ -631,6 +633,19 @@ def test_same_tokens_over_chunk_boundaries(shift):
     assert same_tokens(words, b"\n" * shift + words.replace(b" ", b"  "))
     assert not same_tokens(words, b" " * shift + words[:-1])
     assert same_tokens(b"x" * (TOKEN_CHUNK + shift), b" " + b"x" * (TOKEN_CHUNK + shift))
+
+
+def test_same_tokens_holds_a_chunk_of_tokens_at_a_time():
+    """Memory, not time: a million one-byte tokens are never all held at once (each
+    list of all of them would take 4 MB of pointers alone)."""
+    a, b = b"x\n" * 500_000, b"x " * 500_000
+    tracemalloc.start()
+    try:
+        same = same_tokens(a, b)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert same and peak < 4 << 20, peak
 
 
 def test_str_bytes_and_bytearray_are_compared_alike():
