@@ -357,8 +357,8 @@ def _trailing_notes(expected: bytes, got: bytes) -> list[str]:
 
 
 def _clean_lines(data: bytes) -> list[str]:
-    # Codec names ignore case ("LATIN-1" is the same codec): not mutated.
-    return [line.rstrip() for line in data.decode("latin-1").split("\n")]  # pragma: no mutate
+    text = data.decode("latin-1")  # pragma: no mutate (codec names ignore case: LATIN-1 too)
+    return [line.rstrip() for line in text.split("\n")]
 
 
 def _ending_notes(expected: bytes, got: bytes) -> list[str]:
