@@ -88,9 +88,8 @@ def compare(
         first = [f"(could not show the first difference: {type(error).__name__})"]
     try:
         if verdict is Verdict.PE:
-            # One rank for all: only the CR LF input issue (rank 2) can join them.
             notes = whitespace_notes(expected, got, full=True)
-            issues = [Issue(90, text) for text in notes]  # pragma: no mutate
+            issues = [Issue(_WHITE_SPACE, text) for text in notes]
         else:
             issues = answer_issues(expected, got, puzzle, policy)
         issues = _crlf_input_issues(puzzle, expected, got, issues)
@@ -215,10 +214,8 @@ def show(text: bytes | str, limit: int = SHOWN_WIDTH, spaces: str = "·") -> str
             out.append("→")
         elif 0xDC80 <= ord(char) <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
             out.append(f"\\x{ord(char) - 0xDC00:02x}")
-        elif not char.isprintable():
-            out.append(
-                repr(char)[1:-1]
-            )  # \x.., \u.... or \U........ escapes, as Python writes them
+        elif not char.isprintable():  # \r, \x.., \u.... or \U........, as Python writes them
+            out.append(repr(char)[1:-1])
         else:
             out.append(char)
     return "".join(out) + ("…" if len(text) > limit else "")
