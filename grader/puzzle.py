@@ -381,7 +381,10 @@ def parse_output(text: str) -> PrintedOutput:
         if start != pos + 1 or text[pos] != "\n":  # anything but the one empty line between boards
             gap = text[pos:start]
             if not gap.isspace():
-                _read_lines(budget.take(gap, line_no, out), line_no, out, counts, header=pos == 0)
+                lines = budget.take(gap, line_no, out)
+                # A board read whole is framed: a frame line just outside the gap.
+                frames = (pos > 0, len(lines) == gap.count("\n"))
+                _read_lines(lines, line_no, out, counts, header=pos == 0, frames=frames)
             line_no += gap.count("\n")
         else:
             line_no += 1
@@ -390,7 +393,8 @@ def parse_output(text: str) -> PrintedOutput:
         line_no += 13  # a drawing is 13 lines (the last may lack its newline: then nothing follows)
     rest = text[pos:]
     if rest and not rest.isspace():
-        _read_lines(budget.take(rest, line_no, out), line_no, out, counts, header=pos == 0)
+        lines = budget.take(rest, line_no, out)
+        _read_lines(lines, line_no, out, counts, header=pos == 0, frames=(pos > 0, False))
     _choose_count_line(out, counts)
     return out
 
@@ -415,10 +419,17 @@ def _split(text: str) -> list[str]:
 
 
 def _read_lines(
-    lines: list[str], base: int, out: PrintedOutput, counts: list[tuple[int, str]], header: bool
+    lines: list[str],
+    base: int,
+    out: PrintedOutput,
+    counts: list[tuple[int, str]],
+    header: bool,
+    frames: tuple[bool, bool],
 ) -> None:
-    """The slow path: lines[0] is line `base` of the output."""
+    """The slow path: lines[0] is line `base` of the output; `frames` says whether the
+    line before them and the line after them are a board's frame lines."""
     i = _read_header(lines, base, out, counts) if header else 0
+    extra_frames = _extra_separators(lines, frames)
     rows: list[tuple[int, list[Cell]]] = []  # rows of the board being read
     block_start = 0
     while i < len(lines):
@@ -443,11 +454,40 @@ def _read_lines(
             rows = []
         if is_count_line(line):
             counts.append((base + i, line))
-        elif line.strip() and not _is_separator(line):
+        elif (line.strip() and not _is_separator(line)) or i in extra_frames:
             out.stray.append((base + i, line))
         i += 1
     if rows:
         _cut_short(out, base, rows)
+
+
+def _extra_separators(lines: list[str], frames: tuple[bool, bool]) -> set[int]:
+    """Frame lines drawn twice, which belong to no board. In a run of two or more frame
+    lines (counting a board's own just outside `lines`, see `frames`), the first closes
+    the row of cells above it and the last opens the row below it (two boards with no
+    empty line between them); the others are extra. A lone frame line is left to the
+    layout diagnosis: it is a board's, misplaced."""
+    extra: set[int] = set()
+    start = 0
+    while start < len(lines):
+        if not _is_separator(lines[start]):
+            start += 1
+            continue
+        end = start
+        while end + 1 < len(lines) and _is_separator(lines[end + 1]):
+            end += 1
+        framed_before = start == 0 and frames[0]
+        framed_after = end == len(lines) - 1 and frames[1]
+        run = range(start, end + 1)
+        if len(run) + framed_before + framed_after >= 2:
+            keep = set()
+            if start > 0 and "|" in lines[start - 1]:
+                keep.add(start)
+            if end + 1 < len(lines) and "|" in lines[end + 1]:
+                keep.add(end)
+            extra.update(k for k in run if k not in keep)
+        start = end + 1
+    return extra
 
 
 def _cut_short(out: PrintedOutput, base: int, rows) -> None:
@@ -509,7 +549,8 @@ def _read_row(lines: list[str], i: int, base: int) -> tuple[list[Cell] | None, s
     parts = [_cells_of(lines[i + k]) for k in range(3)]
     for k, cells in enumerate(parts):
         if len(cells) != 3:
-            return None, f"line {base + i + k} shows {len(cells)} cells, a row has 3"
+            shown = "1 cell" if len(cells) == 1 else f"{len(cells)} cells"
+            return None, f"line {base + i + k} shows {shown}, a row has 3"
     result = []
     for col in range(3):
         head, middle, foot = (parts[k][col].split() for k in range(3))

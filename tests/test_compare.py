@@ -699,6 +699,46 @@ def test_more_white_space(sample, got, summary):
     assert result.summary == "white space differs: " + summary
 
 
+_SEP = "+--------+--------+--------+"
+_SAMPLE_TEXT = SAMPLE_EXPECTED.decode()
+
+
+def _without_lines(*indices: int) -> str:
+    """The sample's expected output without these lines (0-based: 25 is the empty line
+    between its boards, 16 and 30 frame lines inside them)."""
+    lines = _SAMPLE_TEXT.split("\n")
+    return "\n".join(line for k, line in enumerate(lines) if k not in indices)
+
+
+# (the sample's expected output edited, the stray lines parse_output finds): a frame line
+# drawn twice belongs to no board, wherever it is; boards printed with no empty line
+# between them share none, whether read whole or line by line.
+FRAME_LINES = [
+    (_SAMPLE_TEXT.replace(_SEP, _SEP + "\n" + _SEP, 1), [(13, _SEP)]),
+    (_SAMPLE_TEXT.replace("+\n\n+", "+\n" + _SEP + "\n\n+"), [(26, _SEP)]),
+    (_SAMPLE_TEXT.replace("+\n\n+", "+\n\n" + _SEP + "\n+"), [(27, _SEP)]),
+    (_SAMPLE_TEXT + _SEP + "\n", [(40, _SEP)]),
+    (_SAMPLE_TEXT.replace(_SEP, "\n".join([_SEP] * 4), 1), [(13, _SEP), (14, _SEP), (15, _SEP)]),
+    (_SAMPLE_TEXT.replace("+\n\n+", "+\n+"), []),
+    # one board read line by line (a frame line inside it left out): the one beside it is its own
+    (_without_lines(16, 25), []),
+    (_without_lines(25, 30), []),
+    (_SAMPLE_TEXT.replace(_SEP, _SEP + "\ndebug", 1), [(14, "debug")]),  # a lone frame line
+]
+
+
+@pytest.mark.parametrize("text, stray", FRAME_LINES)
+def test_a_frame_line_drawn_twice_is_stray(text, stray):
+    assert gp.parse_output(text).stray == stray
+
+
+@pytest.mark.parametrize("cells, shown", [(1, "1 cell"), (2, "2 cells"), (4, "4 cells")])
+def test_a_row_with_the_wrong_number_of_cells_says_how_many(cells, shown):
+    row = _SAMPLE_TEXT.split("\n")[13]  # the first board's first row of cells
+    text = _SAMPLE_TEXT.replace(row, "|".join(row.split("|")[: cells + 1]) + "|", 1)
+    assert gp.parse_output(text).unreadable[0] == (14, f"line 14 shows {shown}, a row has 3")
+
+
 def test_parse_output_prefers_the_worded_count_line():
     text = SAMPLE_EXPECTED.decode().replace("\n\n2 unique", "\nlooking for solutions\n\n2 unique")
     parsed = gp.parse_output(text)

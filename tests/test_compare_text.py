@@ -308,10 +308,18 @@ LAYOUT_CASES = [
         first(15, 7, ROW_15, "|Y1···R0·|R1····Y0|Y1····B0|⏎"),
     ),
     (
-        "a separator doubled where the parser skips it (nothing to explain)",
+        "a board's first separator doubled: the extra line belongs to no board",
         doubled(13),
-        "the output differs from the expected output",
+        f'line 13 is not part of the required output: "{SEP}"; print nothing but the tile '
+        "listing, the count line and the boards",
         first(14, 1, ROW_14, SEP_SHOWN),
+    ),
+    (
+        "the last board's last separator doubled",
+        b"\n".join(LINES[:-1] + [SEP.encode(), b""]),
+        f'line 40 is not part of the required output: "{SEP}"; print nothing but the tile '
+        "listing, the count line and the boards",
+        first(40, 1, "(nothing: the expected output ends here)", SEP_SHOWN),
     ),
 ]
 
