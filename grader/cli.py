@@ -10,7 +10,7 @@ from pathlib import Path
 
 from grader import regrade
 from grader.cases import default_manifest, load_cases
-from grader.config import CourseConfig, load_config
+from grader.config import SANDBOX_CHOICES, CourseConfig, load_config
 from grader.errors import UsageError, run_entry_point
 from grader.exports.cli import add_export_command
 from grader.grading import Event, ThreadExecutor, grade, plan
@@ -160,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
 def _sandbox_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--sandbox",
-        choices=("auto", "bubblewrap", "rlimits"),
+        choices=SANDBOX_CHOICES,
         help="overrides course.toml; rlimits: no isolation (never chosen "
         "for you: without bubblewrap, grading stops)",
     )

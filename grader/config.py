@@ -175,9 +175,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
         },
         "",
     )
-    sandbox = _typed(data, "sandbox", str, "auto", "")
-    if sandbox not in ("auto", "bubblewrap", "rlimits"):
-        raise ConfigError(f"key 'sandbox': must be auto, bubblewrap or rlimits, not {sandbox!r}")
+    sandbox = _choice(data, "sandbox", SANDBOX_CHOICES, "")
     return CourseConfig(
         limits=_limits(_table(data, "limits"), Limits(), "limits"),
         build_limits=_limits(_table(data, "build_limits"), DEFAULT_BUILD_LIMITS, "build_limits"),
@@ -196,28 +194,16 @@ def _course(data: dict, path: Path) -> CourseConfig:
 
 def _policy_cases(table: dict) -> str:
     _known(table, {"policy_cases"}, "scoring")
-    value = _typed(table, "policy_cases", str, "count", "scoring")
-    if value not in POLICY_CASE_MODES:
-        raise ConfigError(
-            f"key 'scoring.policy_cases': must be "
-            f"{', '.join(POLICY_CASE_MODES[:-1])} or {POLICY_CASE_MODES[-1]}, "
-            f"not {value!r}"
-        )
-    return value
+    return _choice(table, "policy_cases", POLICY_CASE_MODES, "scoring")
 
 
 EXTRA_FILE_POLICIES = ("same-language", "none")
+SANDBOX_CHOICES = ("auto", "bubblewrap", "rlimits")
 
 
 def _extra_files(table: dict) -> str:
     _known(table, {"extra_files"}, "submissions")
-    value = _typed(table, "extra_files", str, "same-language", "submissions")
-    if value not in EXTRA_FILE_POLICIES:
-        raise ConfigError(
-            f"key 'submissions.extra_files': must be "
-            f"{' or '.join(EXTRA_FILE_POLICIES)}, not {value!r}"
-        )
-    return value
+    return _choice(table, "extra_files", EXTRA_FILE_POLICIES, "submissions")
 
 
 def _limits(table: dict, default: Limits, prefix: str) -> Limits:
@@ -366,6 +352,16 @@ def _known(table: dict, allowed: set, prefix: str) -> None:
         if key not in allowed:
             where = f"{prefix}.{key}" if prefix else key
             raise ConfigError(f"unknown key '{where}' (known: {', '.join(sorted(allowed))})")
+
+
+def _choice(table: dict, key: str, choices: tuple[str, ...], prefix: str) -> str:
+    """A word from `choices`; the first is the default."""
+    value = _typed(table, key, str, choices[0], prefix)
+    if value not in choices:
+        where = f"{prefix}.{key}" if prefix else key
+        allowed = f"{', '.join(choices[:-1])} or {choices[-1]}"
+        raise ConfigError(f"key '{where}': must be {allowed}, not {value!r}")
+    return value
 
 
 def _typed(table: dict, key: str, kinds, default, prefix: str):

@@ -373,6 +373,60 @@ OUTPUTS = {
 }
 
 
+# The first three of many boards, each not a solution (the first named in full), and
+# each with a tile drawn turned: what the three, four and five boards rows begin with.
+_THREE_NOT_SOLUTIONS = [
+    (
+        30,
+        "board 156738429 (line 13) is not a solution: tile 1's right edge R1 does not match tile 5's left edge Y1 (row 1, columns 1-2: different pictures)",
+        None,
+    ),
+    (
+        30,
+        "board 156738429 also: tile 5's right edge R0 does not match tile 6's left edge Y1 (row 1, columns 2-3: different pictures)",
+        None,
+    ),
+    (
+        30,
+        "board 156738429 also: tile 5's bottom edge G0 does not match tile 3's top edge R0 (column 2, rows 1-2: different pictures)",
+        None,
+    ),
+    (
+        30,
+        "board 156738429 also: tile 4's right edge Y0 does not match tile 2's left edge R0 (row 3, columns 1-2: different pictures)",
+        None,
+    ),
+    (30, "board 156738429: 1 more problem", None),
+    (
+        30,
+        "board 197634825 (line 27) is not a solution: tile 1's right edge Y1 does not match tile 9's left edge G1 (row 1, columns 1-2: different pictures)",
+        None,
+    ),
+    (
+        30,
+        "board 172935648 (line 41) is not a solution: tile 7's right edge Y0 does not match tile 2's left edge R0 (row 1, columns 2-3: different pictures)",
+        None,
+    ),
+]
+_THREE_TURNED = [
+    (
+        29,
+        "board 126738459 (line 13) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 13 draws each tile as it is placed)",
+        None,
+    ),
+    (
+        29,
+        "board 127634895 (line 27) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 27 draws each tile as it is placed)",
+        None,
+    ),
+    (
+        29,
+        "board 142935678 (line 41) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 41 draws each tile as it is placed)",
+        None,
+    ),
+]
+
+
 DIAGNOSES = {
     "empty": [
         (0, "the output is empty", None),
@@ -650,37 +704,7 @@ DIAGNOSES = {
         (40, "board 124967385 is missing (expected at line 13)", None),
     ],
     "three boards not solutions": [
-        (
-            30,
-            "board 156738429 (line 13) is not a solution: tile 1's right edge R1 does not match tile 5's left edge Y1 (row 1, columns 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 5's right edge R0 does not match tile 6's left edge Y1 (row 1, columns 2-3: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 5's bottom edge G0 does not match tile 3's top edge R0 (column 2, rows 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 4's right edge Y0 does not match tile 2's left edge R0 (row 3, columns 1-2: different pictures)",
-            None,
-        ),
-        (30, "board 156738429: 1 more problem", None),
-        (
-            30,
-            "board 197634825 (line 27) is not a solution: tile 1's right edge Y1 does not match tile 9's left edge G1 (row 1, columns 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 172935648 (line 41) is not a solution: tile 7's right edge Y0 does not match tile 2's left edge R0 (row 1, columns 2-3: different pictures)",
-            None,
-        ),
+        *_THREE_NOT_SOLUTIONS,
         (
             40,
             "3 boards are missing: 126738459 (expected at line 13), 127634895 (expected at line 27), 142935678 (expected at line 41)",
@@ -688,37 +712,7 @@ DIAGNOSES = {
         ),
     ],
     "four boards not solutions": [
-        (
-            30,
-            "board 156738429 (line 13) is not a solution: tile 1's right edge R1 does not match tile 5's left edge Y1 (row 1, columns 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 5's right edge R0 does not match tile 6's left edge Y1 (row 1, columns 2-3: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 5's bottom edge G0 does not match tile 3's top edge R0 (column 2, rows 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 4's right edge Y0 does not match tile 2's left edge R0 (row 3, columns 1-2: different pictures)",
-            None,
-        ),
-        (30, "board 156738429: 1 more problem", None),
-        (
-            30,
-            "board 197634825 (line 27) is not a solution: tile 1's right edge Y1 does not match tile 9's left edge G1 (row 1, columns 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 172935648 (line 41) is not a solution: tile 7's right edge Y0 does not match tile 2's left edge R0 (row 1, columns 2-3: different pictures)",
-            None,
-        ),
+        *_THREE_NOT_SOLUTIONS,
         (31, "1 more printed board is not a solution", None),
         (
             40,
@@ -727,37 +721,7 @@ DIAGNOSES = {
         ),
     ],
     "five boards not solutions": [
-        (
-            30,
-            "board 156738429 (line 13) is not a solution: tile 1's right edge R1 does not match tile 5's left edge Y1 (row 1, columns 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 5's right edge R0 does not match tile 6's left edge Y1 (row 1, columns 2-3: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 5's bottom edge G0 does not match tile 3's top edge R0 (column 2, rows 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 156738429 also: tile 4's right edge Y0 does not match tile 2's left edge R0 (row 3, columns 1-2: different pictures)",
-            None,
-        ),
-        (30, "board 156738429: 1 more problem", None),
-        (
-            30,
-            "board 197634825 (line 27) is not a solution: tile 1's right edge Y1 does not match tile 9's left edge G1 (row 1, columns 1-2: different pictures)",
-            None,
-        ),
-        (
-            30,
-            "board 172935648 (line 41) is not a solution: tile 7's right edge Y0 does not match tile 2's left edge R0 (row 1, columns 2-3: different pictures)",
-            None,
-        ),
+        *_THREE_NOT_SOLUTIONS,
         (31, "2 more printed boards are not solutions", None),
         (
             40,
@@ -835,56 +799,14 @@ DIAGNOSES = {
         (40, "board 124967385 is missing (expected at line 13)", None),
     ],
     "three boards turned": [
-        (
-            29,
-            "board 126738459 (line 13) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 13 draws each tile as it is placed)",
-            None,
-        ),
-        (
-            29,
-            "board 127634895 (line 27) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 27 draws each tile as it is placed)",
-            None,
-        ),
-        (
-            29,
-            "board 142935678 (line 41) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 41 draws each tile as it is placed)",
-            None,
-        ),
+        *_THREE_TURNED,
     ],
     "four boards turned": [
-        (
-            29,
-            "board 126738459 (line 13) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 13 draws each tile as it is placed)",
-            None,
-        ),
-        (
-            29,
-            "board 127634895 (line 27) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 27 draws each tile as it is placed)",
-            None,
-        ),
-        (
-            29,
-            "board 142935678 (line 41) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 41 draws each tile as it is placed)",
-            None,
-        ),
+        *_THREE_TURNED,
         (29, "1 more board has its tiles in the right cells but some drawn turned", None),
     ],
     "five boards turned": [
-        (
-            29,
-            "board 126738459 (line 13) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 13 draws each tile as it is placed)",
-            None,
-        ),
-        (
-            29,
-            "board 127634895 (line 27) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 27 draws each tile as it is placed)",
-            None,
-        ),
-        (
-            29,
-            "board 142935678 (line 41) has every tile in the right cell, but one of them is drawn turned: row 2, column 2 (tile 3) by a quarter turn clockwise (the solution expected at line 41 draws each tile as it is placed)",
-            None,
-        ),
+        *_THREE_TURNED,
         (29, "2 more boards have their tiles in the right cells but some drawn turned", None),
     ],
     "the second board twice": [

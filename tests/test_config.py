@@ -128,3 +128,33 @@ def test_export_requirements_are_the_pyproject_dependencies():
     listed = [r.replace("'", '"') for r in pyproject["project"]["dependencies"]]
     assert requirements_txt().splitlines() == listed
     assert _pyproject_dependencies() == pyproject["project"]["dependencies"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("sandbox = 'docker'", "key 'sandbox': must be auto, bubblewrap or rlimits, not 'docker'"),
+        (
+            "[scoring]\npolicy_cases = 'drop'",
+            "key 'scoring.policy_cases': must be count, apart or forgive, not 'drop'",
+        ),
+        (
+            "[submissions]\nextra_files = 'all'",
+            "key 'submissions.extra_files': must be same-language or none, not 'all'",
+        ),
+    ],
+)
+def test_a_word_from_a_fixed_set_lists_the_choices(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value).endswith(message)
+
+
+def test_the_first_choice_is_the_default(tmp_path):
+    config = load_config(write(tmp_path, ""))
+    assert (config.sandbox, config.policy_cases, config.extra_files) == (
+        "auto",
+        "count",
+        "same-language",
+    )
