@@ -22,6 +22,22 @@ LIGHTBULBS_TEXT = LIGHTBULBS.read_text()
 LIGHTBULBS_EXPECTED = (PUBLIC / "lightbulbs.out").read_bytes()
 NO_SOLUTION = "A0,A0,A0,A0\n" * 9
 
+# A headless Chromium for the page tests (Debian package chromium), and the flags
+# that keep it from reaching out or sandboxing itself inside ours.
+CHROMIUM = next(
+    filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
+)
+HEADLESS_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
 
 def expected_output(puzzle_text: str) -> bytes:
     out = io.BytesIO()

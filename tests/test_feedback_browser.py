@@ -19,9 +19,9 @@ from grader.cli import main as grader_main
 from grader.exports.feedback_html import page_names, visible
 from grader.exports.textdiff import line_diff
 from grader.reports.html_page import CSP
+from tests.helpers import CHROMIUM, HEADLESS_FLAGS
 from tests.test_exports import HIDDEN_IDS, WEIRD_ID, grade_class
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium)"
 )
@@ -195,14 +195,7 @@ def chromium(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProce
     return subprocess.run(
         [
             CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *HEADLESS_FLAGS,
             f"--user-data-dir={profile}",
             "--enable-logging=stderr",
             "--v=0",

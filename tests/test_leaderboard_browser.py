@@ -14,7 +14,6 @@ import json
 import os
 import random
 import select
-import shutil
 import struct
 import subprocess
 import time
@@ -24,33 +23,15 @@ import pytest
 
 from grader.reports.leaderboard_html import html_page
 from grader.schemas import validate
+from tests.helpers import CHROMIUM, HEADLESS_FLAGS
 
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--remote-debugging-pipe",
-)
 WIDTH, HEIGHT = 1200, 900
 TIMEOUT = 60.0  # the machine is shared: a cold browser start can be slow
 HOSTILE = "<script>alert(1)</script>&amp;"
 
 
-def _browser_path():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
 pytestmark = pytest.mark.skipif(
-    _browser_path() is None, reason="needs a headless Chromium (Debian package chromium)"
+    CHROMIUM is None, reason="needs a headless Chromium (Debian package chromium)"
 )
 
 
@@ -68,7 +49,13 @@ class Browser:
             os.dup2(replies, 4)
 
         self.proc = subprocess.Popen(
-            [_browser_path(), *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            [
+                CHROMIUM,
+                *HEADLESS_FLAGS,
+                "--remote-debugging-pipe",
+                f"--user-data-dir={profile}",
+                "about:blank",
+            ],
             preexec_fn=wire_fds,
             pass_fds=(3, 4),
             stdin=subprocess.DEVNULL,
