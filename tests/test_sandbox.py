@@ -12,6 +12,7 @@ import resource
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -969,6 +970,22 @@ def test_fallback_runs_a_build_in_the_workdir(fallback, tmp_path):
     limits = Limits(cpu_seconds=30, wall_seconds=60, memory_mb=1024, file_size_mb=64)
     made = fallback.run(["gcc", "-o", "prog", "prog.c"], tmp_path, limits, writable=True)
     assert made.exit_code == 0 and (tmp_path / "prog").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root only: the build runs as a sandbox uid")
+def test_fallback_as_root_hands_the_build_back_to_the_workdirs_owner(fallback, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir(mode=0o750)
+    (work / "prog.c").write_text("int main(void){return 0;}\n")
+    limits = Limits(cpu_seconds=30, wall_seconds=60, memory_mb=1024, file_size_mb=64)
+    made = fallback.run(["gcc", "-o", "prog", "prog.c"], work, limits, writable=True)
+    assert made.exit_code == 0, made
+    assert stat.S_IMODE(os.stat(work).st_mode) == 0o755  # its mode, made world-readable
+    for path in [work, *work.rglob("*")]:
+        st = os.lstat(path)
+        assert (st.st_uid, st.st_gid) == (os.geteuid(), os.getegid()), path
+        assert not st.st_mode & (stat.S_ISUID | stat.S_ISGID | stat.S_IWOTH), path
+    assert os.stat(work / "prog").st_mode & stat.S_IROTH
 
 
 @pytest.mark.skipif(

@@ -502,6 +502,5 @@ def _usable_by(uid: int | None, private: Path, workdir: Path, writable: bool) ->
         st = os.stat(workdir)
         shutil.rmtree(workdir)
         shutil.copytree(copy, workdir, symlinks=True)
-        os.chown(workdir, st.st_uid, st.st_gid)
         os.chmod(workdir, stat.S_IMODE(st.st_mode))
         workdir_for_owner(workdir, st.st_uid, st.st_gid)

@@ -81,8 +81,7 @@ def workdir_for(uid: int | None, workdir: Path, writable: bool) -> Iterator[None
         _chown_tree(workdir, uid, uid)
         yield
     finally:  # every process of the run is dead by now: nothing can race the hand-back
-        _chown_tree(workdir, st.st_uid, st.st_gid)
-        _make_world_readable(workdir, built=True)
+        workdir_for_owner(workdir, st.st_uid, st.st_gid)
 
 
 def workdir_for_owner(workdir: Path, uid: int, gid: int) -> None:
