@@ -972,6 +972,28 @@ def test_fallback_runs_a_build_in_the_workdir(fallback, tmp_path):
     assert made.exit_code == 0 and (tmp_path / "prog").exists()
 
 
+@pytest.mark.parametrize(
+    ("says", "error"),
+    [
+        (
+            'sys.stderr.write("Traceback (most recent call last):\\nOSError: boom\\n")',
+            "the run's reaper did not start the program: OSError: boom",
+        ),
+        ("pass", "the run's reaper did not start the program: it said nothing"),
+    ],
+)
+def test_fallback_names_a_reaper_that_did_not_start(
+    fallback, progs, tmp_path, monkeypatch, says, error
+):
+    """The grader's failure, never the program's: an error result naming the
+    reaper's last word (the last line of a traceback)."""
+    broken = tmp_path / "reaper.py"
+    broken.write_text(f"import sys\n{says}\nsys.exit(1)\n")
+    monkeypatch.setattr("grader.sandbox.rlimits._REAPER", broken)
+    result = fallback.run(["true"], progs, QUICK)
+    assert result.error == error, result
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="as root only: the build runs as a sandbox uid")
 def test_fallback_as_root_hands_the_build_back_to_the_workdirs_owner(fallback, tmp_path):
     work = tmp_path / "work"

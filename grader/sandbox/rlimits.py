@@ -373,15 +373,14 @@ class RlimitSandbox(Sandbox):
             proc.wait()
             err = proc.stderr.read(4096) if proc.stderr is not None else b""
             run.close()
-            why = said[6:] if said.startswith(b"error ") else err.strip().splitlines()[-1:]
-            detail = (
-                why.decode(errors="replace")
-                if isinstance(why, bytes)
-                else (why[0].decode(errors="replace") if why else "it said nothing")
-            )
+            if said.startswith(b"error "):
+                why = said[6:]
+            else:  # its own traceback, say: the last line names the error
+                why = (err.strip().splitlines() or [b"it said nothing"])[-1]
+            detail = why.decode(errors="replace").strip()
             if detail.startswith("cannot start the program: "):
-                raise SetupError(detail.strip())
-            raise SetupError(f"the run's reaper did not start the program: {detail.strip()}")
+                raise SetupError(detail)
+            raise SetupError(f"the run's reaper did not start the program: {detail}")
         run.program = int(said.split()[1])
         return run
 
