@@ -162,8 +162,6 @@ from grader.sandbox.base import (
 from grader.sandbox.prepared import DEV_LINKS, DEVICES, OWN_MOUNTS, prepared_folders, system_mounts
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
-    POLL_SECONDS,
-    POLL_SECONDS_NO_RLIMIT,
     READ_CHUNK,
     Capture,
     Ending,
@@ -172,6 +170,7 @@ from grader.sandbox.supervise import (
     Usage,
     decode_wait_status,
     describe,
+    poll_seconds,
     rlimit_values,
     run_result,
     rusage_cpu,
@@ -646,7 +645,7 @@ class BubblewrapSandbox(Sandbox):
         def kill() -> None:
             os.kill(proc.pid, signal.SIGKILL)  # not Popen.kill: it may reap bwrap
 
-        every = POLL_SECONDS if launch.memory_rlimit else POLL_SECONDS_NO_RLIMIT
+        every = poll_seconds(launch.memory_rlimit)
         watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=kill)
         watch.extra[status_r] = pid1.feed
         assert proc.stdout is not None and proc.stderr is not None

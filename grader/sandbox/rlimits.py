@@ -54,13 +54,12 @@ from grader.sandbox.base import (
     substitute,
 )
 from grader.sandbox.supervise import (
-    POLL_SECONDS,
-    POLL_SECONDS_NO_RLIMIT,
     Capture,
     Ending,
     Supervisor,
     Usage,
     decode_wait_status,
+    poll_seconds,
     rlimit_values,
     run_result,
     rusage_cpu,
@@ -396,7 +395,7 @@ class RlimitSandbox(Sandbox):
                 usage.anon_kb += _sysv_shm_kb(run.uid)
             return usage
 
-        every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
+        every = poll_seconds(memory_rlimit)
         watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=run.kill)
         watch.extra[run.status.fileno()] = lambda data: run.record.extend(data[:512])
         assert run.proc.stdout is not None and run.proc.stderr is not None
@@ -449,7 +448,7 @@ class RlimitSandbox(Sandbox):
                     ended.append((status, usage))
             return bool(ended)
 
-        every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
+        every = poll_seconds(memory_rlimit)
         watch = Supervisor(
             limits,
             capture,

@@ -41,6 +41,11 @@ _NOT_MEMORY = (b"unable to create native thread", b"unable to create new native 
 _PR_SET_CHILD_SUBREAPER = 36
 
 
+def poll_seconds(memory_rlimit: bool) -> float:
+    """How often a run's tree is polled: closer when memory is not capped by an rlimit."""
+    return POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
+
+
 @dataclass
 class Capture:
     """stdout and stderr of one run, bounded whatever the program prints."""

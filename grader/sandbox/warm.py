@@ -73,12 +73,11 @@ from pathlib import Path
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
 from grader.sandbox.supervise import (
-    POLL_SECONDS,
-    POLL_SECONDS_NO_RLIMIT,
     Capture,
     Ending,
     Supervisor,
     decode_wait_status,
+    poll_seconds,
     rlimit_values,
     run_result,
     sandbox_usage,
@@ -389,7 +388,7 @@ class _Zygote:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)  # unreaped until we say so: still the init
 
-        every = POLL_SECONDS if memory_rlimit else POLL_SECONDS_NO_RLIMIT
+        every = poll_seconds(memory_rlimit)
         watch = Supervisor(
             limits, capture, poll=lambda: sandbox_usage(pid), poll_every=every, kill=kill
         )
