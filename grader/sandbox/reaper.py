@@ -44,10 +44,7 @@ def _kill_and_reap_all(me: int) -> None:
     """Every process of the tree killed and reaped (their CPU time into our rusage)."""
     while True:
         for pid in _children(me):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _kill(pid)
         try:
             os.waitpid(-1, 0)
             while os.waitpid(-1, os.WNOHANG)[0]:  # every one already dead, at once
