@@ -148,15 +148,15 @@ def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limit
         return Artifact(False, work, f"the build could not run: {result.error}", internal=True)
     log = printable(result.stderr + result.stdout)
     problem = _build_failure(result, limits)
-    machine = next((text for text in _MACHINE_FAILURES if text in log), None)
-    if problem and machine:
-        return Artifact(
-            False,
-            work,
-            f"the build failed on the grading machine ({machine}); it will be retried",
-            internal=True,
-        )
     if problem:
+        machine = next((text for text in _MACHINE_FAILURES if text in log), None)
+        if machine:
+            return Artifact(
+                False,
+                work,
+                f"the build failed on the grading machine ({machine}); it will be retried",
+                internal=True,
+            )
         log = f"{problem}\n{log}" if log.strip() else problem
     if len(log) > MAX_LOG_CHARS:
         log = log[:MAX_LOG_CHARS] + f"\n... (compiler output cut at {MAX_LOG_CHARS:,} characters)"

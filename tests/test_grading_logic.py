@@ -119,6 +119,26 @@ def test_a_build_the_grader_failed_is_ie_and_not_cached(setup):
     assert set(verdicts["fine"].values()) == {"AC"}
 
 
+def test_a_build_failed_by_the_machine_is_ie_and_a_warning_about_it_is_not(setup):
+    """A compiler that fails for want of disk or memory: the grader's failure (IE,
+    retried); the same words in the log of a build that worked change nothing."""
+    tmp_path, cases, expected_of = setup
+    submission(tmp_path / "class", "full", "puzzlesolver.c", "# behaviour: ac\n")
+    full = b"cc1: fatal error: No space left on device\n"
+    failing = FakeSandbox(
+        behaving(expected_of), on_build=lambda request: result(exit_code=1, stderr=full)
+    )
+    _, verdicts = grade(tmp_path, cases, failing)
+    assert set(verdicts["full"].values()) == {"IE"}
+    warned = FakeSandbox(
+        behaving(expected_of),
+        on_build=lambda request: result(stderr=b"note: No space left on device? retrying\n"),
+    )
+    again, verdicts = grade(tmp_path, cases, warned)
+    assert again == len(cases) and len(warned.builds()) == 1
+    assert set(verdicts["full"].values()) == {"AC"}
+
+
 def test_the_program_runs_in_its_build_folder_on_the_case_input(setup):
     tmp_path, cases, expected_of = setup
     python_class(tmp_path, ["ac"])
