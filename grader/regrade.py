@@ -49,6 +49,10 @@ class Change:
     new_final: float | None
     cases: tuple[tuple[str, str | None, str | None], ...]  # (case, old, new) that differ
 
+    @property
+    def score_changed(self) -> bool:
+        return (self.old_score, self.old_final) != (self.new_score, self.new_final)
+
 
 @dataclass
 class Diff:
@@ -58,7 +62,7 @@ class Diff:
 
     @property
     def score_changes(self) -> list[Change]:
-        return [c for c in self.changes if (c.old_score, c.old_final) != (c.new_score, c.new_final)]
+        return [c for c in self.changes if c.score_changed]
 
 
 def diff(old: dict, new: dict) -> Diff:
@@ -67,10 +71,9 @@ def diff(old: dict, new: dict) -> Diff:
     after = {s["id"]: s for s in new["submissions"]}
     for sid in sorted(set(before) | set(after)):
         a, b = before.get(sid), after.get(sid)
-        cases = _case_changes(a, b)
-        scores = (_score(a), _score(b), _final(a), _final(b))
-        if cases or scores[0] != scores[1] or scores[2] != scores[3]:
-            result.changes.append(Change(sid, *scores, cases=tuple(cases)))
+        change = Change(sid, _score(a), _score(b), _final(a), _final(b), tuple(_case_changes(a, b)))
+        if change.cases or change.score_changed:
+            result.changes.append(change)
     return result
 
 
