@@ -27,6 +27,7 @@ from grader.sandbox import (
     BubblewrapSandbox,
     RlimitSandbox,
     SandboxUnavailable,
+    isolating_sandbox,
     make_sandbox,
 )
 from grader.sandbox.warm import WarmRuns, ZygoteSpawn, build_zygote
@@ -1057,3 +1058,18 @@ def test_rlimits_can_be_forced_and_unknown_kinds_refused():
     assert len(said) == 1
     with pytest.raises(ValueError, match="unknown sandbox kind"):
         make_sandbox("docker")
+
+
+def test_grading_never_falls_back_unasked(monkeypatch, tmp_path):
+    """isolating_sandbox: "auto" means bubblewrap or a one-line refusal; only a chosen
+    "rlimits" runs unisolated; an unknown kind is refused as by make_sandbox."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap to be found
+    said = []
+    for kind in ("auto", "bubblewrap"):
+        with pytest.raises(SandboxUnavailable, match="install bubblewrap"):
+            isolating_sandbox(kind, warn=said.append)
+    assert said == []
+    assert isolating_sandbox("rlimits", warn=said.append).name == "rlimits"
+    assert len(said) == 1 and "rlimits chosen" in said[0]
+    with pytest.raises(ValueError, match="unknown sandbox kind 'docker'"):
+        isolating_sandbox("docker")

@@ -85,8 +85,5 @@ def isolating_sandbox(
     "bubblewrap" asked for it; the rlimits fallback only when the instructor chose it
     ("rlimits"), never by surprise. SandboxUnavailable (one line, with how to install
     bubblewrap) otherwise."""
-    if kind == "rlimits":
-        return make_sandbox("rlimits", warn=warn)
-    if kind not in ("auto", "bubblewrap"):
-        raise ValueError(f"unknown sandbox kind {kind!r} (expected auto, bubblewrap or rlimits)")
-    return make_sandbox("bubblewrap", warn=warn, extra_paths=extra_paths)
+    strict = "bubblewrap" if kind == "auto" else kind
+    return make_sandbox(strict, warn=warn, extra_paths=extra_paths)
