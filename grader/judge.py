@@ -159,7 +159,7 @@ def _output_tails(result: RunResult) -> str:
 def _tail(data: bytes, lines: int, what: str) -> str:
     cut = len(data) > TAIL_BYTES
     text = printable(data[-TAIL_BYTES:]).rstrip()
-    if not text.strip():
+    if not text:
         return ""
     shown = text.splitlines()
     if cut and len(shown) > 1:
