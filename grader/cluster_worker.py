@@ -23,6 +23,7 @@ from pathlib import Path
 from distributed import WorkerPlugin, get_worker
 
 from grader import __version__
+from grader.atomic import atomic_output
 from grader.build import Artifact, build
 from grader.cases import Case
 from grader.config import LanguageSpec
@@ -142,9 +143,8 @@ class GraderPlugin(WorkerPlugin):
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    part = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-    part.write_bytes(data)
-    os.replace(part, path)
+    with atomic_output(path) as handle:  # OSError propagates: the task fails, IE
+        handle.write(data)
 
 
 def _plugin(name: str) -> GraderPlugin:

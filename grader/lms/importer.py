@@ -7,11 +7,11 @@ older download never replaces a newer submission.
 """
 
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.atomic import atomic_output
 from grader.lms import canvas, gradescope, moodle
 from grader.lms.incoming import Incoming, Parsed
 from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta, write_meta
@@ -230,6 +230,5 @@ def _write_if_changed(
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise ArchiveError(f"{path}: exists and is not a regular file; refusing to replace it")
-    tmp = path.with_name(f".{path.name}.import-tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    with atomic_output(path) as handle:
+        handle.write(data)
