@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from grader.errors import GraderError
 from grader.late import NOT_LATE, Lateness
 from grader.lms.metadata import read_meta
-from grader.lms.roster import CANVAS_IDENTITY, Roster
+from grader.lms.roster import CANVAS_IDENTITY, Roster, first_holding, first_match
 from grader.score import SubmissionReport, format_score
 
 DEFAULT_ASSIGNMENT = "Scramble Squares"
@@ -43,17 +43,16 @@ class Matched:
 def _match(
     reports: Sequence[SubmissionReport], roster_ids: list[set]
 ) -> dict[int, SubmissionReport]:
-    """Roster row index -> its submission."""
-    keys = []
-    for r in reports:
-        meta = read_meta(r.submission.folder)
-        keys.append((r, (meta.ids() if meta else set()) | {r.submission.id}))
+    """Roster row index -> its submission (the first one sharing an id with the row)."""
+    metas = (read_meta(r.submission.folder) for r in reports)
+    first = first_holding(
+        (meta.ids() if meta else set()) | {r.submission.id} for r, meta in zip(reports, metas)
+    )
     found = {}
     for index, ids in enumerate(roster_ids):
-        for r, k in keys:
-            if ids & k:
-                found[index] = r
-                break
+        position = first_match(ids, first)
+        if position is not None:
+            found[index] = reports[position]
     return found
 
 

@@ -5,6 +5,7 @@ instructor downloaded exactly as it was."""
 import csv
 import io
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +51,21 @@ class Roster:
             if index is not None:
                 return row[index]
         return ""
+
+
+def first_holding(id_sets: Iterable[set[str]]) -> dict[str, int]:
+    """Each id -> the position of the first set holding it: roster rows and
+    submissions are matched through a dict, not every row against every student."""
+    first: dict[str, int] = {}
+    for position, ids in enumerate(id_sets):
+        for ident in ids:
+            first.setdefault(ident, position)
+    return first
+
+
+def first_match(ids: set[str], first: dict[str, int]) -> int | None:
+    """The position of the first set (see first_holding) sharing an id with `ids`."""
+    return min((first[i] for i in ids if i in first), default=None)
 
 
 def read_roster(path: Path) -> Roster:
