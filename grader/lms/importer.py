@@ -182,7 +182,7 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path, result: Imp
     folder.mkdir(parents=True, exist_ok=True)
     for relative, data in student.files.items():
         try:
-            _write_if_changed(folder, relative, data, old)
+            _write_if_changed(folder, relative, data, meta.files[str(relative)], old)
         except OSError as error:  # a name too long for this file system, a full disk...
             result.refused.append(
                 Refused(
@@ -211,14 +211,18 @@ def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
 
 
 def _write_if_changed(
-    folder: Path, relative: PurePosixPath, data: bytes, old: SubmissionMeta | None
+    folder: Path,
+    relative: PurePosixPath,
+    data: bytes,
+    digest: str,  # data's sha256, as the new metadata lists it
+    old: SubmissionMeta | None,
 ) -> None:
     path = folder.joinpath(*relative.parts)
     if path.name == META_NAME:
         return
     if (
         old is not None
-        and old.files.get(str(relative)) == hashlib.sha256(data).hexdigest()
+        and old.files.get(str(relative)) == digest
         and path.is_file()
         and not path.is_symlink()
         and path.read_bytes() == data
