@@ -87,8 +87,7 @@ def read_roster(path: Path) -> Roster:
             f"{path}: no student id column (expected Canvas's "
             f"{', '.join(CANVAS_IDS)} or Moodle's {', '.join(MOODLE_IDS)})"
         )
-    preamble: list[list[str]] = []
-    rows: list[list[str]] = []
+    roster = Roster(path, header, [], [])
     for number, row in enumerate(table[1:], start=2):
         if len(row) > len(header):
             raise RosterError(
@@ -97,13 +96,5 @@ def read_roster(path: Path) -> Roster:
         row = row + [""] * (len(header) - len(row))
         # Canvas puts "Points Possible" (and, lately, a posting-policy row) under the
         # header: rows with no student id at all.
-        target = rows if _has_id(header, row) else preamble
-        target.append(row)
-    return Roster(path, header, rows, preamble)
-
-
-def _has_id(header: list[str], row: list[str]) -> bool:
-    for name in (*CANVAS_IDS, *MOODLE_IDS):
-        if name in header and row[header.index(name)].strip():
-            return True
-    return False
+        (roster.rows if roster.ids(row) else roster.preamble).append(row)
+    return roster
