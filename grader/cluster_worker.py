@@ -30,7 +30,7 @@ from grader.config import LanguageSpec
 from grader.judge import Judgement, run_case
 from grader.model import Limits, Verdict
 from grader.sandbox import Sandbox, SandboxUnavailable, make_sandbox
-from grader.store import MAX_STORED_OUTPUT
+from grader.store import kept_output
 from grader.submissions import Submission
 
 CACHE_ENV = "GRADER_WORKER_CACHE"  # where a worker keeps builds (default: its local directory)
@@ -193,5 +193,5 @@ def _trimmed(judgement: Judgement) -> Judgement:
     result = judgement.result
     if result is None:
         return judgement
-    kept = b"" if judgement.verdict == Verdict.AC else result.stdout[:MAX_STORED_OUTPUT]
+    kept = kept_output(judgement.verdict, result.stdout)
     return dataclasses.replace(judgement, result=dataclasses.replace(result, stdout=kept))
