@@ -338,15 +338,15 @@ def _grade_into(
 
 def _grade_on_cluster(address, work, store, config, cases, force) -> str:
     """Grade the plan on a Dask cluster; the name of the workers' sandbox."""
-    from grader.cluster import ClusterExecutor, connect
+    from grader.cluster import ClusterExecutor, connect, workers_sandbox
 
     if work.total == 0:  # no need to reach the cluster
         _run_with_progress(work, store, None, force)
-        return "rlimits" if config.sandbox == "rlimits" else "bubblewrap"
-    with connect(address, say=_say) as client:
-        executor = ClusterExecutor(client, config, cases, say=_say)
-        _run_with_progress(work, store, executor, force)
-    return executor.sandbox_name
+    else:
+        with connect(address, say=_say) as client:
+            executor = ClusterExecutor(client, config, cases, say=_say)
+            _run_with_progress(work, store, executor, force)
+    return workers_sandbox(config)
 
 
 def _run_with_progress(work, store, executor, force) -> None:

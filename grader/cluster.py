@@ -89,6 +89,11 @@ def connect(address: str, *, say: Callable[[str], None]) -> Iterator[object]:
         yield client
 
 
+def workers_sandbox(config: CourseConfig) -> str:
+    """What the workers run programs in (they refuse work without it)."""
+    return "rlimits" if config.sandbox == "rlimits" else "bubblewrap"
+
+
 @dataclass
 class _Unit:
     """One submission's build and run tasks, and the cases not delivered yet."""
@@ -110,11 +115,6 @@ class ClusterExecutor:
         self.plugin = GraderPlugin(config.sandbox)
         self.cases = list(cases)
         self.refused: set[str] = set()
-
-    @property
-    def sandbox_name(self) -> str:
-        """What the workers run programs in (they refuse work without it)."""
-        return "rlimits" if self.config.sandbox == "rlimits" else "bubblewrap"
 
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
         from distributed import as_completed

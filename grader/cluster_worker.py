@@ -23,13 +23,14 @@ from pathlib import Path
 from distributed import WorkerPlugin, get_worker
 
 from grader import __version__
+from grader.atomic import atomic_output
 from grader.build import Artifact, build
 from grader.cases import Case
 from grader.config import LanguageSpec
 from grader.judge import Judgement, run_case
 from grader.model import Limits, Verdict
 from grader.sandbox import Sandbox, SandboxUnavailable, make_sandbox
-from grader.store import MAX_STORED_OUTPUT
+from grader.store import kept_output
 from grader.submissions import Submission
 
 CACHE_ENV = "GRADER_WORKER_CACHE"  # where a worker keeps builds (default: its local directory)
@@ -142,9 +143,8 @@ class GraderPlugin(WorkerPlugin):
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    part = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-    part.write_bytes(data)
-    os.replace(part, path)
+    with atomic_output(path) as handle:  # OSError propagates: the task fails, IE
+        handle.write(data)
 
 
 def _plugin(name: str) -> GraderPlugin:
@@ -193,5 +193,5 @@ def _trimmed(judgement: Judgement) -> Judgement:
     result = judgement.result
     if result is None:
         return judgement
-    kept = b"" if judgement.verdict == Verdict.AC else result.stdout[:MAX_STORED_OUTPUT]
+    kept = kept_output(judgement.verdict, result.stdout)
     return dataclasses.replace(judgement, result=dataclasses.replace(result, stdout=kept))

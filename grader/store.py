@@ -89,6 +89,11 @@ CREATE TABLE IF NOT EXISTS timings (
 DB_NAME = "grader.db"  # the database `grader grade` keeps in its results folder
 
 
+def kept_output(verdict: Verdict, stdout: bytes) -> bytes:
+    """What the store keeps of a run's stdout: nothing of an accepted run's."""
+    return b"" if verdict == Verdict.AC else stdout[:MAX_STORED_OUTPUT]
+
+
 class StoreError(GraderError):
     """The results folder or database cannot be used; str() says why."""
 
@@ -221,9 +226,8 @@ class Store:
 
     def record_run(self, sub, case, verdict, diagnosis: str, result=None) -> None:
         """One finished run; `result` is the RunResult, None when nothing ran (CE)."""
-        output = None
-        if result is not None and verdict != Verdict.AC and result.stdout:
-            output = zlib.compress(result.stdout[:MAX_STORED_OUTPUT])
+        kept = kept_output(verdict, result.stdout) if result is not None else b""
+        output = zlib.compress(kept) if kept else None
         r = result
         with self._write() as db:
             db.execute(

@@ -16,6 +16,7 @@ extra_files in course.toml) decides which other files are copied beside it;
 every entry of the folder is listed as used or ignored, with the reason.
 """
 
+import errno
 import hashlib
 import os
 from collections.abc import Iterable
@@ -159,7 +160,7 @@ def _not_a_folder(entry: Path) -> Submission:
         try:
             entry.resolve(strict=True)
         except (OSError, RuntimeError) as error:
-            if isinstance(error, RuntimeError) or getattr(error, "errno", None) == 40:
+            if isinstance(error, RuntimeError) or getattr(error, "errno", None) == errno.ELOOP:
                 why = f"a symbolic link that loops (to {target}, which leads back to itself)"
             else:
                 why = f"a symbolic link to {target}, which does not exist"

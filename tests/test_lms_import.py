@@ -14,7 +14,7 @@ from grader.config import ConfigError, load_config
 from grader.late import LatePolicy, assess
 from grader.lms.importer import import_archive
 from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta
-from grader.lms.roster import read_roster
+from grader.lms.roster import first_holding, first_match, read_roster
 from grader.lms.unpack import ArchiveError, UnpackLimits, read_zip
 from tests.lms_archives import gradescope_metadata, make_zip, zip_bomb_entry
 
@@ -405,6 +405,13 @@ def test_roster_keeps_canvas_rows_and_points_possible(tmp_path):
     assert roster.header[0] == "Student" and len(roster.preamble) == 1
     assert roster.ids(roster.rows[0]) == {"7", "S7", "jd"}
     assert json.dumps(roster.rows) == json.dumps([["Doe, Jane", "7", "S7", "jd", "X", ""]])
+
+
+def test_a_roster_row_matches_the_first_entry_sharing_any_id():
+    first = first_holding([{"7", "jd"}, {"8"}, {"jd", "9"}])
+    assert first_match({"9", "jd"}, first) == 0  # the earliest holder, not the id's order
+    assert first_match({"9"}, first) == 2
+    assert first_match({"10"}, first) is None and first_match(set(), first) is None
 
 
 def test_size_and_ratio_limits_each_refuse_an_entry(tmp_path):

@@ -226,6 +226,26 @@ def test_moodle_worksheet_export(course, tmp_path):
     assert grace[:4] == read_csv(worksheet)[1][:4]
 
 
+def test_lms_exports_name_the_graded_students_the_roster_lacks(course, tmp_path):
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(
+        "Identifier,Full name,Grade,Feedback comments\nParticipant 1002,Grace Hopper,,\n",
+        encoding="utf-8",
+    )
+    done = cli(
+        *course.base,
+        "export",
+        "moodle",
+        tmp_path / "moodle.csv",
+        "--roster",
+        worksheet,
+        "--results",
+        course.results,
+    )
+    assert done.code == 0, done.err
+    assert "not in the roster (not exported): 1001, 1003\n" in done.out
+
+
 def test_gradebook_csv_and_feedback_pages_show_the_penalty(course, tmp_path):
     out = tmp_path / "grades.csv"
     assert cli(*course.base, "export", "csv", out, "--results", course.results).code == 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from grader.errors import GraderError
 from grader.late import NOT_LATE, Lateness
 from grader.lms.metadata import read_meta
-from grader.lms.roster import CANVAS_IDENTITY, Roster
+from grader.lms.roster import CANVAS_IDENTITY, Roster, first_holding, first_match
 from grader.score import SubmissionReport, format_score
 
 DEFAULT_ASSIGNMENT = "Scramble Squares"
@@ -41,19 +41,21 @@ class Matched:
 
 
 def _match(
-    reports: Sequence[SubmissionReport], roster_ids: list[set]
+    reports: Sequence[SubmissionReport], roster: Roster, out: Matched
 ) -> dict[int, SubmissionReport]:
-    """Roster row index -> its submission."""
-    keys = []
-    for r in reports:
-        meta = read_meta(r.submission.folder)
-        keys.append((r, (meta.ids() if meta else set()) | {r.submission.id}))
+    """Roster row index -> its submission (the first one sharing an id with the row);
+    the submissions no row matches go to out.unmatched."""
+    metas = (read_meta(r.submission.folder) for r in reports)
+    first = first_holding(
+        (meta.ids() if meta else set()) | {r.submission.id} for r, meta in zip(reports, metas)
+    )
     found = {}
-    for index, ids in enumerate(roster_ids):
-        for r, k in keys:
-            if ids & k:
-                found[index] = r
-                break
+    for index, row in enumerate(roster.rows):
+        position = first_match(roster.ids(row), first)
+        if position is not None:
+            found[index] = reports[position]
+    used = {id(r) for r in found.values()}
+    out.unmatched = [r.submission.id for r in reports if id(r) not in used]
     return found
 
 
@@ -107,14 +109,12 @@ def canvas(
         if not cell.strip() and "Points Possible" in row[0]:
             cell = max_score
         rows.append([row[i] for i in picks] + [cell])
-    matched = _match(reports, [roster.ids(row) for row in roster.rows])
+    matched = _match(reports, roster, out)
     for index, row in enumerate(roster.rows):
         result = matched.get(index)
         late = lateness.get(result.submission.id, NOT_LATE) if result else NOT_LATE
         name = roster.name(row) or row[picks[0]]
         rows.append([row[i] for i in picks] + [_cell(result, late, missing_as_zero, name, out)])
-    used = {id(r) for r in matched.values()}
-    out.unmatched = [r.submission.id for r in reports if id(r) not in used]
     out.text = _csv(rows)
     return out
 
@@ -167,7 +167,7 @@ def moodle(
             header.append(name)
     grade, feedback = header.index("Grade"), header.index("Feedback comments")
     maximum = header.index("Maximum Grade") if "Maximum Grade" in header else None
-    matched = _match(reports, [roster.ids(row) for row in roster.rows])
+    matched = _match(reports, roster, out)
     rows = [header]
     for index, row in enumerate(roster.rows):
         row = row + [""] * (len(header) - len(row))
@@ -182,8 +182,6 @@ def moodle(
                 f"-{format_score(late.penalty(result.score))} ({late.note})."
             )
         rows.append(row)
-    used = {id(r) for r in matched.values()}
-    out.unmatched = [r.submission.id for r in reports if id(r) not in used]
     out.text = _csv(rows)
     return out
 

@@ -7,15 +7,15 @@ older download never replaces a newer submission.
 """
 
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.atomic import atomic_output
 from grader.lms import canvas, gradescope, moodle
 from grader.lms.incoming import Incoming, Parsed
 from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta, write_meta
-from grader.lms.roster import Roster
+from grader.lms.roster import Roster, first_holding, first_match
 from grader.lms.unpack import DEFAULT_LIMITS, ArchiveError, Refused, UnpackLimits, read_zip
 
 FORMATS: dict[str, Callable[..., Parsed]] = {
@@ -54,6 +54,8 @@ def import_archive(
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
     taken: dict[str, Incoming] = {}
+    row_ids = [roster.ids(row) for row in roster.rows] if roster is not None else []
+    first_row = first_holding(row_ids)
     for student in parsed.students:
         if student.student_id in taken:
             result.refused.extend(
@@ -67,7 +69,7 @@ def import_archive(
         taken[student.student_id] = student
         _expand_zips(student, result)
         if roster is not None:
-            _match_roster(student, roster, result)
+            _match_roster(student, roster, first_row, result)
         result.notes.extend(f"{student.student_id}: {note}" for note in student.notes)
         _store(kind, Path(archive).name, student, into / student.student_id, result)
     result.absent = sorted(
@@ -76,11 +78,11 @@ def import_archive(
         if p.is_dir() and read_meta(p) is not None and p.name not in taken
     )
     if roster is not None:
-        found = set().union(*(_ids(s) for s in taken.values())) if taken else set()
+        found = set().union(*(_ids(s) for s in taken.values()))
         result.no_submission = [
-            roster.name(row) or sorted(roster.ids(row))[0]
-            for row in roster.rows
-            if not roster.ids(row) & found
+            roster.name(row) or sorted(ids)[0]
+            for row, ids in zip(roster.rows, row_ids)
+            if not ids & found
         ]
     return result
 
@@ -132,12 +134,14 @@ def _ids(student: Incoming) -> set:
     return {i for i in (student.student_id, student.lms_user_id, *student.other_ids) if i}
 
 
-def _match_roster(student: Incoming, roster: Roster, result: ImportResult) -> None:
-    for row in roster.rows:
-        if roster.ids(row) & _ids(student):
-            student.name = roster.name(row) or student.name
-            return
-    result.not_in_roster.append(f"{student.student_id} ({student.name})")
+def _match_roster(
+    student: Incoming, roster: Roster, first_row: dict[str, int], result: ImportResult
+) -> None:
+    index = first_match(_ids(student), first_row)
+    if index is None:
+        result.not_in_roster.append(f"{student.student_id} ({student.name})")
+    else:
+        student.name = roster.name(roster.rows[index]) or student.name
 
 
 def _store(kind: str, archive: str, student: Incoming, folder: Path, result: ImportResult) -> None:
@@ -178,7 +182,7 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path, result: Imp
     folder.mkdir(parents=True, exist_ok=True)
     for relative, data in student.files.items():
         try:
-            _write_if_changed(folder, relative, data, old)
+            _write_if_changed(folder, relative, data, meta.files[str(relative)], old)
         except OSError as error:  # a name too long for this file system, a full disk...
             result.refused.append(
                 Refused(
@@ -207,14 +211,18 @@ def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
 
 
 def _write_if_changed(
-    folder: Path, relative: PurePosixPath, data: bytes, old: SubmissionMeta | None
+    folder: Path,
+    relative: PurePosixPath,
+    data: bytes,
+    digest: str,  # data's sha256, as the new metadata lists it
+    old: SubmissionMeta | None,
 ) -> None:
     path = folder.joinpath(*relative.parts)
     if path.name == META_NAME:
         return
     if (
         old is not None
-        and old.files.get(str(relative)) == hashlib.sha256(data).hexdigest()
+        and old.files.get(str(relative)) == digest
         and path.is_file()
         and not path.is_symlink()
         and path.read_bytes() == data
@@ -230,6 +238,5 @@ def _write_if_changed(
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise ArchiveError(f"{path}: exists and is not a regular file; refusing to replace it")
-    tmp = path.with_name(f".{path.name}.import-tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    with atomic_output(path) as handle:
+        handle.write(data)

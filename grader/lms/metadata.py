@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from grader.atomic import atomic_output
+
 META_NAME = ".lms.json"
 FORMAT = 1
 
@@ -56,10 +58,8 @@ def parse_time(text: str | None) -> datetime | None:
 def write_meta(folder: Path, meta: SubmissionMeta) -> None:
     data = {"format": FORMAT, **asdict(meta)}
     data["other_ids"] = list(meta.other_ids)
-    path = Path(folder) / META_NAME
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    with atomic_output(Path(folder) / META_NAME) as handle:
+        handle.write((json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def read_meta(folder) -> SubmissionMeta | None:

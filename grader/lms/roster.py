@@ -5,6 +5,7 @@ instructor downloaded exactly as it was."""
 import csv
 import io
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,21 @@ class Roster:
         return ""
 
 
+def first_holding(id_sets: Iterable[set[str]]) -> dict[str, int]:
+    """Each id -> the position of the first set holding it: roster rows and
+    submissions are matched through a dict, not every row against every student."""
+    first: dict[str, int] = {}
+    for position, ids in enumerate(id_sets):
+        for ident in ids:
+            first.setdefault(ident, position)
+    return first
+
+
+def first_match(ids: set[str], first: dict[str, int]) -> int | None:
+    """The position of the first set (see first_holding) sharing an id with `ids`."""
+    return min((first[i] for i in ids if i in first), default=None)
+
+
 def read_roster(path: Path) -> Roster:
     path = Path(path)
     try:
@@ -71,8 +87,7 @@ def read_roster(path: Path) -> Roster:
             f"{path}: no student id column (expected Canvas's "
             f"{', '.join(CANVAS_IDS)} or Moodle's {', '.join(MOODLE_IDS)})"
         )
-    preamble: list[list[str]] = []
-    rows: list[list[str]] = []
+    roster = Roster(path, header, [], [])
     for number, row in enumerate(table[1:], start=2):
         if len(row) > len(header):
             raise RosterError(
@@ -81,13 +96,5 @@ def read_roster(path: Path) -> Roster:
         row = row + [""] * (len(header) - len(row))
         # Canvas puts "Points Possible" (and, lately, a posting-policy row) under the
         # header: rows with no student id at all.
-        target = rows if _has_id(header, row) else preamble
-        target.append(row)
-    return Roster(path, header, rows, preamble)
-
-
-def _has_id(header: list[str], row: list[str]) -> bool:
-    for name in (*CANVAS_IDS, *MOODLE_IDS):
-        if name in header and row[header.index(name)].strip():
-            return True
-    return False
+        (roster.rows if roster.ids(row) else roster.preamble).append(row)
+    return roster

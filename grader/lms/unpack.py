@@ -82,6 +82,9 @@ def read_zip(
         result = Unpacked()
         seen = set()
         total = 0
+        too_much = (
+            f"the archive unpacks to more than {limits.max_total_bytes:,} bytes (a zip bomb?)"
+        )
         for info in infos:
             if info.is_dir():
                 continue
@@ -91,17 +94,11 @@ def read_zip(
             if reason is None and path in seen:
                 reason = "a second entry with the same name"
             if reason is None and total >= limits.max_total_bytes:
-                reason = (
-                    f"the archive unpacks to more than {limits.max_total_bytes:,} bytes "
-                    "(a zip bomb?)"
-                )
+                reason = too_much
             if reason is None:
                 data, reason = _read_capped(handle, info, limits.max_file_bytes)
                 if reason is None and total + len(data) > limits.max_total_bytes:
-                    reason = (
-                        f"the archive unpacks to more than "
-                        f"{limits.max_total_bytes:,} bytes (a zip bomb?)"
-                    )
+                    reason = too_much
             if reason is not None:
                 result.refused.append(Refused(info.filename, reason))
                 continue
