@@ -228,13 +228,7 @@ def cmd_grade(args) -> int:
             folder, submissions, cases, config, jobs, force, address
         )
         lateness = lateness_of(reports, config.late)
-        print(
-            summary_table(
-                reports,
-                config.limits.cpu_seconds,
-                lateness if worth_showing(lateness, config.late) else None,
-            )
-        )
+        print(_summary(reports, config, lateness))
         internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
             _warn(
@@ -259,6 +253,12 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness) -> str:
+    """`grade`'s table: late columns only when there is something late to show."""
+    shown = lateness if worth_showing(lateness, config.late) else None
+    return summary_table(reports, config.limits.cpu_seconds, shown)
+
+
 def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, address) -> int:
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
@@ -278,13 +278,7 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, 
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox_name, lateness, course)
     if previous is None:
-        print(
-            summary_table(
-                reports,
-                config.limits.cpu_seconds,
-                lateness if worth_showing(lateness, config.late) else None,
-            )
-        )
+        print(_summary(reports, config, lateness))
         print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
         return 0
     print(
