@@ -343,18 +343,21 @@ def _grade_on_cluster(address, work, store, config, cases, force) -> str:
     return executor.sandbox_name
 
 
-def _run_with_progress(work, store, executor, force) -> None:
+def _progress_bar(total: int):
+    """The runs' progress on stderr (none when stderr is not a terminal)."""
     from tqdm import tqdm
 
+    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+
+def _run_with_progress(work, store, executor, force) -> None:
     if work.total == 0:
         print(
             "nothing to grade: every submission is graded already (--force to redo)",
             file=sys.stderr,
         )
         return
-    with tqdm(
-        total=work.total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True
-    ) as bar:
+    with _progress_bar(work.total) as bar:
 
         def on_event(event: Event) -> None:
             if event.kind == "run":
@@ -428,8 +431,6 @@ def cmd_show(args) -> int:
 
 
 def cmd_leaderboard(args) -> int:
-    from tqdm import tqdm
-
     from grader import leaderboard as lb
     from grader.reports.leaderboard_md import terminal
 
@@ -449,9 +450,7 @@ def cmd_leaderboard(args) -> int:
         work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
-            with tqdm(
-                total=work.total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True
-            ) as bar:
+            with _progress_bar(work.total) as bar:
 
                 def on_event(event: lb.TimedRunEvent) -> None:
                     run = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
