@@ -228,13 +228,7 @@ def cmd_grade(args) -> int:
             folder, submissions, cases, config, jobs, force, address
         )
         lateness = lateness_of(reports, config.late)
-        print(
-            summary_table(
-                reports,
-                config.limits.cpu_seconds,
-                lateness if worth_showing(lateness, config.late) else None,
-            )
-        )
+        print(_summary(reports, config, lateness))
         internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
             _warn(
@@ -259,6 +253,12 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness) -> str:
+    """`grade`'s table: late columns only when there is something late to show."""
+    shown = lateness if worth_showing(lateness, config.late) else None
+    return summary_table(reports, config.limits.cpu_seconds, shown)
+
+
 def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, address) -> int:
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
@@ -278,13 +278,7 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, 
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox_name, lateness, course)
     if previous is None:
-        print(
-            summary_table(
-                reports,
-                config.limits.cpu_seconds,
-                lateness if worth_showing(lateness, config.late) else None,
-            )
-        )
+        print(_summary(reports, config, lateness))
         print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
         return 0
     print(
@@ -349,18 +343,21 @@ def _grade_on_cluster(address, work, store, config, cases, force) -> str:
     return workers_sandbox(config)
 
 
-def _run_with_progress(work, store, executor, force) -> None:
+def _progress_bar(total: int):
+    """The runs' progress on stderr (none when stderr is not a terminal)."""
     from tqdm import tqdm
 
+    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+
+def _run_with_progress(work, store, executor, force) -> None:
     if work.total == 0:
         print(
             "nothing to grade: every submission is graded already (--force to redo)",
             file=sys.stderr,
         )
         return
-    with tqdm(
-        total=work.total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True
-    ) as bar:
+    with _progress_bar(work.total) as bar:
 
         def on_event(event: Event) -> None:
             if event.kind == "run":
@@ -434,8 +431,6 @@ def cmd_show(args) -> int:
 
 
 def cmd_leaderboard(args) -> int:
-    from tqdm import tqdm
-
     from grader import leaderboard as lb
     from grader.reports.leaderboard_md import terminal
 
@@ -455,9 +450,7 @@ def cmd_leaderboard(args) -> int:
         work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
-            with tqdm(
-                total=work.total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True
-            ) as bar:
+            with _progress_bar(work.total) as bar:
 
                 def on_event(event: lb.TimedRunEvent) -> None:
                     run = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"

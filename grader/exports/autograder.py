@@ -125,7 +125,8 @@ def grade(
             result = report(store, store.recorded(submission.id), cases, config.policy_cases)
             cpu = None
             if result.all_accepted:  # timed as `grader leaderboard` times it
-                timed = [c for c in cases if c.id in set(leaderboard_cases(config, cases))]
+                wanted = set(leaderboard_cases(config, cases))
+                timed = [c for c in cases if c.id in wanted]
                 cpu = leaderboard_cpu(submission, timed, sandbox, config, Path(tmp) / "builds")
             return result, sandbox.name, cpu
 

@@ -187,9 +187,10 @@ def render_page(
     parts = [_header(result, student, generated, index_link)]
     if late is not None and (late.submitted_at or late.note):
         parts.append(_late_line(result, late))
-    if cpu_limit is not None and sensitivity.note(result, cpu_limit):
+    sensitive = sensitivity.note(result, cpu_limit) if cpu_limit is not None else ""
+    if sensitive:
         parts.append(
-            f'<p class="sensitive">{e(sensitivity.note(result, cpu_limit))}: a '
+            f'<p class="sensitive">{e(sensitive)}: a '
             "slightly slower machine or a lower limit could change these verdicts "
             '(marked "near the limit" below).</p>'
         )

@@ -271,10 +271,11 @@ def _timed_cpu(result: SubmissionReport, timed: Collection[str]) -> float | None
     """Total CPU seconds on the timed cases, for a correct program only."""
     if not result.all_accepted or not timed:
         return None
+    wanted = set(timed)
     seconds = [
         o.run.cpu_seconds if o.run is not None else None
         for o in result.outcomes
-        if o.case.id in set(timed)
+        if o.case.id in wanted
     ]
     if not seconds or any(s is None for s in seconds):
         return None

@@ -105,14 +105,10 @@ def _ranked_entry(rank: int, t: Timed, board: Standings, name, startup: dict[str
     entry = {"id": name(t.program.id), "language": language, "rank": rank, "winner": rank == 1}
     cpu, wall = t.cpu_total, t.wall_total  # ranked: completely measured
     entry.update(_figures("cpu", cpu))
+    entry["cpu_outliers"] = list(cpu.outliers)
+    entry.update(_figures("wall", wall))
     entry.update(
         {
-            "cpu_outliers": list(cpu.outliers),
-            "wall_median_s": wall.median,
-            "wall_min_s": wall.minimum,
-            "wall_max_s": wall.maximum,
-            "wall_mad_s": wall.mad,
-            "wall_runs_s": list(wall.runs),
             "startup_cpu_median_s": base_cpu,
             "beyond_startup_cpu_s": None if base_cpu is None else cpu.median - base_cpu,
             "faster_than": [name(other) for other in board.beats.get(t.program.id, [])],

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from html import escape
 
 from grader.reports.leaderboard_md import (
+    INELIGIBLE_HEADERS,
     METHOD,
     RANKING_HEADERS,
+    STARTUP_HEADERS,
     case_rows,
     ineligible_rows,
     rank_labels,
@@ -94,7 +96,7 @@ def html_page(doc: dict) -> str:
     parts.append("<h2>Language start-up cost</h2>")
     parts.append(
         _table(
-            ("language", "CPU median", "CPU min-max", "wall median"),
+            STARTUP_HEADERS,
             startup_rows(doc),
             text_columns=1,
             table_id="startup",
@@ -110,7 +112,7 @@ def html_page(doc: dict) -> str:
     if doc["not_eligible"]:
         parts.append(
             _table(
-                ("program", "language", "reason"),
+                INELIGIBLE_HEADERS,
                 ineligible_rows(doc),
                 text_columns=3,
                 table_id="not-eligible",

@@ -23,6 +23,8 @@ RANKING_HEADERS = (
     "beyond start-up",
     "wall median",
 )
+STARTUP_HEADERS = ("language", "CPU median", "CPU min-max", "wall median")
+INELIGIBLE_HEADERS = ("program", "language", "reason")
 
 
 def seconds(value) -> str:
@@ -146,7 +148,7 @@ def terminal(doc: dict) -> str:
     parts.append(
         tabulate(
             startup_rows(doc),
-            headers=("language", "CPU median", "CPU min-max", "wall median"),
+            headers=STARTUP_HEADERS,
             disable_numparse=True,
         )
     )
@@ -155,7 +157,7 @@ def terminal(doc: dict) -> str:
         parts.append(
             tabulate(
                 ineligible_rows(doc),
-                headers=("program", "language", "reason"),
+                headers=INELIGIBLE_HEADERS,
                 disable_numparse=True,
             )
         )
@@ -220,7 +222,7 @@ def markdown(doc: dict) -> str:
     lines.append(
         tabulate(
             _cells(startup_rows(doc)),
-            headers=("language", "CPU median", "CPU min-max", "wall median"),
+            headers=STARTUP_HEADERS,
             **fmt,
         )
     )
@@ -230,9 +232,7 @@ def markdown(doc: dict) -> str:
         lines.append(tabulate(_cells(case_rows(doc)), headers=("program", *case_ids), **fmt))
     lines += ["", "## Not eligible", ""]
     if doc["not_eligible"]:
-        lines.append(
-            tabulate(_cells(ineligible_rows(doc)), headers=("program", "language", "reason"), **fmt)
-        )
+        lines.append(tabulate(_cells(ineligible_rows(doc)), headers=INELIGIBLE_HEADERS, **fmt))
     else:
         lines.append("Every graded program passes every case.")
     m = doc["machine"]

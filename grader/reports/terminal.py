@@ -23,51 +23,41 @@ def summary_table(
 ) -> str:
     """One row per submission; with `lateness`, the penalty and final score beside the
     raw score; with `cpu_limit`, a last column names the submissions sensitive to it."""
+    policy = any(r.policy_note for r in reports)  # shown apart only when there is something
+    headers: tuple[str, ...] = ("id", "language", "score" if lateness is None else "raw")
+    if policy:
+        headers += ("policy-dependent",)
     if lateness is not None:
-        rows, headers = _late_rows(reports, lateness)
-    else:
-        rows = [
-            (
-                r.submission.id,
-                r.submission.language,
-                f"{format_score(r.score)}/{format_score(r.max_score)}",
-                verdict_summary(r),
-                shorten(r.build_status, 60),
-            )
-            for r in reports
-        ]
-        headers = ("id", "language", "score", "verdicts", "build")
-    if any(r.policy_note for r in reports):  # shown apart only when there is something
-        rows = [row[:3] + (r.policy_note,) + row[3:] for row, r in zip(rows, reports)]
-        headers = headers[:3] + ("policy-dependent",) + headers[3:]
+        headers += ("penalty", "final", "late")
+    headers += ("verdicts", "build")
     if cpu_limit is not None:
-        rows = [row + (_sensitive(r, cpu_limit),) for row, r in zip(rows, reports)]
         headers += ("time limit",)
+    rows = []
+    for r in reports:
+        row: tuple[str, ...] = (
+            r.submission.id,
+            r.submission.language,
+            f"{format_score(r.score)}/{format_score(r.max_score)}",
+        )
+        if policy:
+            row += (r.policy_note,)
+        if lateness is not None:
+            late = lateness.get(r.submission.id, NOT_LATE)
+            row += (
+                f"-{format_score(late.penalty(r.score))}" if late.percent else "",
+                format_score(late.final(r.score)),
+                shorten(late.note, 30),
+            )
+        row += (verdict_summary(r), shorten(r.build_status, 60 if lateness is None else 40))
+        if cpu_limit is not None:
+            row += (_sensitive(r, cpu_limit),)
+        rows.append(row)
     return tabulate(rows, headers=headers)
 
 
 def _sensitive(report: SubmissionReport, cpu_limit: float) -> str:
     count = len(sensitive_cases(report, cpu_limit))
     return f"sensitive ({count} case{'s' if count != 1 else ''} >{SHARE})" if count else ""
-
-
-def _late_rows(reports, lateness):
-    rows = []
-    for r in reports:
-        late = lateness.get(r.submission.id, NOT_LATE)
-        rows.append(
-            (
-                r.submission.id,
-                r.submission.language,
-                f"{format_score(r.score)}/{format_score(r.max_score)}",
-                f"-{format_score(late.penalty(r.score))}" if late.percent else "",
-                format_score(late.final(r.score)),
-                shorten(late.note, 30),
-                verdict_summary(r),
-                shorten(r.build_status, 40),
-            )
-        )
-    return rows, ("id", "language", "raw", "penalty", "final", "late", "verdicts", "build")
 
 
 def late_report(report: SubmissionReport, late: Lateness, source: str = "") -> str:
