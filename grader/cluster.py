@@ -168,7 +168,8 @@ class ClusterExecutor:
         sub = unit.sub
         assert sub.source is not None and sub.language is not None, "planned: buildable"
         try:
-            source = Source(sub.id, sub.content_hash, sub.language, sub.source.read_bytes())
+            extra = tuple((name, (sub.folder / name).read_bytes()) for name in sub.extra_files)
+            source = Source(sub.id, sub.content_hash, sub.language, sub.source.read_bytes(), extra)
         except OSError as error:
             self.deliver(
                 Built(
@@ -176,7 +177,7 @@ class ClusterExecutor:
                     Artifact(
                         False,
                         Path(),
-                        f"cannot read {sub.source}: {error.strerror or error}",
+                        f"cannot read {error.filename or sub.source}: {error.strerror or error}",
                         internal=True,
                     ),
                 )

@@ -57,6 +57,8 @@ class Source:
     content_hash: str
     language: LanguageSpec
     data: bytes  # the source file's bytes (named language.source)
+    # (name relative to the main file, bytes) of the extra files the build gets
+    extra: tuple[tuple[str, bytes], ...] = ()
 
 
 # case version -> (input file name, input bytes, expected output bytes)
@@ -123,11 +125,13 @@ class GraderPlugin(WorkerPlugin):
         sandbox = self.sandbox()
         folder = self.root / "sources" / source.content_hash[:32]
         path = folder / source.language.source
-        sub = Submission(source.id, folder, path, source.language, None, source.content_hash)
+        names = tuple(name for name, _ in source.extra)
+        sub = Submission(source.id, folder, path, source.language, None, source.content_hash, names)
         with self.hash_lock(source.content_hash):
-            folder.mkdir(parents=True, exist_ok=True)
-            if not path.is_file() or path.read_bytes() != source.data:
-                _write_atomic(path, source.data)
+            for target, data in ((path, source.data), *((folder / n, d) for n, d in source.extra)):
+                if not target.is_file() or target.read_bytes() != data:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    _write_atomic(target, data)
             return build(sub, self.root / "builds", sandbox, limits, force=force)
 
     def local_case(self, case: Case, data: CaseData) -> Case:

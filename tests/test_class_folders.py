@@ -49,7 +49,7 @@ CPP_HEADER = "#pragma once\ninline int ExitStatus() { return 0; }\n"
 CPP_HELPER = "int HelperStatus() { return 0; }\n"
 
 
-def _multi_file_class(klass):
+def multi_file_class(klass):
     """A C++ program with its own header (and one with a second .cpp file), a
     Python program split into modules, a Java program in two classes."""
     grace = (ROOT / "submissions/grace-cpp/puzzlesolver.cpp").read_text()
@@ -86,7 +86,7 @@ def _multi_file_class(klass):
 
 def test_extra_files_of_the_language_are_used_and_the_rest_listed(tmp_path):
     manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text()})
-    klass = _multi_file_class(tmp_path / "class")
+    klass = multi_file_class(tmp_path / "class")
     reports = grade(tmp_path, klass, manifest)
     verdicts = {sid: [o.verdict for o in r.outcomes] for sid, r in reports.items()}
     assert verdicts == {"cpp-header": ["AC"], "py-modules": ["AC"], "java-classes": ["AC"]}, {
@@ -103,7 +103,7 @@ def test_extra_files_of_the_language_are_used_and_the_rest_listed(tmp_path):
 
 def test_extra_files_policy_none_uses_the_main_file_only(tmp_path):
     manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text()})
-    klass = _multi_file_class(tmp_path / "class")
+    klass = multi_file_class(tmp_path / "class")
     course = tmp_path / "course.toml"
     course.write_text('[submissions]\nextra_files = "none"\n')
     reports = grade(tmp_path, klass, manifest, config=load_config(course))

@@ -28,7 +28,8 @@ import pytest
 
 from grader.config import ConfigError, load_config
 from grader.store import Store
-from tests.helpers import ROOT, make_cases, submission
+from tests.helpers import ROOT, SAMPLE_TEXT, make_cases, submission
+from tests.test_class_folders import multi_file_class
 
 distributed = pytest.importorskip("distributed")  # the dev extra installs it
 
@@ -233,6 +234,23 @@ def test_example_class_on_the_cluster_is_graded_as_locally(cluster, tmp_path):
     # Both workers built in their own cache folder (no shared file system).
     for name in ("w1", "w2"):
         assert list((cluster.root / name).glob("**/grader/builds/*")), name
+
+
+def test_multi_file_submissions_reach_the_workers_whole(cluster, tmp_path):
+    """A header, a second Python module, a second Java class: the worker builds with the
+    extra files the course keeps, as local grading does (it once got the main file only)."""
+    klass = multi_file_class(tmp_path / "class")
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT})
+    course = tmp_path / "course.toml"
+    course.write_text(LIMITS)
+    done = grade(
+        "--course", course, "--manifest", manifest, "grade", klass,
+        "--results", tmp_path / "results", "--cluster", cluster.address,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = json.loads((tmp_path / "results" / "results.json").read_text())
+    verdicts = {s["id"]: [c["verdict"] for c in s["cases"]] for s in got["submissions"]}
+    assert verdicts == {"cpp-header": ["AC"], "py-modules": ["AC"], "java-classes": ["AC"]}
 
 
 def test_a_worker_killed_mid_grade_loses_nothing_and_stores_once(cluster, tmp_path):
