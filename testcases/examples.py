@@ -14,7 +14,7 @@ from grader.config import CourseConfig
 from grader.grading import execute, plan
 from grader.sandbox import make_sandbox
 from grader.score import report
-from grader.store import Store
+from grader.store import DB_NAME, Store
 from grader.submissions import Submission, discover
 from testcases.errors import UsageError
 from testcases.expected import FILE_NAME, Expected, differences, load_expected
@@ -72,7 +72,7 @@ def grade_examples(
     submissions = [example.submission for example in examples]
     with (
         tempfile.TemporaryDirectory(prefix="verify-examples-") as tmp,
-        Store(Path(tmp) / "grader.db") as store,
+        Store(Path(tmp) / DB_NAME) as store,
     ):
         work = plan(submissions, cases, store)
         execute(work, store, sandbox, config, Path(tmp) / "builds", jobs=jobs)

@@ -16,12 +16,18 @@ from grader import leaderboard as lb
 from grader.build import build
 from grader.cases import Case
 from grader.config import CourseConfig
+from grader.model import Verdict
+from grader.sandbox.base import Sandbox
 from grader.submissions import Submission
 from grader.timing import median, one_core
 
 
 def leaderboard_cpu(
-    submission: Submission, timed: Sequence[Case], sandbox, config: CourseConfig, cache_root: Path
+    submission: Submission,
+    timed: Sequence[Case],
+    sandbox: Sandbox,
+    config: CourseConfig,
+    cache_root: Path,
 ) -> list[float] | None:
     """The total CPU seconds of each timed run (their median is the value); None when
     the program cannot be timed (no timed case, no build, a run not accepted)."""
@@ -43,7 +49,7 @@ def leaderboard_cpu(
             total = 0.0
             for case in timed:
                 verdict, result = lb.timed_run(program, case, sandbox, config)
-                if verdict != "AC":
+                if verdict != Verdict.AC:
                     return None
                 total += result.cpu_seconds
             totals.append(total)
