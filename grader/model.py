@@ -28,6 +28,30 @@ VERDICT_ORDER = (*(v.value for v in Verdict), NOT_GRADED)
 POLICY_CASE_MODES = ("count", "apart", "forgive")
 
 
+class CpuAccounting(str, Enum):
+    """What counted a run's CPU time (every report that shows a figure says which)."""
+
+    # The run's cgroup: every process that was ever in the run, reaped or not.
+    CGROUP = "cgroup"
+    # What the run's init (or reaper) reaped, with auto-reaping refused by seccomp
+    # (SIGCHLD ignored, SA_NOCLDWAIT): no process of the run escapes it either.
+    REAPED = "reaped"
+    # The program and the children it waited for (macOS: no reaper, no seccomp).
+    WAITED = "waited"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def explained(self) -> str:
+        return {
+            "cgroup": "a cgroup per run: every process the program started",
+            "reaped": "the run's reaper: every process the program started (ignoring "
+            "SIGCHLD is refused, so none is reaped unseen)",
+            "waited": "the program and the children it waited for",
+        }[self.value]
+
+
 @dataclass(frozen=True)
 class Limits:
     """What one sandboxed process tree may use."""
@@ -40,6 +64,12 @@ class Limits:
     open_files: int = 64
     stdout_bytes: int = 8 << 20  # beyond this: OLE
     stderr_bytes: int = 64 << 10  # kept for the report; beyond it is dropped
+
+
+def java_heap_mb(limits: Limits) -> int:
+    """The JVM's heap (-Xmx): three quarters of the memory limit, the rest left for the
+    JVM's own memory. A JVM that runs out of heap has used the memory it was given."""
+    return max(32, limits.memory_mb * 3 // 4)
 
 
 @dataclass
@@ -55,7 +85,9 @@ class RunResult:
     stderr: bytes  # at most Limits.stderr_bytes
     stdout_size: int  # bytes the program wrote to stdout in all (may exceed what was kept)
     timed_out: bool = False  # CPU or wall limit hit, tree killed
-    memory_exceeded: bool = False  # the memory limit was hit
+    memory_exceeded: bool = False  # the memory limit was hit (as measured)
     output_exceeded: bool = False  # stdout passed Limits.stdout_bytes, tree killed
     sandbox: str = ""  # which sandbox ran it ("bubblewrap" or "rlimits")
     error: str | None = None  # the sandbox itself failed (-> IE), one line
+    processes_exceeded: bool = False  # a fork was refused at the process limit (cgroup)
+    cpu_accounting: str = ""  # a CpuAccounting value: what counted cpu_seconds

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.model import Limits
+from grader.model import Limits, java_heap_mb
 from grader.sandbox import (
     BubblewrapSandbox,
     RlimitSandbox,
@@ -221,12 +221,13 @@ def attacks(tmp_path_factory) -> Path:
     if shutil.which("gcc") is None:
         pytest.skip("gcc is not installed")
     folder = tmp_path_factory.mktemp("attacks")
-    for name in ("orphan_cpu", "shared_memory", "net_trace"):
+    for name in ("orphan_cpu", "shared_memory", "net_trace", "autoreap"):
         subprocess.run(
             ["gcc", "-O2", "-o", str(folder / name), str(HOSTILE / name / "puzzlesolver.c")],
             check=True,
         )
     shutil.copy(HOSTILE / "orphan_cpu" / "puzzlesolver.py", folder / "orphan_cpu.py")
+    shutil.copy(HOSTILE / "autoreap" / "puzzlesolver.py", folder / "autoreap.py")
     subprocess.run(
         [
             "gcc",
@@ -289,6 +290,25 @@ def box(request):
     if request.param == "rlimits":
         return request.getfixturevalue("fallback")
     return request.getfixturevalue("bwrap_boxes")[request.param]
+
+
+@pytest.fixture(scope="module")
+def uncounted_boxes() -> dict:
+    """The sandboxes as they are where no cgroup can be made (a container): the run's
+    reaper counts the CPU time, auto-reaping refused."""
+    box = BubblewrapSandbox(cgroups=False)
+    box.probe()
+    return {"warm, no cgroup": box, "rlimits, no cgroup": RlimitSandbox(cgroups=False)}
+
+
+@pytest.fixture(params=[*BWRAP_MODES, "rlimits", "warm, no cgroup", "rlimits, no cgroup"])
+def counted_box(request):
+    """Every sandbox, each way it can count a run's CPU time."""
+    if request.param in BWRAP_MODES:
+        return request.getfixturevalue("bwrap_boxes")[request.param]
+    if request.param == "rlimits":
+        return request.getfixturevalue("fallback")
+    return request.getfixturevalue("uncounted_boxes")[request.param]
 
 
 def _marker() -> str:
@@ -404,6 +424,74 @@ def test_cpu_of_a_python_child_nobody_waits_for_counts(box, attacks):
     assert 0.95 * 0.040 <= result.cpu_seconds < 1, result  # a Python start-up under load
 
 
+@pytest.mark.parametrize("how", ["ign", "nocldwait"])
+def test_cpu_of_children_the_kernel_reaps_itself_counts(counted_box, attacks, how):
+    """SIGCHLD ignored (or SA_NOCLDWAIT): the kernel reaps each child at once, its CPU
+    time reaches no one's RUSAGE_CHILDREN, and a 20 ms child mostly lives and dies
+    between two polls. Counted all the same: by the run's cgroup, or, where there is
+    none, because the program may not change SIGCHLD's action (it is told so)."""
+    result = counted_box.run(["./autoreap", "x", "600", how], attacks, QUICK)
+    assert result.exit_code == 0 and result.stdout.startswith(b"burnt 600 ms"), result
+    assert 0.95 * 0.6 <= result.cpu_seconds < 1.5, result
+    if counted_box.cgroups is not None:
+        assert result.cpu_accounting == "cgroup" and result.stderr == b"", result
+    else:
+        assert result.cpu_accounting == "reaped", result
+        assert b"sigaction refused: Operation not permitted" in result.stderr, result
+
+
+def test_a_python_program_ignoring_sigchld_is_counted_too(counted_box, attacks):
+    result = counted_box.run(["python3", "autoreap.py", "x", "300"], attacks, QUICK)
+    assert result.exit_code == 0 and result.stdout.startswith(b"burnt 300 ms"), result
+    assert 0.95 * 0.3 <= result.cpu_seconds, result
+
+
+def test_cpu_hidden_in_auto_reaped_children_is_stopped_at_the_limit(counted_box, attacks):
+    """15 s of CPU in auto-reaped children under a 1 s limit: a time-out at the limit,
+    the CPU time reported at least the limit (it once was AC at "0.060 s CPU")."""
+    limits = Limits(cpu_seconds=1, wall_seconds=6, memory_mb=256, processes=32)
+    result = counted_box.run(["./autoreap", "x", "15000"], attacks, limits)
+    assert result.timed_out and result.cpu_seconds > 1, result
+    assert result.wall_seconds < 4, result
+
+
+def test_cgroups_count_where_root_can_make_them(bwrap_boxes, fallback, progs):
+    """As root on a machine that mounts cgroup hierarchies read-write (this project's
+    machines: v1 cpuacct, memory, pids and v2), every run has its cgroup: a test never
+    passes because the sandbox quietly fell back to counting what it reaps."""
+    mounts = Path("/proc/self/mountinfo").read_text()
+    if os.geteuid() != 0 or " - cgroup" not in mounts:
+        pytest.skip("not root, or no cgroup hierarchy mounted: nothing to hold to")
+    for box in (*bwrap_boxes.values(), fallback):
+        assert box.cgroups is not None, box.cgroups_absent
+        assert box.accounting == "cgroup"
+    own = Path("/proc/self/cgroup").read_text()
+    result = fallback.run(["cat", "/proc/self/cgroup"], progs, QUICK)
+    assert result.stdout != own.encode() and b"/scramble-grader-" in result.stdout
+
+
+def test_a_run_leaves_no_cgroup_behind(counted_box, progs):
+    before = _cgroup_folders()
+    counted_box.run(["./exit3"], progs, QUICK)
+    assert _cgroup_folders() - before == set()
+
+
+def _cgroup_folders() -> set:
+    return {
+        str(p)
+        for p in Path("/sys/fs/cgroup").glob("**/scramble-grader-*/run-*")
+        if p.is_dir()
+    }
+
+
+def test_a_fork_bomb_is_flagged_at_the_process_limit_by_the_cgroup(bwrap, progs):
+    if bwrap.cgroups is None:
+        pytest.fail(f"no cgroup: {bwrap.cgroups_absent}")
+    result = bwrap.run(["./forkcount"], progs, QUICK)
+    assert result.processes_exceeded and result.exit_code == 0, result
+    assert int(result.stdout) < QUICK.processes
+
+
 SHARED_LIMITS = Limits(
     cpu_seconds=5, wall_seconds=10, memory_mb=128, processes=32, file_size_mb=64
 )  # files of 64 MB: a tmpfs /tmp of 256 MB
@@ -508,12 +596,15 @@ def test_c_memory_bomb_is_mle(box, progs, program):
     assert result.peak_memory_kb <= 64 * 1024
 
 
-def test_cpp_bad_alloc_is_mle(box, progs):
+def test_one_allocation_past_the_limit_is_the_programs_crash(box, progs):
+    """One `new` of 16 GB under a 64 MB limit fails at once: the program never held
+    the memory, nothing measured came near the limit, and what it printed decides no
+    verdict (a program could print the same). A crash (RTE), its bad_alloc shown."""
     if not (progs / "bad_alloc").exists():
         pytest.skip("g++ is not installed")
     result = box.run(["./bad_alloc"], progs, Limits(memory_mb=64))
     assert result.signal == signal.SIGABRT and b"bad_alloc" in result.stderr
-    assert result.memory_exceeded
+    assert not result.memory_exceeded
 
 
 def test_python_memory_error_is_mle(box, progs):
@@ -531,9 +622,12 @@ def test_memory_is_polled_without_address_space_limit(box, progs):
 
 
 def test_java_runs_and_heap_exhaustion_is_mle(box, java_dir):
+    """The JVM's heap is the course's (three quarters of the limit): a JVM that fails
+    with its heap used up failed for want of memory, as measured (its resident size)."""
     limits = Limits(memory_mb=256, processes=64)
+    heap = f"-Xmx{java_heap_mb(limits)}m"
     ok = box.run(
-        ["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "{input}"],
+        ["java", heap, "-XX:+UseSerialGC", "Hello", "{input}"],
         java_dir,
         limits,
         input_file=java_dir / "puzzle.txt",
@@ -542,7 +636,7 @@ def test_java_runs_and_heap_exhaustion_is_mle(box, java_dir):
     assert (ok.exit_code, ok.stdout) == (0, b"java read: Y1,G0,R0,B1\n"), ok.stderr
     assert not ok.memory_exceeded
     oom = box.run(
-        ["java", "-Xmx64m", "-XX:+UseSerialGC", "Hello", "oom"],
+        ["java", heap, "-XX:+UseSerialGC", "Hello", "oom"],
         java_dir,
         limits,
         memory_rlimit=False,
@@ -945,7 +1039,9 @@ def test_warm_zygote_that_cannot_start_says_why(tmp_path):
     def failing_bwrap(spawn: ZygoteSpawn) -> list:
         return ["sh", "-c", "echo 'bwrap: Creating new namespace failed' >&2; exit 1"]
 
-    runs = WarmRuns(failing_bwrap, Path("/bin/true"), tmp_path, None, None, "bubblewrap")
+    runs = WarmRuns(
+        failing_bwrap, Path("/bin/true"), tmp_path, None, None, "bubblewrap", None, "reaped"
+    )
     result = runs.run(["true"], tmp_path, QUICK, input_file=None, memory_rlimit=True)
     assert result.error == ("sandbox failed to start: bwrap: Creating new namespace failed")
     assert list(tmp_path.glob("stage-*")) == []  # released

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import abc
+import errno
+import os
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -50,13 +53,30 @@ class SetupError(Exception):
     """A problem of the sandbox or of the caller's request (becomes RunResult.error)."""
 
 
-def check_request(argv: Sequence[str], workdir: Path, input_file: Path | None) -> None:
+def check_request(
+    argv: Sequence[str], workdir: Path, input_file: Path | None, path: str = SANDBOX_PATH
+) -> None:
     if not argv:
         raise SetupError("empty command")
     if not workdir.is_dir():
         raise SetupError(f"workdir is not a folder: {workdir}")
     if input_file is not None and not input_file.is_file():
         raise SetupError(f"input file not found: {input_file}")
+    _check_startable(argv[0], workdir, path)
+
+
+def _check_startable(name: str, workdir: Path, path: str) -> None:
+    """The command exists where the run will look for it: a missing interpreter or a
+    build that made no program is the grader's failure, found by the grader's own
+    look before the run, never by reading what the run printed (a program could print
+    the same). A link the build made is not followed here."""
+    if "/" in name:
+        where = Path(name) if os.path.isabs(name) else workdir / name
+        found = os.path.lexists(where)
+    else:
+        found = shutil.which(name, path=path) is not None
+    if not found:
+        raise SetupError(f"cannot start the program: {name}: {os.strerror(errno.ENOENT)}")
 
 
 def error_result(name: str, message: str, wall: float = 0.0) -> RunResult:

@@ -136,7 +136,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import resource
 import shutil
 import signal
@@ -148,7 +147,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.model import Limits, RunResult
+from grader.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import (
     SANDBOX_PATH,
     Sandbox,
@@ -159,17 +158,21 @@ from grader.sandbox.base import (
     guarded,
     substitute,
 )
+from grader.sandbox.cgroups import RunGroup, runs_cgroups
 from grader.sandbox.prepared import DEV_LINKS, DEVICES, OWN_MOUNTS, prepared_folders, system_mounts
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
     READ_CHUNK,
     Capture,
-    Ending,
     Libc,
+    Memory,
     Supervisor,
     Usage,
     decode_wait_status,
     describe,
+    group_ending,
+    memory_of,
+    nproc_of,
     poll_seconds,
     rlimit_values,
     run_result,
@@ -178,11 +181,10 @@ from grader.sandbox.supervise import (
     sandbox_usage,
     sysv_shm_bytes,
     tmpfs_bytes,
+    with_group_cpu,
 )
 from grader.sandbox.uids import UidSlots, pipes_for, private_folder, workdir_for
 from grader.sandbox.warm import ZYGOTE_PATH, WarmRuns, ZygoteSpawn, build_zygote
-
-_DROP_FAILED = re.compile(rb"(unshare|setpriv): failed to execute ")
 
 
 class _Pid1:
@@ -290,8 +292,9 @@ class _Launch:
     workdir: Path
     limits: Limits
     writable: bool
-    memory_rlimit: bool
+    memory: Memory
     uid: int | None  # the sandbox uid (root), None when bwrap runs as the grader
+    group: RunGroup | None  # the run's cgroup, joined by pid 1 when it is released
     input_fd: int | None = None
     input_seen: str | None = None  # where the program sees the input
     status_fd: int = -1  # --json-status-fd (write end)
@@ -371,7 +374,12 @@ class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
 
     def __init__(
-        self, bwrap: str | None = None, *, extra_paths: Sequence[Path] = (), warm: bool = True
+        self,
+        bwrap: str | None = None,
+        *,
+        extra_paths: Sequence[Path] = (),
+        warm: bool = True,
+        cgroups: bool = True,
     ) -> None:
         if not sys.platform.startswith("linux"):
             raise SandboxUnavailable("bubblewrap needs Linux")
@@ -384,7 +392,11 @@ class BubblewrapSandbox(Sandbox):
         self.as_root = os.geteuid() == 0
         self.drop_to = _uid_dropper() if self.as_root else None
         self.slots = UidSlots() if self.as_root else None
-        self.seccomp = seccomp_program(platform.machine())
+        # CPU time: a cgroup per run where one can be made, else what the run's init
+        # reaps, with auto-reaping refused so that no process escapes it.
+        self.cgroups, self.cgroups_absent = runs_cgroups(cgroups)
+        self.accounting = CpuAccounting.CGROUP if self.cgroups else CpuAccounting.REAPED
+        self.seccomp = seccomp_program(platform.machine(), refuse_autoreap=self.cgroups is None)
         self.etc_folder, self.dev_folder = prepared_folders(self.slots, extra_paths)
         self.system_mounts = system_mounts(extra_paths, self.etc_folder)
         try:
@@ -413,7 +425,16 @@ class BubblewrapSandbox(Sandbox):
             return None
         if binary is None:
             return None
-        return WarmRuns(self._zygote_argv, binary, folder, self.slots, self.seccomp, self.name)
+        return WarmRuns(
+            self._zygote_argv,
+            binary,
+            folder,
+            self.slots,
+            self.seccomp,
+            self.name,
+            self.cgroups,
+            self.accounting,
+        )
 
     def probe(self) -> None:
         """A trivial run through the whole machinery, one-shot and warm;
@@ -470,13 +491,17 @@ class BubblewrapSandbox(Sandbox):
             check_request(argv, workdir, input_file)
             self.libc.become_subreaper()
             uid, uid_lock = self.slots.acquire() if self.slots is not None else (None, None)
+            group = self.cgroups.run_group(limits, init=True) if self.cgroups else None
             try:
                 input_seen = "/input/input" + input_file.suffix if input_file else None
                 command = substitute(argv, input_seen)
-                launch = _Launch(command, workdir, limits, writable, memory_rlimit, uid)
+                memory = memory_of(memory_rlimit, self.cgroups, build=writable)
+                launch = _Launch(command, workdir, limits, writable, memory, uid, group)
                 with workdir_for(uid, workdir, writable):
                     return self._launch(launch, input_file, input_seen, start)
             finally:
+                if group is not None:
+                    group.close()
                 if uid_lock is not None:
                     os.close(uid_lock)
 
@@ -521,7 +546,8 @@ class BubblewrapSandbox(Sandbox):
         # inherit, the limits that bound a run on its own. (Not NPROC: in a user
         # namespace it must be set after the namespace exists.)
         try:
-            for which, value in rlimit_values(launch.limits, launch.memory_rlimit, nproc=False):
+            address_space = launch.memory.address_space
+            for which, value in rlimit_values(launch.limits, address_space, nproc=None):
                 if which in (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_CORE):
                     resource.prlimit(proc.pid, which, value)
         except ProcessLookupError:
@@ -531,8 +557,11 @@ class BubblewrapSandbox(Sandbox):
 
         def release(pid: int) -> None:
             # bwrap's pid 1 is blocked before it forks the command: limit it, let it go.
-            for which, value in rlimit_values(launch.limits, launch.memory_rlimit, nproc=True):
+            nproc = nproc_of(launch.limits, self.cgroups)
+            for which, value in rlimit_values(launch.limits, address_space, nproc):
                 resource.prlimit(pid, which, value)
+            if launch.group is not None:
+                launch.group.attach(pid)
             os.write(block_w, b"x")
             fds.close(block_w)
 
@@ -637,15 +666,17 @@ class BubblewrapSandbox(Sandbox):
         limits = launch.limits
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
 
-        def poll() -> Usage | None:
+        def tree() -> Usage | None:
             return sandbox_usage(pid1.pid) if pid1.pid else None
+
+        poll = with_group_cpu(tree, launch.group)
 
         # Killing bwrap (not pid 1) keeps bwrap from reaping pid 1: --die-with-parent
         # kills pid 1, which takes the namespace down, and we reap it ourselves.
         def kill() -> None:
             os.kill(proc.pid, signal.SIGKILL)  # not Popen.kill: it may reap bwrap
 
-        every = poll_seconds(launch.memory_rlimit)
+        every = poll_seconds(launch.memory.address_space)
         watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=kill)
         watch.extra[status_r] = pid1.feed
         assert proc.stdout is not None and proc.stderr is not None
@@ -699,22 +730,18 @@ class BubblewrapSandbox(Sandbox):
                 message = capture.stderr.decode(errors="replace").strip().splitlines()
                 detail = message[0] if message else f"bwrap ended with {describe(code, sig)}"
                 return error_result(self.name, f"sandbox failed to start: {detail}", wall)
-        if code == 127 and _DROP_FAILED.match(bytes(capture.stderr)):
-            # As root, the uid drop (unshare or setpriv) could not execute the command.
-            # (A program printing the same and exiting 127 only gets an IE: no gain.)
-            said = capture.stderr.decode(errors="replace").strip().splitlines()[0]
-            said = said.split("failed to execute ", 1)[1]
-            return error_result(self.name, f"cannot start the program: {said}", wall)
         if pid1.ran and code is not None:
             exit_code, sig = (None, code - 128) if 128 < code <= 128 + 64 else (code, None)
         else:
             exit_code, sig = None, signal.SIGKILL  # we killed the tree before it ended
-        ending = Ending(
-            exit_code=exit_code,
-            signal=sig,
-            cpu_seconds=max(cpu, watch.cpu_seen),
-            peak_memory_kb=peak_kb,
-        )
+        ending = group_ending(launch.group, exit_code, sig, cpu, peak_kb, watch)
         return run_result(
-            self.name, launch.limits, capture, ending, watch.reason, wall, launch.memory_rlimit
+            self.name,
+            launch.limits,
+            capture,
+            ending,
+            watch.reason,
+            wall,
+            launch.memory,
+            self.accounting,
         )

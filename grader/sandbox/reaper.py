@@ -1,12 +1,14 @@
 """The rlimits fallback's per-run reaper (Linux): a script run by the grader's Python,
 never imported by the grader (it must start fast: ``python -S -I``).
 
-    reaper.py STATUS_FD UID LIMITS -- COMMAND...
+    reaper.py STATUS_FD UID LIMITS JOINS SECCOMP -- COMMAND...
 
 It makes itself a child subreaper, so every process the program starts stays in its
 tree whatever it does (double fork, setsid): orphans are re-parented to it, not to
 the grader. It starts the program in a session of its own with the rlimits (LIMITS:
-``resource:soft:hard`` joined by commas), as UID when that is not -1 (the grader runs
+``resource:soft:hard`` joined by commas), in the run's cgroup (JOINS: descriptors of
+its cgroup.procs files joined by commas, or "-"), under a seccomp filter (SECCOMP:
+the BPF program in hex, or "-"), as UID when that is not -1 (the grader runs
 as root: the process limit then holds, and the program is not root), with its
 stdout and stderr and /dev/null as standard input. When the program has ended, or
 the grader sends SIGUSR1, it kills every process left in its tree and reaps them
@@ -27,7 +29,26 @@ import sys
 import warnings  # noqa: F401  os.execvp imports it: as the sandbox uid it may be unreadable
 
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
 _CANNOT_EXECUTE = 126
+
+
+class _Filter(ctypes.Structure):  # struct sock_fprog
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _seccomp(program: bytes) -> None:
+    """The filter on this process and whatever it execs (no_new_privs first, as the
+    kernel requires of a process without CAP_SYS_ADMIN)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = _Filter(len(program) // 8, ctypes.addressof(code))
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.prctl(
+        _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0
+    ):
+        raise OSError(ctypes.get_errno(), f"seccomp: {os.strerror(ctypes.get_errno())}")
 
 
 def _children(me: int) -> list:
@@ -53,7 +74,9 @@ def _kill_and_reap_all(me: int) -> None:
             return
 
 
-def _program(command: list, uid: int, limits: list, failed: int) -> None:
+def _program(
+    command: list, uid: int, limits: list, joins: list, seccomp: bytes, failed: int
+) -> None:
     """In the forked child: never returns. A failure before the exec is ours, said on
     ``failed`` (closed by the exec); one of the exec itself is the command's (a shell's
     127 or 126, with the reason on stderr)."""
@@ -65,10 +88,15 @@ def _program(command: list, uid: int, limits: list, failed: int) -> None:
         os.dup2(null, 0)
         for which, soft, hard in limits:
             resource.setrlimit(which, (soft, hard))
+        for fd in joins:  # "0": this process, and so all it will start
+            os.write(fd, b"0")
+            os.close(fd)
         if uid >= 0:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+        if seccomp:
+            _seccomp(seccomp)
         os.closerange(3, failed)
         os.closerange(failed + 1, 65536)
     except BaseException as exc:
@@ -86,7 +114,9 @@ def _program(command: list, uid: int, limits: list, failed: int) -> None:
 def main(argv: list) -> int:
     status_fd, uid = int(argv[1]), int(argv[2])
     limits = [tuple(int(x) for x in item.split(":")) for item in argv[3].split(",") if item]
-    command = argv[5:]
+    joins = [int(fd) for fd in argv[4].split(",")] if argv[4] != "-" else []
+    seccomp = bytes.fromhex(argv[5]) if argv[5] != "-" else b""
+    command = argv[7:]
     os.set_inheritable(status_fd, False)
     me = os.getpid()
     libc = ctypes.CDLL(None, use_errno=True)
@@ -103,8 +133,10 @@ def main(argv: list) -> int:
         return 125
     if program == 0:
         os.close(readable)
-        _program(command, uid, limits, failed)
+        _program(command, uid, limits, joins, seccomp, failed)
     os.close(failed)
+    for fd in joins:
+        os.close(fd)
     said = b""
     while True:  # until the exec (or the exec's failure) closes it
         chunk = os.read(readable, 512)

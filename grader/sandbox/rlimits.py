@@ -31,6 +31,7 @@ import contextlib
 import ctypes
 import functools
 import os
+import platform
 import resource
 import shutil
 import signal
@@ -44,7 +45,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.model import Limits, RunResult
+from grader.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import (
     SANDBOX_PATH,
     Sandbox,
@@ -53,18 +54,25 @@ from grader.sandbox.base import (
     guarded,
     substitute,
 )
+from grader.sandbox.cgroups import RunGroup, runs_cgroups
+from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
     Capture,
     Ending,
+    Memory,
     Supervisor,
     Usage,
     decode_wait_status,
+    group_ending,
+    memory_of,
+    nproc_of,
     poll_seconds,
     rlimit_values,
     run_result,
     rusage_cpu,
     rusage_peak_kb,
     tree_usage,
+    with_group_cpu,
 )
 from grader.sandbox.uids import UidSlots, pipes_for, readable_by, workdir_for, workdir_for_owner
 
@@ -77,9 +85,9 @@ _REAPER = Path(__file__).with_name("reaper.py")
 _STARTED_SECONDS = 10.0  # the reaper is a Python starting: this only catches a wedged one
 
 
-def _set_rlimits(limits: Limits, memory_rlimit: bool) -> None:
+def _set_rlimits(limits: Limits, address_space: bool) -> None:
     """Without the reaper (macOS): runs in the child before exec."""
-    for which, value in rlimit_values(limits, memory_rlimit, nproc=False):
+    for which, value in rlimit_values(limits, address_space, nproc=None):
         try:
             resource.setrlimit(which, value)
         except (ValueError, OSError):
@@ -200,15 +208,35 @@ def _remove_files_of(uid: int) -> None:
                 continue
 
 
+def _search_path(uid: int | None) -> str:
+    """The program's PATH: the sandbox uid cannot search root's own folders (a pyenv
+    under /root)."""
+    return SANDBOX_PATH if uid is not None else os.environ.get("PATH", SANDBOX_PATH)
+
+
 class RlimitSandbox(Sandbox):
     """No isolation: rlimits, a private copy of the workdir, a reaper per run (Linux),
     a sandbox uid as root. See the module docstring."""
 
     name = "rlimits"
 
-    def __init__(self) -> None:
+    def __init__(self, *, cgroups: bool = True) -> None:
         self.reaped = sys.platform.startswith("linux") and os.path.isdir("/proc/self")
         self.slots = UidSlots() if self.reaped and os.geteuid() == 0 else None
+        # CPU time: a cgroup per run where one can be made; else what the reaper reaps,
+        # with auto-reaping refused (seccomp); without a reaper (macOS), what was waited.
+        self.cgroups, self.cgroups_absent = runs_cgroups(cgroups and self.reaped)
+        self.seccomp = (
+            seccomp_program(platform.machine(), refuse_autoreap=self.cgroups is None)
+            if self.reaped
+            else None
+        )
+        if self.cgroups is not None:
+            self.accounting = CpuAccounting.CGROUP
+        elif self.seccomp is not None:
+            self.accounting = CpuAccounting.REAPED
+        else:
+            self.accounting = CpuAccounting.WAITED
 
     def run(
         self,
@@ -224,17 +252,18 @@ class RlimitSandbox(Sandbox):
         workdir = Path(os.path.abspath(workdir))
 
         def work() -> RunResult:
-            check_request(argv, workdir, input_file)
             uid, uid_lock = self.slots.acquire() if self.slots is not None else (None, None)
             try:
+                check_request(argv, workdir, input_file, path=_search_path(uid))
                 with tempfile.TemporaryDirectory(prefix="sandbox-") as folder:
                     private = Path(folder)
                     # As root, a build runs in a copy as well: the sandbox uid may not
                     # even pass the workdir's parents (and must not write beside it).
                     in_place = writable and uid is None
                     command, cwd = self._stage(argv, workdir, private, input_file, in_place)
+                    memory = memory_of(memory_rlimit, self.cgroups, build=writable)
                     with _usable_by(uid, private, workdir, writable):
-                        return self._spawn(command, cwd, private, limits, memory_rlimit, start, uid)
+                        return self._spawn(command, cwd, private, limits, memory, start, uid)
             finally:
                 if uid_lock is not None:
                     os.close(uid_lock)
@@ -270,23 +299,27 @@ class RlimitSandbox(Sandbox):
         cwd: Path,
         private: Path,
         limits: Limits,
-        memory_rlimit: bool,
+        memory: Memory,
         start: float,
         uid: int | None,
     ) -> RunResult:
         env = {
-            # The sandbox uid cannot search root's own folders (a pyenv under /root).
-            "PATH": SANDBOX_PATH if uid is not None else os.environ.get("PATH", SANDBOX_PATH),
+            "PATH": _search_path(uid),
             "HOME": str(private / "tmp"),
             "TMPDIR": str(private / "tmp"),
             "LANG": "C.UTF-8",
         }
         if self.reaped:
-            run = self._start_reaper(command, cwd, env, limits, memory_rlimit, uid)
+            group = self.cgroups.run_group(limits, init=False) if self.cgroups else None
             try:
-                return self._supervise_reaped(run, limits, memory_rlimit, start)
+                run = self._start_reaper(command, cwd, env, limits, memory, uid, group)
+                try:
+                    return self._supervise_reaped(run, limits, memory, start, group)
+                finally:
+                    run.close()
             finally:
-                run.close()
+                if group is not None:
+                    group.close()
         own_peak = rusage_peak_kb([resource.getrusage(resource.RUSAGE_SELF)])
         try:
             proc = subprocess.Popen(
@@ -297,15 +330,11 @@ class RlimitSandbox(Sandbox):
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                preexec_fn=functools.partial(_set_rlimits, limits, memory_rlimit),
+                preexec_fn=functools.partial(_set_rlimits, limits, memory.address_space),
             )
-        except OSError as exc:  # the command could not start: exit status 127, as a shell says
-            capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
-            capture.add_stderr(f"{command[0]}: {exc.strerror}\n".encode())
-            ending = Ending(127, None, 0.0, 0)
-            wall = time.monotonic() - start
-            return run_result(self.name, limits, capture, ending, None, wall, memory_rlimit)
-        return self._supervise(proc, limits, memory_rlimit, start, own_peak)
+        except OSError as exc:  # checked before the run: the grader's failure
+            raise SetupError(f"cannot start the program: {command[0]}: {exc.strerror}") from None
+        return self._supervise(proc, limits, memory, start, own_peak)
 
     def _start_reaper(
         self,
@@ -313,14 +342,18 @@ class RlimitSandbox(Sandbox):
         cwd: Path,
         env: dict,
         limits: Limits,
-        memory_rlimit: bool,
+        memory: Memory,
         uid: int | None,
+        group: RunGroup | None,
     ) -> _Reaped:
         """The reaper started, and the program's pid it reports; SetupError (the
         grader's failure, never the program's) when it cannot start."""
-        values = rlimit_values(limits, memory_rlimit, nproc=uid is not None)
+        # Not root: RLIMIT_NPROC would count every process of the grader's user.
+        nproc = nproc_of(limits, self.cgroups) if uid is not None else None
+        values = rlimit_values(limits, memory.address_space, nproc)
         encoded = ",".join(f"{which}:{soft}:{hard}" for which, (soft, hard) in values)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        joins = group.open_procs() if group is not None else []
         try:
             argv = [
                 sys.executable,
@@ -330,6 +363,8 @@ class RlimitSandbox(Sandbox):
                 str(theirs.fileno()),
                 str(-1 if uid is None else uid),
                 encoded,
+                ",".join(str(fd) for fd in joins) or "-",
+                self.seccomp.hex() if self.seccomp else "-",
                 "--",
                 *command,
             ]
@@ -344,7 +379,7 @@ class RlimitSandbox(Sandbox):
                     stdin=subprocess.DEVNULL,
                     stdout=out_w,
                     stderr=err_w,
-                    pass_fds=[theirs.fileno()],
+                    pass_fds=[theirs.fileno(), *joins],
                     start_new_session=True,
                 )
             except OSError as exc:
@@ -360,6 +395,8 @@ class RlimitSandbox(Sandbox):
             raise
         finally:
             theirs.close()
+            for fd in joins:
+                os.close(fd)
         try:
             mine.settimeout(_STARTED_SECONDS)
             said = mine.recv(512)
@@ -384,18 +421,24 @@ class RlimitSandbox(Sandbox):
         return run
 
     def _supervise_reaped(
-        self, run: _Reaped, limits: Limits, memory_rlimit: bool, start: float
+        self,
+        run: _Reaped,
+        limits: Limits,
+        memory: Memory,
+        start: float,
+        group: RunGroup | None,
     ) -> RunResult:
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
         reaper = str(run.proc.pid)
 
-        def poll() -> Usage | None:
+        def tree() -> Usage | None:
             usage = tree_usage("/proc", init=reaper, root=reaper)
             if usage is not None and run.uid is not None:
                 usage.anon_kb += _sysv_shm_kb(run.uid)
             return usage
 
-        every = poll_seconds(memory_rlimit)
+        every = poll_seconds(memory.address_space)
+        poll = with_group_cpu(tree, group)
         watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=run.kill)
         watch.extra[run.status.fileno()] = lambda data: run.record.extend(data[:512])
         assert run.proc.stdout is not None and run.proc.stderr is not None
@@ -421,15 +464,16 @@ class RlimitSandbox(Sandbox):
         # The program began as a fork of the reaper: its ru_maxrss starts at the
         # reaper's peak. Only a larger figure is its own; below it, trust the polls.
         peak = max(peak_kb if peak_kb > own_kb else 0, watch.peak_rss_kb)
-        cpu = max((user_us + system_us) / 1e6, watch.cpu_seen)
-        ending = Ending(code, sig, cpu, peak)
-        return run_result(self.name, limits, capture, ending, watch.reason, wall, memory_rlimit)
+        ending = group_ending(group, code, sig, (user_us + system_us) / 1e6, peak, watch)
+        return run_result(
+            self.name, limits, capture, ending, watch.reason, wall, memory, self.accounting
+        )
 
     def _supervise(
         self,
         proc: subprocess.Popen,
         limits: Limits,
-        memory_rlimit: bool,
+        memory: Memory,
         start: float,
         own_peak: int,
     ) -> RunResult:
@@ -448,7 +492,7 @@ class RlimitSandbox(Sandbox):
                     ended.append((status, usage))
             return bool(ended)
 
-        every = poll_seconds(memory_rlimit)
+        every = poll_seconds(memory.address_space)
         watch = Supervisor(
             limits,
             capture,
@@ -479,7 +523,9 @@ class RlimitSandbox(Sandbox):
         ending = Ending(code, sig, rusage_cpu([usage]), peak)
         if ending.peak_memory_kb > limits.memory_mb * 1024 and watch.reason is None:
             watch.reason = "memory"  # macOS: no RLIMIT_AS, no polling; judged afterwards
-        return run_result(self.name, limits, capture, ending, watch.reason, wall, memory_rlimit)
+        return run_result(
+            self.name, limits, capture, ending, watch.reason, wall, memory, self.accounting
+        )
 
 
 @contextlib.contextmanager

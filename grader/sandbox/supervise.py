@@ -14,8 +14,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from grader.model import Limits, RunResult
+from grader.model import CpuAccounting, Limits, RunResult, java_heap_mb
 from grader.sandbox.base import SetupError
+from grader.sandbox.cgroups import Cgroups, RunGroup
 
 POLL_SECONDS = 0.05
 POLL_SECONDS_NO_RLIMIT = 0.02  # memory is only polled then (the JVM): look closer
@@ -25,19 +26,10 @@ _EXIT_RECHECK_SECONDS = 0.001  # fallback: pipes closed, waiting for the exit st
 READ_CHUNK = 1 << 16
 _STDERR_FLOOD_FACTOR = 64
 _STDERR_TAIL = 4096
-_MLE_RSS_FRACTION = 0.9
-_OOM_MARKERS = (
-    b"MemoryError",
-    b"bad_alloc",
-    b"OutOfMemoryError",
-    b"Cannot allocate memory",
-    b"out of memory",
-    b"Out of memory",
-    b"insufficient memory",
-    b"memory exhausted",
-)
-# The JVM reports a refused thread (the process limit) as an OutOfMemoryError: not memory.
-_NOT_MEMORY = (b"unable to create native thread", b"unable to create new native thread")
+# A program that failed after it came this close to its memory (its peak resident
+# memory to the limit, or to the JVM's heap; its address space to RLIMIT_AS) failed
+# for want of memory: measured, never read from what it printed.
+_MLE_FRACTION = 0.9
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -75,13 +67,6 @@ class Capture:
         self.stderr_tail = (self.stderr_tail + data[-_STDERR_TAIL:])[-_STDERR_TAIL:]
         return self.stderr_size > _STDERR_FLOOD_FACTOR * max(self.stderr_cap, 1)
 
-    def shows_oom(self) -> bool:
-        text = bytes(self.stderr) + self.stderr_tail
-        lines = [
-            line for line in text.splitlines() if not any(phrase in line for phrase in _NOT_MEMORY)
-        ]
-        return any(marker in line for line in lines for marker in _OOM_MARKERS)
-
 
 @dataclass
 class Usage:
@@ -98,6 +83,8 @@ class Usage:
     cpu_seconds: float = 0.0
     anon_kb: int = 0
     max_rss_kb: int = 0
+    max_vm_kb: int = 0  # the largest address space one process reached (VmPeak)
+    oom_killed: bool = False  # the run's cgroup killed a process at its memory limit
 
 
 class Supervisor:
@@ -130,6 +117,7 @@ class Supervisor:
         self.on_exit = on_exit
         self.reason: str | None = None  # "wall", "cpu", "memory", "output"
         self.peak_rss_kb = 0
+        self.peak_vm_kb = 0
         # Processes killed with the tree, or left behind when the command exits, die
         # unreaped by anyone who would account for them: their CPU time is known only
         # from the polls (the last one taken just before a kill).
@@ -198,6 +186,7 @@ class Supervisor:
         usage = self.poll()
         if usage is not None:
             self.peak_rss_kb = max(self.peak_rss_kb, usage.max_rss_kb, usage.anon_kb)
+            self.peak_vm_kb = max(self.peak_vm_kb, usage.max_vm_kb)
             self.cpu_seen = max(self.cpu_seen, usage.cpu_seconds)
         return usage
 
@@ -209,7 +198,7 @@ class Supervisor:
             return
         if usage.cpu_seconds > self.limits.cpu_seconds:
             self._stop("cpu")
-        elif usage.anon_kb > self.limits.memory_mb * 1024:
+        elif usage.oom_killed or usage.anon_kb > self.limits.memory_mb * 1024:
             self._stop("memory")
 
 
@@ -221,6 +210,45 @@ class Ending:
     signal: int | None
     cpu_seconds: float
     peak_memory_kb: int
+    peak_vm_kb: int = 0  # the largest address space a poll saw
+    oom_kills: int = 0  # processes its cgroup's memory limit killed
+    processes_refused: int = 0  # forks its cgroup's process limit refused
+
+
+@dataclass(frozen=True)
+class Memory:
+    """How a run's memory is held: ``jvm`` (capped by -Xmx, not by RLIMIT_AS) and
+    whether RLIMIT_AS is set (not where a cgroup holds the limit)."""
+
+    jvm: bool
+    address_space: bool
+
+    def failed_for_want(self, limits: Limits, ending: Ending) -> bool:
+        """A failed run came close enough to its memory to have run out of it."""
+        cap_kb = (java_heap_mb(limits) if self.jvm else limits.memory_mb) * 1024
+        if ending.peak_memory_kb >= _MLE_FRACTION * cap_kb:
+            return True
+        as_kb = limits.memory_mb * 1024
+        return self.address_space and ending.peak_vm_kb >= _MLE_FRACTION * as_kb
+
+
+def nproc_of(limits: Limits, cgroups: Cgroups | None) -> int:
+    """RLIMIT_NPROC: the process limit, or, where the run's cgroup holds that limit
+    (and so can say it was reached), a backstop just past it."""
+    return limits.processes + (2 if cgroups is not None and cgroups.limits_processes else 0)
+
+
+def memory_of(memory_rlimit: bool, cgroups: Cgroups | None, build: bool) -> Memory:
+    """A program run sees its memory limit as RLIMIT_AS (an allocation fails, as on a
+    student's own machine; the cgroup, where there is one, adds what RLIMIT_AS cannot
+    see: shared memory, tmpfs, the sum over processes). A build where a cgroup holds
+    the limit has no RLIMIT_AS: a compiler that runs out is then killed by the kernel
+    at the limit, which the grader reads back (an allocation refused by RLIMIT_AS
+    leaves only the compiler's own words)."""
+    held_by_group = cgroups is not None and cgroups.limits_memory
+    return Memory(
+        jvm=not memory_rlimit, address_space=memory_rlimit and not (build and held_by_group)
+    )
 
 
 def run_result(
@@ -230,22 +258,20 @@ def run_result(
     ending: Ending,
     reason: str | None,
     wall: float,
-    memory_rlimit: bool,
+    memory: Memory,
+    accounting: CpuAccounting,
 ) -> RunResult:
+    """The verdict flags, from what was measured (never from what the program printed)."""
     timed_out = (
         reason in ("wall", "cpu")
         or ending.cpu_seconds > limits.cpu_seconds
         or ending.signal == signal.SIGXCPU
     )
     failed = ending.signal is not None or ending.exit_code not in (0, None)
-    limit_kb = limits.memory_mb * 1024
-    memory_exceeded = reason == "memory" or (
-        reason is None
-        and failed
-        and (
-            capture.shows_oom()
-            or (memory_rlimit and ending.peak_memory_kb >= _MLE_RSS_FRACTION * limit_kb)
-        )
+    memory_exceeded = (
+        reason == "memory"
+        or ending.oom_kills > 0
+        or (reason is None and failed and memory.failed_for_want(limits, ending))
     )
     return RunResult(
         exit_code=ending.exit_code,
@@ -260,6 +286,8 @@ def run_result(
         memory_exceeded=memory_exceeded,
         output_exceeded=reason == "output",
         sandbox=name,
+        processes_exceeded=ending.processes_refused > 0,
+        cpu_accounting=accounting.value,
     )
 
 
@@ -285,7 +313,7 @@ def sysv_shm_bytes(limits: Limits) -> int:
 
 
 def rlimit_values(
-    limits: Limits, memory_rlimit: bool, nproc: bool
+    limits: Limits, address_space: bool, nproc: int | None
 ) -> list[tuple[int, tuple[int, int]]]:
     """(resource, (soft, hard)) for one run. CPU: the limit is one of the whole tree,
     enforced by the polls of its CPU time (the figure the verdict reports); RLIMIT_CPU
@@ -300,11 +328,54 @@ def rlimit_values(
         (resource.RLIMIT_NOFILE, (limits.open_files,) * 2),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
-    if nproc:
-        wanted.append((resource.RLIMIT_NPROC, (limits.processes,) * 2))
-    if memory_rlimit:
+    if nproc is not None:
+        wanted.append((resource.RLIMIT_NPROC, (nproc, nproc)))
+    if address_space:
         wanted.append((resource.RLIMIT_AS, (limits.memory_mb << 20,) * 2))
     return wanted
+
+
+def with_group_cpu(
+    poll: Callable[[], Usage | None], group: RunGroup | None
+) -> Callable[[], Usage | None]:
+    """The tree's polled usage, with what the run's cgroup counted: CPU time (which
+    includes processes that lived and died between two polls) and the processes its
+    memory limit killed (the rest of the tree is then stopped, as at any limit)."""
+    if group is None:
+        return poll
+
+    def polled() -> Usage | None:
+        usage = poll() or Usage()
+        usage.cpu_seconds = max(usage.cpu_seconds, group.cpu_seconds())
+        usage.oom_killed = group.oom_kills() > 0
+        return usage
+
+    return polled
+
+
+def group_ending(
+    group: RunGroup | None,
+    exit_code: int | None,
+    sig: int | None,
+    cpu: float,
+    peak_kb: int,
+    watch: Supervisor,
+) -> Ending:
+    """How the run ended, with what its cgroup counted (once the run is over: whatever
+    is still in the group is killed first)."""
+    if group is None:
+        return Ending(exit_code, sig, max(cpu, watch.cpu_seen), peak_kb, watch.peak_vm_kb)
+    group.kill()
+    counted = group.usage()
+    return Ending(
+        exit_code,
+        sig,
+        max(cpu, watch.cpu_seen, counted.cpu_seconds),
+        peak_kb,
+        watch.peak_vm_kb,
+        counted.oom_kills,
+        counted.processes_refused,
+    )
 
 
 def decode_wait_status(status: int) -> tuple[int | None, int | None]:
@@ -327,7 +398,7 @@ def _status_kb(raw: bytes) -> dict[bytes, int]:
     found = {}
     for line in raw.splitlines():
         name, _, rest = line.partition(b":")
-        if name in (b"VmRSS", b"RssAnon", b"RssShmem", b"Pss_Shmem"):
+        if name in (b"VmRSS", b"VmPeak", b"RssAnon", b"RssShmem", b"Pss_Shmem"):
             found[name] = int(rest.split()[0])
     return found
 
@@ -369,6 +440,7 @@ class _Process:
     ticks: int  # user + sys, with those of reaped children when asked
     rss_kb: int
     held_kb: int  # private anonymous + its share of shared memory
+    vm_kb: int  # the largest its address space has been
 
 
 def _read_proc(
@@ -387,7 +459,8 @@ def _read_proc(
         return None  # gone meanwhile
     ticks = sum(int(x) for x in fields[13 if children_only else 11 : 15])  # [u s] cu cs
     shared = _shared_kb(proc_root, pid, status.get(b"RssShmem", 0))
-    return _Process(ticks, status.get(b"VmRSS", 0), status.get(b"RssAnon", 0) + shared)
+    held = status.get(b"RssAnon", 0) + shared
+    return _Process(ticks, status.get(b"VmRSS", 0), held, status.get(b"VmPeak", 0))
 
 
 def _descendants(proc_root: str, root: str) -> list[str]:
@@ -440,6 +513,7 @@ def tree_usage(
         if name in (init, root):
             continue  # the sandbox's own process, not the program's
         usage.max_rss_kb = max(usage.max_rss_kb, entry.rss_kb)
+        usage.max_vm_kb = max(usage.max_vm_kb, entry.vm_kb)
         usage.anon_kb += entry.held_kb + _memfd_kb(proc_root, name, memfds)
     usage.cpu_seconds = ticks / _CLK_TCK
     return usage

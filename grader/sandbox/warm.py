@@ -70,19 +70,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.model import Limits, RunResult
+from grader.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
+from grader.sandbox.cgroups import Cgroups, RunGroup
 from grader.sandbox.supervise import (
     Capture,
-    Ending,
+    Memory,
     Supervisor,
     decode_wait_status,
+    group_ending,
+    memory_of,
+    nproc_of,
     poll_seconds,
     rlimit_values,
     run_result,
     sandbox_usage,
     sysv_shm_bytes,
     tmpfs_bytes,
+    with_group_cpu,
 )
 from grader.sandbox.uids import UidSlots, pipes_for, readable_by
 
@@ -169,6 +174,8 @@ class WarmRuns:
     slots: UidSlots | None  # root: the sandbox uids
     seccomp: bytes | None
     name: str
+    cgroups: Cgroups | None  # a group per run where the machine has them
+    accounting: CpuAccounting
     _local: threading.local = field(default_factory=threading.local)
 
     def __post_init__(self) -> None:
@@ -188,7 +195,7 @@ class WarmRuns:
             for _ in range(2):  # a reused zygote may have died: then once more, afresh
                 zygote, fresh = self._zygote(workdir)
                 try:
-                    return zygote.run(argv, limits, input_file, memory_rlimit)
+                    return self._run(zygote, argv, limits, input_file, memory_rlimit)
                 except _Broken as exc:
                     self._discard()
                     problem = exc
@@ -197,6 +204,23 @@ class WarmRuns:
             raise SetupError(f"sandbox failed to start: {problem}")
 
         return guarded(self.name, time.monotonic(), work)
+
+    def _run(
+        self,
+        zygote: _Zygote,
+        argv: list[str],
+        limits: Limits,
+        input_file: Path | None,
+        memory_rlimit: bool,
+    ) -> RunResult:
+        group = self.cgroups.run_group(limits, init=True) if self.cgroups else None
+        try:
+            memory = memory_of(memory_rlimit, self.cgroups, build=False)
+            nproc = nproc_of(limits, self.cgroups)
+            return zygote.run(argv, limits, input_file, memory, nproc, group, self.accounting)
+        finally:
+            if group is not None:
+                group.close()
 
     def _zygote(self, workdir: Path) -> tuple[_Zygote, bool]:
         st = os.stat(workdir)
@@ -322,24 +346,34 @@ class _Zygote:
         self._finalizer()
 
     def run(
-        self, argv: list[str], limits: Limits, input_file: Path | None, memory_rlimit: bool
+        self,
+        argv: list[str],
+        limits: Limits,
+        input_file: Path | None,
+        memory: Memory,
+        nproc: int,
+        group: RunGroup | None,
+        accounting: CpuAccounting,
     ) -> RunResult:
         command = substitute(argv, self._stage(input_file))
-        request = _request(command, self.workdir, limits, memory_rlimit, self.uid)
+        request = _request(command, self.workdir, limits, memory.address_space, nproc, self.uid)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # The run's init joins its cgroup through these before it starts the program.
+        joins = group.open_procs() if group is not None else []
         try:
             pipes_for(self.uid, out_r, err_r)
             status.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
             start = time.monotonic()
-            self._send(request, [out_w, err_w, theirs.fileno()])
+            self._send(request, [out_w, err_w, theirs.fileno(), *joins])
         finally:
-            for fd in (out_w, err_w):
+            for fd in (out_w, err_w, *joins):
                 os.close(fd)
             theirs.close()
+        run = _Run(limits, memory, group, accounting, start)
         try:
-            return self._follow(status, out_r, err_r, limits, memory_rlimit, start)
+            return self._follow(status, out_r, err_r, run)
         finally:
             for fd in (out_r, err_r):
                 os.close(fd)
@@ -366,21 +400,14 @@ class _Zygote:
         if said != b"cloned":
             raise _Broken(said.decode(errors="replace") or "the zygote is gone")
 
-    def _follow(
-        self,
-        status: socket.socket,
-        out_r: int,
-        err_r: int,
-        limits: Limits,
-        memory_rlimit: bool,
-        start: float,
-    ) -> RunResult:
+    def _follow(self, status: socket.socket, out_r: int, err_r: int, run: _Run) -> RunResult:
         """From the run's start to its end: nothing is left of it when this returns."""
         try:
             pid = _started(status)
         except BaseException:
             self._reap()
             raise
+        limits = run.limits
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
         record = bytearray()
 
@@ -388,24 +415,26 @@ class _Zygote:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)  # unreaped until we say so: still the init
 
-        every = poll_seconds(memory_rlimit)
-        watch = Supervisor(
-            limits, capture, poll=lambda: sandbox_usage(pid), poll_every=every, kill=kill
-        )
+        every = poll_seconds(run.memory.address_space)
+        poll = with_group_cpu(lambda: sandbox_usage(pid), run.group)
+        watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=kill)
         watch.extra[status.fileno()] = lambda data: record.extend(data[:512])
         try:
-            watch.watch(out_r, err_r, start)
+            watch.watch(out_r, err_r, run.start)
         finally:
             kill()  # a no-op when the run ended by itself
             self._reap()
-        wall = time.monotonic() - start
+        wall = time.monotonic() - run.start
         if record.startswith(b"error cannot start the program: "):
             said = record[6:].split(b"exit ")[0].decode(errors="replace")
             return error_result(self.name, said, wall)
         if record.startswith(b"error "):
             return error_result(self.name, f"sandbox: {record[6:].decode(errors='replace')}", wall)
-        ending = _ending(bytes(record), watch.cpu_seen, watch.peak_rss_kb)
-        return run_result(self.name, limits, capture, ending, watch.reason, wall, memory_rlimit)
+        code, sig, cpu, peak = _reported(bytes(record), watch.peak_rss_kb)
+        ending = group_ending(run.group, code, sig, cpu, peak, watch)
+        return run_result(
+            self.name, limits, capture, ending, watch.reason, wall, run.memory, run.accounting
+        )
 
     def _reap(self) -> None:
         """Until the run's namespace is gone. A zygote that cannot say so is closed:
@@ -437,24 +466,40 @@ def _started(status: socket.socket) -> int:
     raise _Broken("the run's init sent no credentials")
 
 
-def _ending(record: bytes, cpu_seen: float, peak_seen_kb: int) -> Ending:
-    """The init's report; without one, we killed the tree before the program ended."""
+@dataclass(frozen=True)
+class _Run:
+    """One run's settings, from the request to the verdict flags."""
+
+    limits: Limits
+    memory: Memory
+    group: RunGroup | None
+    accounting: CpuAccounting
+    start: float
+
+
+def _reported(record: bytes, peak_seen_kb: int) -> tuple[int | None, int | None, float, int]:
+    """(exit code, signal, CPU time, peak kB) from the init's report; without one, we
+    killed the tree before the program ended (the polls then know the CPU time)."""
     fields = record.split()
     if len(fields) == 5 and fields[0] == b"exit":
         status, user_us, system_us, peak_kb = (int(x) for x in fields[1:])
         code, sig = decode_wait_status(status)
-        cpu = (user_us + system_us) / 1e6
-        return Ending(code, sig, max(cpu, cpu_seen), max(peak_kb, peak_seen_kb))
-    return Ending(None, signal.SIGKILL, cpu_seen, peak_seen_kb)
+        return code, sig, (user_us + system_us) / 1e6, max(peak_kb, peak_seen_kb)
+    return None, signal.SIGKILL, 0.0, peak_seen_kb
 
 
 def _request(
-    command: list[str], workdir: Path, limits: Limits, memory_rlimit: bool, uid: int | None
+    command: list[str],
+    workdir: Path,
+    limits: Limits,
+    address_space: bool,
+    nproc: int,
+    uid: int | None,
 ) -> bytes:
     """A "run" message for zygote.c (its header comment gives the fields)."""
-    values = dict(rlimit_values(limits, memory_rlimit, nproc=True))
+    values = dict(rlimit_values(limits, address_space, nproc))
     cpu_soft, cpu_hard = values[resource.RLIMIT_CPU]
-    address_space = values.get(resource.RLIMIT_AS, (0, 0))[0]
+    address_space_bytes = values.get(resource.RLIMIT_AS, (0, 0))[0]
     cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
     owner = -1 if uid is None else uid
     fields = [
@@ -462,7 +507,7 @@ def _request(
         owner,
         cpu_soft,
         cpu_hard,
-        address_space,
+        address_space_bytes,
         values[resource.RLIMIT_NPROC][0],
         values[resource.RLIMIT_FSIZE][0],
         values[resource.RLIMIT_NOFILE][0],

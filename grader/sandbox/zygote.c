@@ -10,7 +10,9 @@
  * Control messages, grader -> zygote:
  *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
  *   nofile tmp_bytes shm_bytes cpus cwd argc argv...; with SCM_RIGHTS: the run's stdout and
- *   stderr (write ends) and its status socket.
+ *   stderr (write ends), its status socket, and the cgroup.procs files of its cgroup
+ *   (none where the grader has no cgroups), which the run's init writes itself into
+ *   before it starts the program.
  *   "reap": wait until the run's init is dead (its namespace with it), then answer.
  * Zygote -> grader: "ready" once; "cloned" or "error <why>" after a "run";
  * "reaped <wait status>" after a "reap".
@@ -47,12 +49,15 @@
 #define MAX_MESSAGE 65536
 #define MAX_ARGS 1024
 #define FIELDS 12 /* before argc */
+#define MAX_JOINS 6 /* cgroup.procs files: one per hierarchy */
+#define MAX_FDS (3 + MAX_JOINS)
 
 struct request {
     long long uid, gid, cpu_soft, cpu_hard, as, nproc, fsize, nofile, tmp_bytes, shm_bytes;
     const char *cpus, *cwd;
     char *argv[MAX_ARGS + 1];
     int out, err, status;
+    int joins[MAX_JOINS], njoins;
 };
 
 static void say(int fd, const char *format, ...) {
@@ -65,10 +70,10 @@ static void say(int fd, const char *format, ...) {
     if (send(fd, line, n, MSG_NOSIGNAL) < 0) _exit(1); /* the grader is gone */
 }
 
-static int receive(int ctl, char *buf, int fds[3], int *nfds) {
+static int receive(int ctl, char *buf, int fds[MAX_FDS], int *nfds) {
     struct iovec iov = {buf, MAX_MESSAGE - 1};
     union {
-        char space[CMSG_SPACE(3 * sizeof(int))];
+        char space[CMSG_SPACE(MAX_FDS * sizeof(int))];
         struct cmsghdr align;
     } control;
     struct msghdr msg = {0};
@@ -87,7 +92,7 @@ static int receive(int ctl, char *buf, int fds[3], int *nfds) {
         for (int i = 0; i < count; i++) {
             int fd;
             memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-            if (*nfds < 3) fds[(*nfds)++] = fd; else close(fd);
+            if (*nfds < MAX_FDS) fds[(*nfds)++] = fd; else close(fd);
         }
     }
     return (int)n;
@@ -262,6 +267,15 @@ static void init(const struct request *r) {
         say(r->status, "error limit System V shared memory: %s", strerror(errno));
         _exit(1);
     }
+    /* Into the run's cgroup ("0": this process), so that every process the program
+     * ever starts is counted there, whoever reaps it. */
+    for (int i = 0; i < r->njoins; i++) {
+        if (write(r->joins[i], "0", 1) != 1) {
+            say(r->status, "error join the run's cgroup: %s", strerror(errno));
+            _exit(1);
+        }
+        close(r->joins[i]);
+    }
     say(r->status, "started");
     pid_t child = fork();
     if (child < 0) {
@@ -329,7 +343,7 @@ int main(int argc, char **argv) {
     say(ctl, "ready");
     pid_t running = 0;
     for (;;) {
-        int fds[3], nfds = 0;
+        int fds[MAX_FDS], nfds = 0;
         int n = receive(ctl, buf, fds, &nfds);
         if (n < 0) return 0; /* the grader closed the socket: done */
         if (strcmp(buf, "reap") == 0 && running > 0) {
@@ -338,12 +352,14 @@ int main(int argc, char **argv) {
             running = 0;
             say(ctl, "reaped %d", status);
             fresh_network(); /* the run's namespace is left to it alone */
-        } else if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
+        } else if (strcmp(buf, "run") == 0 && running == 0 && nfds >= 3) {
             struct request r;
             if (parse(buf, n, &r) != 0) {
                 say(ctl, "error malformed request");
             } else {
                 r.out = fds[0], r.err = fds[1], r.status = fds[2];
+                r.njoins = nfds - 3;
+                for (int i = 0; i < r.njoins; i++) r.joins[i] = fds[3 + i];
                 running = start(ctl, &r);
                 if (running < 0) {
                     running = 0;

@@ -1,0 +1,416 @@
+"""A cgroup per run, as isolate makes one per box: the CPU time of every process that
+was ever in the run (the kernel charges it as it runs, so a child reaped by nobody, or
+by the kernel itself because its parent ignores SIGCHLD, still counts), a memory limit
+that counts what the run's processes hold and what they put in shared memory and tmpfs,
+and a process limit.
+
+Where
+    Under the grader's own group of each hierarchy (``/proc/self/cgroup``), in a parent
+    group of this grader process (``scramble-grader-<pid>-<random>``), one child group
+    per run, removed when the run is over; the parent is removed when the sandbox is
+    closed or the grader exits, and a parent left by a killed grader is removed by the
+    next one. cgroup v1 (``cpuacct``, ``memory``, ``pids`` hierarchies) and v2 (the
+    unified hierarchy: ``cpu.stat`` in every group; ``memory`` and ``pids`` when the
+    grader's group may hand those controllers down) are both read; for each aspect
+    the first usable of v1 and v2 is taken, so a machine that mounts both (hybrid)
+    uses both.
+Who may
+    Root, or a user the hierarchy is delegated to; a container usually has none
+    (Gradescope's): ``CgroupsUnavailable`` says why, and the sandboxes fall back to
+    counting what the run's reaper reaps, with auto-reaping refused (seccomp.py).
+How a run joins
+    A process written into the group's ``cgroup.procs`` before the program starts; its
+    children inherit the group. Writing "0" moves the writer itself: the warm
+    sandbox's zygote gets the files open (it cannot see /sys) and its run's init moves
+    itself in before it forks the program.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import itertools
+import os
+import secrets
+import signal
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.model import CpuAccounting, Limits
+
+_PREFIX = "scramble-grader-"
+_REMOVE_SECONDS = 2.0  # a group is busy until the kernel has released its last task
+
+
+class CgroupsUnavailable(Exception):
+    """No cgroup can be made here (one-line reason)."""
+
+
+@dataclass(frozen=True)
+class _Hierarchy:
+    """One mounted hierarchy: where our own group is, and which cgroup version."""
+
+    own: Path
+    version: int
+    controllers: frozenset[str]
+
+
+@dataclass(frozen=True)
+class GroupUsage:
+    """What a run's group counted, read once every process of the run is gone."""
+
+    cpu_seconds: float
+    peak_memory_kb: int  # 0 where no memory hierarchy is used
+    oom_kills: int  # processes the kernel killed at the group's memory limit
+    processes_refused: int  # forks refused at the group's process limit
+
+
+def _read_int(path: Path, default: int = 0) -> int:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return default
+
+
+def _keyed(path: Path, key: str) -> int:
+    """The value of ``key`` in a "key value" file (cpu.stat, memory.events, ...)."""
+    try:
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _mounted() -> list[tuple[Path, Path, int, frozenset[str]]]:
+    """(mount point, mount root, version, controllers) of every cgroup mount."""
+    found = []
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        fields = line.split()
+        try:
+            dash = fields.index("-")
+        except ValueError:
+            continue
+        fstype, options = fields[dash + 1], fields[dash + 3].split(",")
+        if fstype not in ("cgroup", "cgroup2"):
+            continue
+        root, point = Path(_unescape(fields[3])), Path(_unescape(fields[4]))
+        version = 2 if fstype == "cgroup2" else 1
+        found.append((point, root, version, frozenset(options) if version == 1 else frozenset()))
+    return found
+
+
+def _unescape(field: str) -> str:
+    """mountinfo writes space, tab, newline and backslash as octal escapes."""
+    return field.encode().decode("unicode_escape") if "\\" in field else field
+
+
+def _own_paths() -> tuple[dict[str, str], str | None]:
+    """Our group per v1 controller, and in v2 (None without one)."""
+    v1: dict[str, str] = {}
+    v2 = None
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return v1, v2
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, path = parts
+        if controllers == "":
+            v2 = path
+        for name in controllers.split(","):
+            v1[name] = path
+    return v1, v2
+
+
+def _hierarchies() -> list[_Hierarchy]:
+    v1_paths, v2_path = _own_paths()
+    found = []
+    for point, root, version, options in _mounted():
+        if version == 2:
+            path = v2_path
+            controllers = frozenset(("cpu",))  # cpu.stat is in every v2 group
+        else:
+            controllers = frozenset(options & {"cpuacct", "memory", "pids"})
+            names = [n for n in options if n in v1_paths]
+            path = v1_paths[names[0]] if names and controllers else None
+        if path is None:
+            continue
+        relative = os.path.relpath(path, root)
+        if relative.startswith(".."):  # our group is outside what this mount shows
+            continue
+        own = (point / relative).resolve()
+        if own.is_dir():
+            found.append(_Hierarchy(own, version, controllers))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove(group: Path) -> None:
+    """Kill what is left in the group, then remove it (children first)."""
+    for child in [p for p in group.iterdir() if p.is_dir()] if group.is_dir() else []:
+        _remove(child)
+    give_up = time.monotonic() + _REMOVE_SECONDS
+    while True:
+        _kill_members(group)
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or time.monotonic() > give_up:
+                return  # left for the next grader's sweep
+            time.sleep(0.005)
+
+
+def _kill_members(group: Path) -> None:
+    kill = group / "cgroup.kill"
+    if kill.exists():
+        with contextlib.suppress(OSError):
+            kill.write_text("1")
+        return
+    try:
+        pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _sweep(own: Path) -> None:
+    """Parents left by graders that were killed (their pid is in the name)."""
+    for parent in own.glob(f"{_PREFIX}*"):
+        try:
+            pid = int(parent.name[len(_PREFIX) :].split("-")[0])
+        except ValueError:
+            continue
+        if not _alive(pid):
+            _remove(parent)
+
+
+@dataclass(frozen=True)
+class _Parent:
+    """Our parent group in one hierarchy, and what we read there."""
+
+    path: Path
+    version: int
+    cpu: bool
+    memory: bool
+    pids: bool
+
+
+class Cgroups:
+    """The grader's parent groups; ``run_group`` makes one group per run."""
+
+    def __init__(self) -> None:
+        hierarchies = _hierarchies()
+        if not hierarchies:
+            raise CgroupsUnavailable("no cgroup hierarchy is mounted where the grader can see it")
+        name = f"{_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        self.parents: list[_Parent] = []
+        problems = []
+        wanted = {"cpu", "memory", "pids"}
+        # v1 first: its controllers need no delegation; v2 fills in what is missing.
+        for hierarchy in sorted(hierarchies, key=lambda h: h.version):
+            gives = self._gives(hierarchy) & wanted
+            if not gives:
+                continue
+            try:
+                _sweep(hierarchy.own)
+                path = hierarchy.own / name
+                path.mkdir(mode=0o755)
+            except OSError as exc:
+                problems.append(f"{hierarchy.own}: {exc.strerror}")
+                continue
+            if hierarchy.version == 2:
+                gives = {"cpu"} | self._delegate(hierarchy.own, path, gives - {"cpu"})
+            parent = _Parent(path, hierarchy.version, "cpu" in gives, "memory" in gives,
+                             "pids" in gives)  # fmt: skip
+            self.parents.append(parent)
+            wanted -= gives
+        if not any(p.cpu for p in self.parents):
+            for parent in self.parents:
+                _remove(parent.path)
+            why = "; ".join(problems) or "no hierarchy counts CPU time"
+            raise CgroupsUnavailable(f"cannot create a cgroup ({why})")
+        self._names = itertools.count(1)
+        self._finalizer = weakref.finalize(self, _remove_all, [p.path for p in self.parents])
+
+    @staticmethod
+    def _gives(hierarchy: _Hierarchy) -> set[str]:
+        if hierarchy.version == 2:
+            offered = set((hierarchy.own / "cgroup.controllers").read_text().split())
+            return {"cpu"} | (offered & {"memory", "pids"})
+        gives = set(hierarchy.controllers) & {"memory", "pids"}
+        if "cpuacct" in hierarchy.controllers:
+            gives.add("cpu")
+        return gives
+
+    @staticmethod
+    def _delegate(own: Path, parent: Path, controllers: set[str]) -> set[str]:
+        """v2: the controllers our runs' groups get (our own group must hand them down
+        to the parent, and the parent to its children)."""
+        given = set()
+        for controller in sorted(controllers):
+            try:
+                if controller not in (own / "cgroup.subtree_control").read_text().split():
+                    (own / "cgroup.subtree_control").write_text(f"+{controller}")
+                (parent / "cgroup.subtree_control").write_text(f"+{controller}")
+                given.add(controller)
+            except OSError:
+                continue  # a group with processes of its own cannot hand controllers down
+        return given
+
+    @property
+    def accounting(self) -> CpuAccounting:
+        return CpuAccounting.CGROUP
+
+    @property
+    def limits_memory(self) -> bool:
+        return any(p.memory for p in self.parents)
+
+    @property
+    def limits_processes(self) -> bool:
+        return any(p.pids for p in self.parents)
+
+    def describe(self) -> str:
+        parts = []
+        for parent in self.parents:
+            kinds = [k for k in ("cpu", "memory", "pids") if getattr(parent, k)]
+            parts.append(f"v{parent.version} {'+'.join(kinds)}")
+        return "a cgroup per run (" + ", ".join(parts) + ")"
+
+    def run_group(self, limits: Limits, init: bool) -> RunGroup:
+        """A group for one run; ``init``: a process of the sandbox's own (the run's
+        init, bwrap's pid 1) is in it beside the program's, one more process."""
+        name = f"run-{next(self._names)}-{secrets.token_hex(3)}"
+        paths = []
+        try:
+            for parent in self.parents:
+                path = parent.path / name
+                path.mkdir()
+                paths.append((parent, path))
+                _set_limits(parent, path, limits, init)
+        except OSError as exc:
+            for _, path in paths:
+                _remove(path)
+            raise CgroupsUnavailable(f"cannot create a run's cgroup: {exc.strerror}") from exc
+        return RunGroup(paths)
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def _remove_all(paths: list[Path]) -> None:
+    for path in paths:
+        _remove(path)
+
+
+def _set_limits(parent: _Parent, path: Path, limits: Limits, init: bool) -> None:
+    memory = str(limits.memory_mb << 20)
+    processes = str(limits.processes + (1 if init else 0))
+    if parent.memory and parent.version == 1:
+        (path / "memory.limit_in_bytes").write_text(memory)
+        if (path / "memory.memsw.limit_in_bytes").exists():  # no swapping past the limit
+            (path / "memory.memsw.limit_in_bytes").write_text(memory)
+    elif parent.memory:
+        (path / "memory.max").write_text(memory)
+        if (path / "memory.swap.max").exists():
+            (path / "memory.swap.max").write_text("0")
+    if parent.pids:
+        (path / "pids.max").write_text(processes)
+
+
+class RunGroup:
+    """One run's group (a folder in each hierarchy used)."""
+
+    def __init__(self, paths: list[tuple[_Parent, Path]]) -> None:
+        self.paths = paths
+
+    def procs_files(self) -> list[Path]:
+        return [path / "cgroup.procs" for _, path in self.paths]
+
+    def attach(self, pid: int) -> None:
+        for procs in self.procs_files():
+            procs.write_text(str(pid))
+
+    def open_procs(self) -> list[int]:
+        """The groups' cgroup.procs open for writing (for a process that cannot see
+        /sys to move itself in by writing "0")."""
+        fds: list[int] = []
+        try:
+            for procs in self.procs_files():
+                fds.append(os.open(procs, os.O_WRONLY | os.O_CLOEXEC))
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            raise
+        return fds
+
+    def cpu_seconds(self) -> float:
+        for parent, path in self.paths:
+            if parent.cpu and parent.version == 1:
+                return _read_int(path / "cpuacct.usage") / 1e9
+            if parent.cpu:
+                return _keyed(path / "cpu.stat", "usage_usec") / 1e6
+        return 0.0
+
+    def oom_kills(self) -> int:
+        for parent, path in self.paths:
+            if parent.memory and parent.version == 1:
+                return _keyed(path / "memory.oom_control", "oom_kill")
+            if parent.memory:
+                return _keyed(path / "memory.events", "oom_kill")
+        return 0
+
+    def usage(self) -> GroupUsage:
+        peak = refused = 0
+        for parent, path in self.paths:
+            if parent.memory and parent.version == 1:
+                peak = _read_int(path / "memory.max_usage_in_bytes") // 1024
+            elif parent.memory:
+                peak = _read_int(path / "memory.peak") // 1024
+            if parent.pids:
+                refused = _keyed(path / "pids.events", "max")
+        return GroupUsage(self.cpu_seconds(), peak, self.oom_kills(), refused)
+
+    def kill(self) -> None:
+        """Every process still in the group."""
+        for _, path in self.paths:
+            _kill_members(path)
+
+    def close(self) -> None:
+        for _, path in self.paths:
+            _remove(path)
+
+
+def runs_cgroups(wanted: bool) -> tuple[Cgroups | None, str]:
+    """Cgroups for the runs, when wanted and this machine lets the grader make them;
+    else None and why not (one line, for the README's "which is in force")."""
+    if not wanted:
+        return None, "cgroups turned off"
+    try:
+        return Cgroups(), ""
+    except (CgroupsUnavailable, OSError) as exc:
+        return None, str(exc)
