@@ -1,5 +1,6 @@
 """Build a submission once per content, in the sandbox, cached by content hash."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -10,20 +11,19 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from grader.atomic import atomic_output
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SANDBOX_PATH, Sandbox
 from grader.submissions import Submission
 from grader.text import printable
 
 MAX_LOG_CHARS = 16_000
-_STAMP = ".build.json"
-# Compiler messages that mean the grading machine failed, not the student's code.
-_MACHINE_FAILURES = (
-    "No space left on device",
-    "Cannot allocate memory",
-    "Disk quota exceeded",
-    "virtual memory exhausted",
-)
+# The build's record is kept BESIDE its folder (<hash>.build.json), where the sandboxed
+# build cannot write: nothing the build made is ever opened by the grader.
+_STAMP_SUFFIX = ".build.json"
+_STAMP_BYTES = 1 << 20  # a stamp is a few kB (the capped log): more is not ours
+# Signals the grader's own limits send (through the kernel): RLIMIT_CPU, RLIMIT_FSIZE.
+_LIMIT_SIGNALS = (signal.SIGXCPU, signal.SIGXFSZ)
 
 
 @dataclass(frozen=True)
@@ -65,15 +65,15 @@ def _build(
     cache_root.mkdir(parents=True, exist_ok=True)
     name = submission.content_hash[:32]
     final = cache_root / name
-    stamp = final / _STAMP
+    stamp = cache_root / f"{name}{_STAMP_SUFFIX}"
     # Identical submissions share one folder: whoever holds the lock builds it,
     # the others wait and reuse it (threads and processes alike).
     with _content_lock(cache_root / f"{name}.lock"):
-        if stamp.exists() and not force:
+        if not force:
             try:
                 return _read_stamp(stamp, final)
-            except (OSError, ValueError, KeyError):
-                pass  # a damaged cache entry: build again
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # none yet, or a damaged cache entry: build again
         for stale in cache_root.glob(f".tmp-{name[:16]}-*"):  # left by a killed grader
             shutil.rmtree(stale, ignore_errors=True)
         work = Path(tempfile.mkdtemp(prefix=f".tmp-{name[:16]}-", dir=cache_root))
@@ -87,9 +87,12 @@ def _build(
                 for k, v in asdict(artifact).items()
                 if k not in ("folder", "cached", "internal")
             }
-            (work / _STAMP).write_text(json.dumps(stamp_data), encoding="utf-8")
-            shutil.rmtree(final, ignore_errors=True)
+            with contextlib.suppress(FileNotFoundError):
+                stamp.unlink()  # the old record goes first: never one over a new folder
+            shutil.rmtree(final, ignore_errors=True)  # never follows a link in it
             os.replace(work, final)  # atomic: a half-built folder never looks finished
+            with atomic_output(stamp) as handle:  # a new file, renamed over the old
+                handle.write(json.dumps(stamp_data).encode("utf-8"))
             return Artifact(**{**stamp_data, "folder": final})
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -123,7 +126,16 @@ def _content_lock(path: Path) -> Iterator[None]:
 
 
 def _read_stamp(stamp: Path, folder: Path) -> Artifact:
-    data = json.loads(stamp.read_text(encoding="utf-8"))
+    """The record of an earlier build, opened without following a link (the grader
+    wrote it; anything else there is not a record)."""
+    fd = os.open(stamp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        raw = handle.read(_STAMP_BYTES + 1)
+    if len(raw) > _STAMP_BYTES:
+        raise ValueError("not a build record")
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        raise ValueError("the build folder is gone")
+    data = json.loads(raw.decode("utf-8"))
     return Artifact(
         data["ok"], folder, data["log"], data["cpu_seconds"], data["wall_seconds"], cached=True
     )
@@ -149,7 +161,9 @@ def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limit
     log = printable(result.stderr + result.stdout)
     problem = _build_failure(result, limits)
     if problem:
-        machine = next((text for text in _MACHINE_FAILURES if text in log), None)
+        # Decided from what the grader measured, never from the compiler's words: the
+        # student's code can make a compiler print anything ("#error No space left").
+        machine = _machine_failure(result, limits, work)
         if machine:
             return Artifact(
                 False,
@@ -173,16 +187,21 @@ def build_command(submission: Submission) -> list:
         for name in submission.extra_files
         if name.lower().endswith(_COMPILED_SUFFIXES.get(spec.name, ()))
     ]
+    # "./" before each name: a file named "-specs=x.c" or "@options.c" is a file to the
+    # compiler, never an option or a file of options.
+    sources = [f"./{name}" for name in (spec.source, *compiled)]
     command = []
     for word in spec.build:
-        command += [spec.source, *compiled] if word == "{sources}" else [word]
+        command += sources if word == "{sources}" else [word]
     return command
 
 
 _COMPILED_SUFFIXES = {"c": (".c",), "cpp": (".cpp", ".cc", ".cxx", ".c++"), "java": (".java",)}
 
 
-def _build_failure(result: RunResult, limits: Limits):
+def _build_failure(result: RunResult, limits: Limits) -> str | None:
+    """Why the build failed, the build's own limit named when it hit one; None when it
+    worked."""
     if result.timed_out:
         return (
             f"the build took too long (limits: {limits.cpu_seconds:g} s CPU, "
@@ -192,9 +211,39 @@ def _build_failure(result: RunResult, limits: Limits):
         return f"the build used more than {limits.memory_mb} MB of memory and was stopped"
     if result.output_exceeded:
         return "the compiler printed more output than allowed and was stopped"
+    if result.processes_exceeded:
+        return f"the build tried to run more than {limits.processes} processes at once"
+    if result.signal == signal.SIGXFSZ:
+        return f"the build wrote a file larger than {limits.file_size_mb} MB"
     if result.signal:
-        name = signal.Signals(result.signal).name if result.signal in signal.valid_signals() else ""
-        return f"the compiler was killed by signal {result.signal} {name}".rstrip()
+        return _killed(result.signal)
     if result.exit_code != 0:
         return f"the build failed (exit status {result.exit_code})"
     return None
+
+
+def _killed(number: int) -> str:
+    name = signal.Signals(number).name if number in signal.valid_signals() else ""
+    return f"the compiler was killed by signal {number} {name}".rstrip()
+
+
+def _machine_failure(result: RunResult, limits: Limits, work: Path) -> str | None:
+    """What the grader itself sees wrong with the machine, after a failed build: the
+    compiler killed by a signal no limit of the build sent (the kernel's OOM killer
+    for the whole machine, an administrator), or a full disk where builds write."""
+    limit_hit = result.timed_out or result.memory_exceeded or result.output_exceeded
+    if result.signal and not limit_hit and result.signal not in _LIMIT_SIGNALS:
+        return f"{_killed(result.signal)}, by none of the build's limits"
+    for folder in (work, Path(tempfile.gettempdir())):
+        free = _free_bytes(folder)
+        if free is not None and free < limits.file_size_mb << 20:
+            return f"{free >> 20} MB free on the disk of {folder}"
+    return None
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize

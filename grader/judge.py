@@ -9,7 +9,7 @@ from grader.build import Artifact
 from grader.cases import Case
 from grader.compare import compare
 from grader.config import LanguageSpec
-from grader.model import Limits, RunResult, Verdict
+from grader.model import Limits, RunResult, Verdict, java_heap_mb
 from grader.sandbox.base import Sandbox
 from grader.text import printable
 
@@ -27,7 +27,7 @@ class Judgement:
 
 def command(spec: LanguageSpec, limits: Limits) -> list:
     """The run command with its placeholders filled, except {input} (the sandbox's)."""
-    heap_mb = max(32, limits.memory_mb * 3 // 4)  # leave room for the JVM's own memory
+    heap_mb = java_heap_mb(limits)
     return [word.replace("{heap_mb}", str(heap_mb)) for word in spec.run]
 
 
@@ -92,14 +92,14 @@ def judge(
         return Judgement(
             Verdict.RTE,
             f"the program crashed: killed by signal {result.signal} "
-            f"({_signal_name(result.signal)})" + _output_tails(result),
+            f"({_signal_name(result.signal)})" + _allocation(result, limits) + _output_tails(result),
             result,
         )
     if result.exit_code != 0:
         return Judgement(
             Verdict.RTE,
             f"the program exited with status {result.exit_code} "
-            "(a correct run exits with 0)" + _output_tails(result),
+            "(a correct run exits with 0)" + _allocation(result, limits) + _output_tails(result),
             result,
         )
     comparison = compare(expected, result.stdout, puzzle, case.policy)
@@ -144,6 +144,30 @@ def _signal_name(number: int) -> str:
         "SIGXFSZ": "wrote a file larger than allowed",
     }.get(name)
     return f"{name}, {meaning}" if meaning else name
+
+
+# What runtimes print when an allocation is refused. For the reader only: the verdict is
+# decided by what was measured (a program can print these words as well).
+_ALLOCATION_FAILED = (
+    "bad_alloc",
+    "MemoryError",
+    "OutOfMemoryError",
+    "Cannot allocate memory",
+    "out of memory",
+)
+
+
+def _allocation(result: RunResult, limits: Limits) -> str:
+    """A crash whose error output says an allocation failed, though the program held
+    far less than the limit: one allocation asked for more than the limit."""
+    said = result.stderr.decode(errors="replace")
+    if not any(words in said for words in _ALLOCATION_FAILED):
+        return ""
+    return (
+        f"\nIts error output says an allocation of memory failed: it held at most "
+        f"{result.peak_memory_kb / 1024:.0f} MB, so one allocation asked for more than "
+        f"the {limits.memory_mb} MB it may use."
+    )
 
 
 def _stderr_tail(result: RunResult) -> str:

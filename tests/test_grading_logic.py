@@ -119,24 +119,24 @@ def test_a_build_the_grader_failed_is_ie_and_not_cached(setup):
     assert set(verdicts["fine"].values()) == {"AC"}
 
 
-def test_a_build_failed_by_the_machine_is_ie_and_a_warning_about_it_is_not(setup):
-    """A compiler that fails for want of disk or memory: the grader's failure (IE,
-    retried); the same words in the log of a build that worked change nothing."""
+def test_a_build_killed_by_the_machine_is_ie_and_the_compilers_words_decide_nothing(setup):
+    """A compiler killed by a signal none of the build's limits sent (the machine's OOM
+    killer, an administrator): the grader's failure, IE, retried. What the compiler
+    printed decides nothing: a student's own `#error No space left on device` is CE."""
     tmp_path, cases, expected_of = setup
     submission(tmp_path / "class", "full", "puzzlesolver.c", "# behaviour: ac\n")
-    full = b"cc1: fatal error: No space left on device\n"
-    failing = FakeSandbox(
-        behaving(expected_of), on_build=lambda request: result(exit_code=1, stderr=full)
+    killed = FakeSandbox(
+        behaving(expected_of), on_build=lambda request: result(exit_code=None, signal=9)
     )
-    _, verdicts = grade(tmp_path, cases, failing)
+    _, verdicts = grade(tmp_path, cases, killed)
     assert set(verdicts["full"].values()) == {"IE"}
-    warned = FakeSandbox(
-        behaving(expected_of),
-        on_build=lambda request: result(stderr=b"note: No space left on device? retrying\n"),
+    said = b"puzzlesolver.c:1:2: error: #error No space left on device\n"
+    student = FakeSandbox(
+        behaving(expected_of), on_build=lambda request: result(exit_code=1, stderr=said)
     )
-    again, verdicts = grade(tmp_path, cases, warned)
-    assert again == len(cases) and len(warned.builds()) == 1
-    assert set(verdicts["full"].values()) == {"AC"}
+    again, verdicts = grade(tmp_path, cases, student)
+    assert again == len(cases) and len(student.builds()) == 1
+    assert set(verdicts["full"].values()) == {"CE"}
 
 
 def test_the_program_runs_in_its_build_folder_on_the_case_input(setup):
