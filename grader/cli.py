@@ -16,7 +16,6 @@ from grader.exports.cli import add_export_command
 from grader.grading import Event, ThreadExecutor, grade, plan
 from grader.late import assess, lateness_of, worth_showing
 from grader.lms.cli import add_import_command
-from grader.lms.metadata import read_meta
 from grader.model import Verdict
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import (
@@ -29,6 +28,7 @@ from grader.reports.terminal import (
 from grader.sandbox import Sandbox, isolating_sandbox, make_sandbox
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
+from grader.submission_meta import read_meta
 from grader.submissions import discover, survey
 from grader.text import safe_name
 
