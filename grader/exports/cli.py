@@ -14,7 +14,8 @@ import argparse
 from pathlib import Path
 
 from grader.config import load_config
-from grader.exports.common import ExportError, graded
+from grader.exports.common import ExportError
+from grader.last_run import graded
 from grader.lms.cli import add_lms_exports
 
 __all__ = ["ExportError", "add_export_command"]

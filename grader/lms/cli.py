@@ -114,7 +114,7 @@ def cmd_import(args) -> int:
 def _export(args, kind) -> int:
     from grader.atomic import write_file
     from grader.config import load_config
-    from grader.exports.common import graded
+    from grader.last_run import graded
     from grader.late import lateness_of
     from grader.lms import export
 
