@@ -1,35 +1,38 @@
 """python -m grader SUBCOMMAND: grade a class, check one program, show a report."""
 
 import argparse
-import dataclasses
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from grader import regrade
 from grader.cases import default_manifest, load_cases
-from grader.config import SANDBOX_CHOICES, CourseConfig, load_config
+from grader.commands import grade
+from grader.commands.console import progress_bar, run_with_progress, warn
+from grader.commands.options import (
+    add_sandbox_option,
+    grading_sandbox,
+    positive_jobs,
+    with_sandbox_choice,
+)
+from grader.config import load_config
 from grader.errors import UsageError, run_entry_point
 from grader.exports.cli import add_export_command
-from grader.grading import Event, ThreadExecutor, grade, plan
-from grader.late import assess, lateness_of, worth_showing
+from grader.grading import ThreadExecutor, plan
+from grader.late import assess
 from grader.lms.cli import add_import_command
-from grader.model import Verdict
-from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import (
     build_report,
     case_report,
     late_report,
     score_line,
-    summary_table,
 )
-from grader.sandbox import Sandbox, isolating_sandbox, make_sandbox
-from grader.score import SubmissionReport, report
+from grader.sandbox import make_sandbox
+from grader.score import report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submission_meta import read_meta
-from grader.submissions import discover, survey
+from grader.submissions import discover
 from grader.text import safe_name
 
 
@@ -70,28 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         parser.add_argument(flag, type=Path, help=text)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    grade = sub.add_parser("grade", help="grade every submission in a folder")
-    grade.add_argument("folder", nargs="?", type=Path, default=Path("submissions"))
-    grade.add_argument("--results", type=Path, default=Path("results"))
-    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    grade.add_argument(
-        "--force", action="store_true", help="rebuild and rerun even what is already graded"
-    )
-    grade.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="grade on a copy and list per student what would change; "
-        "writes nothing in the results folder",
-    )
-    grade.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
-        help="grade on a Dask cluster: its scheduler's address "
-        "(tcp://host:8786), or local:N for N worker processes here "
-        "(default: [cluster] scheduler in course.toml; none: --jobs threads)",
-    )
-    _sandbox_option(grade)
-    grade.set_defaults(func=cmd_grade)
+    grade.add_parser(sub)
 
     changes = sub.add_parser(
         "diff",
@@ -126,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="forget every stored timing and measure again",
     )
-    _sandbox_option(board)
+    add_sandbox_option(board)
     board.set_defaults(func=cmd_leaderboard)
 
     similar = sub.add_parser(
@@ -157,140 +139,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _sandbox_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--sandbox",
-        choices=SANDBOX_CHOICES,
-        help="overrides course.toml; rlimits: no isolation (never chosen "
-        "for you: without bubblewrap, grading stops)",
-    )
-
-
-def _with_sandbox_choice(config: CourseConfig, args) -> CourseConfig:
-    """course.toml's sandbox, or the one --sandbox chose."""
-    return dataclasses.replace(config, sandbox=args.sandbox) if args.sandbox else config
-
-
-def _grading_sandbox(config: CourseConfig) -> Sandbox:
-    """Untrusted code runs isolated, or unisolated only by the instructor's choice."""
-    return isolating_sandbox(config.sandbox, warn=_warn)
-
-
-def _warn(message: str) -> None:
-    print(f"grader: warning: {message}", file=sys.stderr)
-
-
-def _say(message: str) -> None:
-    print(f"grader: {message}", file=sys.stderr)
-
-
-def _positive_jobs(jobs: int) -> int:
-    if jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, not {jobs}")
-    return jobs
-
-
-def cmd_grade(args) -> int:
-    jobs = _positive_jobs(args.jobs)
-    config = load_config(args.course)
-    config = _with_sandbox_choice(config, args)
-    cases = load_cases(args.manifest or default_manifest())
-    found = survey(args.folder, config)
-    for skipped in found.skipped:
-        _warn(f"{skipped.name}: not graded: {skipped.reason}")
-    submissions = found.submissions
-    if not submissions:
-        raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per student)")
-    address = args.cluster if args.cluster is not None else config.cluster.scheduler
-    with results_folder(args.results) as folder:
-        previous = regrade.read_results(folder / "results.json")
-        if previous is None and (folder / "results.json").exists() and not args.dry_run:
-            # Not comparable (another grader version?), but still not overwritten unseen.
-            shutil.copyfile(folder / "results.json", folder / regrade.PREVIOUS_NAME)
-            _warn(
-                f"{folder / 'results.json'} is not this grader's results: kept as "
-                f"{regrade.PREVIOUS_NAME}, no comparison"
-            )
-        course = regrade.course_fingerprint(config)
-        force = args.force
-        if previous and previous.get("course") and previous["course"]["limits"] != course["limits"]:
-            print(
-                "course.toml's limits or sandbox changed since the last run: every "
-                "submission is graded again",
-                file=sys.stderr,
-            )
-            force = True
-        if args.dry_run:
-            return _dry_run(
-                folder, previous, course, submissions, cases, config, jobs, force, address
-            )
-        sandbox_name, reports = _grade_into(
-            folder, submissions, cases, config, jobs, force, address
-        )
-        lateness = lateness_of(reports, config.late)
-        print(_summary(reports, config, lateness))
-        internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
-        if internal:
-            _warn(
-                f"{internal} run(s) ended in IE: the grader failed, not the students; "
-                "run the same command again to retry them"
-            )
-        document = results_document(reports, cases, sandbox_name, lateness, course, found.skipped)
-        if previous is not None:
-            # The run before this one stays readable: `grader diff` compares the two.
-            write_json(previous, folder / regrade.PREVIOUS_NAME, "results")
-            print(
-                "\n"
-                + regrade.render(
-                    regrade.diff(previous, document), headline="since the previous run:"
-                )
-            )
-        write_json(document, folder / "results.json", "results")
-        print(
-            f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}"
-            + (f" (the previous run: {folder / regrade.PREVIOUS_NAME})" if previous else "")
-        )
-    return 0
-
-
-def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness) -> str:
-    """`grade`'s table: late columns only when there is something late to show."""
-    shown = lateness if worth_showing(lateness, config.late) else None
-    return summary_table(reports, config.limits.cpu_seconds, shown)
-
-
-def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, address) -> int:
-    """Grade on a copy of the database, in a scratch folder; compare with the last run."""
-    import sqlite3
-
-    with tempfile.TemporaryDirectory(prefix="grader-dry-run-") as tmp:
-        scratch = Path(tmp)
-        if (folder / DB_NAME).exists():
-            source = sqlite3.connect(folder / DB_NAME)
-            target = sqlite3.connect(scratch / DB_NAME)
-            with target:
-                source.backup(target)
-            source.close()
-            target.close()
-        sandbox_name, reports = _grade_into(
-            scratch, submissions, cases, config, jobs, force, address
-        )
-    lateness = lateness_of(reports, config.late)
-    document = results_document(reports, cases, sandbox_name, lateness, course)
-    if previous is None:
-        print(_summary(reports, config, lateness))
-        print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
-        return 0
-    print(
-        regrade.render(
-            regrade.diff(previous, document),
-            headline=f"dry run: what `grader grade` would change in {folder}:",
-        )
-    )
-    print("\nnothing written (run `grader grade` without --dry-run to apply)")
-    return 0
-
-
 def cmd_diff(args) -> int:
     current = args.results / "results.json"
     before = args.results / regrade.PREVIOUS_NAME
@@ -310,66 +158,6 @@ def cmd_diff(args) -> int:
     return 0
 
 
-def _grade_into(
-    folder: Path, submissions, cases, config: CourseConfig, jobs: int, force: bool, address: str
-) -> tuple[str, list[SubmissionReport]]:
-    """Plan and grade into the store in `folder`, on a cluster when `address` is set, else
-    on `jobs` threads here; the sandbox the programs ran in, and every report."""
-    with Store(folder / DB_NAME) as store:
-        work = plan(submissions, cases, store, force=force)
-        if address:
-            sandbox_name = _grade_on_cluster(address, work, store, config, cases, force)
-        else:
-            sandbox = _grading_sandbox(config)
-            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
-            _run_with_progress(work, store, executor, force)
-            sandbox_name = sandbox.name
-        reports = [
-            report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
-        ]
-    return sandbox_name, reports
-
-
-def _grade_on_cluster(address, work, store, config, cases, force) -> str:
-    """Grade the plan on a Dask cluster; the name of the workers' sandbox."""
-    from grader.cluster import ClusterExecutor, connect, workers_sandbox
-
-    if work.total == 0:  # no need to reach the cluster
-        _run_with_progress(work, store, None, force)
-    else:
-        with connect(address, say=_say) as client:
-            executor = ClusterExecutor(client, config, cases, say=_say)
-            _run_with_progress(work, store, executor, force)
-    return workers_sandbox(config)
-
-
-def _progress_bar(total: int):
-    """The runs' progress on stderr (none when stderr is not a terminal)."""
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True)
-
-
-def _run_with_progress(work, store, executor, force) -> None:
-    if work.total == 0:
-        print(
-            "nothing to grade: every submission is graded already (--force to redo)",
-            file=sys.stderr,
-        )
-        return
-    with _progress_bar(work.total) as bar:
-
-        def on_event(event: Event) -> None:
-            if event.kind == "run":
-                assert event.case is not None, "a run event names its case"
-                bar.set_postfix_str(
-                    f"{event.submission.id}/{event.case.id}: {event.verdict}", refresh=False
-                )
-                bar.update(1)
-
-        grade(work, store, executor, force=force, on_event=on_event)
-
-
 def cmd_similarity(args) -> int:
     from grader.similarity_cli import similarity
 
@@ -377,7 +165,7 @@ def cmd_similarity(args) -> int:
 
 
 def cmd_check(args) -> int:
-    jobs = _positive_jobs(args.jobs)
+    jobs = positive_jobs(args.jobs)
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest(), public_only=True)
     submissions = discover(args.path, config)
@@ -389,10 +177,10 @@ def cmd_check(args) -> int:
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         folder = Path(tmp)
         with Store(folder / DB_NAME) as store:
-            sandbox = make_sandbox(config.sandbox, warn=_warn)
+            sandbox = make_sandbox(config.sandbox, warn=warn)
             work = plan(submissions, cases, store)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
-            _run_with_progress(work, store, executor, False)
+            run_with_progress(work, store, executor, False)
             result = report(store, store.recorded(submissions[0].id), cases, config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
@@ -435,7 +223,7 @@ def cmd_leaderboard(args) -> int:
     from grader.reports.leaderboard_md import terminal
 
     config = load_config(args.course)
-    config = _with_sandbox_choice(config, args)
+    config = with_sandbox_choice(config, args)
     cases = load_cases(args.manifest or default_manifest())
     if not (args.results / DB_NAME).exists():
         raise UsageError(f"{args.results / DB_NAME}: no results yet (run `grader grade` first)")
@@ -444,13 +232,13 @@ def cmd_leaderboard(args) -> int:
         if args.force_remeasure:
             store.forget_timings()
         for caveat in lb.caveats(config):
-            _warn(caveat)
-        sandbox = _grading_sandbox(config)
+            warn(caveat)
+        sandbox = grading_sandbox(config)
         session = lb.prepare(store, cases, config, sandbox, folder / "builds")
         work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
-            with _progress_bar(work.total) as bar:
+            with progress_bar(work.total) as bar:
 
                 def on_event(event: lb.TimedRunEvent) -> None:
                     run = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
@@ -459,13 +247,13 @@ def cmd_leaderboard(args) -> int:
 
                 failed = lb.measure(work, store, sandbox, config, on_event)
         if failed:
-            _warn(
+            warn(
                 f"{failed} timed runs failed in the grader and were not stored; "
                 "run leaderboard again to measure them"
             )
         standings = lb.collect(store, session, config)
         for caveat in lb.board_caveats(standings):
-            _warn(caveat)
+            warn(caveat)
         name = lb.pseudonyms(folder) if args.anonymize else None
         doc = lb.document(
             standings,
