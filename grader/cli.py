@@ -1,39 +1,22 @@
 """python -m grader SUBCOMMAND: grade a class, check one program, show a report."""
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-from grader import regrade
 from grader.cases import default_manifest, load_cases
-from grader.commands import grade
-from grader.commands.console import progress_bar, run_with_progress, warn
+from grader.commands import check, diff, grade, show
+from grader.commands.console import progress_bar, warn
 from grader.commands.options import (
     add_sandbox_option,
     grading_sandbox,
-    positive_jobs,
     with_sandbox_choice,
 )
 from grader.config import load_config
 from grader.errors import UsageError, run_entry_point
 from grader.exports.cli import add_export_command
-from grader.grading import ThreadExecutor, plan
-from grader.late import assess
 from grader.lms.cli import add_import_command
-from grader.reports.terminal import (
-    build_report,
-    case_report,
-    late_report,
-    score_line,
-)
-from grader.sandbox import make_sandbox
-from grader.score import report
 from grader.store import DB_NAME, Store, results_folder
-from grader.submission_meta import read_meta
-from grader.submissions import discover
-from grader.text import safe_name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,24 +58,11 @@ def _parser() -> argparse.ArgumentParser:
 
     grade.add_parser(sub)
 
-    changes = sub.add_parser(
-        "diff",
-        help="what the last grade run changed (per student, old and new verdicts and scores)",
-    )
-    changes.add_argument("--results", type=Path, default=Path("results"))
-    changes.set_defaults(func=cmd_diff)
-
+    diff.add_parser(sub)
     add_import_command(sub)
 
-    check = sub.add_parser("check", help="a student's self-check on the public cases")
-    check.add_argument("path", type=Path, help="your source file or its folder")
-    check.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    check.set_defaults(func=cmd_check)
-
-    show = sub.add_parser("show", help="one submission's full report")
-    show.add_argument("id")
-    show.add_argument("--results", type=Path, default=Path("results"))
-    show.set_defaults(func=cmd_show)
+    check.add_parser(sub)
+    show.add_parser(sub)
 
     board = sub.add_parser(
         "leaderboard", help="time the programs that pass every case and rank them (instructors)"
@@ -139,83 +109,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def cmd_diff(args) -> int:
-    current = args.results / "results.json"
-    before = args.results / regrade.PREVIOUS_NAME
-    new, old = regrade.read_results(current), regrade.read_results(before)
-    if new is None:
-        raise UsageError(f"{current}: no results yet (run `grader grade` first)")
-    if old is None:
-        raise UsageError(
-            f"{before}: no previous run to compare with (it appears after the "
-            "second `grader grade`; `grader grade --dry-run` previews one)"
-        )
-    print(
-        regrade.render(
-            regrade.diff(old, new), headline=f"{old['generated_at']} -> {new['generated_at']}:"
-        )
-    )
-    return 0
-
-
 def cmd_similarity(args) -> int:
     from grader.similarity_cli import similarity
 
     return similarity(args)
-
-
-def cmd_check(args) -> int:
-    jobs = positive_jobs(args.jobs)
-    config = load_config(args.course)
-    cases = load_cases(args.manifest or default_manifest(), public_only=True)
-    submissions = discover(args.path, config)
-    if len(submissions) != 1:
-        raise UsageError(
-            f"{safe_name(args.path)}: check takes one submission (a source file "
-            f"or the folder holding it), found {len(submissions)}"
-        )
-    with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
-        folder = Path(tmp)
-        with Store(folder / DB_NAME) as store:
-            sandbox = make_sandbox(config.sandbox, warn=warn)
-            work = plan(submissions, cases, store)
-            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
-            run_with_progress(work, store, executor, False)
-            result = report(store, store.recorded(submissions[0].id), cases, config.policy_cases)
-    print(build_report(result))
-    print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
-    print(score_line(result, " on the public cases"))
-    if result.all_accepted:
-        print("All public cases pass. Hidden cases are graded after the deadline.")
-        return 0
-    return 1
-
-
-def cmd_show(args) -> int:
-    path = args.results / DB_NAME
-    if not path.exists():
-        raise UsageError(f"{path}: no results yet (run `grader grade` first)")
-    config = load_config(args.course)
-    cases = load_cases(args.manifest or default_manifest())
-    with Store(path) as store:
-        row = store.submission(safe_name(args.id))
-        if row is None:
-            known = ", ".join(s.id for s in store.submissions()) or "none"
-            raise UsageError(f"no submission {safe_name(args.id)!r} in {path} (known: {known})")
-        result = report(store, row, cases, config.policy_cases)
-    cpu_limit = config.limits.cpu_seconds
-    print(f"submission {row.id}  language {row.language}  folder {row.folder}")
-    print(f"content {row.content_hash[:16]}")
-    meta = read_meta(row.folder)
-    if meta is not None:
-        print(f"from {meta.lms}: {meta.name or '?'} (LMS id {meta.lms_user_id})")
-    print(build_report(result))
-    print(case_report(result, instructor=True, cpu_limit=cpu_limit))
-    print(score_line(result, ""))
-    late = assess(config.late, meta)
-    if meta is not None or late.note:
-        print(late_report(result, late, meta.time_source if meta else ""))
-    return 0
 
 
 def cmd_leaderboard(args) -> int:
