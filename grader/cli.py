@@ -4,7 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.commands import check, diff, grade, leaderboard, show
+from grader.commands import check, diff, grade, leaderboard, show, similarity
 from grader.errors import run_entry_point
 from grader.exports.cli import add_export_command
 from grader.lms.cli import add_import_command
@@ -57,35 +57,8 @@ def _parser() -> argparse.ArgumentParser:
 
     leaderboard.add_parser(sub)
 
-    similar = sub.add_parser(
-        "similarity",
-        help="rank every pair of submissions by similarity "
-        "(copydetect) into one HTML page (instructors)",
-    )
-    similar.add_argument("out", type=Path, metavar="OUT.html")
-    similar.add_argument(
-        "--submissions",
-        type=Path,
-        default=Path("submissions"),
-        help="the class folder (default: %(default)s)",
-    )
-    similar.add_argument(
-        "--base",
-        type=Path,
-        metavar="STARTER_DIR",
-        help="starter or hand-out code: matches with it are ignored",
-    )
-    similar.add_argument(
-        "--top", type=int, default=40, help="pairs shown side by side (default: %(default)s)"
-    )
-    similar.set_defaults(func=cmd_similarity)
+    similarity.add_parser(sub)
 
     add_export_command(sub)
     _accept_global_options_anywhere(parser)
     return parser
-
-
-def cmd_similarity(args) -> int:
-    from grader.similarity_cli import similarity
-
-    return similarity(args)
