@@ -4,10 +4,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.commands import check, diff, grade, leaderboard, show, similarity
+from grader.commands import check, diff, export, grade, leaderboard, show, similarity
 from grader.errors import run_entry_point
-from grader.exports.cli import add_export_command
-from grader.lms.cli import add_import_command
+from grader.lms.cli import add_import_command, add_lms_exports
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
 
     similarity.add_parser(sub)
 
-    add_export_command(sub)
+    kinds = export.add_parser(sub)
+    add_lms_exports(kinds)  # canvas, moodle: the LMS's own grade import formats
     _accept_global_options_anywhere(parser)
     return parser

@@ -8,5 +8,6 @@ feedback_html.py  one self-contained HTML page per submission, and an index
 textdiff.py       expected vs got, line by line, for those pages
 student_kit.py    a zip students unpack and self-check with: public cases only
 common.py         writing zips and files, verdict and language names
-cli.py            `python -m grader export ...`
+
+The `export` command itself is grader/commands/export.py.
 """
