@@ -4,9 +4,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.commands import check, diff, export, grade, leaderboard, show, similarity
+from grader.commands import (
+    check,
+    diff,
+    export,
+    grade,
+    leaderboard,
+    lms_export,
+    lms_import,
+    show,
+    similarity,
+)
 from grader.errors import run_entry_point
-from grader.lms.cli import add_import_command, add_lms_exports
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_parser(sub)
 
     diff.add_parser(sub)
-    add_import_command(sub)
+    lms_import.add_parser(sub)
 
     check.add_parser(sub)
     show.add_parser(sub)
@@ -59,6 +68,6 @@ def _parser() -> argparse.ArgumentParser:
     similarity.add_parser(sub)
 
     kinds = export.add_parser(sub)
-    add_lms_exports(kinds)  # canvas, moodle: the LMS's own grade import formats
+    lms_export.add_parser(kinds)  # canvas, moodle: the LMS's own grade import formats
     _accept_global_options_anywhere(parser)
     return parser
