@@ -1,5 +1,9 @@
 """python -m grader SUBCOMMAND: grade a class, check one program, show a report."""
 
+# The docstring above is the parser's description (`grader --help`). This module only
+# assembles the parser from grader/commands/ and runs the chosen command, catching the
+# GraderError family once.
+
 import argparse
 import sys
 from pathlib import Path
@@ -55,19 +59,17 @@ def _parser() -> argparse.ArgumentParser:
         parser.add_argument(flag, type=Path, help=text)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    # In the order `grader --help` lists them. Each command module adds its own options.
     grade.add_parser(sub)
-
     diff.add_parser(sub)
     lms_import.add_parser(sub)
-
     check.add_parser(sub)
     show.add_parser(sub)
-
     leaderboard.add_parser(sub)
-
     similarity.add_parser(sub)
-
     kinds = export.add_parser(sub)
-    lms_export.add_parser(kinds)  # canvas, moodle: the LMS's own grade import formats
+    # The LMS's own grade import formats are export kinds too: they meet here, so that
+    # neither feature knows the other.
+    lms_export.add_parser(kinds)
     _accept_global_options_anywhere(parser)
     return parser
