@@ -30,11 +30,13 @@ test: setup
 test-fast: setup
 	$(PY) -m pytest -q -n 2 -m "fast and not slow"
 
-# Lint, format and types: what CI checks before the tests.
+# Lint, format, types and the import contracts (pyproject.toml [tool.importlinter]):
+# what CI checks before the tests.
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 # Mutation testing of the verdict logic (compare, timing, score, judge; configured in
 # pyproject.toml [tool.mutmut]), then its score per file. Slow: run it on its own.

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from grader.lms.metadata import SubmissionMeta, read_meta
+from grader.submission_meta import SubmissionMeta, read_meta
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,11 @@ import pytest
 from grader.cases import load_cases
 from grader.cli import main as grader_main
 from grader.config import load_config
-from grader.exports.common import ExportError, graded
+from grader.exports.common import ExportError
 from grader.exports.gradebook_csv import read_ranks
 from grader.exports.gradescope import gradescope_results, leaderboard_cases
 from grader.exports.student_kit import KIT, build_student_kit
+from grader.last_run import graded
 from grader.schemas import validate
 from tests.helpers import LIGHTBULBS, NO_SOLUTION, ROOT, SAMPLE, make_cases
 

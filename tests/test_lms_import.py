@@ -13,9 +13,9 @@ from grader.cli import main as grader_main
 from grader.config import ConfigError, load_config
 from grader.late import LatePolicy, assess
 from grader.lms.importer import import_archive
-from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta
 from grader.lms.roster import first_holding, first_match, read_roster
 from grader.lms.unpack import ArchiveError, UnpackLimits, read_zip
+from grader.submission_meta import META_NAME, SubmissionMeta, read_meta
 from tests.lms_archives import gradescope_metadata, make_zip, zip_bomb_entry
 
 SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py"})

@@ -7,6 +7,7 @@ gradebook_csv.py  one CSV row per submission for an LMS gradebook import
 feedback_html.py  one self-contained HTML page per submission, and an index
 textdiff.py       expected vs got, line by line, for those pages
 student_kit.py    a zip students unpack and self-check with: public cases only
-common.py         reading the last grading run, writing zips and files
-cli.py            `python -m grader export ...`
+common.py         writing zips and files, verdict and language names
+
+The `export` command itself is grader/commands/export.py.
 """

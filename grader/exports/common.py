@@ -1,10 +1,10 @@
-"""What every export shares: reading the last grading run, packing files into
-zips byte for byte reproducibly, and copying a case set with its manifest."""
+"""What every export shares: packing files into zips byte for byte reproducibly, copying
+a case set with its manifest, and the names of verdicts and languages. (Reading the
+last grading run back is grader/last_run.py: the LMS export reads it too.)"""
 
 import json
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
@@ -14,87 +14,13 @@ from grader.cases import Case, default_manifest, load_cases
 from grader.config import tomllib
 from grader.errors import GraderError
 from grader.model import Verdict
-from grader.schemas import validate
-from grader.score import SubmissionReport, report
-from grader.store import DB_NAME, Store
 
-RESULTS_JSON = "results.json"
 GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same inputs give the same zip
 
 
 class ExportError(GraderError):
     """An export cannot be made; str() is the one-line reason."""
-
-
-# ------------------------------------------------------------------ the last grading run
-
-
-@dataclass
-class Graded:
-    """The last grading run: its store (for stored outputs), the cases, one report per
-    submission, ordered by id."""
-
-    folder: Path
-    store: Store
-    cases: list[Case]
-    reports: list[SubmissionReport]
-
-
-@contextmanager
-def graded(
-    results: Path, manifest: Path | None = None, policy_cases: str = "count"
-) -> Iterator[Graded]:
-    """Open the results of the last `grade` run in `results` (`policy_cases`: course.toml's
-    [scoring] policy_cases)."""
-    results = Path(results)
-    db = results / DB_NAME
-    if not db.is_file():
-        raise ExportError(f"{db}: no results yet (run `grader grade` first, or pass --results)")
-    manifest = Path(manifest or default_manifest())
-    cases = load_cases(manifest)
-    last_run = _last_run(results / RESULTS_JSON)
-    wanted = None
-    if last_run is not None:
-        wanted = {entry["id"] for entry in last_run["submissions"]}
-        _same_cases(last_run, cases, results / RESULTS_JSON, manifest)
-    with Store(db) as store:
-        rows = [row for row in store.submissions() if wanted is None or row.id in wanted]
-        if not rows:
-            raise ExportError(f"{db}: no graded submissions in it")
-        reports = [
-            report(store, row, cases, policy_cases) for row in sorted(rows, key=lambda r: r.id)
-        ]
-        yield Graded(results, store, cases, reports)
-
-
-def _last_run(path: Path) -> dict | None:
-    """The last `grade` run's results.json: which submissions and cases it graded (the
-    database also keeps older ones)."""
-    if not path.exists():
-        return None
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ExportError(f"{path}: cannot read the last run's results: {error}") from None
-    problem = validate(document, "results")
-    if problem:
-        raise ExportError(f"{path}: not the grader's results: {problem}")
-    return document
-
-
-def _same_cases(last_run: dict, cases: Sequence[Case], path: Path, manifest: Path) -> None:
-    """Exports from another case set than the grading used would show every verdict as
-    missing, or stale: refuse, and say what to do."""
-    graded_with = {(c["id"], c["version"]) for c in last_run["cases"]}
-    current = {(c.id, c.version) for c in cases}
-    if graded_with != current:
-        changed = sorted({cid for cid, _ in graded_with ^ current})
-        raise ExportError(
-            f"{path}: graded with other cases than {manifest} "
-            f"({len(changed)} differ, e.g. {changed[0]!r}); pass the --manifest "
-            "the grading used, or grade again"
-        )
 
 
 # ------------------------------------------------------------------ files and zips

@@ -28,11 +28,11 @@ from grader import __version__, sensitivity
 from grader.atomic import write_file
 from grader.exports.common import (
     ExportError,
-    Graded,
     language_name,
     verdict_name,
 )
 from grader.exports.textdiff import LineDiff, Row, line_diff
+from grader.last_run import Graded
 from grader.late import Lateness
 from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.reports.html_page import page

@@ -31,10 +31,10 @@ from grader.exports.common import (
     write_zip,
 )
 from grader.exports.timed import statistic
-from grader.leaderboard.eligible import timed_cases
 from grader.model import NOT_GRADED, Verdict
 from grader.score import CaseOutcome, SubmissionReport
 from grader.text import cut, printable
+from grader.timed_runs import timed_cases
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
 BUILD_LOG_LIMIT = 6000
@@ -141,7 +141,7 @@ def build_autograder(
 
 def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> list[str]:
     """The cases whose CPU time ranks correct programs: the leaderboard's own choice
-    (grader.leaderboard's timed_cases), checked the same way; none when no case is
+    (grader.timed_runs.timed_cases), checked the same way; none when no case is
     timed (then there is no leaderboard, and grading goes on)."""
     if not config.leaderboard.cases and not any(case.timed for case in cases):
         return []

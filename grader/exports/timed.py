@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader import leaderboard as lb
 from grader.build import build
 from grader.cases import Case
 from grader.config import CourseConfig
 from grader.model import Verdict
 from grader.sandbox.base import Sandbox
 from grader.submissions import Submission
+from grader.timed_runs import Program, timed_run
 from grader.timing import median, one_core
 
 
@@ -37,18 +37,16 @@ def leaderboard_cpu(
     if not artifact.ok:
         return None
     assert submission.language is not None, "built, so it has a language"
-    program = lb.Program(
-        submission.id, submission.language, submission.content_hash, artifact.folder
-    )
+    program = Program(submission.id, submission.language, submission.content_hash, artifact.folder)
     totals = []
     with one_core():
         for case in timed:
             for _ in range(config.leaderboard.warmup):
-                lb.timed_run(program, case, sandbox, config)
+                timed_run(program, case, sandbox, config)
         for _ in range(config.leaderboard.runs):
             total = 0.0
             for case in timed:
-                verdict, result = lb.timed_run(program, case, sandbox, config)
+                verdict, result = timed_run(program, case, sandbox, config)
                 if verdict != Verdict.AC:
                     return None
                 total += result.cpu_seconds

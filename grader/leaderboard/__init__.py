@@ -28,7 +28,7 @@ Start-up cost
 """
 
 from grader.leaderboard.builds import prepare
-from grader.leaderboard.eligible import caveats, eligibility, failure_summary, timed_cases
+from grader.leaderboard.eligible import caveats, eligibility, failure_summary
 from grader.leaderboard.figures import document
 from grader.leaderboard.machine import machine_info, pinned_core
 from grader.leaderboard.measuring import (
@@ -36,7 +36,6 @@ from grader.leaderboard.measuring import (
     TimingPlan,
     measure,
     plan_timing,
-    timed_run,
 )
 from grader.leaderboard.names import (
     PSEUDONYM_KEY,
@@ -45,8 +44,9 @@ from grader.leaderboard.names import (
     write_pseudonym_key,
 )
 from grader.leaderboard.publishing import Published, publish
-from grader.leaderboard.session import STARTUP_PREFIX, Ineligible, Program, Session
+from grader.leaderboard.session import Ineligible, Session
 from grader.leaderboard.standings import Standings, Timed, board_caveats, collect, timed
+from grader.timed_runs import STARTUP_PREFIX, Program, timed_cases, timed_run
 
 __all__ = [
     "PSEUDONYM_KEY",

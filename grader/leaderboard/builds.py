@@ -8,11 +8,12 @@ from pathlib import Path
 from grader.build import build
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.leaderboard.eligible import eligibility, timed_cases
-from grader.leaderboard.session import STARTUP_PREFIX, Ineligible, Program, Session
+from grader.leaderboard.eligible import eligibility
+from grader.leaderboard.session import Ineligible, Session
 from grader.sandbox.base import Sandbox
 from grader.store import Store
 from grader.submissions import Submission
+from grader.timed_runs import STARTUP_PREFIX, Program, timed_cases
 
 _STARTUP_SOURCES = {
     "c": "int main(void) { return 0; }\n",

@@ -1,37 +1,16 @@
 """Who may be ranked: programs that pass every case of their last grading run, unchanged
-since; and which cases are timed."""
+since. (Which cases are timed is grader/timed_runs.py's: Gradescope's value uses it too.)"""
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.cases import Case, CaseError
-from grader.config import ConfigError, CourseConfig
+from grader.cases import Case
+from grader.config import CourseConfig
 from grader.model import VERDICT_ORDER, Verdict
 from grader.score import report
 from grader.store import Store, SubmissionRow
 from grader.submissions import Submission, load
 from grader.timing import smallest_p_value
-
-
-def timed_cases(cases: Sequence[Case], config: CourseConfig) -> list[Case]:
-    """[leaderboard] cases when set, else the cases the manifest marks timed."""
-    wanted = config.leaderboard.cases
-    if wanted:
-        known = {case.id: case for case in cases}
-        unknown = [cid for cid in wanted if cid not in known]
-        if unknown:
-            raise ConfigError(
-                f"{config.source or 'course.toml'}: key 'leaderboard.cases': "
-                f"no case {unknown[0]!r} in the manifest"
-            )
-        return [known[cid] for cid in wanted]
-    chosen = [case for case in cases if case.timed]
-    if not chosen:
-        raise CaseError(
-            'no timed cases: mark some cases "timed" in the manifest or list '
-            "them in course.toml [leaderboard] cases"
-        )
-    return chosen
 
 
 def eligibility(

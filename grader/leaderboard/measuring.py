@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.judge import run_in
-from grader.leaderboard.session import Program, Session
+from grader.leaderboard.session import Session
 from grader.model import Verdict
 from grader.sandbox.base import Sandbox
 from grader.store import Store
+from grader.timed_runs import Program, timed_run
 from grader.timing import one_core
 
 
@@ -84,13 +84,3 @@ def measure(
                         )
                     on_event(TimedRunEvent(program, case, index, verdict, result.cpu_seconds))
     return failed
-
-
-def timed_run(program: Program, case: Case, sandbox: Sandbox, config: CourseConfig):
-    """(its verdict, the run) of one timed run."""
-    judgement = run_in(program.folder, program.language, case, sandbox, config.limits)
-    result, verdict = judgement.result, judgement.verdict
-    assert result is not None, "run_in always runs the program"
-    if program.startup and verdict in (Verdict.AC, Verdict.WA, Verdict.PE):
-        return "OK", result  # it prints nothing by design: it only has to run
-    return str(verdict), result

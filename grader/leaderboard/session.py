@@ -1,27 +1,11 @@
 """What the leaderboard works on: the programs to time (submissions and each language's
-start-up program), the ones that may not be ranked, and one command's session."""
+start-up program; a Program is grader/timed_runs.py's), the ones that may not be ranked,
+and one command's session."""
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from grader.cases import Case
-from grader.config import LanguageSpec
-
-STARTUP_PREFIX = "startup/"  # no folder name holds a "/": no submission can take it
-
-
-@dataclass(frozen=True)
-class Program:
-    """Something to time: a submission, or a language's start-up program."""
-
-    id: str
-    language: LanguageSpec
-    content_hash: str
-    folder: Path  # its build folder
-
-    @property
-    def startup(self) -> bool:
-        return self.id.startswith(STARTUP_PREFIX)
+from grader.timed_runs import Program
 
 
 @dataclass(frozen=True)

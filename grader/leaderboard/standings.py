@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.leaderboard.session import Ineligible, Program, Session
+from grader.leaderboard.session import Ineligible, Session
 from grader.model import Verdict
 from grader.store import Store, TimingRow
+from grader.timed_runs import Program
 from grader.timing import Summary, ranks, significantly_faster, summarize
 
 

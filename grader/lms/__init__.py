@@ -1,3 +1,4 @@
 """The LMS round trip: import a bulk download (canvas, moodle, gradescope), export
 scores in the LMS's own import format. One module per format; unpack.py reads
-archives safely; metadata.py is the small file left beside each student's files."""
+archives safely. The small file left beside each student's files is
+grader/submission_meta.py: the late policy reads it too."""

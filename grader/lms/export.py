@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from grader.errors import GraderError
 from grader.late import NOT_LATE, Lateness
-from grader.lms.metadata import read_meta
 from grader.lms.roster import CANVAS_IDENTITY, Roster, first_holding, first_match
 from grader.score import SubmissionReport, format_score
+from grader.submission_meta import read_meta
 
 DEFAULT_ASSIGNMENT = "Scramble Squares"
 _CANVAS_ASSIGNMENT = re.compile(r"^.+ \(\d+\)$")  # Canvas heads them "Name (assignment id)"

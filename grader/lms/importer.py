@@ -14,9 +14,9 @@ from pathlib import Path, PurePosixPath
 from grader.atomic import atomic_output
 from grader.lms import canvas, gradescope, moodle
 from grader.lms.incoming import Incoming, Parsed
-from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta, write_meta
 from grader.lms.roster import Roster, first_holding, first_match
 from grader.lms.unpack import DEFAULT_LIMITS, ArchiveError, Refused, UnpackLimits, read_zip
+from grader.submission_meta import META_NAME, SubmissionMeta, read_meta, write_meta
 
 FORMATS: dict[str, Callable[..., Parsed]] = {
     "canvas": canvas.parse,

@@ -2,7 +2,8 @@
 
 `.lms.json` in the student's folder. Its name starts with a dot, so the grader's
 discovery never takes it for a source file, and it is not part of the content
-hash: fixing a name or a time never regrades anyone.
+hash: fixing a name or a time never regrades anyone. The LMS import writes it; the
+late policy and `show` read it, so it lives below both.
 """
 
 import json

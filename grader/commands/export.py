@@ -14,14 +14,13 @@ import argparse
 from pathlib import Path
 
 from grader.config import load_config
-from grader.exports.common import ExportError, graded
-from grader.lms.cli import add_lms_exports
-
-__all__ = ["ExportError", "add_export_command"]
+from grader.exports.common import ExportError
+from grader.last_run import graded
 
 
-def add_export_command(sub) -> None:
-    """Add `export` and its kinds to the main parser's subcommands."""
+def add_parser(sub) -> argparse._SubParsersAction:
+    """Add `export` and its kinds made by grader/exports/; the LMS's kinds (canvas,
+    moodle) join them in grader/cli.py. Returns the kinds' subparsers."""
     export = sub.add_parser(
         "export",
         help="Gradescope autograder, gradebook CSV, feedback pages, student kit",
@@ -59,8 +58,7 @@ def add_export_command(sub) -> None:
     kit = kinds.add_parser("student-kit", help="the students' self-check kit (public cases only)")
     kit.add_argument("out", type=Path, metavar="OUT.zip")
     kit.set_defaults(func=cmd_student_kit)
-
-    add_lms_exports(kinds)  # canvas, moodle: the LMS's own grade import formats
+    return kinds
 
 
 def _zip_path(out: Path) -> Path:

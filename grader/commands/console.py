@@ -1,0 +1,41 @@
+"""What the commands print on stderr beside their results: warnings, notes, and the
+progress of the runs as they are graded."""
+
+import sys
+
+from grader.grading import Event, grade
+
+
+def warn(message: str) -> None:
+    print(f"grader: warning: {message}", file=sys.stderr)
+
+
+def say(message: str) -> None:
+    print(f"grader: {message}", file=sys.stderr)
+
+
+def progress_bar(total: int):
+    """The runs' progress on stderr (none when stderr is not a terminal)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+
+def run_with_progress(work, store, executor, force) -> None:
+    if work.total == 0:
+        print(
+            "nothing to grade: every submission is graded already (--force to redo)",
+            file=sys.stderr,
+        )
+        return
+    with progress_bar(work.total) as bar:
+
+        def on_event(event: Event) -> None:
+            if event.kind == "run":
+                assert event.case is not None, "a run event names its case"
+                bar.set_postfix_str(
+                    f"{event.submission.id}/{event.case.id}: {event.verdict}", refresh=False
+                )
+                bar.update(1)
+
+        grade(work, store, executor, force=force, on_event=on_event)

@@ -1,0 +1,190 @@
+"""`grader grade [DIR]`: grade every submission of a class folder into a results folder,
+here on --jobs threads or on a Dask cluster; --dry-run grades on a copy and says what
+would change."""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from grader import regrade
+from grader.cases import default_manifest, load_cases
+from grader.commands.console import run_with_progress, say, warn
+from grader.commands.options import (
+    add_sandbox_option,
+    grading_sandbox,
+    positive_jobs,
+    with_sandbox_choice,
+)
+from grader.config import CourseConfig, load_config
+from grader.errors import UsageError
+from grader.grading import ThreadExecutor, plan
+from grader.late import lateness_of, worth_showing
+from grader.model import Verdict
+from grader.reports.results_json import results_document, write_json
+from grader.reports.terminal import summary_table
+from grader.score import SubmissionReport, report
+from grader.store import DB_NAME, Store, results_folder
+from grader.submissions import survey
+from grader.text import safe_name
+
+
+def add_parser(sub) -> None:
+    grade = sub.add_parser("grade", help="grade every submission in a folder")
+    grade.add_argument("folder", nargs="?", type=Path, default=Path("submissions"))
+    grade.add_argument("--results", type=Path, default=Path("results"))
+    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    grade.add_argument(
+        "--force", action="store_true", help="rebuild and rerun even what is already graded"
+    )
+    grade.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="grade on a copy and list per student what would change; "
+        "writes nothing in the results folder",
+    )
+    grade.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster: its scheduler's address "
+        "(tcp://host:8786), or local:N for N worker processes here "
+        "(default: [cluster] scheduler in course.toml; none: --jobs threads)",
+    )
+    add_sandbox_option(grade)
+    grade.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    jobs = positive_jobs(args.jobs)
+    config = load_config(args.course)
+    config = with_sandbox_choice(config, args)
+    cases = load_cases(args.manifest or default_manifest())
+    found = survey(args.folder, config)
+    for skipped in found.skipped:
+        warn(f"{skipped.name}: not graded: {skipped.reason}")
+    submissions = found.submissions
+    if not submissions:
+        raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per student)")
+    address = args.cluster if args.cluster is not None else config.cluster.scheduler
+    with results_folder(args.results) as folder:
+        previous = regrade.read_results(folder / "results.json")
+        if previous is None and (folder / "results.json").exists() and not args.dry_run:
+            # Not comparable (another grader version?), but still not overwritten unseen.
+            shutil.copyfile(folder / "results.json", folder / regrade.PREVIOUS_NAME)
+            warn(
+                f"{folder / 'results.json'} is not this grader's results: kept as "
+                f"{regrade.PREVIOUS_NAME}, no comparison"
+            )
+        course = regrade.course_fingerprint(config)
+        force = args.force
+        if previous and previous.get("course") and previous["course"]["limits"] != course["limits"]:
+            print(
+                "course.toml's limits or sandbox changed since the last run: every "
+                "submission is graded again",
+                file=sys.stderr,
+            )
+            force = True
+        if args.dry_run:
+            return _dry_run(
+                folder, previous, course, submissions, cases, config, jobs, force, address
+            )
+        sandbox_name, reports = _grade_into(
+            folder, submissions, cases, config, jobs, force, address
+        )
+        lateness = lateness_of(reports, config.late)
+        print(_summary(reports, config, lateness))
+        internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
+        if internal:
+            warn(
+                f"{internal} run(s) ended in IE: the grader failed, not the students; "
+                "run the same command again to retry them"
+            )
+        document = results_document(reports, cases, sandbox_name, lateness, course, found.skipped)
+        if previous is not None:
+            # The run before this one stays readable: `grader diff` compares the two.
+            write_json(previous, folder / regrade.PREVIOUS_NAME, "results")
+            print(
+                "\n"
+                + regrade.render(
+                    regrade.diff(previous, document), headline="since the previous run:"
+                )
+            )
+        write_json(document, folder / "results.json", "results")
+        print(
+            f"\nresults: {folder / 'results.json'} and {folder / DB_NAME}"
+            + (f" (the previous run: {folder / regrade.PREVIOUS_NAME})" if previous else "")
+        )
+    return 0
+
+
+def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness) -> str:
+    """`grade`'s table: late columns only when there is something late to show."""
+    shown = lateness if worth_showing(lateness, config.late) else None
+    return summary_table(reports, config.limits.cpu_seconds, shown)
+
+
+def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, address) -> int:
+    """Grade on a copy of the database, in a scratch folder; compare with the last run."""
+    import sqlite3
+
+    with tempfile.TemporaryDirectory(prefix="grader-dry-run-") as tmp:
+        scratch = Path(tmp)
+        if (folder / DB_NAME).exists():
+            source = sqlite3.connect(folder / DB_NAME)
+            target = sqlite3.connect(scratch / DB_NAME)
+            with target:
+                source.backup(target)
+            source.close()
+            target.close()
+        sandbox_name, reports = _grade_into(
+            scratch, submissions, cases, config, jobs, force, address
+        )
+    lateness = lateness_of(reports, config.late)
+    document = results_document(reports, cases, sandbox_name, lateness, course)
+    if previous is None:
+        print(_summary(reports, config, lateness))
+        print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
+        return 0
+    print(
+        regrade.render(
+            regrade.diff(previous, document),
+            headline=f"dry run: what `grader grade` would change in {folder}:",
+        )
+    )
+    print("\nnothing written (run `grader grade` without --dry-run to apply)")
+    return 0
+
+
+def _grade_into(
+    folder: Path, submissions, cases, config: CourseConfig, jobs: int, force: bool, address: str
+) -> tuple[str, list[SubmissionReport]]:
+    """Plan and grade into the store in `folder`, on a cluster when `address` is set, else
+    on `jobs` threads here; the sandbox the programs ran in, and every report."""
+    with Store(folder / DB_NAME) as store:
+        work = plan(submissions, cases, store, force=force)
+        if address:
+            sandbox_name = _grade_on_cluster(address, work, store, config, cases, force)
+        else:
+            sandbox = grading_sandbox(config)
+            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
+            run_with_progress(work, store, executor, force)
+            sandbox_name = sandbox.name
+        reports = [
+            report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
+        ]
+    return sandbox_name, reports
+
+
+def _grade_on_cluster(address, work, store, config, cases, force) -> str:
+    """Grade the plan on a Dask cluster; the name of the workers' sandbox."""
+    from grader.cluster import ClusterExecutor, connect, workers_sandbox
+
+    if work.total == 0:  # no need to reach the cluster
+        run_with_progress(work, store, None, force)
+    else:
+        with connect(address, say=say) as client:
+            executor = ClusterExecutor(client, config, cases, say=say)
+            run_with_progress(work, store, executor, force)
+    return workers_sandbox(config)

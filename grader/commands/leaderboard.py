@@ -1,0 +1,83 @@
+"""`grader leaderboard`: time the programs that pass every case, rank them, and publish
+the leaderboard files into the results folder (grader/leaderboard/ does the work)."""
+
+import argparse
+from pathlib import Path
+
+from grader.cases import default_manifest, load_cases
+from grader.commands.console import progress_bar, warn
+from grader.commands.options import add_sandbox_option, grading_sandbox, with_sandbox_choice
+from grader.config import load_config
+from grader.errors import UsageError
+from grader.store import DB_NAME, Store, results_folder
+
+
+def add_parser(sub) -> None:
+    board = sub.add_parser(
+        "leaderboard", help="time the programs that pass every case and rank them (instructors)"
+    )
+    board.add_argument("--results", type=Path, default=Path("results"))
+    board.add_argument(
+        "--anonymize",
+        action="store_true",
+        help="show stable pseudonyms instead of submission names",
+    )
+    board.add_argument(
+        "--force-remeasure",
+        action="store_true",
+        help="forget every stored timing and measure again",
+    )
+    add_sandbox_option(board)
+    board.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported when used: the other commands start without them.
+    from grader import leaderboard as lb
+    from grader.reports.leaderboard_md import terminal
+
+    config = load_config(args.course)
+    config = with_sandbox_choice(config, args)
+    cases = load_cases(args.manifest or default_manifest())
+    if not (args.results / DB_NAME).exists():
+        raise UsageError(f"{args.results / DB_NAME}: no results yet (run `grader grade` first)")
+    lb.timed_cases(cases, config)  # a bad [leaderboard] cases is said before anything runs
+    with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
+        if args.force_remeasure:
+            store.forget_timings()
+        for caveat in lb.caveats(config):
+            warn(caveat)
+        sandbox = grading_sandbox(config)
+        session = lb.prepare(store, cases, config, sandbox, folder / "builds")
+        work = lb.plan_timing(store, session, config)
+        failed = 0
+        if work.total:
+            with progress_bar(work.total) as bar:
+
+                def on_event(event: lb.TimedRunEvent) -> None:
+                    step = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
+                    bar.set_postfix_str(f"{event.program.id}/{event.case.id} {step}", refresh=False)
+                    bar.update(1)
+
+                failed = lb.measure(work, store, sandbox, config, on_event)
+        if failed:
+            warn(
+                f"{failed} timed runs failed in the grader and were not stored; "
+                "run leaderboard again to measure them"
+            )
+        standings = lb.collect(store, session, config)
+        for caveat in lb.board_caveats(standings):
+            warn(caveat)
+        name = lb.pseudonyms(folder) if args.anonymize else None
+        doc = lb.document(
+            standings,
+            lb.machine_info(sandbox.name, lb.pinned_core()),
+            name or (lambda sid: sid),
+            anonymized=args.anonymize,
+        )
+        print(terminal(doc))
+        made = lb.publish(doc, folder, [row.id for row in store.submissions()], name)
+        print(f"\nleaderboard: {made.markdown}, {made.json} and {made.html}")
+        if made.key is not None:
+            print(f"pseudonyms: {made.key} (private: do not publish it, nor {lb.SALT_FILE})")
+    return 0

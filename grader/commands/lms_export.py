@@ -1,0 +1,96 @@
+"""`grader export canvas|moodle OUT.csv`: the final scores (late penalties applied) in the
+LMS's own grade import format, from the last `grade` run; grader/lms/export.py writes
+them.
+
+export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--results DIR]
+export moodle OUT.csv [--roster WORKSHEET.csv] [--results DIR]
+"""
+
+import argparse
+from pathlib import Path
+
+from grader.errors import UsageError
+
+
+def add_parser(kinds) -> None:
+    """`export canvas` and `export moodle`, beside the other export kinds."""
+    canvas = kinds.add_parser(
+        "canvas",
+        help="Canvas gradebook import CSV (from the roster exported from Canvas's gradebook)",
+    )
+    canvas.add_argument("out", type=Path, metavar="OUT.csv")
+    canvas.add_argument(
+        "--roster",
+        type=Path,
+        required=True,
+        metavar="GRADEBOOK.csv",
+        help="the CSV Canvas's gradebook exports",
+    )
+    canvas.add_argument(
+        "--assignment",
+        help="the column to fill (default: the roster's one "
+        "assignment column, else a new 'Scramble Squares' column)",
+    )
+    canvas.add_argument("--results", type=Path, default=Path("results"))
+    canvas.set_defaults(func=run_canvas)
+
+    moodle = kinds.add_parser(
+        "moodle",
+        help="Moodle grading worksheet CSV (upload it in the "
+        "assignment: 'Upload grading worksheet')",
+    )
+    moodle.add_argument("out", type=Path, metavar="OUT.csv")
+    moodle.add_argument(
+        "--roster",
+        type=Path,
+        metavar="WORKSHEET.csv",
+        help="the grading worksheet Moodle exports (default: built from the imported folders)",
+    )
+    moodle.add_argument("--results", type=Path, default=Path("results"))
+    moodle.set_defaults(func=run_moodle)
+
+
+def run_canvas(args: argparse.Namespace) -> int:
+    return _export(args, "canvas")
+
+
+def run_moodle(args: argparse.Namespace) -> int:
+    return _export(args, "moodle")
+
+
+def _export(args, kind) -> int:
+    from grader.atomic import write_file
+    from grader.config import load_config
+    from grader.last_run import graded
+    from grader.late import lateness_of
+    from grader.lms import export
+    from grader.lms.roster import read_roster
+
+    config = load_config(args.course)
+    roster = None if args.roster is None else read_roster(args.roster)  # RosterError: a GraderError
+    if args.out.is_dir():
+        raise UsageError(f"{args.out}: is a folder; name the CSV file to write")
+    with graded(args.results, args.manifest, config.policy_cases) as results:
+        lateness = lateness_of(results.reports, config.late)
+        if kind == "canvas":
+            assert roster is not None, "argparse requires --roster for canvas"
+            made = export.canvas(
+                results.reports,
+                lateness,
+                roster,
+                assignment=args.assignment,
+                missing_as_zero=config.lms.missing_as_zero,
+            )
+        else:
+            made = export.moodle(
+                results.reports, lateness, roster, missing_as_zero=config.lms.missing_as_zero
+            )
+    write_file(args.out, made.text)
+    for line in made.late:
+        print(f"late: {line}")
+    for line in made.empty:
+        print(f"empty: {line}")
+    if made.unmatched:
+        print(f"not in the roster (not exported): {', '.join(made.unmatched)}")
+    print(f"{args.out}: column {made.column!r}: {made.filled} scores, {len(made.empty)} empty")
+    return 0

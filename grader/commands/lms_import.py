@@ -1,0 +1,62 @@
+"""`grader import canvas|moodle|gradescope ARCHIVE`: an LMS's bulk download turned into
+one folder per student (grader/lms/ reads the archive; each folder gets its
+submission metadata beside the student's files)."""
+
+import argparse
+from pathlib import Path
+
+from grader.errors import UsageError
+
+
+def add_parser(sub) -> None:
+    command = sub.add_parser(
+        "import",
+        help="turn an LMS's bulk download into one folder per student (canvas, moodle, gradescope)",
+    )
+    command.add_argument("kind", choices=("canvas", "moodle", "gradescope"))
+    command.add_argument("archive", type=Path, metavar="ARCHIVE.zip")
+    command.add_argument(
+        "--roster", type=Path, help="the LMS's gradebook CSV: names, and who is missing"
+    )
+    command.add_argument(
+        "--into",
+        type=Path,
+        default=Path("submissions"),
+        help="folder of student folders (default: submissions/)",
+    )
+    command.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from grader.config import load_config
+    from grader.lms.importer import import_archive
+    from grader.lms.roster import read_roster
+
+    config = load_config(args.course)
+    roster = None if args.roster is None else read_roster(args.roster)  # RosterError: a GraderError
+    names = frozenset(spec.source for spec in config.languages.values())
+    if args.into.exists() and not args.into.is_dir():
+        raise UsageError(f"{args.into}: is not a folder")
+    try:
+        result = import_archive(
+            args.kind, args.archive, args.into, roster=roster, source_names=names
+        )
+    except OSError as error:  # ArchiveError, a GraderError, reaches the user as it is
+        raise UsageError(str(error)) from None
+    for entry in result.refused:
+        print(f"refused: {entry.name}: {entry.reason}")
+    for note in result.notes:
+        print(f"note: {note}")
+    for student in result.kept_newer:
+        print(f"kept: {student}: the folder holds a later submission than this archive")
+    for student in result.not_in_roster:
+        print(f"not in the roster: {student}")
+    if result.no_submission:
+        print(f"no submission: {', '.join(result.no_submission)}")
+    if result.absent:
+        print(f"not in this archive (folders kept): {', '.join(result.absent)}")
+    print(
+        f"{args.into}: {len(result.added)} added, {len(result.updated)} updated, "
+        f"{len(result.unchanged)} unchanged, {len(result.refused)} entries refused"
+    )
+    return 0

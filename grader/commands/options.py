@@ -1,0 +1,35 @@
+"""The options more than one command takes (--jobs, --sandbox), checked and applied
+alike everywhere."""
+
+import argparse
+import dataclasses
+
+from grader.commands.console import warn
+from grader.config import SANDBOX_CHOICES, CourseConfig
+from grader.errors import UsageError
+from grader.sandbox import Sandbox, isolating_sandbox
+
+
+def add_sandbox_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help="overrides course.toml; rlimits: no isolation (never chosen "
+        "for you: without bubblewrap, grading stops)",
+    )
+
+
+def with_sandbox_choice(config: CourseConfig, args) -> CourseConfig:
+    """course.toml's sandbox, or the one --sandbox chose."""
+    return dataclasses.replace(config, sandbox=args.sandbox) if args.sandbox else config
+
+
+def grading_sandbox(config: CourseConfig) -> Sandbox:
+    """Untrusted code runs isolated, or unisolated only by the instructor's choice."""
+    return isolating_sandbox(config.sandbox, warn=warn)
+
+
+def positive_jobs(jobs: int) -> int:
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {jobs}")
+    return jobs

@@ -1,0 +1,49 @@
+"""`grader show ID`: one submission's full report from the results folder, with where it
+came from and its late penalty when it was imported from an LMS."""
+
+import argparse
+from pathlib import Path
+
+from grader.cases import default_manifest, load_cases
+from grader.config import load_config
+from grader.errors import UsageError
+from grader.late import assess
+from grader.reports.terminal import build_report, case_report, late_report, score_line
+from grader.score import report
+from grader.store import DB_NAME, Store
+from grader.submission_meta import read_meta
+from grader.text import safe_name
+
+
+def add_parser(sub) -> None:
+    show = sub.add_parser("show", help="one submission's full report")
+    show.add_argument("id")
+    show.add_argument("--results", type=Path, default=Path("results"))
+    show.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = args.results / DB_NAME
+    if not path.exists():
+        raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    config = load_config(args.course)
+    cases = load_cases(args.manifest or default_manifest())
+    with Store(path) as store:
+        row = store.submission(safe_name(args.id))
+        if row is None:
+            known = ", ".join(s.id for s in store.submissions()) or "none"
+            raise UsageError(f"no submission {safe_name(args.id)!r} in {path} (known: {known})")
+        result = report(store, row, cases, config.policy_cases)
+    cpu_limit = config.limits.cpu_seconds
+    print(f"submission {row.id}  language {row.language}  folder {row.folder}")
+    print(f"content {row.content_hash[:16]}")
+    meta = read_meta(row.folder)
+    if meta is not None:
+        print(f"from {meta.lms}: {meta.name or '?'} (LMS id {meta.lms_user_id})")
+    print(build_report(result))
+    print(case_report(result, instructor=True, cpu_limit=cpu_limit))
+    print(score_line(result, ""))
+    late = assess(config.late, meta)
+    if meta is not None or late.note:
+        print(late_report(result, late, meta.time_source if meta else ""))
+    return 0
