@@ -10,17 +10,11 @@ import tracemalloc
 
 import pytest
 
-from grader import compare as compare_module
 from grader.compare import (
     POLICY_MARKER,
     POLICY_ONLY,
     TOKEN_CHUNK,
     Issue,
-    _assemble,
-    _first_differing_byte,
-    _layout_difference,
-    _nonblank,
-    _trailing_count,
     compare,
     first_difference,
     quote,
@@ -28,6 +22,11 @@ from grader.compare import (
     show,
     whitespace_notes,
 )
+from grader.compare import verdict as compare_module
+from grader.compare.boards import _layout_difference
+from grader.compare.lines import _first_differing_byte
+from grader.compare.verdict import _assemble
+from grader.compare.whitespace import _nonblank, _trailing_count
 from grader.model import Verdict
 from grader.puzzle import Cell, draw, parse_output
 from tests.helpers import SAMPLE_EXPECTED, SAMPLE_TEXT, expected_output
