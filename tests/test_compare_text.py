@@ -330,6 +330,17 @@ def test_layout_diagnosis(got, summary, details):
     assert diagnosis(got) == ["WA", summary, *details]
 
 
+def test_a_board_drawn_wrong_is_told_before_white_space():
+    got = without(17).replace(b"Input tiles:\n", b"Input tiles: \n")
+    assert diagnosis(got) == [
+        "WA",
+        LAYOUT + f'a line "{SEP}" is missing before line 17',
+        *first(1, 13, "Input·tiles:⏎", "Input·tiles:·⏎"),
+        "trailing white space at the end of 1 line (first: line 1); no line may end in spaces "
+        "or tabs",
+    ]
+
+
 def test_unreadable_boards_are_counted():
     one = E.replace(b"|1  G0   |2  B0   |4  G0   |", b"|1  G0   |2  B0   |", 1)
     shown = first(14, 20, ROW_14, "|1··G0···|2··B0···|⏎")

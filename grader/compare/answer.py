@@ -8,7 +8,7 @@ from grader.compare.counts import count_issues
 from grader.compare.lines import show
 from grader.compare.listing import listing_issues, puzzle_tiles, stray_issues
 from grader.compare.lookalike import lookalike_issues
-from grader.compare.ranking import WHITE_SPACE, Issue
+from grader.compare.ranking import Issue, Rank
 from grader.compare.whitespace import whitespace_notes
 from grader.puzzle import PrintedOutput, parse_output
 
@@ -21,28 +21,34 @@ def answer_issues(
     out = parse_output(got.decode(errors="surrogateescape"))
     tiles = puzzle_tiles(puzzle, exp)
     issues = _shape_issues(got, out)
-    if any(issue.rank in (0, 1) for issue in issues):
+    if any(issue.rank in (Rank.EMPTY, Rank.NOT_THE_OUTPUT) for issue in issues):
         return issues  # nothing to read: listing every missing piece would only bury that
     issues += lookalike_issues(expected, got)
     issues += count_issues(exp, out, tiles, policy)
     issues += listing_issues(exp, out)
     issues += stray_issues(out)
     issues += board_issues(exp, out, tiles, policy)
-    issues += [Issue(WHITE_SPACE, note) for note in whitespace_notes(expected, got, full=False)]
+    issues += [
+        Issue(Rank.WHITE_SPACE, note) for note in whitespace_notes(expected, got, full=False)
+    ]
     return issues
 
 
 def _shape_issues(got: bytes, out: PrintedOutput) -> list[Issue]:
     """Output that is empty, not text, or nothing like a solver's output."""
     if not got.strip():
-        return [Issue(0, "the output is empty" if not got else "the output is only white space")]
+        return [
+            Issue(
+                Rank.EMPTY, "the output is empty" if not got else "the output is only white space"
+            )
+        ]
     issues = []
     bad = _first_non_text(got)
     if bad is not None:
         line = got.count(b"\n", 0, bad) + 1  # not a slice: the output may be large
         issues.append(
             Issue(
-                15,
+                Rank.NOT_TEXT,
                 f"the output contains bytes that are not printable text "
                 f"(first at line {line}: {show(got[bad : bad + 1])})",
             )
@@ -50,7 +56,7 @@ def _shape_issues(got: bytes, out: PrintedOutput) -> list[Issue]:
     if out.header_line is None and out.count_line is None and not out.boards:
         issues.append(
             Issue(
-                1,
+                Rank.NOT_THE_OUTPUT,
                 "the output does not look like the puzzle's output: no "
                 '"Input tiles:" listing, no count line, no board',
             )

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 from grader.compare.lines import quote
 from grader.compare.order import order_issues, repeat_issues, rotation_issues
-from grader.compare.ranking import Issue
+from grader.compare.ranking import Issue, Rank
 from grader.compare.solutions import invalid_issues, turned_cells
 from grader.compare.sorting import Seen, sort_boards
 from grader.compare.wording import MAX_EXAMPLES
@@ -23,10 +23,10 @@ def board_issues(
     issues, seen.invalid, missing = turned_cells(seen.invalid, missing)
     issues += invalid_issues(seen.invalid, tiles)
     if missing:
-        issues.append(Issue(40, _missing_text(missing)))
+        issues.append(Issue(Rank.MISSING, _missing_text(missing)))
     extra = [copies[0] for key, copies in seen.found.items() if key not in where]
     if extra:
-        issues.append(Issue(45, _extra_text(extra)))
+        issues.append(Issue(Rank.EXTRA, _extra_text(extra)))
     issues += repeat_issues(seen, tiles, policy)
     issues += rotation_issues(seen)
     issues += order_issues(seen, exp, policy)
@@ -64,7 +64,7 @@ def _unreadable_issues(out: PrintedOutput) -> list[Issue]:
     line, why = out.unreadable[0]
     more = f" ({len(out.unreadable)} places in all)" if len(out.unreadable) > 1 else ""
     text = f"could not read a board at line {line}: {why}{more}"
-    return [Issue(65, text)]  # pragma: no mutate (no rank between 60 and 70 is used)
+    return [Issue(Rank.UNREADABLE, text)]
 
 
 def _layout_issues(
@@ -91,7 +91,7 @@ def _layout_issues(
                 f"board {digits(printed.board)} (line {printed.line}) is not drawn in the "
                 f"required layout: {_layout_difference(want, got, printed.line)}"
             )
-            return [Issue(70, text)]  # pragma: no mutate (no rank between 70 and 90 is used)
+            return [Issue(Rank.LAYOUT, text)]
     return []
 
 

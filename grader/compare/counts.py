@@ -2,7 +2,7 @@
 than the puzzle has or than the boards printed."""
 
 from grader.compare.lines import quote
-from grader.compare.ranking import Issue
+from grader.compare.ranking import Issue, Rank
 from grader.puzzle import PrintedOutput, Tile, is_symmetric
 
 
@@ -17,13 +17,13 @@ def count_issues(
         return []
     want_text, want = exp.count_line[1], exp.count or 0
     if out.count_line is None:
-        return [Issue(10, f"the count line is missing: expected {quote(want_text)}")]
+        return [Issue(Rank.COUNT_LINE, f"the count line is missing: expected {quote(want_text)}")]
     line, text = out.count_line
     issues = []
     if out.boards and line > out.boards[0].line:
         issues.append(
             Issue(
-                11,
+                Rank.COUNT_PLACE,
                 f"the count line (line {line}) comes after the first board (line "
                 f"{out.boards[0].line}): it goes right after the tile listing and an "
                 "empty line, before the boards",
@@ -33,13 +33,15 @@ def count_issues(
         # Counting a symmetric tile's look-alike placements twice inflates the count.
         inflated = (out.count or 0) > want and "symmetric-tiles" in policy
         rule = "symmetric-tiles" if inflated and any(is_symmetric(t) for t in tiles or ()) else None
-        issues.append(Issue(10, _count_message(want, want_text, out.count, text, line), rule))
+        issues.append(
+            Issue(Rank.COUNT_LINE, _count_message(want, want_text, out.count, text, line), rule)
+        )
     printed, stated = len(out.boards), out.count
     if stated is not None and stated != printed:
         readable = " readable" if out.unreadable else ""
         issues.append(
             Issue(
-                48,
+                Rank.COUNT_VS_BOARDS,
                 f"the count line says {_solutions(stated) if stated else 'no solution'}"
                 f" but {printed}{readable} board{'' if printed == 1 else 's'} "
                 f"{'is' if printed == 1 else 'are'} printed",

@@ -2,7 +2,7 @@
 program's output, told before the line ends themselves."""
 
 from grader.compare.lines import as_bytes, line_at
-from grader.compare.ranking import Issue
+from grader.compare.ranking import Issue, Rank
 
 _CRLF_INPUT = (
     "the puzzle file of this case ends its lines with CR LF (\\r\\n, Windows "
@@ -32,14 +32,13 @@ def crlf_input_issues(
             for issue in issues
             if "CR LF" not in issue.text and "carriage return" not in issue.text
         ]
-        # Put first, and sorting is stable: ranks 2 and 3 (the next one used) order it alike.
-        return [Issue(2, text)] + kept  # pragma: no mutate
+        return [Issue(Rank.CRLF_INPUT, text)] + kept
     if _finds_nothing(expected, got):
         text = (
             f"{_CRLF_INPUT}: it finds no solution where there are some, which is what "
             f"keeping the \\r as part of each tile's last edge does; {_CRLF_FIX}"
         )
-        return [Issue(2, text)] + issues  # pragma: no mutate (as above)
+        return [Issue(Rank.CRLF_INPUT, text)] + issues
     return issues
 
 

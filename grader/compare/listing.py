@@ -4,7 +4,7 @@ to no part of the required output."""
 import re
 
 from grader.compare.lines import quote
-from grader.compare.ranking import Issue
+from grader.compare.ranking import Issue, Rank
 from grader.puzzle import PrintedOutput, PuzzleFormatError, Tile, parse_puzzle
 
 _LISTING_LINE = re.compile(r"\s*(\d+)\.\s*<(.*)>\s*$")
@@ -32,13 +32,13 @@ def listing_issues(exp: PrintedOutput, out: PrintedOutput) -> list[Issue]:
     if out.header_line is None:
         if out.count_line is None and not out.boards:
             return []  # _shape_issues already says the output is unrecognisable
-        return [Issue(20, 'the output must start with the line "Input tiles:"')]
+        return [Issue(Rank.LISTING, 'the output must start with the line "Input tiles:"')]
     issues = []
     for (_, want), (line, text) in zip(exp.listing, out.listing):
         if want.strip() != text.strip():
             issues.append(
                 Issue(
-                    20,
+                    Rank.LISTING,
                     f'the "Input tiles:" listing is wrong at line {line}: expected '
                     f"{quote(want)}, got {quote(text)}{_listing_hint(want, text)}",
                 )
@@ -47,7 +47,7 @@ def listing_issues(exp: PrintedOutput, out: PrintedOutput) -> list[Issue]:
     if len(exp.listing) != len(out.listing):
         issues.append(
             Issue(
-                21,
+                Rank.LISTING_LENGTH,
                 f'the "Input tiles:" listing has {len(out.listing)} line(s), '
                 f"expected {len(exp.listing)} (one per tile)",
             )
@@ -82,7 +82,7 @@ def stray_issues(out: PrintedOutput) -> list[Issue]:
         )
     return [
         Issue(
-            25,
+            Rank.STRAY_LINE,
             f"line {line} is not part of the required output: {quote(text)}{more}; "
             "print nothing but the tile listing, the count line and the boards",
         )

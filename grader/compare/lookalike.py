@@ -4,7 +4,7 @@ import re
 import unicodedata
 
 from grader.compare.lines import quote
-from grader.compare.ranking import Issue
+from grader.compare.ranking import Issue, Rank
 
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 # Letters of other scripts drawn like the Latin letters and digits the output uses
@@ -74,7 +74,7 @@ def lookalike_issues(expected: bytes, got: bytes) -> list[Issue]:
     more = f" ({total:,} characters that are not ASCII in all)" if total > 1 else ""
     return [
         Issue(
-            3,
+            Rank.LOOKALIKE,
             f"line {line} contains {_describe(char, text, found.start())}; the "
             f"output must use plain ASCII characters only{more}",
         )

@@ -2,7 +2,7 @@
 policy rules decide some of these."""
 
 from grader.compare.lines import quote
-from grader.compare.ranking import Issue
+from grader.compare.ranking import Issue, Rank
 from grader.compare.sorting import Seen
 from grader.compare.wording import MAX_EXAMPLES, how_often, more_of
 from grader.puzzle import Board, PrintedOutput, Tile, board_of, digits, draw, is_symmetric
@@ -22,7 +22,7 @@ def repeat_issues(
             names = ", ".join(digits(p.board) for p in copies[:6])
             issues.append(
                 Issue(
-                    50,
+                    Rank.REPEATED,
                     f"the same solution is printed {how_often(len(copies))}, in "
                     f"different rotations: {names} (lines {lines}) are rotations "
                     "of one board; rotations of a board are one solution",
@@ -32,7 +32,7 @@ def repeat_issues(
         rest = len(issues) - MAX_EXAMPLES
         issues = issues[:MAX_EXAMPLES] + [
             Issue(
-                51,
+                Rank.MORE_REPEATED,
                 more_of(
                     rest, "board is printed more than once", "boards are printed more than once"
                 ),
@@ -47,7 +47,7 @@ def _duplicate_issue(
     text = f"board {digits(board)} is printed {how_often(len(copies))} (lines {lines})"
     symmetric = sorted({cell.tile: cell for cell in board if is_symmetric(cell.edges)}.items())
     if not symmetric:
-        return Issue(50, text)
+        return Issue(Rank.REPEATED, text)
     named = [f"{number} <{', '.join(_tile_edges(cell, tiles))}>" for number, cell in symmetric]
     if len(named) == 1:
         text += (
@@ -62,8 +62,10 @@ def _duplicate_issue(
             "same board"
         )
     if "symmetric-tiles" in policy:
-        return Issue(5, text + ": they are one solution, printed once", "symmetric-tiles")
-    return Issue(50, text)
+        return Issue(
+            Rank.POLICY_REPEAT, text + ": they are one solution, printed once", "symmetric-tiles"
+        )
+    return Issue(Rank.REPEATED, text)
 
 
 def _tile_edges(cell, tiles: tuple[Tile, ...] | None) -> Tile:
@@ -86,7 +88,7 @@ def rotation_issues(seen: Seen) -> list[Issue]:
     )
     if len(rotated) > 1:
         text += f" ({len(rotated)} boards are printed in another rotation)"
-    return [Issue(55, text)]
+    return [Issue(Rank.ROTATION, text)]
 
 
 def order_issues(seen: Seen, exp: PrintedOutput, policy: tuple[str, ...]) -> list[Issue]:
@@ -98,7 +100,7 @@ def order_issues(seen: Seen, exp: PrintedOutput, policy: tuple[str, ...]) -> lis
         if digits(a) != digits(b):
             return [
                 Issue(
-                    60,
+                    Rank.ORDER,
                     f"boards are out of order: {digits(first.board)} (line {first.line}) "
                     f"comes before {digits(second.board)} (line {second.line}); boards go "
                     "in increasing order of their 9-digit string",
@@ -110,8 +112,8 @@ def order_issues(seen: Seen, exp: PrintedOutput, policy: tuple[str, ...]) -> lis
             f"{_first_text_difference(a, b)}"
         )
         if "tie-order" in policy:
-            return [Issue(6, text, "tie-order")]
-        return [Issue(60, text)]
+            return [Issue(Rank.POLICY_TIE_ORDER, text, "tie-order")]
+        return [Issue(Rank.ORDER, text)]
     return []
 
 

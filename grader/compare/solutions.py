@@ -1,7 +1,7 @@
 """Printed boards that are not solutions: why each is not, and boards whose
 tiles are in the right cells but drawn turned."""
 
-from grader.compare.ranking import Issue
+from grader.compare.ranking import Issue, Rank
 from grader.compare.wording import MAX_EXAMPLES, how_often, more_of
 from grader.puzzle import (
     SIDES,
@@ -75,22 +75,28 @@ def invalid_issues(invalid: list[PrintedBoard], tiles: tuple[Tile, ...] | None) 
             # a safety net whose wording no output reaches, so no test can check it.
             problems = ["(no problem found)"]  # pragma: no mutate
         name = f"board {digits(printed.board)}"
-        issues.append(Issue(30, f"{name} (line {printed.line}) is not a solution: {problems[0]}"))
+        issues.append(
+            Issue(
+                Rank.NOT_A_SOLUTION,
+                f"{name} (line {printed.line}) is not a solution: {problems[0]}",
+            )
+        )
         if number == 0:
             issues += [
-                Issue(30, f"{name} also: {problem}") for problem in problems[1 : MAX_EXAMPLES + 1]
+                Issue(Rank.NOT_A_SOLUTION, f"{name} also: {problem}")
+                for problem in problems[1 : MAX_EXAMPLES + 1]
             ]
             if len(problems) > MAX_EXAMPLES + 1:
                 issues.append(
                     Issue(
-                        30,
+                        Rank.NOT_A_SOLUTION,
                         f"{name}: {more_of(len(problems) - MAX_EXAMPLES - 1, 'problem', 'problems')}",
                     )
                 )
     if len(invalid) > MAX_EXAMPLES:
         issues.append(
             Issue(
-                31,
+                Rank.MORE_NOT_SOLUTIONS,
                 more_of(
                     len(invalid) - MAX_EXAMPLES,
                     "printed board is not a solution",
@@ -132,11 +138,11 @@ def turned_cells(invalid: list[PrintedBoard], missing: list[PrintedBoard]):
             continue
         matched.add(id(match))
         if len(issues) < MAX_EXAMPLES:
-            issues.append(Issue(29, _turned_text(printed, match)))
+            issues.append(Issue(Rank.TURNED, _turned_text(printed, match)))
     if len(matched) > MAX_EXAMPLES:
         issues.append(
             Issue(
-                29,
+                Rank.TURNED,
                 more_of(
                     len(matched) - MAX_EXAMPLES,
                     "board has its tiles in the right cells but some drawn turned",

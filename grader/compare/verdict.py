@@ -13,7 +13,7 @@ from grader.cases import POLICY_RULES
 from grader.compare.answer import answer_issues
 from grader.compare.crlf import crlf_input_issues
 from grader.compare.lines import as_bytes, first_difference
-from grader.compare.ranking import WHITE_SPACE, Issue
+from grader.compare.ranking import Issue, Rank
 from grader.compare.whitespace import same_tokens, whitespace_notes
 from grader.model import Verdict
 
@@ -49,13 +49,14 @@ def compare(
     try:
         if verdict is Verdict.PE:
             notes = whitespace_notes(expected, got, full=True)
-            issues = [Issue(WHITE_SPACE, text) for text in notes]
+            issues = [Issue(Rank.WHITE_SPACE, text) for text in notes]
         else:
             issues = answer_issues(expected, got, puzzle, policy)
         issues = crlf_input_issues(puzzle, expected, got, issues)
     except Exception as error:
         why = f"(the grader could not diagnose this output further: {type(error).__name__})"
-        issues = [Issue(99, why)]  # pragma: no mutate (the only issue: its rank orders nothing)
+        # Not mutated: the only issue, so its rank orders nothing.
+        issues = [Issue(Rank.UNDIAGNOSED, why)]  # pragma: no mutate
     return _assemble(verdict, first, issues)
 
 
@@ -74,7 +75,7 @@ def _assemble(verdict: Verdict, first: list[str], issues: list[Issue]) -> Compar
     for issue in issues:
         if issue.rule and issue.rule not in rules:
             rules.append(issue.rule)
-    if rules and all(issue.rule for issue in issues if issue.rank < 90):
+    if rules and all(issue.rule for issue in issues if issue.rank < Rank.WHITE_SPACE):
         details.append(POLICY_ONLY)  # nothing else is wrong: grader.score reads this back
     for rule in rules:
         explanation = POLICY_RULES.get(rule, rule)
