@@ -730,20 +730,29 @@ def test_issues_are_ordered_by_rank():
     )
 
 
-def test_policy_rules_are_named_once_and_only_policy_issues_say_so():
+def test_policy_rules_are_named_once_and_the_decision_says_if_only_they_differ():
     rule = compare_module.POLICY_RULES["tie-order"]
-    only = _assemble(
-        Verdict.WA, [], [Issue(6, "a", "tie-order"), Issue(7, "b", "tie-order"), Issue(90, "w")]
-    )
-    assert only.details == [
+    issues = [Issue(6, "a", "tie-order"), Issue(7, "b", "tie-order"), Issue(90, "w")]
+    only = _assemble(Verdict.WA, [], issues, policy_only=True)
+    assert only.policy_only and only.details == [
         "b",
         "w",
         POLICY_ONLY,
         f"{POLICY_MARKER}: its expected output follows {rule}.",
     ]
+    # The issues shown are not what decides: the whole output is (grader.compare.policy).
+    shown_alike = _assemble(Verdict.WA, [], issues)
+    assert not shown_alike.policy_only
+    assert shown_alike.details == [
+        "b",
+        "w",
+        f"{POLICY_MARKER}: its expected output follows {rule}.",
+    ]
     mixed = _assemble(Verdict.WA, [], [Issue(6, "a", "tie-order"), Issue(40, "b")])
     assert mixed.details == ["b", f"{POLICY_MARKER}: its expected output follows {rule}."]
-    unknown = _assemble(Verdict.WA, [], [Issue(6, "a", "new-rule"), Issue(7, "b", "tie-order")])
+    unknown = _assemble(
+        Verdict.WA, [], [Issue(6, "a", "new-rule"), Issue(7, "b", "tie-order")], policy_only=True
+    )
     assert unknown.details == [
         "b",
         POLICY_ONLY,

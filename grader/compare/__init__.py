@@ -7,7 +7,8 @@ differing line with white space made visible, then what the difference means
 (count line, tile listing, boards missing, extra, not solutions, rotated,
 out of order, printed twice, white space), most important first.  When the
 case depends on a policy rule and the difference is of the kind that rule
-decides, the diagnosis names the rule.
+decides, the diagnosis names the rule; whether the rules alone decide the failure is
+decided on the whole output (Comparison.policy_only, what the score reads).
 
 One module per step, in the order a comparison runs them:
 
@@ -23,6 +24,7 @@ One module per step, in the order a comparison runs them:
         solutions   boards that are not solutions, or drawn turned
         order       boards printed twice, in another rotation, out of order
     crlf        what CR LF line ends in the puzzle file do to the output
+    policy      whether only the case's policy rules decide the failure
     ranking     Issue, the unit of a diagnosis, and its rank
     wording     words the diagnoses share
 """

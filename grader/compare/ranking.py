@@ -33,9 +33,7 @@ class Rank(IntEnum):
     ORDER = 60  # boards out of order
     UNREADABLE = 65  # a board that could not be read
     LAYOUT = 70  # a board not drawn in the required layout
-    # After every answer issue: white space is told last, and a diagnosis whose other
-    # issues are all decided by a policy rule still says so when white space differs too.
-    WHITE_SPACE = 90
+    WHITE_SPACE = 90  # after every answer issue: white space is told last
     UNDIAGNOSED = 99  # the grader could not diagnose the output further
 
 

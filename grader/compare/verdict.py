@@ -13,12 +13,12 @@ from grader.cases import POLICY_RULES
 from grader.compare.answer import answer_issues
 from grader.compare.crlf import crlf_input_issues
 from grader.compare.lines import as_bytes, first_difference
+from grader.compare.policy import decided_by_policy
 from grader.compare.ranking import Issue, Rank
 from grader.compare.whitespace import same_tokens, whitespace_notes
 from grader.model import Verdict
 
-# Begins the diagnosis line of a difference that a policy rule decides (grader.score
-# reads it back from stored diagnoses).
+# Begins the diagnosis line naming a policy rule that decides a difference shown.
 POLICY_MARKER = "This case is policy-dependent"
 POLICY_ONLY = "The output differs only in what the policy rule below decides."
 
@@ -28,6 +28,9 @@ class Comparison:
     verdict: Verdict
     summary: str  # one line a student understands at once ("" for AC)
     details: list[str] = field(default_factory=list)  # further lines
+    # The failure is decided only by the case's policy rules (see grader.compare.policy):
+    # what the score reads; the text only reports it.
+    policy_only: bool = False
 
     def text(self) -> str:
         return "\n".join(line for line in [self.summary, *self.details] if line)
@@ -57,10 +60,16 @@ def compare(
         why = f"(the grader could not diagnose this output further: {type(error).__name__})"
         # Not mutated: the only issue, so its rank orders nothing.
         issues = [Issue(Rank.UNDIAGNOSED, why)]  # pragma: no mutate
-    return _assemble(verdict, first, issues)
+    try:
+        policy_only = decided_by_policy(expected, got, policy)
+    except Exception:  # undecided: nothing is forgiven, and the verdict stands
+        policy_only = False
+    return _assemble(verdict, first, issues, policy_only)
 
 
-def _assemble(verdict: Verdict, first: list[str], issues: list[Issue]) -> Comparison:
+def _assemble(
+    verdict: Verdict, first: list[str], issues: list[Issue], policy_only: bool = False
+) -> Comparison:
     issues = sorted(issues, key=lambda issue: issue.rank)
     if issues:
         summary = issues[0].text
@@ -75,9 +84,9 @@ def _assemble(verdict: Verdict, first: list[str], issues: list[Issue]) -> Compar
     for issue in issues:
         if issue.rule and issue.rule not in rules:
             rules.append(issue.rule)
-    if rules and all(issue.rule for issue in issues if issue.rank < Rank.WHITE_SPACE):
-        details.append(POLICY_ONLY)  # nothing else is wrong: grader.score reads this back
+    if policy_only:
+        details.append(POLICY_ONLY)
     for rule in rules:
         explanation = POLICY_RULES.get(rule, rule)
         details.append(f"{POLICY_MARKER}: its expected output follows {explanation}.")
-    return Comparison(verdict, summary, details)
+    return Comparison(verdict, summary, details, policy_only)
