@@ -9,11 +9,13 @@ in the reverse order (of the tie rule)."""
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 
 import pytest
 
 from grader.cases import load_cases
+from grader.compare import POLICY_ONLY
 from grader.config import load_config
 from grader.grading import execute, plan
 from grader.model import Verdict
@@ -110,6 +112,17 @@ def test_printing_every_look_alike_placement_is_forgiven_on_every_such_case(resu
 def test_ties_in_another_order_are_forgiven(results):
     assert failing(results, "ties") == TIE_CASES
     assert scores(results, "ties", "forgive") == (36, 36, "6 forgiven on policy-dependent cases")
+
+
+def test_editing_the_stored_diagnoses_moves_no_score(results, tmp_path):
+    edited = tmp_path / "grader.db"
+    shutil.copyfile(results, edited)
+    with Store(edited) as store:
+        before = {sid: scores(edited, sid, "forgive") for sid in PROGRAMS}
+        store.db.execute("UPDATE runs SET diagnosis = ''")
+        assert {sid: scores(edited, sid, "forgive") for sid in PROGRAMS} == before
+        store.db.execute("UPDATE runs SET diagnosis = ?", (POLICY_ONLY,))
+        assert {sid: scores(edited, sid, "forgive") for sid in PROGRAMS} == before
 
 
 def test_what_else_is_wrong_is_not_forgiven(results):
