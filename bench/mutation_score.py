@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     for source, _, state in rows:
         per_file.setdefault(source, Counter())[state] += 1
     total = Counter()
-    print(f"{'file':<22} {'killed':>7} {'total':>6} {'score':>7}  other outcomes")
+    print(f"{'file':<30} {'killed':>7} {'total':>6} {'score':>7}  other outcomes")
     for source, counts in sorted(per_file.items()):
         total.update(counts)
         print(_line(source, counts))
@@ -90,7 +90,7 @@ def _line(name: str, counts: Counter) -> str:
     all_ = sum(counts.values())
     rest = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()) if state != "killed")
     return (
-        f"{name:<22} {counts['killed']:>7} {all_:>6} {100 * counts['killed'] / all_:>6.1f}%  {rest}"
+        f"{name:<30} {counts['killed']:>7} {all_:>6} {100 * counts['killed'] / all_:>6.1f}%  {rest}"
     )
 
 

@@ -144,7 +144,14 @@ class _Recorder:
                 self._built(outcome.submission, outcome.artifact)
             else:
                 sub, case, judgement = outcome
-                self._judged(sub, case, judgement.verdict, judgement.diagnosis, judgement.result)
+                self._judged(
+                    sub,
+                    case,
+                    judgement.verdict,
+                    judgement.diagnosis,
+                    judgement.result,
+                    judgement.policy_only,
+                )
 
     def _built(self, sub: Submission, artifact: Artifact) -> None:
         if sub.id in self.built:
@@ -160,11 +167,11 @@ class _Recorder:
         for case in self.work.todo.get(sub.id, ()):
             self._judged(sub, case, verdict, diagnosis, None)
 
-    def _judged(self, sub, case, verdict, diagnosis, result) -> None:
+    def _judged(self, sub, case, verdict, diagnosis, result, policy_only=False) -> None:
         if (sub.id, case.id) in self.judged:
             return
         self.judged.add((sub.id, case.id))
-        self.store.record_run(sub, case, verdict, diagnosis, result)
+        self.store.record_run(sub, case, verdict, diagnosis, result, policy_only=policy_only)
         self.on_event(Event("run", sub, case, verdict))
 
 

@@ -23,6 +23,9 @@ class Judgement:
     verdict: Verdict
     diagnosis: str  # what a student reads: empty for AC
     result: RunResult | None = None  # None when nothing ran
+    # The failure (WA or PE) is decided only by the case's policy rules: what the score
+    # reads (grader.compare.policy); the diagnosis only reports it.
+    policy_only: bool = False
 
 
 def command(spec: LanguageSpec, limits: Limits) -> list:
@@ -103,7 +106,7 @@ def judge(
             result,
         )
     comparison = compare(expected, result.stdout, puzzle, case.policy)
-    return Judgement(comparison.verdict, comparison.text(), result)
+    return Judgement(comparison.verdict, comparison.text(), result, comparison.policy_only)
 
 
 def _time_out(result: RunResult, limits: Limits) -> str:

@@ -5,8 +5,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.cases import Case
-from grader.compare import POLICY_ONLY
 from grader.model import NOT_GRADED, POLICY_CASE_MODES, Verdict
+from grader.policy_backfill import backfilled
 from grader.store import BuildRow, RunRow, Store, SubmissionRow
 
 
@@ -26,13 +26,8 @@ class CaseOutcome:
 
     @property
     def policy_failure(self) -> bool:
-        """It failed only in what a policy rule decides (its diagnosis says so)."""
-        return (
-            self.policy_dependent
-            and self.verdict in (Verdict.WA, Verdict.PE)
-            and self.run is not None
-            and POLICY_ONLY in (self.run.diagnosis or "")
-        )
+        """It failed only in what a policy rule decides (the judged run's decision)."""
+        return self.run is not None and bool(self.run.policy_only)
 
 
 @dataclass(frozen=True)
@@ -132,7 +127,12 @@ def report(
     """A submission's current results: its current content, the current cases;
     `policy_cases` is course.toml's [scoring] policy_cases."""
     runs = store.runs(submission.id, submission.content_hash)
-    outcomes = [CaseOutcome(case, runs.get((case.id, case.version))) for case in cases]
+    outcomes = []
+    for case in cases:
+        run = runs.get((case.id, case.version))
+        if run is not None and run.policy_only is None:  # stored by schema 1
+            run = backfilled(store, submission, case, run)
+        outcomes.append(CaseOutcome(case, run))
     build = store.build(submission.content_hash) if not submission.problem else None
     used, ignored = store.files(submission.id)
     return SubmissionReport(submission, build, outcomes, used, ignored, policy_cases)

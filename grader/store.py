@@ -14,14 +14,14 @@ import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from grader.errors import GraderError
 from grader.model import Verdict
 from grader.text import safe_name
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: runs.policy_only (a database of schema 1 is migrated on opening)
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
 
 _SCHEMA = """
@@ -59,6 +59,9 @@ CREATE TABLE IF NOT EXISTS runs (
     output BLOB,
     sandbox TEXT NOT NULL,
     created_at REAL NOT NULL,
+    -- 1: the failure is decided only by the case's policy rules (grader.compare.policy), else
+    -- 0; NULL in a run stored by schema 1 until a report decides it (grader.policy_backfill).
+    policy_only INTEGER,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
 -- Which files of a submission's folder the build got, and which it ignored (and why).
@@ -110,9 +113,20 @@ class RunRow:
     wall_seconds: float | None
     peak_memory_kb: int | None
     output_size: int | None
-    diagnosis: str
+    diagnosis: str  # for people only: no decision is read from it
     stderr: str
     sandbox: str
+    policy_only: bool | None  # see the runs table; None: stored by schema 1, not decided yet
+
+
+_RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
+
+
+def _run_row(row: tuple) -> RunRow:
+    values = dict(zip(_RUN_COLUMNS, row))
+    if values["policy_only"] is not None:
+        values["policy_only"] = bool(values["policy_only"])  # stored as 0 or 1
+    return RunRow(**values)
 
 
 @dataclass(frozen=True)
@@ -165,11 +179,21 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        elif row[0] == "1":
+            self._migrate_from_1()
         elif row[0] != str(SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path}: made by another version of the grader "
                 f"(schema {row[0]}, this one uses {SCHEMA_VERSION})"
             )
+
+    def _migrate_from_1(self) -> None:
+        """Schema 1 kept the policy decision only as a sentence in the diagnosis: add its
+        column, undecided (NULL) in the stored runs, which grader.policy_backfill decides."""
+        with self._write() as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
+            db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         self.db.close()
@@ -224,14 +248,20 @@ class Store:
                 ),
             )
 
-    def record_run(self, sub, case, verdict, diagnosis: str, result=None) -> None:
-        """One finished run; `result` is the RunResult, None when nothing ran (CE)."""
+    def record_run(
+        self, sub, case, verdict, diagnosis: str, result=None, *, policy_only: bool = False
+    ) -> None:
+        """One finished run; `result` is the RunResult, None when nothing ran (CE);
+        `policy_only`: the failure is decided only by the case's policy rules."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
         output = zlib.compress(kept) if kept else None
         r = result
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO runs (submission_id, content_hash, case_id, case_version,"
+                " verdict, exit_code, signal, cpu_seconds, wall_seconds, peak_memory_kb,"
+                " output_size, diagnosis, stderr, output, sandbox, created_at, policy_only)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -249,7 +279,19 @@ class Store:
                     output,
                     r.sandbox if r else "",
                     time.time(),
+                    int(policy_only),
                 ),
+            )
+
+    def record_policy_only(
+        self, submission_id: str, content_hash: str, case_id: str, case_version: str, value: bool
+    ) -> None:
+        """The policy decision of a run stored by schema 1, once it is decided."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE runs SET policy_only=? WHERE submission_id=? AND content_hash=?"
+                " AND case_id=? AND case_version=?",
+                (int(value), submission_id, content_hash, case_id, case_version),
             )
 
     def forget(self, submission_id: str) -> None:
@@ -307,12 +349,10 @@ class Store:
     def runs(self, submission_id: str, content_hash: str) -> dict[tuple[str, str], RunRow]:
         """Stored runs of this content, by (case id, case version)."""
         rows = self.db.execute(
-            "SELECT submission_id, case_id, case_version, verdict, exit_code, signal,"
-            " cpu_seconds, wall_seconds, peak_memory_kb, output_size, diagnosis, stderr, sandbox"
-            " FROM runs WHERE submission_id=? AND content_hash=?",
+            f"SELECT {', '.join(_RUN_COLUMNS)} FROM runs WHERE submission_id=? AND content_hash=?",
             (submission_id, content_hash),
         )
-        return {(row[1], row[2]): RunRow(*row) for row in rows}
+        return {(row[1], row[2]): _run_row(row) for row in rows}
 
     def output(
         self, submission_id: str, content_hash: str, case_id: str, case_version: str

@@ -3,6 +3,8 @@
 import io
 import json
 import shutil
+import sqlite3
+import zlib
 from pathlib import Path
 
 from reference import puzzlesolver
@@ -112,3 +114,76 @@ def processes():
         except OSError:
             continue
         yield name, stat.rsplit(b")", 1)[1].split()[0].decode(), cmdline
+
+
+# The results database as graders before runs.policy_only wrote it (store schema 1):
+# the tables that schema changed, and the submissions a report starts from.
+SCHEMA_1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema', '1');
+CREATE TABLE submissions (
+    id TEXT PRIMARY KEY,
+    language TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    problem TEXT,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE runs (
+    submission_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    case_version TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    exit_code INTEGER,
+    signal INTEGER,
+    cpu_seconds REAL,
+    wall_seconds REAL,
+    peak_memory_kb INTEGER,
+    output_size INTEGER,
+    diagnosis TEXT NOT NULL,
+    stderr TEXT NOT NULL,
+    output BLOB,
+    sandbox TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (submission_id, content_hash, case_id, case_version)
+);
+"""
+
+
+def schema_1_database(path: Path, sid: str = "amy", content_hash: str = "h1"):
+    """A schema-1 results database with one submission; returns its connection."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(SCHEMA_1)
+    db.execute(
+        "INSERT INTO submissions VALUES (?, 'python', ?, ?, NULL, 0)", (sid, content_hash, sid)
+    )
+    return db
+
+
+def schema_1_run(db, case, verdict: str, diagnosis: str, output: bytes = b"", **row) -> None:
+    """A run as schema 1 stored it: the output as kept (zlib), `output_size` what was
+    printed in all (more than kept when the store cut it short)."""
+    values = {
+        "submission_id": "amy",
+        "content_hash": "h1",
+        "case_id": case.id,
+        "case_version": case.version,
+        "verdict": verdict,
+        "exit_code": 0,
+        "signal": None,
+        "cpu_seconds": 0.1,
+        "wall_seconds": 0.1,
+        "peak_memory_kb": 1024,
+        "output_size": len(output),
+        "diagnosis": diagnosis,
+        "stderr": "",
+        "output": zlib.compress(output) if output else None,
+        "sandbox": "bubblewrap",
+        "created_at": 0.0,
+        **row,
+    }
+    db.execute(
+        f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+        tuple(values.values()),
+    )

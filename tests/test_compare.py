@@ -969,7 +969,9 @@ def test_count_line_diagnosis(text, boards, count, summary, detail):
 
 # ---------------------------------------------------------------- diagnosis texts, exactly
 
-from grader.compare import _clash_text, _layout_difference, quote  # noqa: E402
+from grader.compare import quote  # noqa: E402
+from grader.compare.boards import _layout_difference  # noqa: E402
+from grader.compare.solutions import _clash_text  # noqa: E402
 from tests.helpers import PUBLIC  # noqa: E402
 
 MANY = (PUBLIC / "many-solutions.txt").read_text()  # 22 solutions

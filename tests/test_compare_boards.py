@@ -9,7 +9,10 @@ solves and draws a few small puzzles; no program is built or run.
 
 import pytest
 
-from grader.compare import _describe, _lookalike_issues, _tiles, answer_issues
+from grader.compare import answer_issues
+from grader.compare.listing import puzzle_tiles as _tiles
+from grader.compare.lookalike import _describe
+from grader.compare.lookalike import lookalike_issues as _lookalike_issues
 from grader.puzzle import parse_output
 from reference import puzzlesolver as ps
 from tests.helpers import NO_SOLUTION, SAMPLE_EXPECTED

@@ -10,17 +10,11 @@ import tracemalloc
 
 import pytest
 
-from grader import compare as compare_module
 from grader.compare import (
     POLICY_MARKER,
     POLICY_ONLY,
     TOKEN_CHUNK,
     Issue,
-    _assemble,
-    _first_differing_byte,
-    _layout_difference,
-    _nonblank,
-    _trailing_count,
     compare,
     first_difference,
     quote,
@@ -28,6 +22,11 @@ from grader.compare import (
     show,
     whitespace_notes,
 )
+from grader.compare import verdict as compare_module
+from grader.compare.boards import _layout_difference
+from grader.compare.lines import _first_differing_byte
+from grader.compare.verdict import _assemble
+from grader.compare.whitespace import _nonblank, _trailing_count
 from grader.model import Verdict
 from grader.puzzle import Cell, draw, parse_output
 from tests.helpers import SAMPLE_EXPECTED, SAMPLE_TEXT, expected_output
@@ -329,6 +328,17 @@ LAYOUT_CASES = [
 )
 def test_layout_diagnosis(got, summary, details):
     assert diagnosis(got) == ["WA", summary, *details]
+
+
+def test_a_board_drawn_wrong_is_told_before_white_space():
+    got = without(17).replace(b"Input tiles:\n", b"Input tiles: \n")
+    assert diagnosis(got) == [
+        "WA",
+        LAYOUT + f'a line "{SEP}" is missing before line 17',
+        *first(1, 13, "Input·tiles:⏎", "Input·tiles:·⏎"),
+        "trailing white space at the end of 1 line (first: line 1); no line may end in spaces "
+        "or tabs",
+    ]
 
 
 def test_unreadable_boards_are_counted():
@@ -720,20 +730,29 @@ def test_issues_are_ordered_by_rank():
     )
 
 
-def test_policy_rules_are_named_once_and_only_policy_issues_say_so():
+def test_policy_rules_are_named_once_and_the_decision_says_if_only_they_differ():
     rule = compare_module.POLICY_RULES["tie-order"]
-    only = _assemble(
-        Verdict.WA, [], [Issue(6, "a", "tie-order"), Issue(7, "b", "tie-order"), Issue(90, "w")]
-    )
-    assert only.details == [
+    issues = [Issue(6, "a", "tie-order"), Issue(7, "b", "tie-order"), Issue(90, "w")]
+    only = _assemble(Verdict.WA, [], issues, policy_only=True)
+    assert only.policy_only and only.details == [
         "b",
         "w",
         POLICY_ONLY,
         f"{POLICY_MARKER}: its expected output follows {rule}.",
     ]
+    # The issues shown are not what decides: the whole output is (grader.compare.policy).
+    shown_alike = _assemble(Verdict.WA, [], issues)
+    assert not shown_alike.policy_only
+    assert shown_alike.details == [
+        "b",
+        "w",
+        f"{POLICY_MARKER}: its expected output follows {rule}.",
+    ]
     mixed = _assemble(Verdict.WA, [], [Issue(6, "a", "tie-order"), Issue(40, "b")])
     assert mixed.details == ["b", f"{POLICY_MARKER}: its expected output follows {rule}."]
-    unknown = _assemble(Verdict.WA, [], [Issue(6, "a", "new-rule"), Issue(7, "b", "tie-order")])
+    unknown = _assemble(
+        Verdict.WA, [], [Issue(6, "a", "new-rule"), Issue(7, "b", "tie-order")], policy_only=True
+    )
     assert unknown.details == [
         "b",
         POLICY_ONLY,

@@ -21,7 +21,7 @@ CASES = [case("t1", 2), case("t2", 1), case("t3", 1)]
 
 def report(sid: str, *verdicts):
     outcomes = [
-        CaseOutcome(c, None if v is None else SimpleNamespace(verdict=v))
+        CaseOutcome(c, None if v is None else SimpleNamespace(verdict=v, policy_only=False))
         for c, v in zip(CASES, verdicts)
     ]
     return SubmissionReport(SubmissionRow(sid, "c", "h-" + sid, sid, None), None, outcomes)

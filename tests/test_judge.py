@@ -290,6 +290,19 @@ def test_the_cases_policy_reaches_the_comparison():
     assert "policy-dependent" not in without.diagnosis
 
 
+def test_the_judgement_carries_whether_only_the_policy_decides():
+    from tests.test_compare import SYMMETRIC
+    from tests.test_compare import Case as Puzzle
+
+    puzzle = Puzzle(SYMMETRIC)
+    twice = result(puzzle.render(puzzle.boards * 2))  # the other reading: two placements
+    rule = case(["symmetric-tiles"])
+    assert judge(twice, rule, puzzle.expected, SYMMETRIC.encode(), LIMITS).policy_only
+    assert not judge(twice, case(), puzzle.expected, SYMMETRIC.encode(), LIMITS).policy_only
+    crashed = result(twice.stdout, exit_code=1)
+    assert not judge(crashed, rule, puzzle.expected, SYMMETRIC.encode(), LIMITS).policy_only
+
+
 CRLF_PUZZLE = PUZZLE.replace(b"\n", b"\r\n")
 FOUND_NOTHING = SAMPLE_EXPECTED[: SAMPLE_EXPECTED.index(b"\n\n") + 2] + b"No solution found.\n"
 

@@ -161,9 +161,22 @@ def test_report_scores_policy_cases_the_way_the_course_says(store, mode, score, 
     alice = sub()
     store.record_submission(alice)
     store.record_run(alice, CASES[0], Verdict.AC, "")
-    store.record_run(alice, policy_case, Verdict.WA, f"printed twice\n{POLICY_ONLY}")
+    store.record_run(alice, policy_case, Verdict.WA, "printed twice", policy_only=True)
     rep = report(store, store.submission("alice"), [CASES[0], policy_case], mode)
     assert (rep.score, rep.max_score, rep.policy_note) == (score, max_score, note)
+
+
+def test_the_score_reads_the_runs_decision_never_its_diagnosis(store):
+    policy_case = Case(**{**vars(case("p", 3)), "policy": ("symmetric-tiles",)})
+    alice, bob = sub("alice"), sub("bob")
+    for student in (alice, bob):
+        store.record_submission(student)
+    store.record_run(alice, policy_case, Verdict.WA, f"printed twice\n{POLICY_ONLY}")
+    store.record_run(bob, policy_case, Verdict.WA, "printed twice", policy_only=True)
+    alices = report(store, store.submission("alice"), [policy_case], "forgive")
+    bobs = report(store, store.submission("bob"), [policy_case], "forgive")
+    assert (alices.score, alices.policy_note) == (0, "")
+    assert (bobs.score, bobs.policy_note) == (3, "3 forgiven on policy-dependent cases")
 
 
 @pytest.mark.parametrize("mode", ["COUNT", "ignore", ""])

@@ -10,6 +10,7 @@ from grader.cases import Case
 from grader.model import RunResult, Verdict
 from grader.store import Store, StoreError, results_folder
 from grader.submissions import Submission
+from tests.helpers import schema_1_database, schema_1_run
 
 pytestmark = pytest.mark.fast
 
@@ -87,3 +88,28 @@ def test_unwritable_results_folder_is_a_clear_error(tmp_path):
     with pytest.raises(StoreError, match="cannot use the results folder"):
         with results_folder(blocker / "r"):
             pass
+
+
+def test_a_run_keeps_its_policy_decision(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(sub())
+        store.record_run(sub(), case("c1"), Verdict.WA, "ties swapped", policy_only=True)
+        store.record_run(sub(), case("c2"), Verdict.WA, "count line wrong", result(b"bad"))
+        runs = store.runs("amy", "h1")
+        assert runs[("c1", "v1")].policy_only is True
+        assert runs[("c2", "v1")].policy_only is False
+
+
+def test_a_schema_1_database_gets_the_column_its_runs_undecided(tmp_path):
+    old = schema_1_database(tmp_path / "g.db")
+    schema_1_run(old, case("c1"), "WA", "count line wrong", b"bad")
+    old.close()
+    with Store(tmp_path / "g.db") as store:
+        assert store.runs("amy", "h1")[("c1", "v1")].policy_only is None
+        assert store.runs("amy", "h1")[("c1", "v1")].diagnosis == "count line wrong"
+        store.record_run(sub(), case("c2"), Verdict.WA, "ties swapped", policy_only=True)
+        assert store.runs("amy", "h1")[("c2", "v1")].policy_only is True
+        store.record_policy_only("amy", "h1", "c1", "v1", False)
+    with Store(tmp_path / "g.db") as store:  # migrated once: opens as schema 2
+        assert store.runs("amy", "h1")[("c1", "v1")].policy_only is False
+        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)

@@ -1,0 +1,35 @@
+"""The policy decision of runs stored before it was a column (store schema 1): decided
+once, when a report first reads such a run, and stored.
+
+Decided again from what the store kept, like a run judged now (grader.compare.policy):
+the run's output and the case's expected output. The store keeps a failing run's
+output only up to MAX_STORED_OUTPUT bytes; for a longer output the decision of the
+grader that judged it stands, the sentence it wrote into the diagnosis being the only
+record of that decision.
+"""
+
+import dataclasses
+
+from grader.cases import Case
+from grader.compare import POLICY_ONLY
+from grader.compare.policy import decided_by_policy
+from grader.model import Verdict
+from grader.store import RunRow, Store, SubmissionRow
+
+
+def backfilled(store: Store, submission: SubmissionRow, case: Case, run: RunRow) -> RunRow:
+    """`run` (of this submission's current content and this case) with its decision."""
+    decision = _decision(store, submission, case, run)
+    store.record_policy_only(
+        submission.id, submission.content_hash, case.id, case.version, decision
+    )
+    return dataclasses.replace(run, policy_only=decision)
+
+
+def _decision(store: Store, submission: SubmissionRow, case: Case, run: RunRow) -> bool:
+    if run.verdict not in (Verdict.WA, Verdict.PE):
+        return False  # only an output compared with the expected one fails on a rule
+    kept = store.output(submission.id, submission.content_hash, case.id, case.version) or b""
+    if len(kept) == run.output_size:
+        return decided_by_policy(case.expected.read_bytes(), kept, case.policy)
+    return POLICY_ONLY in run.diagnosis

@@ -1,0 +1,131 @@
+"""Policy-dependent cases scored end to end: programs that take the other reading of the
+policy rules, graded on the course's real cases (36 points) with the fake sandbox
+(tests/fakes.py), stored in a real SQLite file and scored by grader.score.
+
+Each "program" is the reference's boards printed the other way: once per look-alike
+placement and counted so (the other reading of the symmetric-tile rule), or with ties
+in the reverse order (of the tie rule)."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.cases import load_cases
+from grader.compare import POLICY_ONLY
+from grader.config import load_config
+from grader.grading import execute, plan
+from grader.model import Verdict
+from grader.puzzle import turn
+from grader.score import report
+from grader.store import Store
+from grader.submissions import discover
+from reference import puzzlesolver as ps
+from tests.fakes import FakeSandbox, Request, result
+from tests.helpers import submission
+
+pytestmark = pytest.mark.fast
+
+CASES = load_cases()
+LOOKALIKE_CASES = {"symmetric", "symmetric-one-solution", "symmetric-duplicates", "ties-symmetric"}
+TIE_CASES = {"ties", "ties-symmetric", "timed-2-letters-a", "timed-2-letters-b"}
+
+
+def each_placement(puzzle: ps.Puzzle) -> bytes:
+    """Every board once per placement of its tiles that draws it, counted so."""
+    boards = [
+        board
+        for board in ps.solve(puzzle)
+        for _ in range(math.prod(sum(turn(p.edges, k) == p.edges for k in range(4)) for p in board))
+    ]
+    return ps.render(puzzle, boards).encode()
+
+
+def ties_reversed(puzzle: ps.Puzzle) -> bytes:
+    """Boards with the same 9-digit string in the reverse of the tie rule's order."""
+    boards: list = []
+    for board in ps.solve(puzzle):
+        run_start = len(boards)
+        while run_start and [p.tile for p in boards[run_start - 1]] == [p.tile for p in board]:
+            run_start -= 1
+        boards.insert(run_start, board)
+    return ps.render(puzzle, boards).encode()
+
+
+def ties_reversed_and_a_trailing_space(puzzle: ps.Puzzle) -> bytes:
+    return ties_reversed(puzzle).replace(b"Input tiles:", b"Input tiles: ")
+
+
+PROGRAMS = {
+    "placements": each_placement,
+    "ties": ties_reversed,
+    "ties-and-space": ties_reversed_and_a_trailing_space,
+}
+
+
+def run(request: Request):
+    program = next(request.workdir.glob("puzzlesolver.py")).read_text().split()[-1]
+    assert request.input_file is not None
+    return result(PROGRAMS[program](ps.parse(request.input_file.read_text())))
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """The store of one grading run of every program on every case."""
+    root = tmp_path_factory.mktemp("policy")
+    for name in PROGRAMS:
+        submission(root / "class", name, "puzzlesolver.py", f"# program: {name}\n")
+    config = load_config()
+    subs = discover(root / "class", config)
+    with Store(root / "grader.db") as store:
+        execute(plan(subs, CASES, store), store, FakeSandbox(on_run=run), config, root / "builds")
+    return root / "grader.db"
+
+
+def scores(db: Path, sid: str, mode: str) -> tuple[float, float, str]:
+    with Store(db) as store:
+        rep = report(store, store.recorded(sid), CASES, mode)
+    return rep.score, rep.max_score, rep.policy_note
+
+
+def failing(db: Path, sid: str) -> set[str]:
+    with Store(db) as store:
+        rep = report(store, store.recorded(sid), CASES)
+    return {o.case.id for o in rep.outcomes if o.verdict != Verdict.AC}
+
+
+def test_printing_every_look_alike_placement_is_forgiven_on_every_such_case(results):
+    # Every failure is the other reading of the symmetric-tile rule: with the copies
+    # dropped (and the count with them) each output is the expected one.
+    assert failing(results, "placements") == LOOKALIKE_CASES
+    assert scores(results, "placements", "forgive") == (
+        36,
+        36,
+        "4 forgiven on policy-dependent cases",
+    )
+    assert scores(results, "placements", "count") == (32, 36, "4 lost on policy-dependent cases")
+
+
+def test_ties_in_another_order_are_forgiven(results):
+    assert failing(results, "ties") == TIE_CASES
+    assert scores(results, "ties", "forgive") == (36, 36, "6 forgiven on policy-dependent cases")
+
+
+def test_editing_the_stored_diagnoses_moves_no_score(results, tmp_path):
+    edited = tmp_path / "grader.db"
+    shutil.copyfile(results, edited)
+    with Store(edited) as store:
+        before = {sid: scores(edited, sid, "forgive") for sid in PROGRAMS}
+        store.db.execute("UPDATE runs SET diagnosis = ''")
+        assert {sid: scores(edited, sid, "forgive") for sid in PROGRAMS} == before
+        store.db.execute("UPDATE runs SET diagnosis = ?", (POLICY_ONLY,))
+        assert {sid: scores(edited, sid, "forgive") for sid in PROGRAMS} == before
+
+
+def test_what_else_is_wrong_is_not_forgiven(results):
+    # The trailing space fails every case; on the tie cases the rule is not all that differs.
+    assert len(failing(results, "ties-and-space")) == len(CASES)
+    assert scores(results, "ties-and-space", "forgive") == (0, 36, "")
