@@ -525,3 +525,36 @@ def test_a_file_the_file_system_cannot_hold_is_refused_by_name(tmp_path):
     result = import_archive("canvas", archive, tmp_path / "c", source_names=SOURCES)
     assert result.added == ["1001"] and (tmp_path / "c" / "1001" / "puzzlesolver.py").exists()
     assert refused_names(result) == {f"1001/{long_name}": "cannot be written: File name too long"}
+
+
+def test_a_huge_metadata_file_is_not_an_imports(tmp_path):
+    """.lms.json is read for every graded folder: 64 GB of it (sparse) is no
+    MemoryError, just not metadata the import wrote."""
+    (tmp_path / META_NAME).touch()
+    os.truncate(tmp_path / META_NAME, 64 << 30)
+    assert read_meta(tmp_path) is None
+
+
+def test_a_reimport_does_not_read_a_file_grown_huge_since(tmp_path):
+    """A file the last import wrote, now 64 GB (sparse), is compared by size first and
+    written afresh; it was read whole to compare (MemoryError, the import stopped)."""
+    into = tmp_path / "class"
+    first = make_zip(
+        tmp_path / "v1.zip",
+        [
+            ("smithjohn_1001_5001_puzzlesolver.py", "print('v1')\n", T0),
+            ("smithjohn_1001_5002_data.txt", "data\n", T0),
+        ],
+    )
+    import_archive("canvas", first, into, source_names=SOURCES)
+    os.truncate(into / "1001" / "data.txt", 64 << 30)
+    second = make_zip(
+        tmp_path / "v2.zip",
+        [
+            ("smithjohn_1001_6001_puzzlesolver.py", "print('v2')\n", LATE_TIME),
+            ("smithjohn_1001_6002_data.txt", "data\n", LATE_TIME),
+        ],
+    )
+    result = import_archive("canvas", second, into, source_names=SOURCES)
+    assert result.updated == ["1001"]
+    assert (into / "1001" / "data.txt").read_bytes() == b"data\n"

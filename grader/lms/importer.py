@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader.atomic import atomic_output
+from grader.bounded import read_limited
 from grader.lms import canvas, gradescope, moodle
 from grader.lms.incoming import Incoming, Parsed
 from grader.lms.metadata import META_NAME, SubmissionMeta, read_meta, write_meta
@@ -210,6 +211,14 @@ def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
     return a < b
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a file (not a link) holding exactly `data`, read no further."""
+    try:
+        return read_limited(path, len(data)) == data
+    except OSError:
+        return False
+
+
 def _write_if_changed(
     folder: Path,
     relative: PurePosixPath,
@@ -220,13 +229,7 @@ def _write_if_changed(
     path = folder.joinpath(*relative.parts)
     if path.name == META_NAME:
         return
-    if (
-        old is not None
-        and old.files.get(str(relative)) == digest
-        and path.is_file()
-        and not path.is_symlink()
-        and path.read_bytes() == data
-    ):
+    if old is not None and old.files.get(str(relative)) == digest and _holds(path, data):
         return  # untouched: its time stays, nothing downstream sees a change
     # A link planted in the folder since the last import must not redirect the write.
     for parent in [
