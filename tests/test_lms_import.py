@@ -340,15 +340,53 @@ def meta(when, marker=None) -> SubmissionMeta:
         (DEADLINE + timedelta(minutes=16), 1, 10),  # a started day counts
         (DEADLINE + timedelta(days=1, seconds=1), 2, 20),
         (DEADLINE + timedelta(days=9), 9, 50),  # capped
-        (datetime(2026, 3, 2, 2, 0), 1, 10),  # no zone (a zip time): in the deadline's zone
+        (datetime(2026, 3, 2, 2, 0), 1, 10),  # no zone (a zip time): the course's clock
         (datetime(2026, 3, 2, 4, 58, tzinfo=timezone.utc), 0, 0),  # 23:58 -05:00
     ],
 )
 def test_late_penalty(submitted, days, percent):
-    policy = LatePolicy(DEADLINE, grace_minutes=15, per_day_percent=10, max_percent=50)
+    policy = LatePolicy(DEADLINE, 15, 10, 50, timezone="America/New_York")
     late = assess(policy, meta(submitted))
     assert (late.days_late, late.percent) == (days, percent)
     assert late.penalty(8) == 8 * percent / 100 and late.final(8) == 8 - 8 * percent / 100
+
+
+# 2026-03-08 02:00 in New York: the clocks go forward to 03:00 (EST -05:00 to EDT -04:00).
+DST_DEADLINE = datetime(2026, 3, 7, 23, 59)  # course time, as course.toml may write it
+DST_INSTANT = datetime(2026, 3, 9, 4, 30, tzinfo=timezone.utc)  # 23 h 31 min later
+
+
+@pytest.mark.parametrize(
+    "deadline",
+    [DST_DEADLINE, DST_DEADLINE.replace(tzinfo=timezone(timedelta(hours=-5)))],
+    ids=["deadline-naive", "deadline-with-offset"],
+)
+@pytest.mark.parametrize(
+    "submitted",
+    [
+        DST_INSTANT,
+        DST_INSTANT.astimezone(timezone(timedelta(hours=-4))),  # 00:30 -04:00
+        datetime(2026, 3, 9, 0, 30),  # the same instant on the course's wall clock (a zip time)
+    ],
+    ids=["utc", "offset", "naive"],
+)
+def test_one_instant_is_as_late_however_it_is_written(deadline, submitted):
+    """23 h 31 min of real time across the change to summer time is 1 day late; read on
+    fixed offsets (or subtracted as wall clocks) the naive times were 2."""
+    policy = LatePolicy(deadline, 0, 10, 100, timezone="America/New_York")
+    late = assess(policy, meta(submitted))
+    assert (late.days_late, late.percent) == (1, 10)
+
+
+def test_naive_times_are_read_on_the_course_clock_not_the_machine_clock(monkeypatch):
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # where the grading machine happens to be
+    policy = LatePolicy(DST_DEADLINE, 0, 10, 100, timezone="America/New_York")
+    assert assess(policy, meta(DST_INSTANT)).days_late == 1
+    assert policy.describe()["timezone"] == "America/New_York"
+    machine = LatePolicy(DST_DEADLINE, 0, 10, 100)  # no zone given: the machine's
+    assert machine.describe()["timezone"] == "Asia/Tokyo"
+    # 23:59 in Tokyo is 14:59 UTC, 37 h 31 min before the instant: 2 days.
+    assert assess(machine, meta(DST_INSTANT)).days_late == 2
 
 
 def test_no_policy_or_no_time_means_no_penalty():
@@ -389,6 +427,9 @@ def test_late_config(tmp_path):
         ("[late]\ndeadline = 2026-03-01T10:00:00\nmax_percent = 150\n", "late.max_percent"),
         ("[lms]\nmissing_as_zero = 0\n", "lms.missing_as_zero"),
         ("[late]\nfoo = 1\n", "late.foo"),
+        ("[late]\ntimezone = 'Mars/Olympus_Mons'\n", "late.timezone"),
+        ("[late]\ntimezone = '../../etc/passwd'\n", "late.timezone"),
+        ("[late]\ntimezone = 5\n", "late.timezone"),
     ):
         course.write_text(bad)
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
@@ -558,3 +599,37 @@ def test_a_reimport_does_not_read_a_file_grown_huge_since(tmp_path):
     result = import_archive("canvas", second, into, source_names=SOURCES)
     assert result.updated == ["1001"]
     assert (into / "1001" / "data.txt").read_bytes() == b"data\n"
+
+
+def test_a_machine_without_a_zone_database_says_so(tmp_path, monkeypatch):
+    import sys
+    import zoneinfo
+
+    for name in ["tzdata", *(m for m in sys.modules if m.startswith("tzdata."))]:
+        monkeypatch.setitem(sys.modules, name, None)  # no pip tzdata...
+    zoneinfo.reset_tzpath(to=[])  # ...and no /usr/share/zoneinfo: a slim image
+    zoneinfo.ZoneInfo.clear_cache()
+    try:
+        course = tmp_path / "course.toml"
+        course.write_text("[late]\ntimezone = 'America/Chicago'\n")
+        with pytest.raises(ConfigError, match="late.timezone.*no time zone database"):
+            load_config(course)
+    finally:
+        zoneinfo.reset_tzpath()
+
+
+def test_a_late_policy_change_is_a_reason_only_where_there_is_a_deadline():
+    from grader.regrade import diff
+
+    def doc(late):
+        return {"cases": [], "course": {"limits": "L", "late": late}, "submissions": []}
+
+    none = LatePolicy().describe()
+    assert diff(doc(none), doc({**none, "timezone": "Asia/Tokyo"})).reasons == []
+    with_deadline = LatePolicy(DST_DEADLINE, timezone="America/New_York").describe()
+    moved = {**with_deadline, "timezone": "Europe/Berlin"}
+    assert diff(doc(with_deadline), doc(moved)).reasons == [
+        "course.toml: late policy changed (deadline 2026-03-07T23:59:00, grace 0 min, "
+        "-0%/day, cap 100%, zone America/New_York -> deadline 2026-03-07T23:59:00, "
+        "grace 0 min, -0%/day, cap 100%, zone Europe/Berlin)"
+    ]
