@@ -3,6 +3,7 @@ archive is built as the LMS itself names its entries (tests/lms_archives.py), an
 each attack, without its fix, lands a file in another student's folder, refuses
 the whole class, or stops the import half way."""
 
+import json
 from datetime import datetime
 
 import pytest
@@ -161,6 +162,145 @@ def test_a_canvas_name_that_claims_another_users_id_refuses_that_id(tmp_path):
         "none of its entries is imported"
         for r in refused.values()
     )
+
+
+def upload(tmp_path, name: str, entries) -> bytes:
+    """A zip a student made themselves (any tool) and uploaded."""
+    return make_zip(tmp_path / name, entries).read_bytes()
+
+
+def test_a_file_that_is_also_a_folder_refuses_that_entry_and_imports_everyone(tmp_path):
+    """Eve's zip holds `src/puzzlesolver.c` and then a file `src`; Canvas adds her file
+    `lib` beside a zip folder `lib/`. Writing `src` over the folder stopped the import
+    at Eve, half written, and Zoe (after her) was never imported."""
+    eve_zip = upload(
+        tmp_path,
+        "eve.zip",
+        [
+            ("src/puzzlesolver.c", EVIL_C, T0),
+            ("src", "a file named like the folder\n", T0),
+            ("lib/util.h", "#pragma once\n", T0),
+        ],
+    )
+    archive = make_zip(
+        tmp_path / "canvas.zip",
+        [
+            (canvas_entry("Al, Amy", 1001, 5001, "puzzlesolver.c"), VICTIM_C, T0),
+            (canvas_entry("Mallory, Eve", 1002, 5002, "lib"), "a file\n", T0),
+            (canvas_entry("Mallory, Eve", 1002, 5003, "project.zip"), eve_zip, T0),
+            (canvas_entry("Zed, Zoe", 1003, 5004, "puzzlesolver.py"), "print(1)\n", T0),
+        ],
+    )
+    into = tmp_path / "class"
+    result = import_archive("canvas", archive, into, source_names=SOURCES)
+    assert result.added == ["1001", "1002", "1003"]
+    assert set(files_of(into / "1002")) == {"src/puzzlesolver.c", "lib/util.h"}
+    assert set(read_meta(into / "1002").files) == {"src/puzzlesolver.c", "lib/util.h"}
+    refused = refused_names(result)
+    assert refused == {
+        "1002/lib": "a file, and also the folder holding lib/util.h in the same upload: "
+        "the folder is kept",
+        "1002/src": "a file, and also the folder holding src/puzzlesolver.c in the same "
+        "upload: the folder is kept",
+    }
+    assert files_of(into / "1003") == {"puzzlesolver.py": b"print(1)\n"}
+
+
+def test_a_file_named_like_the_imports_metadata_is_refused_not_taken_for_it(tmp_path):
+    archive = make_zip(
+        tmp_path / "canvas.zip",
+        [
+            (canvas_entry("Mallory, Eve", 1002, 5001, "puzzlesolver.c"), EVIL_C, LATE),
+            (
+                canvas_entry("Mallory, Eve", 1002, 5002, META_NAME),
+                json.dumps({"format": 1, "student_id": "1002", "lms": "canvas"}),
+                LATE,
+            ),
+        ],
+    )
+    into = tmp_path / "class"
+    result = import_archive("canvas", archive, into, source_names=SOURCES)
+    assert refused_names(result) == {
+        f"1002/{META_NAME}": f"named like the import's own metadata file ({META_NAME}): not written"
+    }
+    meta = read_meta(into / "1002")
+    assert meta.late_marker is False and set(meta.files) == {"puzzlesolver.c"}
+
+
+def test_a_longest_legal_file_name_is_imported(tmp_path):
+    """255 bytes of UTF-8 is a legal name; the atomic writer's temporary name for it was
+    not, and the file was refused as "File name too long"."""
+    long_name = "é" * 125 + "x.txt"  # 255 bytes
+    archive = make_zip(
+        tmp_path / "canvas.zip",
+        [
+            (canvas_entry("Al, Amy", 1001, 5001, "puzzlesolver.c"), VICTIM_C, T0),
+            (canvas_entry("Al, Amy", 1001, 5002, long_name), "notes\n", T0),
+        ],
+    )
+    into = tmp_path / "class"
+    result = import_archive("canvas", archive, into, source_names=SOURCES)
+    assert result.refused == [] and (into / "1001" / long_name).read_text() == "notes\n"
+    assert len(long_name.encode()) == 255
+
+
+# ------------------------------------------------------------------ re-imports
+
+
+def canvas_class(tmp_path, name, files, when):
+    return make_zip(
+        tmp_path / name,
+        [
+            (canvas_entry("Al, Amy", 1001, 5000 + n, path), data, when)
+            for n, (path, data) in enumerate(files)
+        ]
+        + [(canvas_entry("Zed, Zoe", 1003, 9000, "puzzlesolver.py"), "print(1)\n", T0)],
+    )
+
+
+def test_a_reimport_where_a_folder_became_a_file(tmp_path):
+    """Amy's first upload had `src/` (from her zip), her second a file `src`: the old
+    files go first, and the folder they leave empty, so the new file fits."""
+    first_zip = upload(
+        tmp_path, "p.zip", [("src/puzzlesolver.c", VICTIM_C, T0), ("README", "r\n", T0)]
+    )
+    into = tmp_path / "class"
+    first = canvas_class(tmp_path, "v1.zip", [("project.zip", first_zip)], T0)
+    import_archive("canvas", first, into, source_names=SOURCES)
+    assert set(files_of(into / "1001")) == {"src/puzzlesolver.c", "README"}
+    second = canvas_class(
+        tmp_path, "v2.zip", [("src", "now a file\n"), ("puzzlesolver.c", VICTIM_C)], LATE
+    )
+    result = import_archive("canvas", second, into, source_names=SOURCES)
+    assert result.updated == ["1001"] and result.refused == []
+    assert files_of(into / "1001") == {"src": b"now a file\n", "puzzlesolver.c": VICTIM_C.encode()}
+
+
+def test_old_files_are_never_removed_through_a_link_or_outside_the_folder(tmp_path):
+    """What the last import wrote is removed when a newer upload no longer has it, but
+    only inside the student's folder: not through a folder since replaced by a link,
+    not along a path the metadata file (only a file) says is `../..`."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.c").write_text("someone else's\n")
+    (tmp_path / "precious.txt").write_text("someone else's\n")
+    into = tmp_path / "class"
+    inner = upload(tmp_path, "p.zip", [("lib/keep.c", "int k;\n", T0), ("README", "r\n", T0)])
+    first = canvas_class(tmp_path, "v1.zip", [("puzzlesolver.c", VICTIM_C), ("p.zip", inner)], T0)
+    import_archive("canvas", first, into, source_names=SOURCES)
+    folder = into / "1001"
+    for path in (folder / "lib" / "keep.c", folder / "lib"):
+        path.unlink() if path.is_file() else path.rmdir()
+    (folder / "lib").symlink_to(outside)
+    meta = json.loads((folder / META_NAME).read_text())
+    meta["files"]["../../precious.txt"] = "0" * 64
+    (folder / META_NAME).write_text(json.dumps(meta))
+
+    second = canvas_class(tmp_path, "v2.zip", [("puzzlesolver.c", EVIL_C)], LATE)
+    result = import_archive("canvas", second, into, source_names=SOURCES)
+    assert result.updated == ["1001"]
+    assert (outside / "keep.c").exists() and (tmp_path / "precious.txt").exists()
+    assert (folder / "puzzlesolver.c").read_text() == EVIL_C
 
 
 # ------------------------------------------------------------------ Gradescope

@@ -138,15 +138,25 @@ def test_reimport_of_a_newer_download_updates_only_what_changed(tmp_path):
     assert (into / "1001" / "puzzlesolver.py").read_text() == "print('v2')\n"
 
 
-def test_import_never_writes_through_a_planted_link(tmp_path):
+def test_import_never_writes_through_a_planted_link(tmp_path, capsys):
+    """The planted link's student is refused with the reason; the others are imported."""
     into = tmp_path / "class"
     outside = tmp_path / "outside"
     outside.mkdir()
     into.mkdir()
     (into / "1001").symlink_to(outside)
-    archive = make_zip(tmp_path / "a.zip", [("smithjohn_1001_5001_puzzlesolver.py", "x\n", T0)])
-    assert grader_main(["import", "canvas", str(archive), "--into", str(into)]) == 2
+    archive = make_zip(
+        tmp_path / "a.zip",
+        [
+            ("smithjohn_1001_5001_puzzlesolver.py", "x\n", T0),
+            ("doejane_1002_5002_puzzlesolver.py", "y\n", T0),
+        ],
+    )
+    assert grader_main(["import", "canvas", str(archive), "--into", str(into)]) == 0
     assert list(outside.iterdir()) == []
+    out = capsys.readouterr().out
+    assert "refused: 1001/puzzlesolver.py: " in out and "is a symbolic link" in out
+    assert (into / "1002" / "puzzlesolver.py").read_text() == "y\n"
 
 
 # ------------------------------------------------------------------ Moodle
@@ -561,11 +571,19 @@ def test_a_file_the_file_system_cannot_hold_is_refused_by_name(tmp_path):
         [
             (f"smithjohn_1001_5001_{long_name}", "x\n", T0),
             ("smithjohn_1001_5002_puzzlesolver.py", "print(1)\n", T0),
+            (f"doejane_1002_5003_{long_name}", "x\n", T0),  # nothing else
         ],
     )
     result = import_archive("canvas", archive, tmp_path / "c", source_names=SOURCES)
     assert result.added == ["1001"] and (tmp_path / "c" / "1001" / "puzzlesolver.py").exists()
-    assert refused_names(result) == {f"1001/{long_name}": "cannot be written: File name too long"}
+    assert refused_names(result) == {
+        f"1001/{long_name}": "cannot be written: File name too long",
+        f"1002/{long_name}": "cannot be written: File name too long",
+    }
+    # The metadata lists what is there, so the next import tries the rest again; a
+    # student with nothing written gets no folder.
+    assert set(read_meta(tmp_path / "c" / "1001").files) == {"puzzlesolver.py"}
+    assert not (tmp_path / "c" / "1002").exists()
 
 
 def test_a_huge_metadata_file_is_not_an_imports(tmp_path):
