@@ -22,7 +22,9 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
     version stays and no stray file is left. OSError propagates."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    # The temporary name must fit where `path`'s own does: a legal 255-byte name plus
+    # a prefix and mkstemp's suffix would not, so only the name's head is kept.
+    fd, tmp = tempfile.mkstemp(prefix=f".{_head(path.name)}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -31,6 +33,21 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+_HEAD_BYTES = 64  # of the name, in the temporary one: enough to tell whose it is
+
+
+def _head(name: str) -> str:
+    """The longest start of `name` that encodes to at most _HEAD_BYTES bytes, cut
+    between characters."""
+    kept, size = [], 0
+    for char in name:
+        size += len(os.fsencode(char))
+        if size > _HEAD_BYTES:
+            break
+        kept.append(char)
+    return "".join(kept)
 
 
 def write_file(path: Path, data: bytes | str) -> None:

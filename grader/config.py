@@ -17,6 +17,7 @@ except ModuleNotFoundError:  # Python 3.10
 from grader.errors import GraderError
 from grader.late import LatePolicy
 from grader.model import POLICY_CASE_MODES, Limits
+from grader.zones import UnknownZone, course_zone
 
 
 class ConfigError(GraderError):
@@ -284,7 +285,17 @@ def _timelimit(table: dict) -> TimeLimitConfig:
 
 def _late(table: dict) -> LatePolicy:
     prefix = "late"
-    _known(table, {"deadline", "grace_minutes", "per_day_percent", "max_percent"}, prefix)
+    _known(
+        table, {"deadline", "grace_minutes", "per_day_percent", "max_percent", "timezone"}, prefix
+    )
+    zone = _typed(table, "timezone", str, "", prefix).strip()
+    try:
+        course_zone(zone)
+    except UnknownZone as error:
+        raise ConfigError(
+            f"key '{prefix}.timezone': {error} (an IANA name such as Europe/Berlin; "
+            "empty: this machine's zone)"
+        ) from None
     deadline = table.get("deadline")
     if isinstance(deadline, str):
         try:
@@ -310,7 +321,7 @@ def _late(table: dict) -> LatePolicy:
             raise ConfigError(f"key '{prefix}.{key}': out of range: {value}")
     if deadline is None and (per_day or "max_percent" in table or grace):
         raise ConfigError(f"key '{prefix}.deadline': a late penalty needs a deadline")
-    return LatePolicy(deadline, float(grace), float(per_day), float(cap))
+    return LatePolicy(deadline, float(grace), float(per_day), float(cap), zone)
 
 
 def _lms(table: dict) -> LmsConfig:

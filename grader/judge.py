@@ -95,7 +95,9 @@ def judge(
         return Judgement(
             Verdict.RTE,
             f"the program crashed: killed by signal {result.signal} "
-            f"({_signal_name(result.signal)})" + _allocation(result, limits) + _output_tails(result),
+            f"({_signal_name(result.signal)})"
+            + _allocation(result, limits)
+            + _output_tails(result),
             result,
         )
     if result.exit_code != 0:

@@ -5,15 +5,18 @@ raw score for every started day past the deadline (a minute late counts as one
 day), never more than `max_percent` in all. Where the LMS marks lateness itself
 (Canvas's LATE), its marker decides whether a submission is late, since it knows
 each student's own due date and extensions; the time then only counts the days
-(at least one). The raw score is never changed:
-every report shows raw score, penalty and the final score side by side.
+(at least one). Days are real elapsed time: a time without an offset is read on the
+course's clock (`timezone`, see grader.zones), so one instant gets one penalty
+however it is written, across a daylight-saving change too. The raw score is never
+changed: every report shows raw score, penalty and the final score side by side.
 """
 
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 from grader.submission_meta import SubmissionMeta, read_meta
+from grader.zones import course_zone, instant, zone_name
 
 
 @dataclass(frozen=True)
@@ -22,10 +25,15 @@ class LatePolicy:
     grace_minutes: float = 0
     per_day_percent: float = 0  # of the raw score, per started day late
     max_percent: float = 100  # the penalty's cap
+    timezone: str = ""  # IANA name of the course's clock; "": this machine's zone
 
     @property
     def enabled(self) -> bool:
         return self.deadline is not None
+
+    @property
+    def zone(self) -> tzinfo:
+        return course_zone(self.timezone)
 
     def describe(self) -> dict:
         return {
@@ -33,6 +41,7 @@ class LatePolicy:
             "grace_minutes": self.grace_minutes,
             "per_day_percent": self.per_day_percent,
             "max_percent": self.max_percent,
+            "timezone": zone_name(self.zone),
         }
 
 
@@ -70,7 +79,7 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
         # a zip entry's time may not even be the submission's.
         return Lateness(meta.submitted_at, marker, 0, 0.0, "on time (the LMS's own marker)")
     assert policy.deadline is not None, "policy.enabled: it has a deadline"
-    late_by = _late_by(submitted, policy.deadline)
+    late_by = None if submitted is None else _late_by(submitted, policy.deadline, policy.zone)
     if late_by is None or late_by <= timedelta(0):
         if not marker:
             note = "on time" if late_by is not None else "no submission time: no penalty applied"
@@ -87,15 +96,8 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
     return Lateness(meta.submitted_at, marker, days, float(percent), note)
 
 
-def _late_by(submitted: datetime | None, deadline: datetime) -> timedelta | None:
-    if submitted is None:
-        return None
-    # A zip entry's time has no zone: read it in the deadline's zone (the course's).
-    if submitted.tzinfo is None and deadline.tzinfo is not None:
-        submitted = submitted.replace(tzinfo=deadline.tzinfo)
-    elif submitted.tzinfo is not None and deadline.tzinfo is None:
-        submitted = submitted.astimezone().replace(tzinfo=None)
-    return submitted - deadline
+def _late_by(submitted: datetime, deadline: datetime, zone: tzinfo) -> timedelta:
+    return instant(submitted, zone) - instant(deadline, zone)
 
 
 def lateness_of(reports, policy: LatePolicy) -> dict[str, Lateness]:

@@ -115,7 +115,8 @@ def _reasons(old: dict, new: dict) -> list[str]:
     if ca and cb:
         if ca["limits"] != cb["limits"]:
             reasons.append("course.toml: limits or sandbox changed")
-        if ca["late"] != cb["late"]:
+        # Without a deadline nothing is late: the other keys (the zone) change nothing.
+        if ca["late"] != cb["late"] and (ca["late"].get("deadline") or cb["late"].get("deadline")):
             reasons.append(
                 f"course.toml: late policy changed ({_policy(ca['late'])} -> {_policy(cb['late'])})"
             )
@@ -127,7 +128,8 @@ def _policy(late: dict) -> str:
         return "none"
     return (
         f"deadline {late['deadline']}, grace {late['grace_minutes']:g} min, "
-        f"-{late['per_day_percent']:g}%/day, cap {late['max_percent']:g}%"
+        f"-{late['per_day_percent']:g}%/day, cap {late['max_percent']:g}%, "
+        f"zone {late.get('timezone') or '?'}"
     )
 
 

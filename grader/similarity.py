@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+from grader.bounded import read_limited
 from grader.config import CourseConfig
 from grader.errors import GraderError
-from grader.submissions import Submission, discover
+from grader.submissions import MAX_SOURCE_BYTES, Submission, discover
 
 NOISE_TOKENS = 25  # k: matches shorter than this are never reported (copydetect's default)
 GUARANTEE_TOKENS = 30  # matches at least this long are always found
@@ -119,7 +120,10 @@ def fingerprint(sub: Submission, boilerplate) -> Document:
     _, detector, _ = _copydetect()
     if sub.source is None:
         raise ValueError(f"{sub.id}: no source file to fingerprint")
-    text = sub.source.read_text(encoding="utf-8", errors="replace")
+    # Bounded: the file may have grown since discover() checked it. Decoded as
+    # read_text would (universal newlines), so fingerprints stay what they were.
+    data = io.BytesIO(read_limited(sub.source, MAX_SOURCE_BYTES))
+    text = io.TextIOWrapper(data, encoding="utf-8", errors="replace").read()
     print_name = sub.source.name  # the extension picks the lexer
     fp = detector.CodeFingerprint(
         print_name, NOISE_TOKENS, _window(), boilerplate=boilerplate, fp=io.StringIO(text)
@@ -158,7 +162,10 @@ def similarity_report(folder: Path, config: CourseConfig, base: Path | None = No
             if sub.problem is not None or sub.source is None:
                 skipped.append((sub.id, sub.problem or "no source file"))
                 continue
-            documents.append(fingerprint(sub, boilerplate))
+            try:
+                documents.append(fingerprint(sub, boilerplate))
+            except OSError as error:
+                skipped.append((sub.id, f"cannot be read: {error.strerror or error}"))
         pairs = [compare(a, b) for a, b in combinations(documents, 2)]
     pairs.sort(key=lambda p: (-p.score, -p.tokens, p.left.id, p.right.id))
     return Report(pairs, documents, skipped, starter)

@@ -12,9 +12,11 @@ from datetime import datetime
 from pathlib import Path
 
 from grader.atomic import atomic_output
+from grader.bounded import read_limited
 
 META_NAME = ".lms.json"
 FORMAT = 1
+MAX_META_BYTES = 1 << 20  # what an import writes is a few kB, whatever the class
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,8 @@ def read_meta(folder) -> SubmissionMeta | None:
     hand-made folder, or one copied without its dot files)."""
     path = Path(folder) / META_NAME
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_limited(path, MAX_META_BYTES).decode("utf-8"))
+    except (OSError, ValueError):  # absent, too large, not JSON: not the import's
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, overload
 
+from grader.bounded import NotAFile, TooLarge, read_limited
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
 from grader.text import safe_name
 
-MAX_SOURCE_BYTES = 1 << 20
+MAX_SOURCE_BYTES = 1 << 20  # each source file (the main one, and each extra one)
 MAX_EXTRA_FILES = 64
 MAX_EXTRA_BYTES = 4 << 20
 # The files of each language that a build or an import can use beside the main file.
@@ -235,25 +236,25 @@ def load(folder: Path, config: CourseConfig) -> Submission:
 def _checked(
     sid: str, folder: Path, source: Path, spec: LanguageSpec, config: CourseConfig
 ) -> Submission:
-    problem = _source_problem(folder, source)
-    if problem:
+    data, problem = _read_source(source)
+    if data is None:
+        assert problem is not None, "_read_source gives the bytes or the reason"
         return _rejected(sid, folder, problem)
-    data = source.read_bytes()
     # The commands are part of what is graded: changing a build flag rebuilds.
     digest = hashlib.sha256(repr(spec).encode() + b"\0" + data)
     extra, ignored = _inventory(folder, source, spec, config.extra_files)
-    for name in extra:  # a submission with no extra file keeps the hash it always had
-        digest.update(b"\0" + os.fsencode(name) + b"\0" + (folder / name).read_bytes())
-    return Submission(
-        sid, folder, source, spec, None, digest.hexdigest(), tuple(extra), tuple(ignored)
-    )
+    for name, content in extra:  # a submission with no extra file keeps the hash it always had
+        digest.update(b"\0" + os.fsencode(name) + b"\0" + content)
+    names = tuple(name for name, _ in extra)
+    return Submission(sid, folder, source, spec, None, digest.hexdigest(), names, tuple(ignored))
 
 
 def _inventory(
     folder: Path, source: Path, spec: LanguageSpec, policy: str
-) -> tuple[list[str], list[tuple[str, str]]]:
-    """(extra files copied beside the main file, (name, why) of every entry not used)."""
-    extra: list[str] = []
+) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
+    """((name, content) of the extra files copied beside the main file, (shown name,
+    why) of every entry not used)."""
+    extra: list[tuple[str, bytes]] = []
     ignored: list[tuple[str, str]] = []
     total = 0
     suffixes = COMPANION_SUFFIXES.get(spec.name, ())
@@ -261,24 +262,25 @@ def _inventory(
         if entry.name == source.name:
             continue
         name = safe_name(entry.name)
-        why = _extra_problem(entry, suffixes, policy)
+        data, why = b"", _extra_problem(entry, suffixes, policy)
         if why is None and len(extra) >= MAX_EXTRA_FILES:
             why = f"more than {MAX_EXTRA_FILES} extra files"
         if why is None:
-            size = entry.stat().st_size
-            if total + size > MAX_EXTRA_BYTES:
-                why = f"the extra files pass {MAX_EXTRA_BYTES:,} bytes in all"
-            else:
-                total += size
+            read, problem = _read_source(entry)
+            why = problem[len(name) + 1 :] if problem else None  # without the name
+            data = read or b""
+        if why is None and total + len(data) > MAX_EXTRA_BYTES:
+            why = f"the extra files pass {MAX_EXTRA_BYTES:,} bytes in all"
         if why is None:
-            extra.append(entry.name)
+            total += len(data)
+            extra.append((entry.name, data))
         else:
             ignored.append((name + ("/" if _is_real_folder(entry) else ""), why))
     return extra, ignored
 
 
 def _extra_problem(entry: Path, suffixes: Iterable[str], policy: str) -> str | None:
-    """Why `entry` is not copied beside the main file (None: it is)."""
+    """Why `entry` is not copied beside the main file, by its name (None: it may be)."""
     if _is_real_folder(entry):
         return "a folder: only files beside the main file are used"
     if entry.name.startswith("."):
@@ -289,32 +291,34 @@ def _extra_problem(entry: Path, suffixes: Iterable[str], policy: str) -> str | N
         return "the course uses the main file only"
     if safe_name(entry.name) != entry.name:
         return "its name is not plain UTF-8 text"
-    problem = _source_problem(entry.parent, entry)
-    return problem[len(entry.name) + 1 :] if problem else None  # without the name
+    return None
 
 
-def _source_problem(folder: Path, source: Path) -> str | None:
+def _read_source(source: Path) -> tuple[bytes | None, str | None]:
+    """(the file's bytes, None), or (None, why it cannot be graded, starting with its
+    name). Read once, and never past MAX_SOURCE_BYTES."""
     name = safe_name(source.name)
     if source.is_symlink():
-        return (
+        return None, (
             f"{name} is a symbolic link (to {safe_name(_link_target(source))}): "
             "submit the file itself"
         )
-    if not source.is_file():
-        return f"{name} is not a regular file"
     try:
-        data = source.read_bytes()
+        data = read_limited(source, MAX_SOURCE_BYTES)
+    except TooLarge as error:
+        size = f"{error.size:,} bytes" if error.size is not None else "too large"
+        return None, f"{name} is {size}; a source file may be at most {MAX_SOURCE_BYTES:,} bytes"
+    except NotAFile:
+        return None, f"{name} is not a regular file"
     except OSError as error:
-        return f"{name} cannot be read: {error.strerror}"
-    if len(data) > MAX_SOURCE_BYTES:
-        return f"{name} is {len(data):,} bytes; a source file may be at most {MAX_SOURCE_BYTES:,}"
+        return None, f"{name} cannot be read: {error.strerror or error}"
     if b"\0" in data:
-        return f"{name} is not a text file (it contains NUL bytes)"
+        return None, f"{name} is not a text file (it contains NUL bytes)"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return f"{name} is not UTF-8 text (bad byte at offset {error.start})"
-    return None
+        return None, f"{name} is not UTF-8 text (bad byte at offset {error.start})"
+    return data, None
 
 
 def _link_target(path: Path) -> str:

@@ -138,15 +138,25 @@ def test_reimport_of_a_newer_download_updates_only_what_changed(tmp_path):
     assert (into / "1001" / "puzzlesolver.py").read_text() == "print('v2')\n"
 
 
-def test_import_never_writes_through_a_planted_link(tmp_path):
+def test_import_never_writes_through_a_planted_link(tmp_path, capsys):
+    """The planted link's student is refused with the reason; the others are imported."""
     into = tmp_path / "class"
     outside = tmp_path / "outside"
     outside.mkdir()
     into.mkdir()
     (into / "1001").symlink_to(outside)
-    archive = make_zip(tmp_path / "a.zip", [("smithjohn_1001_5001_puzzlesolver.py", "x\n", T0)])
-    assert grader_main(["import", "canvas", str(archive), "--into", str(into)]) == 2
+    archive = make_zip(
+        tmp_path / "a.zip",
+        [
+            ("smithjohn_1001_5001_puzzlesolver.py", "x\n", T0),
+            ("doejane_1002_5002_puzzlesolver.py", "y\n", T0),
+        ],
+    )
+    assert grader_main(["import", "canvas", str(archive), "--into", str(into)]) == 0
     assert list(outside.iterdir()) == []
+    out = capsys.readouterr().out
+    assert "refused: 1001/puzzlesolver.py: " in out and "is a symbolic link" in out
+    assert (into / "1002" / "puzzlesolver.py").read_text() == "y\n"
 
 
 # ------------------------------------------------------------------ Moodle
@@ -340,15 +350,53 @@ def meta(when, marker=None) -> SubmissionMeta:
         (DEADLINE + timedelta(minutes=16), 1, 10),  # a started day counts
         (DEADLINE + timedelta(days=1, seconds=1), 2, 20),
         (DEADLINE + timedelta(days=9), 9, 50),  # capped
-        (datetime(2026, 3, 2, 2, 0), 1, 10),  # no zone (a zip time): in the deadline's zone
+        (datetime(2026, 3, 2, 2, 0), 1, 10),  # no zone (a zip time): the course's clock
         (datetime(2026, 3, 2, 4, 58, tzinfo=timezone.utc), 0, 0),  # 23:58 -05:00
     ],
 )
 def test_late_penalty(submitted, days, percent):
-    policy = LatePolicy(DEADLINE, grace_minutes=15, per_day_percent=10, max_percent=50)
+    policy = LatePolicy(DEADLINE, 15, 10, 50, timezone="America/New_York")
     late = assess(policy, meta(submitted))
     assert (late.days_late, late.percent) == (days, percent)
     assert late.penalty(8) == 8 * percent / 100 and late.final(8) == 8 - 8 * percent / 100
+
+
+# 2026-03-08 02:00 in New York: the clocks go forward to 03:00 (EST -05:00 to EDT -04:00).
+DST_DEADLINE = datetime(2026, 3, 7, 23, 59)  # course time, as course.toml may write it
+DST_INSTANT = datetime(2026, 3, 9, 4, 30, tzinfo=timezone.utc)  # 23 h 31 min later
+
+
+@pytest.mark.parametrize(
+    "deadline",
+    [DST_DEADLINE, DST_DEADLINE.replace(tzinfo=timezone(timedelta(hours=-5)))],
+    ids=["deadline-naive", "deadline-with-offset"],
+)
+@pytest.mark.parametrize(
+    "submitted",
+    [
+        DST_INSTANT,
+        DST_INSTANT.astimezone(timezone(timedelta(hours=-4))),  # 00:30 -04:00
+        datetime(2026, 3, 9, 0, 30),  # the same instant on the course's wall clock (a zip time)
+    ],
+    ids=["utc", "offset", "naive"],
+)
+def test_one_instant_is_as_late_however_it_is_written(deadline, submitted):
+    """23 h 31 min of real time across the change to summer time is 1 day late; read on
+    fixed offsets (or subtracted as wall clocks) the naive times were 2."""
+    policy = LatePolicy(deadline, 0, 10, 100, timezone="America/New_York")
+    late = assess(policy, meta(submitted))
+    assert (late.days_late, late.percent) == (1, 10)
+
+
+def test_naive_times_are_read_on_the_course_clock_not_the_machine_clock(monkeypatch):
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # where the grading machine happens to be
+    policy = LatePolicy(DST_DEADLINE, 0, 10, 100, timezone="America/New_York")
+    assert assess(policy, meta(DST_INSTANT)).days_late == 1
+    assert policy.describe()["timezone"] == "America/New_York"
+    machine = LatePolicy(DST_DEADLINE, 0, 10, 100)  # no zone given: the machine's
+    assert machine.describe()["timezone"] == "Asia/Tokyo"
+    # 23:59 in Tokyo is 14:59 UTC, 37 h 31 min before the instant: 2 days.
+    assert assess(machine, meta(DST_INSTANT)).days_late == 2
 
 
 def test_no_policy_or_no_time_means_no_penalty():
@@ -389,6 +437,9 @@ def test_late_config(tmp_path):
         ("[late]\ndeadline = 2026-03-01T10:00:00\nmax_percent = 150\n", "late.max_percent"),
         ("[lms]\nmissing_as_zero = 0\n", "lms.missing_as_zero"),
         ("[late]\nfoo = 1\n", "late.foo"),
+        ("[late]\ntimezone = 'Mars/Olympus_Mons'\n", "late.timezone"),
+        ("[late]\ntimezone = '../../etc/passwd'\n", "late.timezone"),
+        ("[late]\ntimezone = 5\n", "late.timezone"),
     ):
         course.write_text(bad)
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
@@ -520,8 +571,83 @@ def test_a_file_the_file_system_cannot_hold_is_refused_by_name(tmp_path):
         [
             (f"smithjohn_1001_5001_{long_name}", "x\n", T0),
             ("smithjohn_1001_5002_puzzlesolver.py", "print(1)\n", T0),
+            (f"doejane_1002_5003_{long_name}", "x\n", T0),  # nothing else
         ],
     )
     result = import_archive("canvas", archive, tmp_path / "c", source_names=SOURCES)
     assert result.added == ["1001"] and (tmp_path / "c" / "1001" / "puzzlesolver.py").exists()
-    assert refused_names(result) == {f"1001/{long_name}": "cannot be written: File name too long"}
+    assert refused_names(result) == {
+        f"1001/{long_name}": "cannot be written: File name too long",
+        f"1002/{long_name}": "cannot be written: File name too long",
+    }
+    # The metadata lists what is there, so the next import tries the rest again; a
+    # student with nothing written gets no folder.
+    assert set(read_meta(tmp_path / "c" / "1001").files) == {"puzzlesolver.py"}
+    assert not (tmp_path / "c" / "1002").exists()
+
+
+def test_a_huge_metadata_file_is_not_an_imports(tmp_path):
+    """.lms.json is read for every graded folder: 64 GB of it (sparse) is no
+    MemoryError, just not metadata the import wrote."""
+    (tmp_path / META_NAME).touch()
+    os.truncate(tmp_path / META_NAME, 64 << 30)
+    assert read_meta(tmp_path) is None
+
+
+def test_a_reimport_does_not_read_a_file_grown_huge_since(tmp_path):
+    """A file the last import wrote, now 64 GB (sparse), is compared by size first and
+    written afresh; it was read whole to compare (MemoryError, the import stopped)."""
+    into = tmp_path / "class"
+    first = make_zip(
+        tmp_path / "v1.zip",
+        [
+            ("smithjohn_1001_5001_puzzlesolver.py", "print('v1')\n", T0),
+            ("smithjohn_1001_5002_data.txt", "data\n", T0),
+        ],
+    )
+    import_archive("canvas", first, into, source_names=SOURCES)
+    os.truncate(into / "1001" / "data.txt", 64 << 30)
+    second = make_zip(
+        tmp_path / "v2.zip",
+        [
+            ("smithjohn_1001_6001_puzzlesolver.py", "print('v2')\n", LATE_TIME),
+            ("smithjohn_1001_6002_data.txt", "data\n", LATE_TIME),
+        ],
+    )
+    result = import_archive("canvas", second, into, source_names=SOURCES)
+    assert result.updated == ["1001"]
+    assert (into / "1001" / "data.txt").read_bytes() == b"data\n"
+
+
+def test_a_machine_without_a_zone_database_says_so(tmp_path, monkeypatch):
+    import sys
+    import zoneinfo
+
+    for name in ["tzdata", *(m for m in sys.modules if m.startswith("tzdata."))]:
+        monkeypatch.setitem(sys.modules, name, None)  # no pip tzdata...
+    zoneinfo.reset_tzpath(to=[])  # ...and no /usr/share/zoneinfo: a slim image
+    zoneinfo.ZoneInfo.clear_cache()
+    try:
+        course = tmp_path / "course.toml"
+        course.write_text("[late]\ntimezone = 'America/Chicago'\n")
+        with pytest.raises(ConfigError, match="late.timezone.*no time zone database"):
+            load_config(course)
+    finally:
+        zoneinfo.reset_tzpath()
+
+
+def test_a_late_policy_change_is_a_reason_only_where_there_is_a_deadline():
+    from grader.regrade import diff
+
+    def doc(late):
+        return {"cases": [], "course": {"limits": "L", "late": late}, "submissions": []}
+
+    none = LatePolicy().describe()
+    assert diff(doc(none), doc({**none, "timezone": "Asia/Tokyo"})).reasons == []
+    with_deadline = LatePolicy(DST_DEADLINE, timezone="America/New_York").describe()
+    moved = {**with_deadline, "timezone": "Europe/Berlin"}
+    assert diff(doc(with_deadline), doc(moved)).reasons == [
+        "course.toml: late policy changed (deadline 2026-03-07T23:59:00, grace 0 min, "
+        "-0%/day, cap 100%, zone America/New_York -> deadline 2026-03-07T23:59:00, "
+        "grace 0 min, -0%/day, cap 100%, zone Europe/Berlin)"
+    ]

@@ -477,11 +477,7 @@ def test_a_run_leaves_no_cgroup_behind(counted_box, progs):
 
 
 def _cgroup_folders() -> set:
-    return {
-        str(p)
-        for p in Path("/sys/fs/cgroup").glob("**/scramble-grader-*/run-*")
-        if p.is_dir()
-    }
+    return {str(p) for p in Path("/sys/fs/cgroup").glob("**/scramble-grader-*/run-*") if p.is_dir()}
 
 
 def test_a_fork_bomb_is_flagged_at_the_process_limit_by_the_cgroup(bwrap, progs):

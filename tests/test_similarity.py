@@ -4,6 +4,7 @@ out, one self-contained page, checked in headless Chromium like the feedback pag
 import builtins
 import io
 import keyword
+import os
 import tokenize
 from pathlib import Path
 
@@ -268,3 +269,22 @@ def test_a_missing_starter_folder_is_one_line(tmp_path, capsys):
     assert code == 2
     assert "the starter code folder does not exist" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_a_source_grown_huge_after_discovery_is_skipped_not_read(tmp_path, monkeypatch):
+    """discover() bounds what it reads; a file that grows before the fingerprint is
+    bounded again (a 64 GB sparse file was a MemoryError that ended the report)."""
+    from grader import similarity
+    from grader.submissions import discover
+
+    for name in ("amy", "bob"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "puzzlesolver.py").write_text(ORIGINAL)
+    found = discover(tmp_path, load_config())
+    os.truncate(found[1].source, 64 << 30)  # sparse: no disk, 64 GB to a whole read
+    monkeypatch.setattr(similarity, "discover", lambda folder, config: found)
+    report = similarity_report(tmp_path, load_config())
+    assert [d.id for d in report.documents] == ["amy"]
+    assert report.skipped == [
+        ("bob", "cannot be read: 68,719,476,736 bytes, more than the limit of 1,048,576")
+    ]

@@ -1,6 +1,9 @@
 """Finding submissions and deciding their language; bad folders get a reason."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +93,65 @@ def test_content_hash_follows_the_content(tmp_path):
     b = load(folder(tmp_path, "b", {"puzzlesolver.py": "print(1)"}), CONFIG)
     c = load(folder(tmp_path, "c", {"puzzlesolver.py": "print(2)"}), CONFIG)
     assert a.content_hash == b.content_hash != c.content_hash
+
+
+GB = 1 << 30
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sparse(path: Path, size: int) -> Path:
+    """A file of `size` bytes that takes no disk (what a student's `truncate -s` makes)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    os.truncate(path, size)
+    return path
+
+
+def test_a_huge_sparse_main_file_is_ce_with_the_limit_not_a_crash(tmp_path):
+    """Read whole, 64 GB was a MemoryError that stopped the class; asked its size first,
+    it is this submission's CE."""
+    path = folder(tmp_path, "s", {})
+    sparse(path / "puzzlesolver.c", 64 * GB)
+    assert load(path, CONFIG).problem == (
+        "puzzlesolver.c is 68,719,476,736 bytes; a source file may be at most 1,048,576 bytes"
+    )
+
+
+def test_a_huge_sparse_extra_file_is_ignored_with_the_limit(tmp_path):
+    path = folder(tmp_path, "s", {"puzzlesolver.c": "int main(void){return 0;}\n"})
+    sparse(path / "tables.h", 64 * GB)
+    sub = load(path, CONFIG)
+    assert sub.problem is None and sub.extra_files == ()
+    assert dict(sub.ignored)["tables.h"] == (
+        "is 68,719,476,736 bytes; a source file may be at most 1,048,576 bytes"
+    )
+
+
+def test_a_few_gigabytes_of_sparse_files_cost_the_grader_no_memory(tmp_path):
+    """3 GB sparse files were read whole (3.2 GB resident); now only their size is."""
+    root = tmp_path / "class"
+    sparse(root / "a" / "puzzlesolver.c", 3 * GB)
+    folder(root, "b", {"puzzlesolver.c": "int main(void){return 0;}\n"})
+    sparse(root / "b" / "tables.h", 3 * GB)
+    # VmHWM, not ru_maxrss: that one keeps what the forked pytest held before exec.
+    script = (
+        "import sys\n"
+        "from grader.config import load_config\n"
+        "from grader.submissions import discover\n"
+        "subs = discover(sys.argv[1], load_config())\n"
+        "status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+        "print(status.split()[0])\n"
+        "print(subs[0].problem)\n"
+        "print(subs[1].problem, subs[1].ignored)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    peak_kb, first, second = done.stdout.splitlines()
+    assert "3,221,225,472 bytes; a source file may be at most" in first
+    assert second.startswith("None") and "3,221,225,472 bytes" in second
+    assert int(peak_kb) < 256 << 10  # kB: far below the 3 GB a whole read takes

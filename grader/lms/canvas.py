@@ -7,14 +7,19 @@ copy of a source file the course accepts gets its name back (the highest copy
 number wins; other files keep Canvas's name, which is all they have). The
 name part is the student's sortable name squashed to letters (`smithjohn`); the
 user id is Canvas's own, the one its gradebook CSV has in the "ID" column, so
-it is the folder name. Canvas writes no submission time into the names: the
+it is the folder name. Canvas itself reads the first all-digit fields as the user
+and file ids, and removes `_<digits>_` from names for that, so the first
+`_<uid>_<file id>_` ends the prefix; but it squashes the name only afterwards, so a
+student named `Eve_1002-_5001-` still gets entries starting `eve_1002_5001_`. All
+the entries of one submission share one prefix: an id claimed under two is refused
+whole, never mixed. Canvas writes no submission time into the names: the
 zip entry's time is taken instead, and the metadata says so.
 """
 
 import re
 from pathlib import PurePosixPath
 
-from grader.lms.incoming import Incoming, Parsed, newest, safe_id
+from grader.lms.incoming import Incoming, Parsed, newest, one_name_per_id, safe_id
 from grader.lms.unpack import Refused, Unpacked
 
 _NAME = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<att>\d+)_(?P<file>.+)$")
@@ -23,8 +28,7 @@ _COPY = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]*)?$")
 
 def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
-    students: dict[str, Incoming] = {}
-    chosen: dict[str, dict[str, tuple]] = {}  # uid -> canonical name -> (copy number, member)
+    claims = []
     for member in unpacked.members:
         if len(member.path.parts) != 1:
             parsed.refused.append(
@@ -42,7 +46,15 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
                 )
             )
             continue
-        uid = match["uid"]
+        # Canvas names every file of one submission `<name>_[LATE_]<uid>`: the same
+        # prefix, or an entry is not what it claims (a name Canvas sanitised badly).
+        prefix = match["name"] + ("_LATE" if match["late"] else "")
+        claims.append((match["uid"], prefix, member, match))
+    kept, refused = one_name_per_id(claims, "user")
+    parsed.refused.extend(refused)
+    students: dict[str, Incoming] = {}
+    chosen: dict[str, dict[str, tuple]] = {}  # uid -> canonical name -> (copy number, member)
+    for uid, _, member, match in kept:
         student = students.get(uid)
         if student is None:
             student = students[uid] = Incoming(

@@ -1,7 +1,8 @@
 """Gradescope's "Export Submissions": a folder per submission and one metadata file.
 
 The zip holds `submission_metadata.yml` (usually under `assignment_<id>_export/`)
-and, beside it, `submission_<id>/` with the files as the student uploaded them.
+and, beside it, `submission_<id>/` with the files as the student uploaded them
+(a student's own file of that name, inside their folder, is just their file).
 The metadata maps each `submission_<id>` (Ruby-style `:key:` names) to its
 `:submitters:` (`:name:`, `:sid:`, `:email:`) and `:created_at:`, the submission
 time with its UTC offset. The folder name is the first submitter's student id
@@ -9,6 +10,7 @@ time with its UTC offset. The folder name is the first submitter's student id
 is kept in the metadata so a roster finds each of them.
 """
 
+import re
 from datetime import datetime
 from pathlib import PurePosixPath
 
@@ -16,13 +18,23 @@ from grader.lms.incoming import Incoming, Parsed, safe_id
 from grader.lms.unpack import ArchiveError, Refused, Unpacked
 
 META_FILE = "submission_metadata.yml"
+_SUBMISSION = re.compile(r"^submission_\d+$")  # a submission's folder
 
 
 def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
-    metas = [m for m in unpacked.members if m.path.name == META_FILE]
+    # Gradescope's own metadata sits beside the submission folders; a file of that
+    # name inside one of them is that student's file, whatever its name.
+    metas = [
+        m
+        for m in unpacked.members
+        if m.path.name == META_FILE and not any(_SUBMISSION.match(p) for p in m.path.parts)
+    ]
     if len(metas) != 1:
-        raise ArchiveError(f"not a Gradescope export: expected one {META_FILE}, found {len(metas)}")
+        raise ArchiveError(
+            f"not a Gradescope export: expected one {META_FILE} beside the "
+            f"submission_<id> folders, found {len(metas)}"
+        )
     root = metas[0].path.parent
     entries = _metadata(metas[0].data)
     students: dict[str, Incoming] = {}

@@ -6,17 +6,21 @@ submission time changed; a student missing from it keeps their folder, and an
 older download never replaces a newer submission.
 """
 
+import contextlib
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader.atomic import atomic_output
+from grader.bounded import read_limited
 from grader.lms import canvas, gradescope, moodle
 from grader.lms.incoming import Incoming, Parsed
+from grader.lms.paths import conflicts
 from grader.lms.roster import Roster, first_holding, first_match
 from grader.lms.unpack import DEFAULT_LIMITS, ArchiveError, Refused, UnpackLimits, read_zip
-from grader.submission_meta import META_NAME, SubmissionMeta, read_meta, write_meta
+from grader.submission_meta import SubmissionMeta, read_meta, write_meta
 
 FORMATS: dict[str, Callable[..., Parsed]] = {
     "canvas": canvas.parse,
@@ -68,6 +72,12 @@ def import_archive(
             continue
         taken[student.student_id] = student
         _expand_zips(student, result)
+        refused = conflicts(student.student_id, list(student.files))
+        for path, entry in refused.items():
+            del student.files[path]
+            result.refused.append(entry)
+        if not student.files:
+            continue
         if roster is not None:
             _match_roster(student, roster, first_row, result)
         result.notes.extend(f"{student.student_id}: {note}" for note in student.notes)
@@ -158,16 +168,17 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path, result: Imp
         files={str(p): hashlib.sha256(d).hexdigest() for p, d in sorted(student.files.items())},
         archive=archive,
     )
+    entries = [f"{student.student_id}/{p}" for p in student.files]
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        # Planted since the last import: never written through, nor replaced.
+        why = f"{folder} is a symbolic link or not a folder: left alone"
+        result.refused.extend(Refused(name, why) for name in entries)
+        return
     old = read_meta(folder) if folder.exists() else None
     if old is None and folder.is_dir() and any(folder.iterdir()):
         # A folder someone made by hand (or another tool): not ours to overwrite.
-        result.refused.extend(
-            Refused(
-                f"{student.student_id}/{p}",
-                f"{folder} exists and was not made by an import: left alone",
-            )
-            for p in student.files
-        )
+        why = f"{folder} exists and was not made by an import: left alone"
+        result.refused.extend(Refused(name, why) for name in entries)
         return
     if old is not None and old.same_submission(meta):
         result.unchanged.append(student.student_id)
@@ -180,25 +191,61 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path, result: Imp
         return
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
+    if old is not None:
+        # Files the previous import wrote that this submission no longer has are the
+        # student's old files: removed first, so that a folder may become a file.
+        # Anything else in the folder is not ours.
+        for gone in sorted(set(old.files) - set(meta.files)):
+            _remove_old(folder, gone)
+    written = dict(meta.files)
     for relative, data in student.files.items():
         try:
             _write_if_changed(folder, relative, data, meta.files[str(relative)], old)
         except OSError as error:  # a name too long for this file system, a full disk...
+            del written[str(relative)]  # not in the metadata: the next import tries again
             result.refused.append(
                 Refused(
                     f"{student.student_id}/{relative}",
                     f"cannot be written: {error.strerror or error}",
                 )
             )
-    if old is not None:
-        # Files the previous import wrote that this submission no longer has are the
-        # student's old files: remove them. Anything else in the folder is not ours.
-        for gone in set(old.files) - set(meta.files):
-            path = folder / gone
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
-    write_meta(folder, meta)
+    if not written and not existed:
+        folder.rmdir()  # nothing of this student could be written
+        return
+    write_meta(folder, dataclasses.replace(meta, files=written))
     (result.updated if existed else result.added).append(student.student_id)
+
+
+def _remove_old(folder: Path, relative: str) -> None:
+    """Remove a file the last import wrote, and the folders that leaves empty; nothing
+    through a link, nothing outside the folder (the metadata is only a file)."""
+    parts = PurePosixPath(relative).parts
+    if not parts or PurePosixPath(relative).is_absolute() or ".." in parts:
+        return
+    if _linked_parent(folder, parts):
+        return
+    path = folder.joinpath(*parts)
+    if path.is_file() and not path.is_symlink():
+        with contextlib.suppress(OSError):  # left there: one stale file stops no one
+            path.unlink()
+    for depth in range(len(parts) - 1, 0, -1):
+        try:
+            folder.joinpath(*parts[:depth]).rmdir()
+        except OSError:  # not empty (or not there): kept
+            break
+
+
+def _linked_parent(folder: Path, parts: tuple[str, ...]) -> Path | None:
+    """The first of `folder` and the folders leading to `parts` that is a link."""
+    for depth in range(len(parts)):
+        parent = folder.joinpath(*parts[:depth])
+        if parent.is_symlink():
+            return parent
+    return None
+
+
+class _Unwritable(OSError):
+    """An entry the import refuses to write where the folder now has something else."""
 
 
 def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
@@ -210,6 +257,14 @@ def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
     return a < b
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a file (not a link) holding exactly `data`, read no further."""
+    try:
+        return read_limited(path, len(data)) == data
+    except OSError:
+        return False
+
+
 def _write_if_changed(
     folder: Path,
     relative: PurePosixPath,
@@ -218,25 +273,14 @@ def _write_if_changed(
     old: SubmissionMeta | None,
 ) -> None:
     path = folder.joinpath(*relative.parts)
-    if path.name == META_NAME:
-        return
-    if (
-        old is not None
-        and old.files.get(str(relative)) == digest
-        and path.is_file()
-        and not path.is_symlink()
-        and path.read_bytes() == data
-    ):
+    if old is not None and old.files.get(str(relative)) == digest and _holds(path, data):
         return  # untouched: its time stays, nothing downstream sees a change
     # A link planted in the folder since the last import must not redirect the write.
-    for parent in [
-        folder,
-        *[folder.joinpath(*relative.parts[:i]) for i in range(1, len(relative.parts))],
-    ]:
-        if parent.is_symlink():
-            raise ArchiveError(f"{parent}: is a symbolic link; refusing to write through it")
+    linked = _linked_parent(folder, relative.parts)
+    if linked is not None:
+        raise _Unwritable(f"{linked}: is a symbolic link; refusing to write through it")
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise ArchiveError(f"{path}: exists and is not a regular file; refusing to replace it")
+        raise _Unwritable(f"{path}: exists and is not a regular file; refusing to replace it")
     with atomic_output(path) as handle:
         handle.write(data)

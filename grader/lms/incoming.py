@@ -39,3 +39,28 @@ def safe_id(text: str) -> str:
 def newest(times) -> datetime | None:
     known = [t for t in times if t is not None]
     return max(known) if known else None
+
+
+def one_name_per_id(claims: list, what: str) -> tuple[list, list[Refused]]:
+    """claims: (id, name, member, ...) of every entry. An LMS writes one name (its
+    prefix) for all the entries of one id; where an archive has two, some entry is
+    not what it claims to be and none of that id's entries can be trusted:
+    (the claims of ids with one name, the refused entries of the others)."""
+    names: dict[str, set[str]] = {}
+    for ident, name, *_ in claims:
+        names.setdefault(ident, set()).add(name)
+    kept, refused = [], []
+    for claim in claims:
+        ident, _, member, *_ = claim
+        if len(names[ident]) == 1:
+            kept.append(claim)
+        else:
+            shown = ", ".join(sorted(names[ident]))
+            refused.append(
+                Refused(
+                    str(member.path),
+                    f"{what} {ident} is named two ways in this archive ({shown}): "
+                    "none of its entries is imported",
+                )
+            )
+    return kept, refused
