@@ -9,7 +9,7 @@ from grader.build import Artifact
 from grader.cases import Case
 from grader.compare import compare
 from grader.config import LanguageSpec
-from grader.model import Limits, RunResult, Verdict, java_heap_mb
+from grader.model import CpuAccounting, Limits, RunResult, Verdict, java_heap_mb
 from grader.sandbox.base import Sandbox
 from grader.text import printable
 
@@ -132,7 +132,15 @@ def _time_out(result: RunResult, limits: Limits) -> str:
             f"it ran for {result.wall_seconds:.2f} s of wall-clock time, more than the "
             f"{limits.wall_seconds:g} s allowed"
         )
-    return f"the program ran out of time: {cause} {used}"
+    return f"the program ran out of time: {cause} {used}" + _counted_by(result)
+
+
+def _counted_by(result: RunResult) -> str:
+    """Which mechanism counted the CPU time, for the reader who doubts the figure."""
+    try:
+        return f"\nCPU time counted by {CpuAccounting(result.cpu_accounting).explained}."
+    except ValueError:  # a fake sandbox's, or a run stored before it was recorded
+        return ""
 
 
 def _signal_name(number: int) -> str:

@@ -21,7 +21,9 @@ from grader.errors import GraderError
 from grader.model import Verdict
 from grader.text import safe_name
 
-SCHEMA_VERSION = 2  # 2: runs.policy_only (a database of schema 1 is migrated on opening)
+# 2: runs.policy_only; 3: runs and timings .cpu_accounting (older databases are
+# migrated on opening).
+SCHEMA_VERSION = 3
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
 
 _SCHEMA = """
@@ -62,6 +64,9 @@ CREATE TABLE IF NOT EXISTS runs (
     -- 1: the failure is decided only by the case's policy rules (grader.compare.policy), else
     -- 0; NULL in a run stored by schema 1 until a report decides it (grader.policy_backfill).
     policy_only INTEGER,
+    -- What counted cpu_seconds (grader.model.CpuAccounting); '' when nothing ran, or
+    -- stored before schema 3.
+    cpu_accounting TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
 -- Which files of a submission's folder the build got, and which it ignored (and why).
@@ -84,6 +89,7 @@ CREATE TABLE IF NOT EXISTS timings (
     core INTEGER,
     sandbox TEXT NOT NULL,
     created_at REAL NOT NULL,
+    cpu_accounting TEXT NOT NULL DEFAULT '',  -- as in runs
     PRIMARY KEY (program_id, content_hash, case_id, case_version, run_index)
 );
 """
@@ -117,6 +123,7 @@ class RunRow:
     stderr: str
     sandbox: str
     policy_only: bool | None  # see the runs table; None: stored by schema 1, not decided yet
+    cpu_accounting: str  # a CpuAccounting value; "" when nothing ran or stored before it
 
 
 _RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
@@ -141,6 +148,7 @@ class TimingRow:
     core: int | None  # the core it was pinned to, None when not pinned
     sandbox: str
     created_at: float
+    cpu_accounting: str  # a CpuAccounting value ("" if stored before schema 3)
 
 
 @dataclass(frozen=True)
@@ -179,20 +187,26 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] == "1":
-            self._migrate_from_1()
+        elif row[0] in ("1", "2"):
+            self._migrate(int(row[0]))
         elif row[0] != str(SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path}: made by another version of the grader "
                 f"(schema {row[0]}, this one uses {SCHEMA_VERSION})"
             )
 
-    def _migrate_from_1(self) -> None:
+    def _migrate(self, version: int) -> None:
         """Schema 1 kept the policy decision only as a sentence in the diagnosis: add its
-        column, undecided (NULL) in the stored runs, which grader.policy_backfill decides."""
+        column, undecided (NULL) in the stored runs, which grader.policy_backfill decides.
+        Schemas 1 and 2 did not say what counted a run's CPU time: '' (unknown)."""
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")
-            db.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
+            if version < 2:
+                db.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
+            for table in ("runs", "timings"):
+                db.execute(
+                    f"ALTER TABLE {table} ADD COLUMN cpu_accounting TEXT NOT NULL DEFAULT ''"
+                )
             db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
@@ -260,8 +274,8 @@ class Store:
             db.execute(
                 "INSERT OR REPLACE INTO runs (submission_id, content_hash, case_id, case_version,"
                 " verdict, exit_code, signal, cpu_seconds, wall_seconds, peak_memory_kb,"
-                " output_size, diagnosis, stderr, output, sandbox, created_at, policy_only)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " output_size, diagnosis, stderr, output, sandbox, created_at, policy_only,"
+                " cpu_accounting) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -280,6 +294,7 @@ class Store:
                     r.sandbox if r else "",
                     time.time(),
                     int(policy_only),
+                    r.cpu_accounting if r else "",
                 ),
             )
 
@@ -380,7 +395,7 @@ class Store:
         """One timed run (`result` is its RunResult)."""
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO timings VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO timings VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     program_id,
                     content_hash,
@@ -393,6 +408,7 @@ class Store:
                     core,
                     result.sandbox,
                     time.time(),
+                    result.cpu_accounting,
                 ),
             )
 
@@ -400,7 +416,7 @@ class Store:
         """Stored timed runs of this content, by case then run index."""
         rows = self.db.execute(
             "SELECT program_id, case_id, case_version, run_index, verdict, cpu_seconds,"
-            " wall_seconds, core, sandbox, created_at FROM timings"
+            " wall_seconds, core, sandbox, created_at, cpu_accounting FROM timings"
             " WHERE program_id=? AND content_hash=?"
             " ORDER BY case_id, case_version, run_index",
             (program_id, content_hash),

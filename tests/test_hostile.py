@@ -76,6 +76,8 @@ file_size_mb = 32
 open_files = 256
 stdout_kb = 64
 stderr_kb = 64
+[languages.c]
+build = ["gcc", "-O2", "-std=gnu17", "-o", "puzzlesolver", "{{{{sources}}}}"]
 """
 JOBS = 3
 MARGIN = 2.0  # seconds past a wall limit that killing and reaping the tree may take
@@ -107,6 +109,9 @@ ATTACKS = {
     "compile_garbage": ("cpp", "cpp"),
     "orphan_cpu": ("c python", "c python"),
     "shared_memory": ("c", "c"),
+    "autoreap": ("c python", "c python"),
+    "option_name": ("c", "c"),
+    "error_text": ("c", "c"),
 }
 
 FALLBACK_CANNOT = {
@@ -263,12 +268,18 @@ def processes_left(prefix: str, folder: Path | None = None) -> list[str]:
 
 
 def _materialize(klass: Path, sid: str, source: Path, values: dict[str, str]) -> None:
-    text = source.read_text(encoding="utf-8")
-    for key, value in values.items():
-        text = text.replace(f"@{key}@", value)
+    """The attack's program in that language, with the attack's other files (not the
+    programs of other languages) beside it, placeholders filled in."""
     folder = klass / sid
     folder.mkdir(parents=True)
-    (folder / source.name).write_text(text, encoding="utf-8")
+    others = set(SOURCE_NAMES.values()) - {source.name}
+    for path in sorted(source.parent.iterdir()):
+        if path.name in others:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for key, value in values.items():
+            text = text.replace(f"@{key}@", value)
+        (folder / path.name).write_text(text, encoding="utf-8")
 
 
 MALFORMED = {  # folder: the reason it must be given
@@ -579,6 +590,37 @@ def test_cpu_of_children_nobody_waits_for_counts(graded):
         assert graded.left_behind(sid) == []
 
 
+def test_cpu_hidden_in_children_the_kernel_reaps_is_a_time_out(graded):
+    """15 s of CPU in children the kernel reaps itself (SIGCHLD ignored), under a 2 s
+    limit: TLE at the limit, the figure at least the limit (it was AC at 0.06 s), and
+    the diagnosis says what counted it."""
+    for sid in graded.ids("autoreap"):
+        run = graded.run(sid)
+        assert run.verdict == "TLE" and run.cpu_seconds > CPU, (sid, run)
+        assert "CPU time counted by" in run.diagnosis and run.cpu_accounting, (sid, run)
+        assert graded.call(sid).seconds <= WALL + MARGIN, sid
+        assert graded.left_behind(sid) == []
+
+
+def test_a_file_name_is_never_a_compiler_option(graded):
+    """A file named "-specs=evil.c" beside the program, a course build command with
+    {sources}: gcc gets "./-specs=evil.c", a C file (not a valid one: CE), never the
+    option that would read it as specs (and could run any command in the build)."""
+    report_ = graded.reports["option_name-c"]
+    assert report_.outcomes[0].verdict == "CE", report_.build
+    assert "./-specs=evil.c" in report_.build.log, report_.build.log
+    assert "-specs=evil.c" in report_.files_used
+
+
+def test_the_compilers_words_never_make_a_build_the_graders_failure(graded):
+    """`#error No space left on device`: the student's CE, the words in its log; never
+    an IE (retried for ever, never graded)."""
+    report_ = graded.reports["error_text-c"]
+    assert report_.outcomes[0].verdict == "CE" and report_.build_status != "ok"
+    assert "#error No space left on device" in report_.build.log
+    assert report_.build.log.startswith("the build failed (exit status 1)")
+
+
 def test_shared_memory_counts_toward_the_memory_limit(graded):
     """Six processes hold 200 MB of shared anonymous memory each: the tree holds far
     more than the limit, whatever each process holds privately."""
@@ -836,14 +878,14 @@ def test_whole_class_report_and_results_json_are_safe(graded):
         _assert_safe(json.dumps(entry, ensure_ascii=False), entry["id"])
 
 
-# How each bomb may be stopped. RLIMIT_CPU (a tick-sampled per-process backstop) can
-# fire on the compiler proper a little before the polled CPU time of the whole build
-# passes the limit; the compiler driver then reports it and fails.
-STOPPED = r"the build took too long|the build used more than|CPU time limit exceeded"
+# How each bomb may be stopped: by a limit of the build, which the grader measured and
+# names first in the log (never by words of the compiler's: they are the student's to
+# choose), whichever limit it reaches first on this machine, under any load.
+STOPPED = r"^(the build took too long|the build used more than \d+ MB)"
 COMPILE_BOMBS = {
     "template_bomb-cpp": STOPPED,
-    "preprocessor_bomb-c": STOPPED + "|killed by signal",
-    "dev_random-c": STOPPED + "|more output than allowed",
+    "preprocessor_bomb-c": STOPPED,
+    "dev_random-c": STOPPED + "|^the compiler printed more output than allowed",
 }
 
 
@@ -917,6 +959,46 @@ def _one_clear_error(done: subprocess.CompletedProcess, *needles: str) -> None:
     assert len(errors) == 1, done.stderr
     for needle in needles:
         assert needle in errors[0], (needle, errors[0])
+
+
+# A course whose build runs what the student handed in (make, a build script): here a
+# shell that plants links where the grader once kept its build record, to a file of the
+# grader's user outside the sandbox, then builds.
+PLANTING_BUILD = (
+    "ln -s {target} .build.json; ln -s /dev/zero puzzlesolver.json; "
+    "gcc -o puzzlesolver puzzlesolver.c"
+)
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "rlimits"])
+def test_nothing_a_build_made_is_followed_by_the_grader(tmp_path, sandbox):
+    """The grader writes and reads its build record beside the build folder, where the
+    build cannot write, never through what the build left in it (a planted link once
+    let it write as root outside the sandbox: the class's database destroyed)."""
+    manifest, _ = _small_class(tmp_path, count=0)
+    klass = tmp_path / "class"
+    submission(klass, "planter", "puzzlesolver.c", "int main(void) { return 0; }\n")
+    target = tmp_path / "victim.txt"
+    target.write_text("the grader's own file\n")
+    target.chmod(0o666)  # writable by anyone: only the grader's care keeps it whole
+    script = PLANTING_BUILD.format(target=target)
+    course = tmp_path / "course.toml"
+    course.write_text(
+        f'sandbox = "{sandbox}"\n[languages.c]\nbuild = ["sh", "-c", {json.dumps(script)}]\n'
+    )
+    results = tmp_path / "results"
+    args = ["--course", course, "--manifest", manifest, "grade", klass, "--results", results]
+    for _ in range(2):  # built, then the record read back
+        done = _grader(*args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert target.read_text() == "the grader's own file\n"
+    builds = results / "builds"
+    (folder,) = [p for p in builds.iterdir() if p.is_dir()]
+    assert (folder / ".build.json").is_symlink()  # left there, never followed
+    record = builds / f"{folder.name}.build.json"
+    assert record.is_file() and not record.is_symlink()
+    assert json.loads(record.read_text())["ok"] is True
+    assert {v for v, _ in _rows(results / "grader.db").values()} == {"WA"}
 
 
 def test_a_second_grading_run_on_the_same_results_is_refused(tmp_path):

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         name = lb.pseudonyms(folder) if args.anonymize else None
         doc = lb.document(
             standings,
-            lb.machine_info(sandbox.name, lb.pinned_core()),
+            lb.machine_info(sandbox.name, lb.pinned_core(), str(sandbox.accounting)),
             name or (lambda sid: sid),
             anonymized=args.anonymize,
         )

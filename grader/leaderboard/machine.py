@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 
-def machine_info(sandbox_name: str, core: int | None) -> dict:
+def machine_info(sandbox_name: str, core: int | None, cpu_accounting: str) -> dict:
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -27,6 +27,7 @@ def machine_info(sandbox_name: str, core: int | None) -> dict:
         "load_average": load,
         "python": platform.python_version(),
         "sandbox": sandbox_name,
+        "cpu_accounting": cpu_accounting,
     }
 
 

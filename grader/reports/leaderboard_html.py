@@ -21,6 +21,7 @@ from grader.reports.leaderboard_md import (
     RANKING_HEADERS,
     STARTUP_HEADERS,
     case_rows,
+    counted_by,
     ineligible_rows,
     rank_labels,
     ranking_rows,
@@ -125,7 +126,8 @@ def html_page(doc: dict) -> str:
     parts.append("<h2>Machine</h2>")
     parts.append(
         f'<p class="meta">{escape(m["cpu_model"])}, {m["cpu_count"]} cores (pinned '
-        f"to core {core}), {escape(m['platform'])}, sandbox {escape(m['sandbox'])}, "
+        f"to core {core}), {escape(m['platform'])}, sandbox {escape(m['sandbox'])}"
+        f"{escape(counted_by(m))}, "
         f"load average at the start "
         f"{escape(' '.join(str(x) for x in m['load_average']) or 'unknown')}.</p>"
     )

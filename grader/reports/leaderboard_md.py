@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
+from grader.model import CpuAccounting
 from grader.text import printable
 
 RANKING_HEADERS = (
@@ -25,6 +26,15 @@ RANKING_HEADERS = (
 )
 STARTUP_HEADERS = ("language", "CPU median", "CPU min-max", "wall median")
 INELIGIBLE_HEADERS = ("program", "language", "reason")
+
+
+def counted_by(machine: dict) -> str:
+    """What counted the CPU time of every timed run, for the machine line."""
+    try:
+        explained = CpuAccounting(machine.get("cpu_accounting", "")).explained
+    except ValueError:  # a document from before it was recorded
+        return ""
+    return f" (CPU time counted by {explained})"
 
 
 def seconds(value) -> str:
@@ -242,7 +252,7 @@ def markdown(doc: dict) -> str:
         "",
         f"{m['cpu_model']}, {m['cpu_count']} cores (pinned to core "
         f"{m['pinned_core'] if m['pinned_core'] is not None else 'none'}), "
-        f"{m['platform']}, sandbox {m['sandbox']}, load average at the start "
+        f"{m['platform']}, sandbox {m['sandbox']}{counted_by(m)}, load average at the start "
         f"{' '.join(str(x) for x in m['load_average']) or 'unknown'}.",
         "",
     ]

@@ -99,6 +99,7 @@ def _case(outcome) -> dict:
     if run is not None:
         entry.update(
             cpu_seconds=run.cpu_seconds,
+            cpu_accounting=run.cpu_accounting,
             wall_seconds=run.wall_seconds,
             peak_memory_kb=run.peak_memory_kb,
             output_size=run.output_size,

@@ -13,6 +13,7 @@ Two implementations of one small interface (``Sandbox.run``); ``make_sandbox`` p
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from grader.sandbox.bubblewrap import BubblewrapSandbox
 from grader.sandbox.rlimits import FALLBACK_WARNING, RlimitSandbox
 
 __all__ = [
+    "CGROUPS_ENV",
     "BubblewrapSandbox",
     "FALLBACK_WARNING",
     "INPUT_PLACEHOLDER",
@@ -39,8 +41,17 @@ INSTALL_HINT = (
 )
 
 
+# Set to "off": no cgroup per run even where one can be made (CPU time is then counted
+# as in a container without cgroups: what the run's reaper reaps, auto-reaping refused).
+CGROUPS_ENV = "GRADER_CGROUPS"
+
+
 def _print_to_stderr(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def _cgroups_wanted() -> bool:
+    return os.environ.get(CGROUPS_ENV, "").strip().lower() != "off"
 
 
 def make_sandbox(
@@ -57,13 +68,14 @@ def make_sandbox(
     to install it) when it cannot work. ``extra_paths``: more host folders to
     show read-only inside bubblewrap (a JDK under /opt, say).
     """
+    cgroups = _cgroups_wanted()
     if kind == "rlimits":
         warn(f"sandbox: rlimits chosen: {FALLBACK_WARNING}")
-        return RlimitSandbox()
+        return RlimitSandbox(cgroups=cgroups)
     if kind not in ("auto", "bubblewrap"):
         raise ValueError(f"unknown sandbox kind {kind!r} (expected auto, bubblewrap or rlimits)")
     try:
-        box = BubblewrapSandbox(extra_paths=extra_paths)
+        box = BubblewrapSandbox(extra_paths=extra_paths, cgroups=cgroups)
         box.probe()
         return box
     except SandboxUnavailable as exc:
@@ -72,7 +84,7 @@ def make_sandbox(
                 f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}"
             ) from None
         warn(f"sandbox: bubblewrap not available ({exc}): {FALLBACK_WARNING}")
-        return RlimitSandbox()
+        return RlimitSandbox(cgroups=cgroups)
 
 
 def isolating_sandbox(

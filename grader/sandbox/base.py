@@ -26,6 +26,7 @@ class Sandbox(abc.ABC):
     """Runs one command in a workdir under Limits; never raises for the program."""
 
     name: str = ""
+    accounting: str = ""  # a CpuAccounting value: what counts a run's CPU time
 
     @abc.abstractmethod
     def run(

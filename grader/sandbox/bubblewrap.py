@@ -495,7 +495,7 @@ class BubblewrapSandbox(Sandbox):
             try:
                 input_seen = "/input/input" + input_file.suffix if input_file else None
                 command = substitute(argv, input_seen)
-                memory = memory_of(memory_rlimit, self.cgroups, build=writable)
+                memory = memory_of(memory_rlimit, build=writable)
                 launch = _Launch(command, workdir, limits, writable, memory, uid, group)
                 with workdir_for(uid, workdir, writable):
                     return self._launch(launch, input_file, input_seen, start)

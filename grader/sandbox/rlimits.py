@@ -261,7 +261,7 @@ class RlimitSandbox(Sandbox):
                     # even pass the workdir's parents (and must not write beside it).
                     in_place = writable and uid is None
                     command, cwd = self._stage(argv, workdir, private, input_file, in_place)
-                    memory = memory_of(memory_rlimit, self.cgroups, build=writable)
+                    memory = memory_of(memory_rlimit, build=writable)
                     with _usable_by(uid, private, workdir, writable):
                         return self._spawn(command, cwd, private, limits, memory, start, uid)
             finally:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from grader.model import CpuAccounting, Limits, RunResult, java_heap_mb
+from grader.model import Limits, RunResult, java_heap_mb
 from grader.sandbox.base import SetupError
 from grader.sandbox.cgroups import Cgroups, RunGroup
 
@@ -238,17 +238,14 @@ def nproc_of(limits: Limits, cgroups: Cgroups | None) -> int:
     return limits.processes + (2 if cgroups is not None and cgroups.limits_processes else 0)
 
 
-def memory_of(memory_rlimit: bool, cgroups: Cgroups | None, build: bool) -> Memory:
+def memory_of(memory_rlimit: bool, build: bool) -> Memory:
     """A program run sees its memory limit as RLIMIT_AS (an allocation fails, as on a
     student's own machine; the cgroup, where there is one, adds what RLIMIT_AS cannot
-    see: shared memory, tmpfs, the sum over processes). A build where a cgroup holds
-    the limit has no RLIMIT_AS: a compiler that runs out is then killed by the kernel
-    at the limit, which the grader reads back (an allocation refused by RLIMIT_AS
-    leaves only the compiler's own words)."""
-    held_by_group = cgroups is not None and cgroups.limits_memory
-    return Memory(
-        jvm=not memory_rlimit, address_space=memory_rlimit and not (build and held_by_group)
-    )
+    see: shared memory, tmpfs, the sum over processes). A build has no RLIMIT_AS: a
+    compiler that runs out of memory is stopped at the limit by its cgroup or by the
+    polls, which the grader measures (an allocation refused by RLIMIT_AS would leave
+    only the compiler's own words, which the student's code can make it print)."""
+    return Memory(jvm=not memory_rlimit, address_space=memory_rlimit and not build)
 
 
 def run_result(
@@ -259,7 +256,7 @@ def run_result(
     reason: str | None,
     wall: float,
     memory: Memory,
-    accounting: CpuAccounting,
+    accounting: str,
 ) -> RunResult:
     """The verdict flags, from what was measured (never from what the program printed)."""
     timed_out = (
@@ -287,7 +284,7 @@ def run_result(
         output_exceeded=reason == "output",
         sandbox=name,
         processes_exceeded=ending.processes_refused > 0,
-        cpu_accounting=accounting.value,
+        cpu_accounting=str(accounting),  # a CpuAccounting value
     )
 
 
@@ -367,6 +364,10 @@ def group_ending(
         return Ending(exit_code, sig, max(cpu, watch.cpu_seen), peak_kb, watch.peak_vm_kb)
     group.kill()
     counted = group.usage()
+    if counted.oom_kills:
+        # Killed at the group's limit: the memory the kernel counted (it includes the
+        # files the run cached, so it is the peak only of a run that reached the limit).
+        peak_kb = max(peak_kb, counted.peak_memory_kb)
     return Ending(
         exit_code,
         sig,

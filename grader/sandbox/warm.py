@@ -70,7 +70,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.model import CpuAccounting, Limits, RunResult
+from grader.model import Limits, RunResult
 from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
 from grader.sandbox.cgroups import Cgroups, RunGroup
 from grader.sandbox.supervise import (
@@ -175,7 +175,7 @@ class WarmRuns:
     seccomp: bytes | None
     name: str
     cgroups: Cgroups | None  # a group per run where the machine has them
-    accounting: CpuAccounting
+    accounting: str  # a CpuAccounting value
     _local: threading.local = field(default_factory=threading.local)
 
     def __post_init__(self) -> None:
@@ -215,7 +215,7 @@ class WarmRuns:
     ) -> RunResult:
         group = self.cgroups.run_group(limits, init=True) if self.cgroups else None
         try:
-            memory = memory_of(memory_rlimit, self.cgroups, build=False)
+            memory = memory_of(memory_rlimit, build=False)
             nproc = nproc_of(limits, self.cgroups)
             return zygote.run(argv, limits, input_file, memory, nproc, group, self.accounting)
         finally:
@@ -353,7 +353,7 @@ class _Zygote:
         memory: Memory,
         nproc: int,
         group: RunGroup | None,
-        accounting: CpuAccounting,
+        accounting: str,
     ) -> RunResult:
         command = substitute(argv, self._stage(input_file))
         request = _request(command, self.workdir, limits, memory.address_space, nproc, self.uid)
@@ -473,7 +473,7 @@ class _Run:
     limits: Limits
     memory: Memory
     group: RunGroup | None
-    accounting: CpuAccounting
+    accounting: str  # a CpuAccounting value
     start: float
 
 

@@ -1,0 +1,2 @@
+*cpp:
++ -DPWNED_BY_SPECS
