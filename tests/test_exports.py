@@ -738,10 +738,29 @@ def test_unpacked_grader_runs_the_warm_sandbox(which, autograder_zip, student_ki
 
 
 SNOOP_C = r"""
+#include <glob.h>
+#include <libgen.h>
 #include <stdio.h>
-int main(void) {   /* exit 3: it read the hidden expected output; 4: it could not */
-    FILE *f = fopen("@HIDDEN@", "r");
-    return f ? 3 : 4;
+#include <string.h>
+#include <unistd.h>
+/* exit 3: it read one of the autograder's files (the hidden expected output, the
+   throwaway store and SQLite's files beside it, the builds, another run's folder),
+   naming it; 4: none. Its own run's folder (its working folder's parent) is its own. */
+int main(void) {
+    char own[4096];
+    if (!getcwd(own, sizeof own)) return 5;
+    dirname(own);
+    char patterns[] = "@PATTERNS@";
+    for (char *p = strtok(patterns, "|"); p; p = strtok(NULL, "|")) {
+        glob_t found;
+        if (glob(p, 0, NULL, &found) != 0) continue;
+        for (size_t i = 0; i < found.gl_pathc; i++) {
+            if (strncmp(found.gl_pathv[i], own, strlen(own)) == 0) continue;
+            FILE *f = fopen(found.gl_pathv[i], "r");
+            if (f && fgetc(f) != EOF) { printf("read %s\n", found.gl_pathv[i]); return 3; }
+        }
+    }
+    return 4;
 }
 """
 
@@ -781,7 +800,15 @@ def _grade_unisolated(root: Path, tmp_path: Path) -> None:
     assert target.is_file()
     snoop = tmp_path / "snoop"
     snoop.mkdir()
-    (snoop / "puzzlesolver.c").write_text(SNOOP_C.replace("@HIDDEN@", str(target)))
+    temp = tempfile.gettempdir()
+    patterns = [
+        str(target),
+        f"{temp}/autograder-*/grader.db*",  # the store, its -wal and -shm
+        f"{temp}/autograder-*/builds/*/puzzlesolver*",
+        f"{temp}/autograder-*/builds/*.build.json",
+        f"{temp}/sandbox-*/input/*",  # another run's folder
+    ]
+    (snoop / "puzzlesolver.c").write_text(SNOOP_C.replace("@PATTERNS@", "|".join(patterns)))
     document = run_autograder(root, snoop, python=sys.executable)
     assert document["extra_data"]["sandbox"] == "rlimits"
     outputs = " ".join(t["output"] for t in document["tests"])

@@ -2,13 +2,12 @@
 scratch folder (nothing is kept); exit status 0 only when every case passes."""
 
 import argparse
-import os
 import tempfile
 from pathlib import Path
 
 from grader.cases import default_manifest, load_cases
 from grader.commands.console import run_with_progress, warn
-from grader.commands.options import positive_jobs
+from grader.commands.options import add_jobs_option, positive_jobs
 from grader.config import load_config
 from grader.errors import UsageError
 from grader.grading import ThreadExecutor, plan
@@ -23,7 +22,7 @@ from grader.text import safe_name
 def add_parser(sub) -> None:
     check = sub.add_parser("check", help="a student's self-check on the public cases")
     check.add_argument("path", type=Path, help="your source file or its folder")
-    check.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    add_jobs_option(check)
     check.set_defaults(func=run)
 
 

@@ -3,7 +3,6 @@ here on --jobs threads or on a Dask cluster; --dry-run grades on a copy and says
 would change."""
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
@@ -13,6 +12,7 @@ from grader import regrade
 from grader.cases import default_manifest, load_cases
 from grader.commands.console import run_with_progress, say, warn
 from grader.commands.options import (
+    add_jobs_option,
     add_sandbox_option,
     grading_sandbox,
     positive_jobs,
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
     grade = sub.add_parser("grade", help="grade every submission in a folder")
     grade.add_argument("folder", nargs="?", type=Path, default=Path("submissions"))
     grade.add_argument("--results", type=Path, default=Path("results"))
-    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    add_jobs_option(grade)
     grade.add_argument(
         "--force", action="store_true", help="rebuild and rerun even what is already graded"
     )

@@ -4,6 +4,7 @@ alike everywhere."""
 import argparse
 import dataclasses
 
+from grader.cgroupfs import usable_cpus
 from grader.commands.console import warn
 from grader.config import SANDBOX_CHOICES, CourseConfig
 from grader.errors import UsageError
@@ -29,7 +30,19 @@ def grading_sandbox(config: CourseConfig) -> Sandbox:
     return isolating_sandbox(config.sandbox, warn=warn)
 
 
-def positive_jobs(jobs: int) -> int:
+def add_jobs_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--jobs",
+        type=int,
+        help="programs graded at once (default: the CPUs the grader may really use: its "
+        "affinity, and a container's CPU quota, never the host's count)",
+    )
+
+
+def positive_jobs(jobs: int | None) -> int:
+    """--jobs as given, or the CPUs this process may really use."""
+    if jobs is None:
+        return usable_cpus()
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
     return jobs

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from grader.cases import Case, load_cases
+from grader.cgroupfs import usable_cpus
 from grader.config import CourseConfig, load_config
 from grader.errors import GraderError
 from grader.exports.common import ExportError
@@ -43,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only check that the configuration, the cases and a sandbox work",
     )
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    # Gradescope's container: a CPU quota (docker --cpus) on a host of many cores.
+    parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args(argv)
     if not args.check and (args.submission is None or args.results is None):
         parser.error("--submission and --results are needed (or --check)")
@@ -59,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         started = time.monotonic()
         result, sandbox_name, cpu = grade(
-            args.submission, config, cases, max(1, args.jobs), args.source
+            args.submission, config, cases, max(1, args.jobs or usable_cpus()), args.source
         )
         document = gradescope_results(
             result,
@@ -85,19 +87,21 @@ def _setup(source: Path) -> tuple[CourseConfig, list[Case]]:
     return config, load_cases(source / "testcases" / "manifest.json")
 
 
-def _shut_out(source: Path, tmp: Path) -> None:
+def _shut_out(source: Path) -> None:
     """The rlimits mode, chosen in course.toml: as root, programs run as a sandbox uid
     (rlimits.py), which must not read the hidden cases, the expected outputs or the
     grader's files (Gradescope's own security advice): the unpacked zip becomes
-    root's alone. The build folder stays passable (not listable) for the build."""
+    root's alone, and so does everything the grader makes from here on (the store and
+    SQLite's -wal and -shm beside it, the builds: files 0600 in folders 0700 of random
+    names; each run gets a copy of its program in a folder of its own)."""
     if os.geteuid() != 0:
         _say(
             "programs are not isolated from the autograder's files here (no bubblewrap, "
             "not root): a program could read the hidden cases' expected outputs"
         )
         return
+    os.umask(0o077)
     os.chmod(source, 0o700)
-    os.chmod(tmp, 0o711)
 
 
 def grade(
@@ -109,11 +113,11 @@ def grade(
     # One student's folder, whatever it holds: a misplaced or misnamed source file is
     # a CE with a clear reason, never a second "submission".
     submission = load(folder, config)
-    with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
+    sandbox = isolating_sandbox(config.sandbox, warn=_say)
+    if sandbox.name != "bubblewrap":
+        _shut_out(source)
+    with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:  # 0700, a random name
         with Store(Path(tmp) / DB_NAME) as store:
-            sandbox = isolating_sandbox(config.sandbox, warn=_say)
-            if sandbox.name != "bubblewrap":
-                _shut_out(source, Path(tmp))
             execute(
                 plan([submission], cases, store),
                 store,

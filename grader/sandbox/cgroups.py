@@ -38,6 +38,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import cgroupfs
 from grader.model import CpuAccounting, Limits
 
 _PREFIX = "scramble-grader-"
@@ -46,15 +47,6 @@ _REMOVE_SECONDS = 2.0  # a group is busy until the kernel has released its last 
 
 class CgroupsUnavailable(Exception):
     """No cgroup can be made here (one-line reason)."""
-
-
-@dataclass(frozen=True)
-class _Hierarchy:
-    """One mounted hierarchy: where our own group is, and which cgroup version."""
-
-    own: Path
-    version: int
-    controllers: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -84,75 +76,6 @@ def _keyed(path: Path, key: str) -> int:
     except (OSError, ValueError):
         pass
     return 0
-
-
-def _mounted() -> list[tuple[Path, Path, int, frozenset[str]]]:
-    """(mount point, mount root, version, controllers) of every cgroup mount."""
-    found = []
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return []
-    for line in lines:
-        fields = line.split()
-        try:
-            dash = fields.index("-")
-        except ValueError:
-            continue
-        fstype, options = fields[dash + 1], fields[dash + 3].split(",")
-        if fstype not in ("cgroup", "cgroup2"):
-            continue
-        root, point = Path(_unescape(fields[3])), Path(_unescape(fields[4]))
-        version = 2 if fstype == "cgroup2" else 1
-        found.append((point, root, version, frozenset(options) if version == 1 else frozenset()))
-    return found
-
-
-def _unescape(field: str) -> str:
-    """mountinfo writes space, tab, newline and backslash as octal escapes."""
-    return field.encode().decode("unicode_escape") if "\\" in field else field
-
-
-def _own_paths() -> tuple[dict[str, str], str | None]:
-    """Our group per v1 controller, and in v2 (None without one)."""
-    v1: dict[str, str] = {}
-    v2 = None
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return v1, v2
-    for line in lines:
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        _, controllers, path = parts
-        if controllers == "":
-            v2 = path
-        for name in controllers.split(","):
-            v1[name] = path
-    return v1, v2
-
-
-def _hierarchies() -> list[_Hierarchy]:
-    v1_paths, v2_path = _own_paths()
-    found = []
-    for point, root, version, options in _mounted():
-        if version == 2:
-            path = v2_path
-            controllers = frozenset(("cpu",))  # cpu.stat is in every v2 group
-        else:
-            controllers = frozenset(options & {"cpuacct", "memory", "pids"})
-            names = [n for n in options if n in v1_paths]
-            path = v1_paths[names[0]] if names and controllers else None
-        if path is None:
-            continue
-        relative = os.path.relpath(path, root)
-        if relative.startswith(".."):  # our group is outside what this mount shows
-            continue
-        own = (point / relative).resolve()
-        if own.is_dir():
-            found.append(_Hierarchy(own, version, controllers))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -224,7 +147,7 @@ class Cgroups:
     """The grader's parent groups; ``run_group`` makes one group per run."""
 
     def __init__(self) -> None:
-        hierarchies = _hierarchies()
+        hierarchies = cgroupfs.hierarchies()
         if not hierarchies:
             raise CgroupsUnavailable("no cgroup hierarchy is mounted where the grader can see it")
         name = f"{_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
@@ -258,7 +181,7 @@ class Cgroups:
         self._finalizer = weakref.finalize(self, _remove_all, [p.path for p in self.parents])
 
     @staticmethod
-    def _gives(hierarchy: _Hierarchy) -> set[str]:
+    def _gives(hierarchy: cgroupfs.Hierarchy) -> set[str]:
         if hierarchy.version == 2:
             offered = set((hierarchy.own / "cgroup.controllers").read_text().split())
             return {"cpu"} | (offered & {"memory", "pids"})

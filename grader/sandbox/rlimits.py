@@ -536,9 +536,12 @@ def _usable_by(uid: int | None, private: Path, workdir: Path, writable: bool) ->
     if uid is None:
         yield
         return
-    os.chmod(private, 0o755)
     os.chown(private / "tmp", uid, uid)
     readable_by(uid, private)
+    # Its own uid's group alone may enter: no other run (another uid) reads this one's
+    # program, input or files.
+    os.chown(private, 0, uid)
+    os.chmod(private, 0o750)
     copy = private / "work"
     with workdir_for(uid, copy, writable):
         yield
