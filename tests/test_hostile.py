@@ -963,10 +963,11 @@ def _one_clear_error(done: subprocess.CompletedProcess, *needles: str) -> None:
 
 # A course whose build runs what the student handed in (make, a build script): here a
 # shell that plants links where the grader once kept its build record, to a file of the
-# grader's user outside the sandbox, then builds.
+# grader's user outside the sandbox, and a hard link to that file (which works where
+# the build can see it: the rlimits mode), then builds.
 PLANTING_BUILD = (
     "ln -s {target} .build.json; ln -s /dev/zero puzzlesolver.json; "
-    "gcc -o puzzlesolver puzzlesolver.c"
+    "ln {target} hard.txt 2>/dev/null; gcc -o puzzlesolver puzzlesolver.c"
 )
 
 
@@ -978,9 +979,20 @@ def test_nothing_a_build_made_is_followed_by_the_grader(tmp_path, sandbox):
     manifest, _ = _small_class(tmp_path, count=0)
     klass = tmp_path / "class"
     submission(klass, "planter", "puzzlesolver.c", "int main(void) { return 0; }\n")
-    target = tmp_path / "victim.txt"
+    # Where any user may reach it (pytest's folders are root's alone), writable by anyone:
+    # only the grader's care keeps it whole.
+    public = Path(tempfile.mkdtemp(prefix="victim-"))
+    public.chmod(0o755)
+    target = public / "victim.txt"
     target.write_text("the grader's own file\n")
-    target.chmod(0o666)  # writable by anyone: only the grader's care keeps it whole
+    target.chmod(0o666)
+    try:
+        _plant_links(tmp_path, klass, manifest, sandbox, target)
+    finally:
+        shutil.rmtree(public)
+
+
+def _plant_links(tmp_path: Path, klass: Path, manifest: Path, sandbox: str, target: Path):
     script = PLANTING_BUILD.format(target=target)
     course = tmp_path / "course.toml"
     course.write_text(
@@ -992,12 +1004,38 @@ def test_nothing_a_build_made_is_followed_by_the_grader(tmp_path, sandbox):
         done = _grader(*args)
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
         assert target.read_text() == "the grader's own file\n"
+        # nothing handed over through the hard link: its mode and owner are as they were
+        assert (target.stat().st_mode & 0o777, target.stat().st_uid) == (0o666, 0)
     builds = results / "builds"
     (folder,) = [p for p in builds.iterdir() if p.is_dir()]
     assert (folder / ".build.json").is_symlink()  # left there, never followed
     record = builds / f"{folder.name}.build.json"
     assert record.is_file() and not record.is_symlink()
     assert json.loads(record.read_text())["ok"] is True
+    assert {v for v, _ in _rows(results / "grader.db").values()} == {"WA"}
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "rlimits"])
+def test_a_compiler_killed_by_the_machine_is_the_graders_failure(tmp_path, sandbox):
+    """A compiler killed by a signal no limit of the build sent (the machine's OOM
+    killer, an administrator): IE, retried, never the student's CE; once the machine
+    is well again, graded."""
+    manifest, _ = _small_class(tmp_path, count=0)
+    klass = tmp_path / "class"
+    submission(klass, "victim", "puzzlesolver.c", "int main(void) { return 0; }\n")
+    course = tmp_path / "course.toml"
+    killed = ["sh", "-c", "kill -KILL $$"]
+    course.write_text(f'sandbox = "{sandbox}"\n[languages.c]\nbuild = {json.dumps(killed)}\n')
+    results = tmp_path / "results"
+    args = ["--course", course, "--manifest", manifest, "grade", klass, "--results", results]
+    done = _grader(*args)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    with sqlite3.connect(results / "grader.db") as db:
+        rows = db.execute("SELECT verdict, diagnosis FROM runs").fetchall()
+    assert {verdict for verdict, _ in rows} == {"IE"}, rows
+    assert all("signal 9 SIGKILL, by none of the build's limits" in d for _, d in rows), rows
+    course.write_text(f'sandbox = "{sandbox}"\n')  # the machine is well again
+    assert _grader(*args).returncode == 0
     assert {v for v, _ in _rows(results / "grader.db").values()} == {"WA"}
 
 

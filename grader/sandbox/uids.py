@@ -8,6 +8,7 @@ import os
 import pwd
 import stat
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def _make_world_readable(top: Path, built: bool = False) -> None:
     """o+r everywhere, o+x on folders and on files their owner may execute. After a
     build, also no set-uid/set-gid bit and nothing writable by others: what the
     student's build made must not become a root-owned set-uid program, nor be
-    changed by other users before it runs."""
+    changed by other users before it runs. Links are never followed."""
     for path, st in walk(top):
         if stat.S_ISLNK(st.st_mode):
             continue
@@ -48,7 +49,14 @@ def _make_world_readable(top: Path, built: bool = False) -> None:
 
 
 def _chown_tree(top: Path, uid: int, gid: int) -> None:
-    for path, _ in walk(top):
+    entries = list(walk(top))
+    names = Counter((st.st_dev, st.st_ino) for _, st in entries)
+    for path, st in entries:
+        if not stat.S_ISDIR(st.st_mode) and st.st_nlink > names[(st.st_dev, st.st_ino)]:
+            # A hard link the build made to a file outside its folder: changing it
+            # would change that file. Not the build's own: removed, never handed over.
+            os.unlink(path)
+            continue
         os.chown(path, uid, gid, follow_symlinks=False)
 
 
