@@ -202,11 +202,9 @@ class Store:
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")
             if version < 2:
-                db.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
-            for table in ("runs", "timings"):
-                db.execute(
-                    f"ALTER TABLE {table} ADD COLUMN cpu_accounting TEXT NOT NULL DEFAULT ''"
-                )
+                _add_column(db, "runs", "policy_only INTEGER")
+            for table in ("runs", "timings"):  # a table made just now has it already
+                _add_column(db, table, "cpu_accounting TEXT NOT NULL DEFAULT ''")
             db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
@@ -427,6 +425,13 @@ class Store:
         """Drop every stored timing (for --force-remeasure)."""
         with self._write() as db:
             db.execute("DELETE FROM timings")
+
+
+def _add_column(db: sqlite3.Connection, table: str, column: str) -> None:
+    """ALTER TABLE ... ADD COLUMN, unless the table has that column already."""
+    name = column.split()[0]
+    if name not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
 
 
 @contextmanager

@@ -41,8 +41,10 @@ def test_identical_submissions_share_one_build_under_parallel_jobs(tmp_path):
         verdicts = {sid: [o.verdict for o in r.outcomes] for sid, r in reports.items()}
         assert all(v == ["AC"] for v in verdicts.values()), verdicts
     # one build folder per content, no temporary folder left behind
-    builds = sorted(p.name for p in (tmp_path / "builds").iterdir() if not p.name.endswith(".lock"))
+    builds = sorted(p.name for p in (tmp_path / "builds").iterdir() if p.is_dir())
     assert len(builds) == 4 and not any(name.startswith(".tmp") for name in builds), builds
+    records = {p.name for p in (tmp_path / "builds").glob("*.build.json")}
+    assert records == {f"{name}.build.json" for name in builds}  # beside each, not in it
 
 
 CPP_HEADER = "#pragma once\ninline int ExitStatus() { return 0; }\n"

@@ -592,11 +592,12 @@ def test_cpu_of_children_nobody_waits_for_counts(graded):
 
 def test_cpu_hidden_in_children_the_kernel_reaps_is_a_time_out(graded):
     """15 s of CPU in children the kernel reaps itself (SIGCHLD ignored), under a 2 s
-    limit: TLE at the limit, the figure at least the limit (it was AC at 0.06 s), and
-    the diagnosis says what counted it."""
+    limit: TLE (it was AC at "0.060 s CPU"), the time it burnt counted (at least half
+    the limit: a loaded machine may stop it on the wall clock first), and the diagnosis
+    says what counted it."""
     for sid in graded.ids("autoreap"):
         run = graded.run(sid)
-        assert run.verdict == "TLE" and run.cpu_seconds > CPU, (sid, run)
+        assert run.verdict == "TLE" and run.cpu_seconds > CPU / 2, (sid, run)
         assert "CPU time counted by" in run.diagnosis and run.cpu_accounting, (sid, run)
         assert graded.call(sid).seconds <= WALL + MARGIN, sid
         assert graded.left_behind(sid) == []

@@ -538,6 +538,7 @@ def _tiny_document(reason="WA on 1 case"):
             "load_average": [1.0],
             "python": "3",
             "sandbox": "bubblewrap",
+            "cpu_accounting": "cgroup",
         },
         "startup": [
             {"language": "c", "available": True, **figures, "wall_median_s": 0.02, "cases": [case]}

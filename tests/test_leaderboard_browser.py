@@ -279,6 +279,7 @@ def document(runs=7) -> dict:
             "load_average": [1.5, 1.2, 1.0],
             "python": "3.11",
             "sandbox": "bubblewrap",
+            "cpu_accounting": "cgroup",
         },
         "startup": startup,
         "ranked": ranked,

@@ -512,8 +512,11 @@ def test_shared_memory_counts_toward_the_memory_limit(box, attacks, how):
         # program never holds them (the fallback, as root, counts them instead).
         assert b"shmget: No space left on device" in result.stderr, result
     else:
-        assert result.memory_exceeded and result.stdout == b"", result
-        assert result.wall_seconds < 3  # stopped, not held for its 3 s
+        assert result.memory_exceeded, result
+        # Stopped, not held for its 3 s. (A cgroup kills the holders at the limit at
+        # once: their parent may then finish, still MLE.)
+        assert result.stdout == b"" or box.cgroups is not None, result
+        assert result.wall_seconds < 3
     slack = FALLBACK_SHARED_SLACK_MB if box.name == "rlimits" else SHARED_SLACK_MB
     assert result.peak_memory_kb < (SHARED_LIMITS.memory_mb + slack) << 10, result
 

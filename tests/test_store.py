@@ -8,7 +8,7 @@ import pytest
 
 from grader.cases import Case
 from grader.model import RunResult, Verdict
-from grader.store import Store, StoreError, results_folder
+from grader.store import SCHEMA_VERSION, Store, StoreError, results_folder
 from grader.submissions import Submission
 from tests.helpers import schema_1_database, schema_1_run
 
@@ -23,9 +23,18 @@ def case(cid="c1", version="v1"):
     return Case(cid, Path("in"), Path("out"), "public", 1.0, False, (), (), version)
 
 
-def result(stdout=b"out"):
+def result(stdout=b"out", cpu_accounting=""):
     return RunResult(
-        0, None, 0.01, 0.02, 1234, stdout, b"err\xff", len(stdout), sandbox="bubblewrap"
+        0,
+        None,
+        0.01,
+        0.02,
+        1234,
+        stdout,
+        b"err\xff",
+        len(stdout),
+        sandbox="bubblewrap",
+        cpu_accounting=cpu_accounting,
     )
 
 
@@ -110,6 +119,33 @@ def test_a_schema_1_database_gets_the_column_its_runs_undecided(tmp_path):
         store.record_run(sub(), case("c2"), Verdict.WA, "ties swapped", policy_only=True)
         assert store.runs("amy", "h1")[("c2", "v1")].policy_only is True
         store.record_policy_only("amy", "h1", "c1", "v1", False)
-    with Store(tmp_path / "g.db") as store:  # migrated once: opens as schema 2
+    with Store(tmp_path / "g.db") as store:  # migrated once: opens as the current schema
         assert store.runs("amy", "h1")[("c1", "v1")].policy_only is False
-        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
+        assert store.runs("amy", "h1")[("c1", "v1")].cpu_accounting == ""  # not recorded then
+        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
+            str(SCHEMA_VERSION),
+        )
+
+
+def test_a_schema_2_database_gets_what_counted_the_cpu_time_unknown(tmp_path):
+    """Schema 2 had no cpu_accounting: its runs and timings say '' (not recorded); a
+    run stored after the migration says what counted it."""
+    old = schema_1_database(tmp_path / "g.db")
+    old.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
+    old.execute(
+        "CREATE TABLE timings (program_id TEXT NOT NULL, content_hash TEXT NOT NULL,"
+        " case_id TEXT NOT NULL, case_version TEXT NOT NULL, run_index INTEGER NOT NULL,"
+        " verdict TEXT NOT NULL, cpu_seconds REAL NOT NULL, wall_seconds REAL NOT NULL,"
+        " core INTEGER, sandbox TEXT NOT NULL, created_at REAL NOT NULL,"
+        " PRIMARY KEY (program_id, content_hash, case_id, case_version, run_index))"
+    )
+    old.execute("INSERT INTO timings VALUES ('amy', 'h1', 'c1', 'v1', 0, 'AC', 1, 1, 0, 'b', 0)")
+    old.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    schema_1_run(old, case("c1"), "WA", "count line wrong", b"bad", policy_only=0)
+    old.close()
+    with Store(tmp_path / "g.db") as store:
+        assert store.runs("amy", "h1")[("c1", "v1")].cpu_accounting == ""
+        assert [t.cpu_accounting for t in store.timings("amy", "h1")] == [""]
+        counted = result(b"", cpu_accounting="cgroup")
+        store.record_run(sub(), case("c2"), Verdict.TLE, "slow", counted)
+        assert store.runs("amy", "h1")[("c2", "v1")].cpu_accounting == "cgroup"
