@@ -158,7 +158,7 @@ from grader.sandbox.base import (
     guarded,
     substitute,
 )
-from grader.sandbox.cgroups import RunGroup, runs_cgroups
+from grader.sandbox.cgroups import Metered, runs_cgroups
 from grader.sandbox.prepared import DEV_LINKS, DEVICES, OWN_MOUNTS, prepared_folders, system_mounts
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
@@ -294,7 +294,7 @@ class _Launch:
     writable: bool
     memory: Memory
     uid: int | None  # the sandbox uid (root), None when bwrap runs as the grader
-    group: RunGroup | None  # the run's cgroup, joined by pid 1 when it is released
+    group: Metered | None  # the run's cgroup, joined by pid 1 when it is released
     input_fd: int | None = None
     input_seen: str | None = None  # where the program sees the input
     status_fd: int = -1  # --json-status-fd (write end)
@@ -491,12 +491,14 @@ class BubblewrapSandbox(Sandbox):
             check_request(argv, workdir, input_file)
             self.libc.become_subreaper()
             uid, uid_lock = self.slots.acquire() if self.slots is not None else (None, None)
-            group = self.cgroups.run_group(limits, init=True) if self.cgroups else None
+            # One process of the sandbox's own in it: bwrap's pid 1.
+            group = self.cgroups.run_group(limits, 1) if self.cgroups else None
             try:
                 input_seen = "/input/input" + input_file.suffix if input_file else None
                 command = substitute(argv, input_seen)
                 memory = memory_of(memory_rlimit, build=writable)
-                launch = _Launch(command, workdir, limits, writable, memory, uid, group)
+                metered = Metered(group) if group is not None else None
+                launch = _Launch(command, workdir, limits, writable, memory, uid, metered)
                 with workdir_for(uid, workdir, writable):
                     return self._launch(launch, input_file, input_seen, start)
             finally:
@@ -561,7 +563,7 @@ class BubblewrapSandbox(Sandbox):
             for which, value in rlimit_values(launch.limits, address_space, nproc):
                 resource.prlimit(pid, which, value)
             if launch.group is not None:
-                launch.group.attach(pid)
+                launch.group.group.attach(pid)
             os.write(block_w, b"x")
             fds.close(block_w)
 
@@ -602,7 +604,7 @@ class BubblewrapSandbox(Sandbox):
         a += self._seal(spawn.uid, spawn.workdir)
         if spawn.seccomp_fd is not None:
             a += ["--seccomp", str(spawn.seccomp_fd)]
-        return a + ["--", ZYGOTE_PATH, str(spawn.control_fd)]
+        return a + ["--", ZYGOTE_PATH, str(spawn.control_fd), *map(str, spawn.joins)]
 
     def _namespaces(self, uid: int | None, caps: Sequence[str]) -> list[str]:
         a = [

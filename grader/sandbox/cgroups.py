@@ -51,31 +51,31 @@ class CgroupsUnavailable(Exception):
 
 @dataclass(frozen=True)
 class GroupUsage:
-    """What a run's group counted, read once every process of the run is gone."""
+    """What a group counted: its counters as read, or (``since``) a run's share."""
 
     cpu_seconds: float
     peak_memory_kb: int  # 0 where no memory hierarchy is used
     oom_kills: int  # processes the kernel killed at the group's memory limit
     processes_refused: int  # forks refused at the group's process limit
 
+    def since(self, before: GroupUsage) -> GroupUsage:
+        """What was counted after ``before`` was read (the peak is reset per run)."""
+        return GroupUsage(
+            self.cpu_seconds - before.cpu_seconds,
+            self.peak_memory_kb,
+            self.oom_kills - before.oom_kills,
+            self.processes_refused - before.processes_refused,
+        )
 
-def _read_int(path: Path, default: int = 0) -> int:
+
+NOTHING = GroupUsage(0.0, 0, 0, 0)  # a new group's counters
+
+
+def _number_in(path: Path) -> int:
     try:
         return int(path.read_text().split()[0])
     except (OSError, ValueError, IndexError):
-        return default
-
-
-def _keyed(path: Path, key: str) -> int:
-    """The value of ``key`` in a "key value" file (cpu.stat, memory.events, ...)."""
-    try:
-        for line in path.read_text().splitlines():
-            name, _, value = line.partition(" ")
-            if name == key:
-                return int(value)
-    except (OSError, ValueError):
-        pass
-    return 0
+        return 0
 
 
 def _alive(pid: int) -> bool:
@@ -224,17 +224,27 @@ class Cgroups:
             parts.append(f"v{parent.version} {'+'.join(kinds)}")
         return "a cgroup per run (" + ", ".join(parts) + ")"
 
-    def run_group(self, limits: Limits, init: bool) -> RunGroup:
-        """A group for one run; ``init``: a process of the sandbox's own (the run's
-        init, bwrap's pid 1) is in it beside the program's, one more process."""
-        name = f"run-{next(self._names)}-{secrets.token_hex(3)}"
+    def run_group(self, limits: Limits, sandbox_processes: int) -> RunGroup:
+        """A group for one run; ``sandbox_processes`` of the sandbox's own (the run's
+        init, bwrap's pid 1) are in it beside the program's."""
+        group = self.group("run")
+        try:
+            group.set_limits(limits, sandbox_processes)
+        except OSError as exc:
+            group.close()
+            raise CgroupsUnavailable(f"cannot limit a run's cgroup: {exc.strerror}") from exc
+        return group
+
+    def group(self, kind: str) -> RunGroup:
+        """A new group, no limits set yet (a warm sandbox's: its zygote and, one after
+        the other, its runs, each measured by its counters' difference)."""
+        name = f"{kind}-{next(self._names)}-{secrets.token_hex(3)}"
         paths = []
         try:
             for parent in self.parents:
                 path = parent.path / name
                 path.mkdir()
                 paths.append((parent, path))
-                _set_limits(parent, path, limits, init)
         except OSError as exc:
             for _, path in paths:
                 _remove(path)
@@ -250,13 +260,18 @@ def _remove_all(paths: list[Path]) -> None:
         _remove(path)
 
 
-def _set_limits(parent: _Parent, path: Path, limits: Limits, init: bool) -> None:
+def _set_limits(parent: _Parent, path: Path, limits: Limits, sandbox_processes: int) -> None:
     memory = str(limits.memory_mb << 20)
-    processes = str(limits.processes + (1 if init else 0))
+    processes = str(limits.processes + sandbox_processes)
     if parent.memory and parent.version == 1:
-        (path / "memory.limit_in_bytes").write_text(memory)
-        if (path / "memory.memsw.limit_in_bytes").exists():  # no swapping past the limit
-            (path / "memory.memsw.limit_in_bytes").write_text(memory)
+        # No swapping past the limit: memory + swap held to it too. v1 refuses a memory
+        # limit above the memory + swap one, so a limit that grows sets that one first.
+        files = [path / "memory.limit_in_bytes", path / "memory.memsw.limit_in_bytes"]
+        files = [f for f in files if f.exists()]
+        if len(files) == 2 and _number_in(files[0]) < int(memory):
+            files.reverse()
+        for file in files:
+            file.write_text(memory)
     elif parent.memory:
         (path / "memory.max").write_text(memory)
         if (path / "memory.swap.max").exists():
@@ -270,6 +285,45 @@ class RunGroup:
 
     def __init__(self, paths: list[tuple[_Parent, Path]]) -> None:
         self.paths = paths
+        self._limits: tuple[Limits, int] | None = None
+        self._open: dict[Path, int] = {}  # counter files kept open: read twice a run at least
+
+    def _read(self, path: Path) -> str:
+        """A counter file's content now (kernfs makes it afresh for a read at 0)."""
+        try:
+            fd = self._open.get(path)
+            if fd is None:
+                fd = self._open[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            return os.pread(fd, 4096, 0).decode()
+        except OSError:
+            return ""
+
+    def _number(self, path: Path) -> int:
+        words = self._read(path).split()
+        return int(words[0]) if words and words[0].isdigit() else 0
+
+    def _keyed(self, path: Path, key: str) -> int:
+        for line in self._read(path).splitlines():
+            name, _, value = line.partition(" ")
+            if name == key and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    def set_limits(self, limits: Limits, sandbox_processes: int) -> None:
+        """The run's memory and process limits (written only when they change)."""
+        if self._limits != (limits, sandbox_processes):
+            for parent, path in self.paths:
+                _set_limits(parent, path, limits, sandbox_processes)
+            self._limits = (limits, sandbox_processes)
+
+    def reset_peak(self) -> None:
+        """The memory peak from now on (v1; v2's memory.peak is reset per reader, from
+        Linux 6.12: where it cannot be, the peak is the group's since it was made)."""
+        for parent, path in self.paths:
+            if parent.memory:
+                name = "memory.max_usage_in_bytes" if parent.version == 1 else "memory.peak"
+                with contextlib.suppress(OSError):
+                    (path / name).write_text("0")
 
     def procs_files(self) -> list[Path]:
         return [path / "cgroup.procs" for _, path in self.paths]
@@ -294,28 +348,28 @@ class RunGroup:
     def cpu_seconds(self) -> float:
         for parent, path in self.paths:
             if parent.cpu and parent.version == 1:
-                return _read_int(path / "cpuacct.usage") / 1e9
+                return self._number(path / "cpuacct.usage") / 1e9
             if parent.cpu:
-                return _keyed(path / "cpu.stat", "usage_usec") / 1e6
+                return self._keyed(path / "cpu.stat", "usage_usec") / 1e6
         return 0.0
 
     def oom_kills(self) -> int:
         for parent, path in self.paths:
             if parent.memory and parent.version == 1:
-                return _keyed(path / "memory.oom_control", "oom_kill")
+                return self._keyed(path / "memory.oom_control", "oom_kill")
             if parent.memory:
-                return _keyed(path / "memory.events", "oom_kill")
+                return self._keyed(path / "memory.events", "oom_kill")
         return 0
 
     def usage(self) -> GroupUsage:
         peak = refused = 0
         for parent, path in self.paths:
             if parent.memory and parent.version == 1:
-                peak = _read_int(path / "memory.max_usage_in_bytes") // 1024
+                peak = self._number(path / "memory.max_usage_in_bytes") // 1024
             elif parent.memory:
-                peak = _read_int(path / "memory.peak") // 1024
+                peak = self._number(path / "memory.peak") // 1024
             if parent.pids:
-                refused = _keyed(path / "pids.events", "max")
+                refused = self._keyed(path / "pids.events", "max")
         return GroupUsage(self.cpu_seconds(), peak, self.oom_kills(), refused)
 
     def kill(self) -> None:
@@ -324,6 +378,9 @@ class RunGroup:
             _kill_members(path)
 
     def close(self) -> None:
+        for fd in self._open.values():
+            os.close(fd)
+        self._open.clear()
         for _, path in self.paths:
             _remove(path)
 
@@ -337,3 +394,31 @@ def runs_cgroups(wanted: bool) -> tuple[Cgroups | None, str]:
         return Cgroups(), ""
     except (CgroupsUnavailable, OSError) as exc:
         return None, str(exc)
+
+
+@dataclass
+class Metered:
+    """A run's group and its counters when the run began: what the run alone used.
+    ``own``: the group is the run's alone (whatever is left in it at the end is the
+    run's and is killed); else a warm sandbox's, shared by its zygote."""
+
+    group: RunGroup
+    before: GroupUsage = NOTHING
+    own: bool = True
+
+    @classmethod
+    def shared(cls, group: RunGroup) -> Metered:
+        group.reset_peak()
+        return cls(group, group.usage(), own=False)
+
+    def cpu_seconds(self) -> float:
+        return self.group.cpu_seconds() - self.before.cpu_seconds
+
+    def oom_killed(self) -> bool:
+        return self.group.oom_kills() > self.before.oom_kills
+
+    def usage(self) -> GroupUsage:
+        """Once the run is over (a group of its own: what is left of it killed first)."""
+        if self.own:
+            self.group.kill()
+        return self.group.usage().since(self.before)

@@ -54,7 +54,7 @@ from grader.sandbox.base import (
     guarded,
     substitute,
 )
-from grader.sandbox.cgroups import RunGroup, runs_cgroups
+from grader.sandbox.cgroups import Metered, runs_cgroups
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
     Capture,
@@ -310,11 +310,13 @@ class RlimitSandbox(Sandbox):
             "LANG": "C.UTF-8",
         }
         if self.reaped:
-            group = self.cgroups.run_group(limits, init=False) if self.cgroups else None
+            # Only the program's processes in it: the reaper stays outside.
+            group = self.cgroups.run_group(limits, 0) if self.cgroups else None
+            metered = Metered(group) if group is not None else None
             try:
-                run = self._start_reaper(command, cwd, env, limits, memory, uid, group)
+                run = self._start_reaper(command, cwd, env, limits, memory, uid, metered)
                 try:
-                    return self._supervise_reaped(run, limits, memory, start, group)
+                    return self._supervise_reaped(run, limits, memory, start, metered)
                 finally:
                     run.close()
             finally:
@@ -344,7 +346,7 @@ class RlimitSandbox(Sandbox):
         limits: Limits,
         memory: Memory,
         uid: int | None,
-        group: RunGroup | None,
+        group: Metered | None,
     ) -> _Reaped:
         """The reaper started, and the program's pid it reports; SetupError (the
         grader's failure, never the program's) when it cannot start."""
@@ -353,7 +355,7 @@ class RlimitSandbox(Sandbox):
         values = rlimit_values(limits, memory.address_space, nproc)
         encoded = ",".join(f"{which}:{soft}:{hard}" for which, (soft, hard) in values)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        joins = group.open_procs() if group is not None else []
+        joins = group.group.open_procs() if group is not None else []
         try:
             argv = [
                 sys.executable,
@@ -426,7 +428,7 @@ class RlimitSandbox(Sandbox):
         limits: Limits,
         memory: Memory,
         start: float,
-        group: RunGroup | None,
+        group: Metered | None,
     ) -> RunResult:
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
         reaper = str(run.proc.pid)

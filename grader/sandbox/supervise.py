@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from grader.model import Limits, RunResult, java_heap_mb
 from grader.sandbox.base import SetupError
-from grader.sandbox.cgroups import Cgroups, RunGroup
+from grader.sandbox.cgroups import Cgroups, Metered
 
 POLL_SECONDS = 0.05
 POLL_SECONDS_NO_RLIMIT = 0.02  # memory is only polled then (the JVM): look closer
@@ -333,7 +333,7 @@ def rlimit_values(
 
 
 def with_group_cpu(
-    poll: Callable[[], Usage | None], group: RunGroup | None
+    poll: Callable[[], Usage | None], group: Metered | None
 ) -> Callable[[], Usage | None]:
     """The tree's polled usage, with what the run's cgroup counted: CPU time (which
     includes processes that lived and died between two polls) and the processes its
@@ -344,14 +344,14 @@ def with_group_cpu(
     def polled() -> Usage | None:
         usage = poll() or Usage()
         usage.cpu_seconds = max(usage.cpu_seconds, group.cpu_seconds())
-        usage.oom_killed = group.oom_kills() > 0
+        usage.oom_killed = group.oom_killed()
         return usage
 
     return polled
 
 
 def group_ending(
-    group: RunGroup | None,
+    group: Metered | None,
     exit_code: int | None,
     sig: int | None,
     cpu: float,
@@ -362,7 +362,6 @@ def group_ending(
     is still in the group is killed first)."""
     if group is None:
         return Ending(exit_code, sig, max(cpu, watch.cpu_seen), peak_kb, watch.peak_vm_kb)
-    group.kill()
     counted = group.usage()
     if counted.oom_kills:
         # Killed at the group's limit: the memory the kernel counted (it includes the

@@ -72,7 +72,7 @@ from pathlib import Path
 
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
-from grader.sandbox.cgroups import Cgroups, RunGroup
+from grader.sandbox.cgroups import Cgroups, Metered, RunGroup
 from grader.sandbox.supervise import (
     Capture,
     Memory,
@@ -97,6 +97,7 @@ _MAX_REQUEST = 65535  # zygote.c's buffer, less its terminating NUL
 _REPLY_SECONDS = 10.0  # the zygote answers at once: this only catches a wedged one
 _REAP_SECONDS = 30.0  # tearing down a namespace of big processes can take a while
 _CLOSE_SECONDS = 2.0
+_SANDBOX_PROCESSES = 1  # in the runs' group beside the program's: the run's init
 
 
 class _Broken(Exception):
@@ -113,6 +114,7 @@ class ZygoteSpawn:
     control_fd: int
     uid: int | None
     seccomp_fd: int | None
+    joins: tuple[int, ...] = ()  # its cgroup's cgroup.procs files, open for writing
 
 
 def build_zygote(folder: Path) -> Path | None:
@@ -213,14 +215,14 @@ class WarmRuns:
         input_file: Path | None,
         memory_rlimit: bool,
     ) -> RunResult:
-        group = self.cgroups.run_group(limits, init=True) if self.cgroups else None
-        try:
-            memory = memory_of(memory_rlimit, build=False)
-            nproc = nproc_of(limits, self.cgroups)
-            return zygote.run(argv, limits, input_file, memory, nproc, group, self.accounting)
-        finally:
-            if group is not None:
-                group.close()
+        group = zygote.held.group
+        metered = None
+        if group is not None:
+            group.set_limits(limits, _SANDBOX_PROCESSES)
+            metered = Metered.shared(group)
+        memory = memory_of(memory_rlimit, build=False)
+        nproc = nproc_of(limits, self.cgroups)
+        return zygote.run(argv, limits, input_file, memory, nproc, metered, self.accounting)
 
     def _zygote(self, workdir: Path) -> tuple[_Zygote, bool]:
         st = os.stat(workdir)
@@ -230,7 +232,13 @@ class WarmRuns:
             return current, False
         self._discard()
         uid, lock = self.slots.acquire() if self.slots is not None else (None, None)
-        held = _Held.start(self, workdir, uid, lock)  # the lock is held's from here
+        try:
+            group = self.cgroups.group("zygote") if self.cgroups is not None else None
+        except BaseException:
+            if lock is not None:
+                os.close(lock)
+            raise
+        held = _Held.start(self, workdir, uid, lock, group)  # lock and group: held's now
         readable_by(uid, workdir)  # once: another folder at this path is another zygote
         self._local.zygote = _Zygote(key, workdir, uid, held, self.name)
         return self._local.zygote, True
@@ -251,25 +259,43 @@ class _Held:
     stage: Path
     stage_lock: int  # flock on the stage folder: see _sweep
     lock: int | None  # the sandbox uid's (root)
+    # The cgroup of the zygote's runs, one after the other, each measured by the
+    # counters' difference (a group per run would cost more than the rest of the
+    # run's set-up); each run's init joins it, the zygote stays out.
+    group: RunGroup | None
 
     @classmethod
-    def start(cls, runs: WarmRuns, workdir: Path, uid: int | None, lock: int | None) -> _Held:
+    def start(
+        cls,
+        runs: WarmRuns,
+        workdir: Path,
+        uid: int | None,
+        lock: int | None,
+        group: RunGroup | None,
+    ) -> _Held:
         try:
             stage, stage_lock = _new_stage(runs.folder)
             control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         except BaseException:
             if lock is not None:
                 os.close(lock)
+            if group is not None:
+                group.close()
             raise
         passed = [theirs.fileno()]
+        joins: list[int] = []
         seccomp_fd = None
         try:
+            joins = group.open_procs() if group is not None else []
+            passed += joins
             if runs.seccomp is not None:
                 seccomp_fd, writer = os.pipe()
                 passed.append(seccomp_fd)
                 os.write(writer, runs.seccomp)  # a few hundred bytes: fits the pipe
                 os.close(writer)
-            spawn = ZygoteSpawn(workdir, stage, runs.binary, theirs.fileno(), uid, seccomp_fd)
+            spawn = ZygoteSpawn(
+                workdir, stage, runs.binary, theirs.fileno(), uid, seccomp_fd, tuple(joins)
+            )
             proc = subprocess.Popen(
                 runs.spawn_argv(spawn),
                 stdin=subprocess.DEVNULL,
@@ -283,12 +309,15 @@ class _Held:
             os.close(stage_lock)
             if lock is not None:
                 os.close(lock)
+            if group is not None:
+                group.close()
             raise
         finally:
             theirs.close()
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
-        held = cls(proc, control, stage, stage_lock, lock)
+            for fd in (seccomp_fd, *joins):
+                if fd is not None:
+                    os.close(fd)
+        held = cls(proc, control, stage, stage_lock, lock, group)
         held.expect_ready()
         return held
 
@@ -311,6 +340,13 @@ class _Held:
                 f"sandbox failed to start: {lines[0] if lines else 'the zygote did not answer'}"
             )
 
+    def stop(self) -> None:
+        """bwrap killed, and every namespace of it with it. The rest (the runs' cgroup,
+        whose counters the run still reads) goes when the zygote is discarded."""
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.proc.wait()
+
     def release(self) -> None:
         """The zygote ends when its socket closes; bwrap with it (killed if slow)."""
         self.control.close()
@@ -324,6 +360,9 @@ class _Held:
         if self.lock is not None:
             os.close(self.lock)
             self.lock = None
+        if self.group is not None:
+            self.group.close()
+            self.group = None
         shutil.rmtree(self.stage, ignore_errors=True)
         os.close(self.stage_lock)
 
@@ -352,7 +391,7 @@ class _Zygote:
         input_file: Path | None,
         memory: Memory,
         nproc: int,
-        group: RunGroup | None,
+        group: Metered | None,
         accounting: str,
     ) -> RunResult:
         command = substitute(argv, self._stage(input_file))
@@ -360,15 +399,13 @@ class _Zygote:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # The run's init joins its cgroup through these before it starts the program.
-        joins = group.open_procs() if group is not None else []
         try:
             pipes_for(self.uid, out_r, err_r)
             status.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
             start = time.monotonic()
-            self._send(request, [out_w, err_w, theirs.fileno(), *joins])
+            self._send(request, [out_w, err_w, theirs.fileno()])
         finally:
-            for fd in (out_w, err_w, *joins):
+            for fd in (out_w, err_w):
                 os.close(fd)
             theirs.close()
         run = _Run(limits, memory, group, accounting, start)
@@ -437,8 +474,9 @@ class _Zygote:
         )
 
     def _reap(self) -> None:
-        """Until the run's namespace is gone. A zygote that cannot say so is closed:
-        killing bwrap takes every namespace of it down."""
+        """Until the run's namespace is gone. A zygote that cannot say so is stopped:
+        killing bwrap takes every namespace of it down (it is discarded before the
+        next run)."""
         control = self.held.control
         try:
             control.settimeout(_REAP_SECONDS)
@@ -447,7 +485,7 @@ class _Zygote:
         except OSError:
             said = b""
         if not said.startswith(b"reaped"):
-            self.close()
+            self.held.stop()
 
 
 def _started(status: socket.socket) -> int:
@@ -472,7 +510,7 @@ class _Run:
 
     limits: Limits
     memory: Memory
-    group: RunGroup | None
+    group: Metered | None
     accounting: str  # a CpuAccounting value
     start: float
 

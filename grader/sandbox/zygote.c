@@ -5,14 +5,17 @@
  * The grader compiles it with the system C compiler (see grader/sandbox/warm.py,
  * which also documents the whole arrangement and the protocol).
  *
- * Usage: zygote CONTROL_FD      (a SOCK_SEQPACKET socket to the grader)
+ * Usage: zygote CONTROL_FD [JOIN_FD...]
+ *   CONTROL_FD: a SOCK_SEQPACKET socket to the grader; JOIN_FD: the cgroup.procs files of
+ *   the runs' cgroup, open for writing (none where the grader has no cgroups). Each
+ *   run's init moves itself in before it starts the program, so every process of the
+ *   run is born there; the grader measures each run by the counters' difference. The
+ *   zygote itself stays out: the group's memory limit never kills it.
  *
  * Control messages, grader -> zygote:
  *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
  *   nofile tmp_bytes shm_bytes cpus cwd argc argv...; with SCM_RIGHTS: the run's stdout and
- *   stderr (write ends), its status socket, and the cgroup.procs files of its cgroup
- *   (none where the grader has no cgroups), which the run's init writes itself into
- *   before it starts the program.
+ *   stderr (write ends) and its status socket.
  *   "reap": wait until the run's init is dead (its namespace with it), then answer.
  * Zygote -> grader: "ready" once; "cloned" or "error <why>" after a "run";
  * "reaped <wait status>" after a "reap".
@@ -49,15 +52,16 @@
 #define MAX_MESSAGE 65536
 #define MAX_ARGS 1024
 #define FIELDS 12 /* before argc */
-#define MAX_JOINS 6 /* cgroup.procs files: one per hierarchy */
-#define MAX_FDS (3 + MAX_JOINS)
+#define MAX_FDS 3
+
+#define MAX_JOINS 8 /* one cgroup.procs file per hierarchy */
+static int joins[MAX_JOINS], njoins;
 
 struct request {
     long long uid, gid, cpu_soft, cpu_hard, as, nproc, fsize, nofile, tmp_bytes, shm_bytes;
     const char *cpus, *cwd;
     char *argv[MAX_ARGS + 1];
     int out, err, status;
-    int joins[MAX_JOINS], njoins;
 };
 
 static void say(int fd, const char *format, ...) {
@@ -267,14 +271,13 @@ static void init(const struct request *r) {
         say(r->status, "error limit System V shared memory: %s", strerror(errno));
         _exit(1);
     }
-    /* Into the run's cgroup ("0": this process), so that every process the program
+    /* Into the runs' cgroup ("0": this process), so that every process the program
      * ever starts is counted there, whoever reaps it. */
-    for (int i = 0; i < r->njoins; i++) {
-        if (write(r->joins[i], "0", 1) != 1) {
+    for (int i = 0; i < njoins; i++) {
+        if (write(joins[i], "0", 1) != 1) {
             say(r->status, "error join the run's cgroup: %s", strerror(errno));
             _exit(1);
         }
-        close(r->joins[i]);
     }
     say(r->status, "started");
     pid_t child = fork();
@@ -331,9 +334,13 @@ static pid_t start(int ctl, struct request *r) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: zygote CONTROL_FD\n");
+    if (argc < 2) {
+        fprintf(stderr, "usage: zygote CONTROL_FD [JOIN_FD...]\n");
         return 2;
+    }
+    for (int i = 2; i < argc && njoins < MAX_JOINS; i++) {
+        joins[njoins] = atoi(argv[i]);
+        fcntl(joins[njoins++], F_SETFD, FD_CLOEXEC); /* the runs' inits use them, no program */
     }
     int ctl = atoi(argv[1]);
     fcntl(ctl, F_SETFD, FD_CLOEXEC); /* no program may ever hold it */
@@ -350,16 +357,16 @@ int main(int argc, char **argv) {
             int status = 0;
             while (waitpid(running, &status, 0) < 0 && errno == EINTR) {}
             running = 0;
-            say(ctl, "reaped %d", status);
+            /* Before answering: the grader reads the cgroup's counters once we have,
+             * and this work is no run's. */
             fresh_network(); /* the run's namespace is left to it alone */
-        } else if (strcmp(buf, "run") == 0 && running == 0 && nfds >= 3) {
+            say(ctl, "reaped %d", status);
+        } else if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
             struct request r;
             if (parse(buf, n, &r) != 0) {
                 say(ctl, "error malformed request");
             } else {
                 r.out = fds[0], r.err = fds[1], r.status = fds[2];
-                r.njoins = nfds - 3;
-                for (int i = 0; i < r.njoins; i++) r.joins[i] = fds[3 + i];
                 running = start(ctl, &r);
                 if (running < 0) {
                     running = 0;
