@@ -27,6 +27,7 @@ from typing import Literal, overload
 from grader.bounded import NotAFile, TooLarge, read_limited
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
+from grader.source_facts import is_entry_point, language_of
 from grader.text import safe_name
 
 MAX_SOURCE_BYTES = 1 << 20  # each source file (the main one, and each extra one)
@@ -223,14 +224,22 @@ def load(folder: Path, config: CourseConfig) -> Submission:
     sid = safe_name(folder.name)
     found = _source_names(folder, config)
     if len(found) > 1:
+        why = f"one of {len(found)} source files: keep exactly one"
         return _rejected(
-            sid, folder, f"more than one source file ({', '.join(found)}): keep exactly one"
+            sid,
+            folder,
+            f"more than one source file ({', '.join(found)}): keep exactly one",
+            _inventory_of_rejected(
+                folder, config, {name: why for name in found}, "the folder has two main files"
+            ),
         )
     if found:
         spec = config.language_for(found[0])
         assert spec is not None, "_source_names finds only the languages' source names"
         return _checked(sid, folder, folder / found[0], spec, config)
-    return _rejected(sid, folder, _nothing_found(folder, config))
+    problem, notes = _nothing_found(folder, config)
+    blocked = "no file is named {source}"
+    return _rejected(sid, folder, problem, _inventory_of_rejected(folder, config, notes, blocked))
 
 
 def _checked(
@@ -239,7 +248,12 @@ def _checked(
     data, problem = _read_source(source)
     if data is None:
         assert problem is not None, "_read_source gives the bytes or the reason"
-        return _rejected(sid, folder, problem)
+        why = problem[len(safe_name(source.name)) + 1 :]  # without the name
+        notes = {safe_name(source.name): why}
+        blocked = f"{safe_name(source.name)} cannot be used"
+        return _rejected(
+            sid, folder, problem, _inventory_of_rejected(folder, config, notes, blocked)
+        )
     # The commands are part of what is graded: changing a build flag rebuilds.
     digest = hashlib.sha256(repr(spec).encode() + b"\0" + data)
     extra, ignored = _inventory(folder, source, spec, config.extra_files)
@@ -328,21 +342,119 @@ def _link_target(path: Path) -> str:
         return "?"
 
 
-def _nothing_found(folder: Path, config: CourseConfig) -> str:
+def _nothing_found(folder: Path, config: CourseConfig) -> tuple[str, dict[str, str]]:
+    """Why a folder without any file named as the course requires cannot be built,
+    and a note for each file that tells why (shown name below the folder -> why): the
+    file where the program starts is named as the likely entry point."""
     expected = ", ".join(spec.source for spec in config.languages.values())
     files = sorted(_files_below(folder))
     for path in files:
         spec = config.language_for(path.name)
         if spec is not None:  # right name, wrong place
             relative = safe_name(path.relative_to(folder))
-            return f"found {relative}, but the source file must be at the top of the folder"
+            return (
+                f"found {relative}, but the source file must be at the top of the folder",
+                {relative: "the source file, but not at the top of the folder"},
+            )
+    starts = [(path, spec) for path, spec in _sources(files, config) if _starts_there(path)]
+    if starts:
+        return _entry_points(folder, starts)
     for path in files:
         hint = _wrong_name(path.name, config, strict=True)
         if hint:
-            return hint
+            return hint, {}
     if not files:
-        return f"the folder is empty: expected one of {expected}"
-    return f"no source file: expected one of {expected}"
+        return f"the folder is empty: expected one of {expected}", {}
+    return f"no source file: expected one of {expected}", {}
+
+
+def _sources(files: list[Path], config: CourseConfig) -> list[tuple[Path, LanguageSpec]]:
+    """The files of a language the course accepts, with that language."""
+    found = []
+    for path in files:
+        language = language_of(path.name)
+        if language is not None and language in config.languages:
+            found.append((path, config.languages[language]))
+    return found
+
+
+def _starts_there(path: Path) -> bool:
+    """The file holds its program's entry point (read within the size limit, a link
+    never followed)."""
+    data, _ = _read_source(path)
+    return data is not None and is_entry_point(path.name, data.decode("utf-8"))
+
+
+_ENTRY_WORDS = {
+    "c": "holds main()",
+    "cpp": "holds main()",
+    "java": "holds public static void main",
+    "python": "runs as a script",
+}
+
+
+def _entry_points(folder: Path, starts: list[tuple[Path, LanguageSpec]]) -> tuple[str, dict]:
+    """The message naming the likely entry point(s), and their notes."""
+    notes = {}
+    named = []
+    for path, spec in starts:
+        relative = safe_name(path.relative_to(folder))
+        words = _ENTRY_WORDS[spec.name]
+        rename = f"name it {spec.source}"
+        if spec.name == "java":
+            rename += f" and its class {Path(spec.source).stem}"
+        if path.parent != folder:
+            rename = f"put it at the top of the folder and {rename}"
+        notes[relative] = f"{words}: the likely entry point; {rename}"
+        named.append((relative, words, rename, spec.source))
+    if len(named) == 1:
+        relative, words, rename, source = named[0]
+        return (
+            f"no file is named {source}: {relative} {words}, the likely entry point: {rename}",
+            notes,
+        )
+    listed = ", ".join(f"{relative} ({words})" for relative, words, _, _ in named)
+    names = ", ".join(sorted({source for *_, source in named}))
+    return (
+        f"no file is named {names}; the likely entry points are {listed}: name the one "
+        "that solves the puzzle as its language requires",
+        notes,
+    )
+
+
+def _inventory_of_rejected(
+    folder: Path, config: CourseConfig, notes: dict[str, str], blocked: str
+) -> tuple[tuple[str, str], ...]:
+    """Every entry of a folder that cannot be built, with why it was not used: a note
+    of `notes` (by shown name, which may lie below the folder), else by its kind; a
+    source or header file is not built because of `blocked` ("{source}" in it: the
+    name its language's main file must have)."""
+    listed = dict(notes)
+    for entry in _entries_or_nothing(folder):
+        name = safe_name(entry.name)
+        if _is_real_folder(entry):
+            name += "/"
+            below = [shown for shown in notes if shown.startswith(name)]
+            why = "a folder: only files at the top of the folder are used"
+            listed.setdefault(name, why + (f" (it holds {', '.join(below)})" if below else ""))
+        elif entry.name.startswith("."):
+            listed.setdefault(name, "a hidden file")
+        elif _main_names(entry.name, config):
+            source = " or ".join(_main_names(entry.name, config))
+            listed.setdefault(name, "not built: " + blocked.format(source=source))
+        else:
+            listed.setdefault(name, "not a source or header file")
+    return tuple(sorted(listed.items(), key=lambda item: os.fsencode(item[0])))
+
+
+def _main_names(name: str, config: CourseConfig) -> list[str]:
+    """The main files a source or header file of this name could be built with."""
+    lower = name.lower()
+    return [
+        config.languages[language].source
+        for language, suffixes in COMPANION_SUFFIXES.items()
+        if language in config.languages and lower.endswith(suffixes)
+    ]
 
 
 def _files_below(folder: Path, depth: int = 4) -> Iterable[Path]:
@@ -384,6 +496,8 @@ def _wrong_name(name: str, config: CourseConfig, strict: bool = False) -> str | 
     return f"{shown} is not a source file this assignment accepts (expected one of {expected})"
 
 
-def _rejected(sid: str, folder: Path, problem: str) -> Submission:
+def _rejected(
+    sid: str, folder: Path, problem: str, ignored: tuple[tuple[str, str], ...] = ()
+) -> Submission:
     digest = hashlib.sha256(b"rejected\0" + problem.encode()).hexdigest()
-    return Submission(sid, folder, None, None, problem, digest)
+    return Submission(sid, folder, None, None, problem, digest, ignored=ignored)

@@ -240,9 +240,9 @@ def test_odd_names_and_entries_are_graded_or_listed_and_always_escaped(tmp_path)
         ".dot-folder",
     ):
         assert [c["verdict"] for c in subs[sid]["cases"]] == ["AC"], sid
-    assert (
-        "found \\xdcbung.py, but the file must be named puzzlesolver.py"
-        in subs["windows-zip"]["build"]["status"]
+    assert (  # a script: the likely entry point
+        "no file is named puzzlesolver.py: \\xdcbung.py runs as a script, the likely entry "
+        "point: name it puzzlesolver.py" in subs["windows-zip"]["build"]["status"]
     )
     assert "loops" in subs["loop"]["build"]["status"]
     assert "nowhere, which does not exist" in subs["dangling"]["build"]["status"]
@@ -280,6 +280,12 @@ def test_check_names_the_only_misnamed_file(tmp_path):
     (folder / "Puzzlesolver.py").write_text("print()\n")
     done = _run(["check", folder])
     assert (
+        "Puzzlesolver.py runs as a script, the likely entry point: name it puzzlesolver.py"
+        in done.stdout.decode() + done.stderr.decode()
+    )
+    (folder / "Puzzlesolver.py").write_text("def solve(tiles):\n    return []\n")
+    done = _run(["check", folder])  # not a script: the file is named all the same
+    assert (
         "found Puzzlesolver.py, but the file must be named puzzlesolver.py"
         in done.stdout.decode() + done.stderr.decode()
     )
@@ -289,7 +295,7 @@ def test_check_names_the_only_misnamed_file(tmp_path):
         handle.write(b"print()\n")
     done = _run(["check", raw])
     text = done.stdout.decode() + done.stderr.decode()
-    assert "Traceback" not in text and "found \\xdcbung.py" in text, text
+    assert "Traceback" not in text and "\\xdcbung.py runs as a script" in text, text
 
 
 def test_gradescope_runner_survives_a_latin1_file_name(tmp_path):

@@ -62,6 +62,94 @@ def test_ungradable_folders_carry_a_reason(tmp_path, files, reason):
     assert reason in sub.problem
 
 
+MISTAKES = Path(__file__).resolve().parent / "mistakes"
+
+
+def test_a_multi_file_c_project_is_told_where_its_main_is_and_what_was_not_used():
+    # A real project: main() in main.c, a 180-byte helper in edge.c, no puzzlesolver.c.
+    sub = load(MISTAKES / "multi-file-c", CONFIG)
+    assert sub.problem == (
+        "no file is named puzzlesolver.c: main.c holds main(), the likely entry point: "
+        "name it puzzlesolver.c"
+    )
+    assert sub.ignored == (
+        ("edge.c", "not built: no file is named puzzlesolver.c"),
+        ("edge.h", "not built: no file is named puzzlesolver.c or puzzlesolver.cpp"),
+        ("main.c", "holds main(): the likely entry point; name it puzzlesolver.c"),
+    )
+
+
+@pytest.mark.parametrize(
+    "files, problem",
+    [
+        (
+            {
+                "Tile.java": "class Tile { int[] edges; }",
+                "Main.java": "public class Main {\n  public static void main(String[] a) {}\n}",
+            },
+            "no file is named PuzzleSolver.java: Main.java holds public static void main, the "
+            "likely entry point: name it PuzzleSolver.java and its class PuzzleSolver",
+        ),
+        (
+            {
+                "board.py": "def draw(b):\n    return str(b)\n",
+                "solve.py": "import board\n\nif __name__ == '__main__':\n    print(1)\n",
+            },
+            "no file is named puzzlesolver.py: solve.py runs as a script, the likely entry "
+            "point: name it puzzlesolver.py",
+        ),
+        (
+            {"src/main.cpp": "// int main() in a comment is none\nint main() { return 0; }"},
+            "no file is named puzzlesolver.cpp: src/main.cpp holds main(), the likely entry "
+            "point: put it at the top of the folder and name it puzzlesolver.cpp",
+        ),
+        (
+            {"a.c": "int main(void) { return 0; }", "b.c": "int\nmain(int argc, char **argv) {}"},
+            "no file is named puzzlesolver.c; the likely entry points are a.c (holds main()), "
+            "b.c (holds main()): name the one that solves the puzzle as its language requires",
+        ),
+        (
+            {"helper.c": "/* int main() */ static int twice(int x) { return 2 * x; }"},
+            "found helper.c, but the file must be named puzzlesolver.c",
+        ),
+    ],
+)
+def test_the_likely_entry_point_is_named(tmp_path, files, problem):
+    sub = load(folder(tmp_path, "s", files), CONFIG)
+    assert sub.problem == problem
+
+
+def test_every_rejected_folder_lists_its_files_with_why(tmp_path):
+    two = load(
+        folder(tmp_path, "two", {"puzzlesolver.c": "x", "puzzlesolver.py": "y", "notes.txt": ""}),
+        CONFIG,
+    )
+    assert two.ignored == (
+        ("notes.txt", "not a source or header file"),
+        ("puzzlesolver.c", "one of 2 source files: keep exactly one"),
+        ("puzzlesolver.py", "one of 2 source files: keep exactly one"),
+    )
+    binary = load(
+        folder(tmp_path, "bin", {"puzzlesolver.c": b"\x7fELF\x00", "util.h": "", "d/x": ""}),
+        CONFIG,
+    )
+    assert binary.ignored == (
+        ("d/", "a folder: only files at the top of the folder are used"),
+        ("puzzlesolver.c", "is not a text file (it contains NUL bytes)"),
+        ("util.h", "not built: puzzlesolver.c cannot be used"),
+    )
+    nested = load(folder(tmp_path, "nested", {"src/main.c": "int main() {}", ".git": ""}), CONFIG)
+    assert nested.ignored == (
+        (".git", "a hidden file"),
+        ("src/", "a folder: only files at the top of the folder are used (it holds src/main.c)"),
+        (
+            "src/main.c",
+            "holds main(): the likely entry point; put it at the top of the folder and "
+            "name it puzzlesolver.c",
+        ),
+    )
+
+
 def test_symlink_pointing_outside_is_refused(tmp_path):
     secret = tmp_path / "secret.c"
     secret.write_text("int main(){}")
