@@ -6,9 +6,9 @@ tokens are PE, anything else is WA.  The diagnosis explains it: the first
 differing line with white space made visible, then what the difference means
 (count line, tile listing, boards missing, extra, not solutions, rotated,
 out of order, printed twice, white space), most important first.  When the
-case depends on a policy rule and the difference is of the kind that rule
-decides, the diagnosis names the rule; whether the rules alone decide the failure is
-decided on the whole output (Comparison.policy_only, what the score reads).
+case depends on a policy rule and that rule alone decides the failure (decided on
+the whole output: Comparison.policy_only, what the score reads), the diagnosis
+names the rule; beside any other difference it names none.
 
 One module per step, in the order a comparison runs them:
 

@@ -80,13 +80,15 @@ def _assemble(
     if verdict is Verdict.PE and issues:
         summary = "white space differs: " + summary
     details = list(first) + [issue.text for issue in issues[1:]]
-    rules = []
-    for issue in issues:
-        if issue.rule and issue.rule not in rules:
-            rules.append(issue.rule)
     if policy_only:
+        # The rule is named only when it decides the failure: beside an output wrong in
+        # anything else (a constant line, a missing listing), it points at no real cause.
         details.append(POLICY_ONLY)
-    for rule in rules:
-        explanation = POLICY_RULES.get(rule, rule)
-        details.append(f"{POLICY_MARKER}: its expected output follows {explanation}.")
+        rules = []
+        for issue in issues:
+            if issue.rule and issue.rule not in rules:
+                rules.append(issue.rule)
+        for rule in rules:
+            explanation = POLICY_RULES.get(rule, rule)
+            details.append(f"{POLICY_MARKER}: its expected output follows {explanation}.")
     return Comparison(verdict, summary, details, policy_only)
