@@ -677,6 +677,45 @@ def test_an_inflated_count_alone_names_no_rule():
     assert "policy-dependent" not in result.text() and not result.policy_only
 
 
+def one_per_string(boards):
+    """What tests/mistakes/one-per-string keeps: the first board of each 9-digit string."""
+    kept = {}
+    for board in boards:
+        kept.setdefault(tuple(p.tile for p in board), board)
+    return list(kept.values())
+
+
+def test_boards_kept_one_per_tile_number_string_are_named_as_that():
+    case = Case(TIE)
+    result = case.check(case.render(one_per_string(case.boards)), policy=("tie-order",))
+    assert result.summary == (
+        "one board is printed per tile-number string, but boards with the same 9-digit "
+        "string (the same tiles in the same cells, turned otherwise) are different "
+        "solutions: 1 board missing this way, e.g. another board with 369817425 "
+        "(expected at line 27)"
+    )
+    assert "policy-dependent" not in result.text()
+
+
+def test_missing_ties_are_named_together_never_as_one_string_twice():
+    case = Case(TIE)
+    lost = case.render([]).replace(b"No solution found.", b"2 unique solutions found:")
+    assert "2 boards are missing: 369817425 (2 boards, expected at lines 13, 27)" in (
+        case.check(lost).text()
+    )
+
+
+def test_a_board_missing_for_another_reason_is_not_blamed_on_one_per_string(sample):
+    # The sample has no two boards with one string: a lost board is just missing.
+    result = sample.check(sample.render(sample.boards[:1], count="2 unique solutions found:"))
+    assert result.summary == "board 397862514 is missing (expected at line 27)"
+    # One board of each string, but also a board that is not a solution: not explained.
+    case = Case(TIE)
+    result = case.check(case.render([case.boards[0], case.boards[1][::-1]]))
+    assert "is not a solution" in result.text() and "board 369817425 is missing" in result.text()
+    assert "per tile-number string" not in result.text()
+
+
 @pytest.mark.parametrize("puzzle", [SYMMETRIC, TIE])
 def test_a_constant_output_is_never_blamed_on_a_rule(puzzle):
     # What tests/mistakes/constant-output prints for every puzzle: one count line, no board.

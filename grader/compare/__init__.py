@@ -23,6 +23,7 @@ One module per step, in the order a comparison runs them:
         sorting     the printed boards sorted into what they are
         solutions   boards that are not solutions, or drawn turned
         order       boards printed twice, in another rotation, out of order
+        one_per_string  boards missing because one is kept per 9-digit string
     crlf        what CR LF line ends in the puzzle file do to the output
     policy      whether only the case's policy rules decide the failure
     ranking     Issue, the unit of a diagnosis, and its rank

@@ -4,6 +4,7 @@ order, unreadable or not drawn in the required layout."""
 from collections.abc import Sequence
 
 from grader.compare.lines import quote
+from grader.compare.one_per_string import one_per_string_issues
 from grader.compare.order import order_issues, repeat_issues, rotation_issues
 from grader.compare.ranking import Issue, Rank
 from grader.compare.solutions import invalid_issues, turned_cells
@@ -22,6 +23,7 @@ def board_issues(
     missing = [printed for printed in exp.boards if printed.key not in seen.found]
     issues, seen.invalid, missing = turned_cells(seen.invalid, missing)
     issues += invalid_issues(seen.invalid, tiles)
+    issues += one_per_string_issues(exp.boards, seen, where, missing)
     if missing:
         issues.append(Issue(Rank.MISSING, _missing_text(missing)))
     extra = [copies[0] for key, copies in seen.found.items() if key not in where]
@@ -36,8 +38,21 @@ def board_issues(
 
 
 def _boards_named(boards: list[PrintedBoard], which: str) -> str:
-    shown = ", ".join(f"{digits(p.board)} ({which} line {p.line})" for p in boards[:MAX_EXAMPLES])
-    rest = len(boards) - MAX_EXAMPLES
+    """The first boards by their 9-digit string; boards sharing one (ties) are named
+    together, never as the same string twice."""
+    named: dict[str, list[int]] = {}
+    for printed in boards:
+        string = digits(printed.board)
+        if string not in named and len(named) == MAX_EXAMPLES:
+            break
+        named.setdefault(string, []).append(printed.line)
+    shown = ", ".join(
+        f"{string} ({which} line {lines[0]})"
+        if len(lines) == 1
+        else f"{string} ({len(lines)} boards, {which} lines {', '.join(map(str, lines))})"
+        for string, lines in named.items()
+    )
+    rest = len(boards) - sum(len(lines) for lines in named.values())
     return shown + (f" and {rest} more" if rest > 0 else "")
 
 

@@ -13,6 +13,7 @@ class Rank(IntEnum):
     NOT_THE_OUTPUT = 1  # no listing, no count line, no board: nothing else is worth saying
     CRLF_INPUT = 2  # the puzzle's CR LF line ends carried into the output
     LOOKALIKE = 3  # a character that only looks like the ASCII the output needs
+    ONE_PER_STRING = 4  # one board kept per 9-digit string: the others are missing
     POLICY_REPEAT = 5  # printed once per look-alike placement: the symmetric-tile rule decides
     POLICY_TIE_ORDER = 6  # boards with the same digits in another order: the tie rule decides
     COUNT_LINE = 10  # missing, or not the expected words and number
