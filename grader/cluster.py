@@ -169,7 +169,9 @@ class ClusterExecutor:
         assert sub.source is not None and sub.language is not None, "planned: buildable"
         try:
             extra = tuple((name, (sub.folder / name).read_bytes()) for name in sub.extra_files)
-            source = Source(sub.id, sub.content_hash, sub.language, sub.source.read_bytes(), extra)
+            source = Source(
+                sub.id, sub.content_hash, sub.language, sub.source.read_bytes(), extra, sub.facts
+            )
         except OSError as error:
             self.deliver(
                 Built(

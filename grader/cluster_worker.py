@@ -30,6 +30,7 @@ from grader.config import LanguageSpec
 from grader.judge import Judgement, run_case
 from grader.model import Limits, Verdict
 from grader.sandbox import Sandbox, SandboxUnavailable, make_sandbox
+from grader.source_facts import NO_FACTS, ProgramFacts
 from grader.store import kept_output
 from grader.submissions import Submission
 
@@ -59,6 +60,7 @@ class Source:
     data: bytes  # the source file's bytes (named language.source)
     # (name relative to the main file, bytes) of the extra files the build gets
     extra: tuple[tuple[str, bytes], ...] = ()
+    facts: ProgramFacts = NO_FACTS  # what its sources show, for the diagnosis
 
 
 # case version -> (input file name, input bytes, expected output bytes)
@@ -186,7 +188,7 @@ def run_task(
     results = []
     for case in cases:
         judgement = run_case(
-            artifact, source.language, plugin.local_case(case, data), sandbox, limits
+            artifact, source.language, plugin.local_case(case, data), sandbox, limits, source.facts
         )
         results.append((case.id, _trimmed(judgement)))
     return results

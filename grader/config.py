@@ -118,6 +118,10 @@ class CourseConfig:
     # [submissions] extra_files: "same-language" copies a submission's other source and
     # header files of its language beside the main file; "none" uses the main file only.
     extra_files: str = "same-language"
+    # [languages.python] packages: the third-party modules (import names) the grading
+    # machine installs for Python programs; an import of any other module that is not
+    # Python's own is named "not available for grading" when the program fails.
+    python_packages: tuple[str, ...] = ()
     # [scoring] policy_cases: how a case whose expected output depends on the project's
     # policy rules (manifest "policy") counts: "count" like any other (its losses shown
     # apart), "apart" outside the score with a score of its own, "forgive" a failure
@@ -181,6 +185,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
         limits=_limits(_table(data, "limits"), Limits(), "limits"),
         build_limits=_limits(_table(data, "build_limits"), DEFAULT_BUILD_LIMITS, "build_limits"),
         languages=_languages(_table(data, "languages")),
+        python_packages=_python_packages(_table(data, "languages")),
         sandbox=sandbox,
         leaderboard=_leaderboard(_table(data, "leaderboard")),
         timelimit=_timelimit(_table(data, "timelimit")),
@@ -232,7 +237,9 @@ def _languages(table: dict) -> dict[str, LanguageSpec]:
         prefix = f"languages.{name}"
         if not isinstance(entry, dict):
             raise ConfigError(f"key '{prefix}': must be a table")
-        _known(entry, {"build", "run"}, prefix)
+        _known(
+            entry, {"build", "run", "packages"} if name == "python" else {"build", "run"}, prefix
+        )
         default = DEFAULT_LANGUAGES[name]
         build = tuple(_command(entry, "build", default.build, prefix, allow_empty=True))
         run = tuple(_command(entry, "run", default.run, prefix, allow_empty=False))
@@ -240,6 +247,19 @@ def _languages(table: dict) -> dict[str, LanguageSpec]:
             raise ConfigError(f"key '{prefix}.run': must pass the puzzle as {{input}}")
         result[name] = dataclasses.replace(default, build=build, run=run)
     return result
+
+
+def _python_packages(table: dict) -> tuple[str, ...]:
+    entry = table.get("python", {})
+    packages = entry.get("packages", []) if isinstance(entry, dict) else []
+    if not isinstance(packages, list) or not all(
+        isinstance(p, str) and p.isidentifier() for p in packages
+    ):
+        raise ConfigError(
+            "key 'languages.python.packages': must be a list of module names (what an "
+            'import names: ["numpy"])'
+        )
+    return tuple(packages)
 
 
 def _leaderboard(table: dict) -> LeaderboardConfig:

@@ -240,7 +240,9 @@ class ThreadExecutor:
         return built
 
     def _run(self, sub, case, artifact, deliver) -> None:
-        judgement = run_case(artifact, sub.language, case, self.sandbox, self.config.limits)
+        judgement = run_case(
+            artifact, sub.language, case, self.sandbox, self.config.limits, sub.facts
+        )
         deliver(Judged(sub, case, judgement))
 
     def _follow_up(self, future: Future, pool, todo, deliver) -> set:

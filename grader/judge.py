@@ -1,16 +1,20 @@
 """Run a built program on one case and turn what happened into a verdict."""
 
 import math
+import os
+import re
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.build import Artifact
 from grader.cases import Case
+from grader.causes import root_cause
 from grader.compare import compare
 from grader.config import LanguageSpec
 from grader.model import CpuAccounting, Limits, RunResult, Verdict, java_heap_mb
 from grader.sandbox.base import Sandbox
+from grader.source_facts import NO_FACTS, ProgramFacts
 from grader.text import printable
 
 STDERR_TAIL_LINES = 12
@@ -26,6 +30,9 @@ class Judgement:
     # The failure (WA or PE) is decided only by the case's policy rules: what the score
     # reads (grader.compare.policy); the diagnosis only reports it.
     policy_only: bool = False
+    # What kind of failure it is, as data ("WA/missing", "RTE/SIGSEGV", "RTE/input-stdin"):
+    # two failures of one kind are the same mistake (grader.counterexamples). "" for AC.
+    kind: str = ""
 
 
 def command(spec: LanguageSpec, limits: Limits) -> list:
@@ -35,16 +42,27 @@ def command(spec: LanguageSpec, limits: Limits) -> list:
 
 
 def run_case(
-    artifact: Artifact, spec: LanguageSpec, case: Case, sandbox: Sandbox, limits: Limits
+    artifact: Artifact,
+    spec: LanguageSpec,
+    case: Case,
+    sandbox: Sandbox,
+    limits: Limits,
+    facts: ProgramFacts = NO_FACTS,
 ) -> Judgement:
-    return run_in(artifact.folder, spec, case, sandbox, limits)
+    return run_in(artifact.folder, spec, case, sandbox, limits, facts)
 
 
 def run_in(
-    folder: Path, spec: LanguageSpec, case: Case, sandbox: Sandbox, limits: Limits
+    folder: Path,
+    spec: LanguageSpec,
+    case: Case,
+    sandbox: Sandbox,
+    limits: Limits,
+    facts: ProgramFacts = NO_FACTS,
 ) -> Judgement:
     """Run the program built in `folder` on one case and judge it: the one way every
-    run is judged (grading, the leaderboard's timed runs)."""
+    run is judged (grading, the leaderboard's timed runs); `facts`, what its source
+    shows, may name the cause of a failure."""
     result = sandbox.run(
         command(spec, limits),
         folder,
@@ -52,27 +70,51 @@ def run_in(
         input_file=case.input,
         memory_rlimit=spec.memory_rlimit,
     )
+    result = relative_paths(result, folder)
     try:
         expected = case.expected.read_bytes()
         puzzle = case.input.read_bytes()
     except OSError as error:
-        return Judgement(Verdict.IE, f"the grader could not read case {case.id}: {error}", result)
-    return judge(result, case, expected, puzzle, limits)
+        return Judgement(
+            Verdict.IE, f"the grader could not read case {case.id}: {error}", result, kind="IE"
+        )
+    return judge(result, case, expected, puzzle, limits, facts)
 
 
 def judge(
+    result: RunResult,
+    case: Case,
+    expected: bytes,
+    puzzle: bytes,
+    limits: Limits,
+    facts: ProgramFacts = NO_FACTS,
+) -> Judgement:
+    """The verdict and its diagnosis, the root cause the source shows told first."""
+    judgement = _symptoms(result, case, expected, puzzle, limits)
+    cause = root_cause(judgement.verdict, facts)
+    if cause is None:
+        return judgement
+    return replace(
+        judgement,
+        diagnosis=f"{cause.text}\n{judgement.diagnosis}",
+        kind=f"{judgement.verdict}/{cause.kind}",
+    )
+
+
+def _symptoms(
     result: RunResult, case: Case, expected: bytes, puzzle: bytes, limits: Limits
 ) -> Judgement:
     """Resource verdicts first (they cut the output short), then the comparison."""
     if result.error:
         return Judgement(
-            Verdict.IE, f"the grader failed to run the program: {result.error}", result
+            Verdict.IE, f"the grader failed to run the program: {result.error}", result, kind="IE"
         )
     if result.output_exceeded and result.stdout_size <= limits.stdout_bytes:
         return Judgement(
             Verdict.OLE,
             "the program flooded its error output (standard error) and was stopped",
             result,
+            kind="OLE/stderr",
         )
     if result.output_exceeded:
         return Judgement(
@@ -81,6 +123,7 @@ def judge(
             f"{limits.stdout_bytes:,} bytes and was stopped "
             f"(the expected output is {len(expected):,} bytes)",
             result,
+            kind="OLE/stdout",
         )
     if result.memory_exceeded:
         return Judgement(
@@ -88,9 +131,10 @@ def judge(
             f"the program used more than {limits.memory_mb} MB of "
             f"memory (peak seen: {result.peak_memory_kb / 1024:.0f} MB)" + _stderr_tail(result),
             result,
+            kind="MLE",
         )
     if result.timed_out:
-        return Judgement(Verdict.TLE, _time_out(result, limits), result)
+        return Judgement(Verdict.TLE, _time_out(result, limits), result, kind="TLE")
     if result.signal:
         return Judgement(
             Verdict.RTE,
@@ -99,6 +143,7 @@ def judge(
             + _allocation(result, limits)
             + _output_tails(result),
             result,
+            kind=f"RTE/{_signal_name(result.signal).split(',')[0]}",
         )
     if result.exit_code != 0:
         return Judgement(
@@ -106,9 +151,27 @@ def judge(
             f"the program exited with status {result.exit_code} "
             "(a correct run exits with 0)" + _allocation(result, limits) + _output_tails(result),
             result,
+            kind="RTE/exit",
         )
     comparison = compare(expected, result.stdout, puzzle, case.policy)
-    return Judgement(comparison.verdict, comparison.text(), result, comparison.policy_only)
+    kind = f"{comparison.verdict}/{comparison.kind}" if comparison.verdict is not Verdict.AC else ""
+    return Judgement(comparison.verdict, comparison.text(), result, comparison.policy_only, kind)
+
+
+def relative_paths(result: RunResult, folder: Path) -> RunResult:
+    """The run's error output with the program's files named as the submission names
+    them: a traceback gives the path they ran from, the grading machine's build folder
+    (or the sandbox's copy of it), which means nothing to a student. Standard output
+    is left as printed: it is what is judged."""
+    try:
+        names = sorted((p.name for p in folder.iterdir() if p.is_file()), key=len, reverse=True)
+    except OSError:
+        return result
+    if not names or not result.stderr:
+        return result
+    files = b"|".join(re.escape(os.fsencode(name)) for name in names)
+    before = re.compile(rb"(?:/[^\s/\"':,()<>]+)+/(?=(?:" + files + rb")(?![\w.]))")
+    return replace(result, stderr=before.sub(b"", result.stderr))
 
 
 def _time_out(result: RunResult, limits: Limits) -> str:

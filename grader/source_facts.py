@@ -42,7 +42,14 @@ class ProgramFacts:
     reads_stdin: str = ""  # how it reads standard input ("scanf"), "" when it does not
     uses_arguments: bool = False  # it reads its command-line arguments
     opens: tuple[Opened, ...] = ()  # files it opens by a fixed name
-    imports: tuple[Imported, ...] = ()  # Python: modules imported at start, not its own
+    # Python: modules imported at start that are neither Python's own nor the
+    # program's, nor (once the course's list is applied) among `packages`.
+    imports: tuple[Imported, ...] = ()
+    language: str = ""  # the main file's language ("c", "cpp", "java", "python")
+    packages: tuple[str, ...] = ()  # the third-party modules the course installs
+
+
+NO_FACTS = ProgramFacts()
 
 
 def language_of(name: str) -> str | None:
@@ -98,26 +105,29 @@ def _is_main_guard(test: ast.expr) -> bool:
 # ------------------------------------------------------------------ what a program reads
 
 
-def program_facts(files: dict[str, str], own_modules: frozenset[str] = frozenset()) -> ProgramFacts:
-    """The facts of a program made of `files` (name -> text); `own_modules`: the
-    names its Python files can import of each other (they are not third-party)."""
+def program_facts(
+    files: dict[str, str], language: str = "", packages: tuple[str, ...] = ()
+) -> ProgramFacts:
+    """The facts of a program made of `files` (name -> text, the main file first) in
+    `language`; `packages`: the third-party modules the course installs (an import of
+    one of them, or of one of the program's own files, is not listed)."""
     stdin, arguments = "", False
     opens: list[Opened] = []
     imports: list[Imported] = []
-    own = own_modules | {PurePath(name).stem for name in files}
+    own = {PurePath(name).stem for name in files} | set(packages)
     for name, text in files.items():
-        language = language_of(name)
-        if language == "python":
+        written_in = language_of(name)
+        if written_in == "python":
             facts = _python_facts(name, text, own)
-        elif language in ("c", "cpp", "java"):
-            facts = _c_like_facts(name, text, language)
+        elif written_in in ("c", "cpp", "java"):
+            facts = _c_like_facts(name, text, written_in)
         else:
             continue
         stdin = stdin or facts.reads_stdin
         arguments = arguments or facts.uses_arguments
         opens += facts.opens
         imports += facts.imports
-    return ProgramFacts(stdin, arguments, tuple(opens), tuple(imports))
+    return ProgramFacts(stdin, arguments, tuple(opens), tuple(imports), language, packages)
 
 
 class _Code:
@@ -228,7 +238,7 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
-def _python_facts(name: str, text: str, own: frozenset[str] | set[str]) -> ProgramFacts:
+def _python_facts(name: str, text: str, own: set[str]) -> ProgramFacts:
     tree = _parse(text)
     if tree is None:
         return ProgramFacts()
@@ -285,7 +295,7 @@ def _is_fileinput(func: ast.expr) -> bool:
     )
 
 
-def _python_imports(name: str, tree: ast.Module, own: frozenset[str] | set[str]) -> tuple:
+def _python_imports(name: str, tree: ast.Module, own: set[str]) -> tuple[Imported, ...]:
     """Modules imported at the top level (a failed one stops the program before it
     starts), outside try (a program may fall back when one is missing), that are
     neither Python's own nor the submission's."""

@@ -27,7 +27,7 @@ from typing import Literal, overload
 from grader.bounded import NotAFile, TooLarge, read_limited
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
-from grader.source_facts import is_entry_point, language_of
+from grader.source_facts import NO_FACTS, ProgramFacts, is_entry_point, language_of, program_facts
 from grader.text import safe_name
 
 MAX_SOURCE_BYTES = 1 << 20  # each source file (the main one, and each extra one)
@@ -53,6 +53,7 @@ class Submission:
     content_hash: str  # changes whenever what is graded changes
     extra_files: tuple[str, ...] = ()  # real names, beside `source`, copied into the build
     ignored: tuple[tuple[str, str], ...] = ()  # (shown name, why) of every entry not used
+    facts: ProgramFacts = NO_FACTS  # what its sources show (where it reads its puzzle...)
 
     @property
     def language_name(self) -> str:
@@ -260,7 +261,15 @@ def _checked(
     for name, content in extra:  # a submission with no extra file keeps the hash it always had
         digest.update(b"\0" + os.fsencode(name) + b"\0" + content)
     names = tuple(name for name, _ in extra)
-    return Submission(sid, folder, source, spec, None, digest.hexdigest(), names, tuple(ignored))
+    texts = {source.name: data, **dict(extra)}
+    facts = program_facts(
+        {name: content.decode("utf-8", "replace") for name, content in texts.items()},
+        spec.name,
+        config.python_packages,
+    )
+    return Submission(
+        sid, folder, source, spec, None, digest.hexdigest(), names, tuple(ignored), facts
+    )
 
 
 def _inventory(

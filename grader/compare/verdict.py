@@ -31,6 +31,9 @@ class Comparison:
     # The failure is decided only by the case's policy rules (see grader.compare.policy):
     # what the score reads; the text only reports it.
     policy_only: bool = False
+    # What kind of difference the summary tells (the name of its Rank, "count-line"):
+    # two failures of one kind are "the same mistake" (grader.counterexamples).
+    kind: str = ""
 
     def text(self) -> str:
         return "\n".join(line for line in [self.summary, *self.details] if line)
@@ -91,4 +94,12 @@ def _assemble(
         for rule in rules:
             explanation = POLICY_RULES.get(rule, rule)
             details.append(f"{POLICY_MARKER}: its expected output follows {explanation}.")
-    return Comparison(verdict, summary, details, policy_only)
+    kind = _kind(issues[0].rank) if issues else "differs"
+    return Comparison(verdict, summary, details, policy_only, kind)
+
+
+def _kind(rank: int) -> str:
+    try:
+        return Rank(rank).name.lower().replace("_", "-")
+    except ValueError:  # a rank between the named ones
+        return str(rank)

@@ -1,0 +1,200 @@
+"""Root causes (grader.source_facts, grader.causes): what the source of a real program
+making the mistake shows, and the cause a failing run is then told first. The same
+programs graded for real: tests/test_feedback_rules.py."""
+
+from pathlib import Path
+
+import pytest
+
+from grader.cases import Case as ManifestCase
+from grader.causes import root_cause
+from grader.config import ConfigError, load_config
+from grader.judge import judge, run_in
+from grader.model import Limits, Verdict
+from grader.source_facts import Imported, Opened, program_facts
+from grader.submissions import load
+from tests.fakes import FakeSandbox, result
+from tests.helpers import ROOT
+from tests.test_compare import SAMPLE, Case
+
+pytestmark = pytest.mark.fast
+
+MISTAKES = ROOT / "tests" / "mistakes"
+CONFIG = load_config()
+
+
+def facts_of(name):
+    return load(MISTAKES / name, CONFIG).facts
+
+
+def test_what_the_sources_of_the_mistakes_show():
+    stdin = facts_of("reads-stdin")
+    assert (stdin.reads_stdin, stdin.uses_arguments, stdin.opens) == ("scanf", False, ())
+    fixed = facts_of("fixed-path")
+    assert fixed.opens == (Opened("testcases/input04.txt", "PuzzleSolver.java line 181"),)
+    assert not fixed.uses_arguments and not fixed.reads_stdin
+    numpy = facts_of("numpy-import")
+    assert numpy.imports == (Imported("numpy", "puzzlesolver.py line 20"),)
+    assert numpy.uses_arguments and numpy.language == "python"
+    for correct in ("ada-c", "grace-cpp", "james-java", "guido-py"):
+        facts = load(ROOT / "submissions" / correct, CONFIG).facts
+        assert facts.uses_arguments and not (facts.reads_stdin or facts.opens or facts.imports)
+
+
+@pytest.mark.parametrize(
+    "language, text, stdin, arguments, opened",
+    [
+        ("c", "int main() { char s[9]; fgets(s, 9, stdin); }", "fgets", False, []),
+        ("cpp", "int main() { std::string s; std::cin >> s; }", "std::cin", False, []),
+        (
+            "java",
+            "static void main(String[] a) { new Scanner(System.in); }",
+            "System.in",
+            False,
+            [],
+        ),
+        ("python", "import sys\nfor line in sys.stdin: pass\n", "sys.stdin", False, []),
+        ("python", "tiles = [input() for _ in range(9)]\n", "input()", False, []),
+        ("python", "import sys\nopen(sys.argv[1])\n", "", True, []),
+        ("python", "open('puzzle.txt')\nopen('log.txt', 'w')\n", "", False, ["puzzle.txt"]),
+        (
+            "c",
+            'int main(int argc, char *argv[]) { fopen("in.txt", "r"); fopen("o", "w"); }',
+            "",
+            False,  # argv is declared, never read
+            ["in.txt"],
+        ),
+        (
+            "c",
+            'int main(int c, char **v) { fopen(v[1], "r"); /* fopen("x", "r") */ }',
+            "",
+            True,
+            [],
+        ),
+        ("cpp", 'int main() { std::ifstream in("tiles.txt"); }', "", False, ["tiles.txt"]),
+        ("java", 'void main(String... args) { Path.of("p.txt"); }', "", False, ["p.txt"]),
+        ("java", "void main(String args[]) { new File(args[0]); }", "", True, []),
+    ],
+)
+def test_where_a_program_reads_its_puzzle(language, text, stdin, arguments, opened):
+    name = {"c": "p.c", "cpp": "p.cpp", "java": "P.java", "python": "p.py"}[language]
+    facts = program_facts({name: text}, language)
+    assert (facts.reads_stdin, facts.uses_arguments) == (stdin, arguments)
+    assert [o.name for o in facts.opens] == opened
+
+
+def test_imports_that_are_python_own_the_programs_own_or_the_courses_are_fine():
+    files = {
+        "puzzlesolver.py": "import sys, numpy.linalg\nfrom board import draw\nimport sympy\n"
+        "try:\n    import yaml\nexcept ImportError:\n    yaml = None\n",
+        "board.py": "from collections import deque\ndef draw(b): pass\n",
+    }
+    facts = program_facts(files, "python", packages=("sympy",))
+    assert facts.imports == (Imported("numpy", "puzzlesolver.py line 1"),)
+    assert facts.packages == ("sympy",)
+
+
+def test_the_course_lists_the_packages_it_installs(tmp_path):
+    course = tmp_path / "course.toml"
+    course.write_text('[languages.python]\npackages = ["numpy"]\n')
+    config = load_config(course)
+    assert config.python_packages == ("numpy",)
+    assert load(MISTAKES / "numpy-import", config).facts.imports == ()
+    course.write_text('[languages.python]\npackages = "numpy"\n')
+    with pytest.raises(ConfigError, match="languages.python.packages': must be a list"):
+        load_config(course)
+    course.write_text('[languages.c]\npackages = ["x"]\n')
+    with pytest.raises(ConfigError, match="unknown key 'languages.c.packages'"):
+        load_config(course)
+
+
+STDIN_CAUSE = (
+    "the program reads its puzzle from standard input (scanf), but the grader passes the "
+    "puzzle file's path as the first command-line argument (argv[1]) and gives it an "
+    "empty standard input"
+)
+
+
+@pytest.mark.parametrize(
+    "program, verdict, kind, text",
+    [
+        ("reads-stdin", Verdict.WA, "input-stdin", STDIN_CAUSE),
+        ("reads-stdin", Verdict.TLE, "input-stdin", STDIN_CAUSE),
+        (
+            "fixed-path",
+            Verdict.RTE,
+            "input-fixed-path",
+            'the program opens the fixed file "testcases/input04.txt" (PuzzleSolver.java '
+            "line 181) instead of the puzzle it is given: the grader passes each puzzle's "
+            "path as the first command-line argument (args[0]), and no such file is where "
+            "the program runs",
+        ),
+        (
+            "numpy-import",
+            Verdict.RTE,
+            "module-missing",
+            "puzzlesolver.py line 20 imports numpy, which is not available for grading: "
+            "the grading machine runs Python with its standard library only",
+        ),
+    ],
+)
+def test_the_cause_each_mistake_points_to(program, verdict, kind, text):
+    cause = root_cause(verdict, facts_of(program))
+    assert cause is not None and (cause.kind, cause.text) == (kind, text)
+
+
+def test_no_cause_is_told_where_none_applies():
+    numpy = facts_of("numpy-import")
+    assert root_cause(Verdict.WA, numpy) is None  # it ran: the import worked there
+    stdin = facts_of("reads-stdin")
+    for verdict in (Verdict.AC, Verdict.PE, Verdict.CE, Verdict.IE):
+        assert root_cause(verdict, stdin) is None
+    assert root_cause(Verdict.WA, load(ROOT / "submissions" / "ada-c", CONFIG).facts) is None
+
+
+def test_a_courses_packages_are_named_in_the_message():
+    facts = program_facts({"p.py": "import numpy\nimport scipy\n"}, "python", ("sympy", "yaml"))
+    cause = root_cause(Verdict.RTE, facts)
+    assert cause is not None and cause.text == (
+        "it imports numpy and scipy (p.py line 1 first), which are not available for "
+        "grading: the grading machine runs Python with its standard library and the "
+        "course's packages (sympy, yaml)"
+    )
+
+
+def test_the_cause_is_told_before_the_symptoms_and_is_the_failures_kind():
+    # What tests/mistakes/reads-stdin prints with an empty standard input: NUL edges.
+    case = Case(SAMPLE)
+    listing = b"Input tiles:\n" + b"".join(
+        b"%d. <\0\0, \0\0, \0\0, \0\0>\n" % k for k in range(1, 10)
+    )
+    printed = result(listing + b"\nNo solution found.\n")
+    manifest_case = ManifestCase("c", Path("in"), Path("out"), "hidden", 1, False, (), (), "v")
+    plain = judge(printed, manifest_case, case.expected, SAMPLE.encode(), Limits())
+    told = judge(
+        printed, manifest_case, case.expected, SAMPLE.encode(), Limits(), facts_of("reads-stdin")
+    )
+    assert plain.kind == "WA/count-line" and told.kind == "WA/input-stdin"
+    assert told.diagnosis == STDIN_CAUSE + "\n" + plain.diagnosis
+    crash = judge(result(exit_code=1), manifest_case, case.expected, b"", Limits())
+    assert crash.kind == "RTE/exit"
+
+
+def test_a_traceback_names_the_programs_files_as_the_submission_does(tmp_path):
+    build = tmp_path / "builds" / "0123abcd"
+    build.mkdir(parents=True)
+    (build / "puzzlesolver.py").write_text("import numpy\n")
+    puzzle, expected = tmp_path / "in.txt", tmp_path / "out.txt"
+    puzzle.write_text(SAMPLE)
+    expected.write_bytes(Case(SAMPLE).expected)
+    traceback = (
+        f'Traceback (most recent call last):\n  File "{build}/puzzlesolver.py", line 1, in '
+        '<module>\n  File "/tmp/sandbox-q1/work/puzzlesolver.py", line 1\n'
+        "ModuleNotFoundError: No module named 'numpy'\n"
+    ).encode()
+    sandbox = FakeSandbox(on_run=lambda request: result(exit_code=1, stderr=traceback))
+    case = ManifestCase("c", puzzle, expected, "public", 1, False, (), (), "v")
+    judgement = run_in(build, CONFIG.languages["python"], case, sandbox, Limits())
+    assert str(tmp_path) not in judgement.diagnosis and "/tmp/sandbox-q1" not in judgement.diagnosis
+    assert 'File "puzzlesolver.py", line 1, in <module>' in judgement.diagnosis
+    assert judgement.result is not None and str(tmp_path).encode() not in judgement.result.stderr
