@@ -115,6 +115,16 @@ def _parser() -> argparse.ArgumentParser:
         help="refuse a larger expected output (default %(default)s)",
     )
 
+    pool = commands.add_parser(
+        "pool",
+        help="(re)write the pool of public puzzles beside the public cases, from which the "
+        "grader shows a student a puzzle that fails like a hidden case",
+    )
+    pool.add_argument(
+        "--per-recipe", type=int, default=2, help="puzzles per recipe (default %(default)s)"
+    )
+    pool.add_argument("--seed", type=int, default=1000, help="the first seed (default %(default)s)")
+
     ver = commands.add_parser(
         "verify", help="check the manifest, the files and every expected output"
     )
@@ -235,6 +245,16 @@ def _rebuild(args) -> int:
     return 0
 
 
+def _pool(args) -> int:
+    from testcases.pool import make_pool
+
+    if args.per_recipe < 1:
+        raise UsageError("--per-recipe: give at least 1")
+    for line in make_pool(args.manifest, args.per_recipe, args.seed):
+        print(line)
+    return 0
+
+
 def _verify(args) -> int:
     from testcases.verify import verify  # imports grader.cases, needed only here
 
@@ -266,6 +286,7 @@ _COMMANDS = {
     "import-int": _import_int,
     "add": _add,
     "rebuild": _rebuild,
+    "pool": _pool,
     "verify": _verify,
     "verify-examples": _verify_examples,
     "timelimit": _timelimit,
