@@ -104,6 +104,13 @@ class ClusterConfig:
 
 
 @dataclass(frozen=True)
+class CounterexamplesConfig:
+    """The search for a public puzzle that fails like each failing case."""
+
+    runs: int = 10  # extra runs per submission, on puzzles of the pool; 0: no search
+
+
+@dataclass(frozen=True)
 class CourseConfig:
     limits: Limits = Limits()
     build_limits: Limits = DEFAULT_BUILD_LIMITS
@@ -114,6 +121,7 @@ class CourseConfig:
     late: LatePolicy = LatePolicy()  # no deadline: no late policy
     lms: LmsConfig = LmsConfig()
     cluster: ClusterConfig = ClusterConfig()
+    counterexamples: CounterexamplesConfig = CounterexamplesConfig()
     source: Path | None = None  # the file it came from, if any
     # [submissions] extra_files: "same-language" copies a submission's other source and
     # header files of its language beside the main file; "none" uses the main file only.
@@ -177,6 +185,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
             "submissions",
             "scoring",
             "cluster",
+            "counterexamples",
         },
         "",
     )
@@ -192,6 +201,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
         late=_late(_table(data, "late")),
         lms=_lms(_table(data, "lms")),
         cluster=_cluster(_table(data, "cluster")),
+        counterexamples=_counterexamples(_table(data, "counterexamples")),
         source=path,
         extra_files=_extra_files(_table(data, "submissions")),
         policy_cases=_policy_cases(_table(data, "scoring")),
@@ -360,6 +370,15 @@ def _cluster(table: dict) -> ClusterConfig:
     if per_task < 1:
         raise ConfigError(f"key '{prefix}.cases_per_task': must be at least 1, not {per_task}")
     return ClusterConfig(scheduler, per_task)
+
+
+def _counterexamples(table: dict) -> CounterexamplesConfig:
+    prefix = "counterexamples"
+    _known(table, {f.name for f in dataclasses.fields(CounterexamplesConfig)}, prefix)
+    runs = _typed(table, "runs", int, CounterexamplesConfig.runs, prefix)
+    if runs < 0:
+        raise ConfigError(f"key '{prefix}.runs': must not be negative, not {runs}")
+    return CounterexamplesConfig(runs)
 
 
 def _command(table, key, default, prefix, allow_empty):

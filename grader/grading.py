@@ -151,6 +151,7 @@ class _Recorder:
                     judgement.diagnosis,
                     judgement.result,
                     judgement.policy_only,
+                    judgement.kind,
                 )
 
     def _built(self, sub: Submission, artifact: Artifact) -> None:
@@ -167,11 +168,13 @@ class _Recorder:
         for case in self.work.todo.get(sub.id, ()):
             self._judged(sub, case, verdict, diagnosis, None)
 
-    def _judged(self, sub, case, verdict, diagnosis, result, policy_only=False) -> None:
+    def _judged(self, sub, case, verdict, diagnosis, result, policy_only=False, kind="") -> None:
         if (sub.id, case.id) in self.judged:
             return
         self.judged.add((sub.id, case.id))
-        self.store.record_run(sub, case, verdict, diagnosis, result, policy_only=policy_only)
+        self.store.record_run(
+            sub, case, verdict, diagnosis, result, policy_only=policy_only, kind=kind
+        )
         self.on_event(Event("run", sub, case, verdict))
 
 

@@ -7,13 +7,16 @@ from dataclasses import dataclass, field
 from grader.cases import Case
 from grader.model import NOT_GRADED, POLICY_CASE_MODES, Verdict
 from grader.policy_backfill import backfilled
-from grader.store import BuildRow, RunRow, Store, SubmissionRow
+from grader.store import BuildRow, CounterexampleRow, RunRow, Store, SubmissionRow
 
 
 @dataclass(frozen=True)
 class CaseOutcome:
     case: Case
     run: RunRow | None  # None: not graded (yet)
+    # A failing case: the public puzzle that fails the same way, or none and why (None:
+    # not searched). Never part of the score.
+    counterexample: CounterexampleRow | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -127,12 +130,15 @@ def report(
     """A submission's current results: its current content, the current cases;
     `policy_cases` is course.toml's [scoring] policy_cases."""
     runs = store.runs(submission.id, submission.content_hash)
+    found = store.counterexamples(submission.id, submission.content_hash)
     outcomes = []
     for case in cases:
         run = runs.get((case.id, case.version))
         if run is not None and run.policy_only is None:  # stored by schema 1
             run = backfilled(store, submission, case, run)
-        outcomes.append(CaseOutcome(case, run))
+        failed = run is not None and run.verdict != Verdict.AC
+        example = found.get((case.id, case.version)) if failed else None
+        outcomes.append(CaseOutcome(case, run, example))
     build = store.build(submission.content_hash) if not submission.problem else None
     used, ignored = store.files(submission.id)
     return SubmissionReport(submission, build, outcomes, used, ignored, policy_cases)

@@ -21,9 +21,9 @@ from grader.errors import GraderError
 from grader.model import Verdict
 from grader.text import safe_name
 
-# 2: runs.policy_only; 3: runs and timings .cpu_accounting (older databases are
-# migrated on opening).
-SCHEMA_VERSION = 3
+# 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, and the
+# tables pool_runs and counterexamples (older databases are migrated on opening).
+SCHEMA_VERSION = 4
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
 
 _SCHEMA = """
@@ -67,6 +67,40 @@ CREATE TABLE IF NOT EXISTS runs (
     -- What counted cpu_seconds (grader.model.CpuAccounting); '' when nothing ran, or
     -- stored before schema 3.
     cpu_accounting TEXT NOT NULL DEFAULT '',
+    -- The kind of failure (grader.judge.Judgement.kind, "WA/missing"); '' for AC, for CE
+    -- (nothing ran), or stored before schema 4.
+    kind TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (submission_id, content_hash, case_id, case_version)
+);
+-- Runs on puzzles of the pool (grader.pool), made to find a puzzle a student may see that
+-- fails like a case (grader.counterexamples); never part of a score.
+CREATE TABLE IF NOT EXISTS pool_runs (
+    submission_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    puzzle_id TEXT NOT NULL,
+    puzzle_version TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    kind TEXT NOT NULL,         -- as runs.kind
+    diagnosis TEXT NOT NULL,
+    output BLOB,                -- zlib, as runs.output
+    created_at REAL NOT NULL,
+    PRIMARY KEY (submission_id, content_hash, puzzle_id, puzzle_version)
+);
+-- Per failing case: the puzzle a student may see that fails the same way, shown whole,
+-- or none and why (a found one has puzzle_id; reason is then '').
+CREATE TABLE IF NOT EXISTS counterexamples (
+    submission_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    case_version TEXT NOT NULL,
+    puzzle_id TEXT,             -- a public case's id or a pool puzzle's; NULL: none found
+    source TEXT NOT NULL,       -- 'public' (a public case), 'pool', or '' when none
+    input BLOB,                 -- zlib: the puzzle
+    expected BLOB,              -- zlib: its expected output
+    output BLOB,                -- zlib: what the program printed on it (capped as runs.output)
+    diagnosis TEXT NOT NULL,    -- the diagnosis of that run
+    reason TEXT NOT NULL,       -- why none was found ('' when one was)
+    created_at REAL NOT NULL,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
 -- Which files of a submission's folder the build got, and which it ignored (and why).
@@ -124,6 +158,7 @@ class RunRow:
     sandbox: str
     policy_only: bool | None  # see the runs table; None: stored by schema 1, not decided yet
     cpu_accounting: str  # a CpuAccounting value; "" when nothing ran or stored before it
+    kind: str = ""  # the kind of failure ("WA/missing"); "" for AC, CE, or stored before it
 
 
 _RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
@@ -134,6 +169,34 @@ def _run_row(row: tuple) -> RunRow:
     if values["policy_only"] is not None:
         values["policy_only"] = bool(values["policy_only"])  # stored as 0 or 1
     return RunRow(**values)
+
+
+@dataclass(frozen=True)
+class PoolRunRow:
+    puzzle_id: str
+    puzzle_version: str
+    verdict: str
+    kind: str
+    diagnosis: str
+
+
+@dataclass(frozen=True)
+class CounterexampleRow:
+    """A public puzzle that fails like a case, or none (puzzle_id None) and why."""
+
+    case_id: str
+    case_version: str
+    puzzle_id: str | None
+    source: str  # "public", "pool", or "" when none
+    input: bytes
+    expected: bytes
+    output: bytes
+    diagnosis: str
+    reason: str
+
+    @property
+    def found(self) -> bool:
+        return self.puzzle_id is not None
 
 
 @dataclass(frozen=True)
@@ -187,7 +250,7 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] in ("1", "2"):
+        elif row[0] in ("1", "2", "3"):
             self._migrate(int(row[0]))
         elif row[0] != str(SCHEMA_VERSION):
             raise StoreError(
@@ -198,13 +261,17 @@ class Store:
     def _migrate(self, version: int) -> None:
         """Schema 1 kept the policy decision only as a sentence in the diagnosis: add its
         column, undecided (NULL) in the stored runs, which grader.policy_backfill decides.
-        Schemas 1 and 2 did not say what counted a run's CPU time: '' (unknown)."""
+        Schemas 1 and 2 did not say what counted a run's CPU time: '' (unknown). Schemas
+        1 to 3 did not keep a failure's kind: '' (the search for a public puzzle that
+        fails alike says the case must be graded again); the tables of schema 4 are made
+        by _SCHEMA."""
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")
             if version < 2:
                 _add_column(db, "runs", "policy_only INTEGER")
             for table in ("runs", "timings"):  # a table made just now has it already
                 _add_column(db, table, "cpu_accounting TEXT NOT NULL DEFAULT ''")
+            _add_column(db, "runs", "kind TEXT NOT NULL DEFAULT ''")
             db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
@@ -261,10 +328,19 @@ class Store:
             )
 
     def record_run(
-        self, sub, case, verdict, diagnosis: str, result=None, *, policy_only: bool = False
+        self,
+        sub,
+        case,
+        verdict,
+        diagnosis: str,
+        result=None,
+        *,
+        policy_only: bool = False,
+        kind: str = "",
     ) -> None:
         """One finished run; `result` is the RunResult, None when nothing ran (CE);
-        `policy_only`: the failure is decided only by the case's policy rules."""
+        `policy_only`: the failure is decided only by the case's policy rules; `kind`:
+        the kind of failure (grader.judge.Judgement.kind)."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
         output = zlib.compress(kept) if kept else None
         r = result
@@ -273,7 +349,7 @@ class Store:
                 "INSERT OR REPLACE INTO runs (submission_id, content_hash, case_id, case_version,"
                 " verdict, exit_code, signal, cpu_seconds, wall_seconds, peak_memory_kb,"
                 " output_size, diagnosis, stderr, output, sandbox, created_at, policy_only,"
-                " cpu_accounting) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " cpu_accounting, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -293,6 +369,7 @@ class Store:
                     time.time(),
                     int(policy_only),
                     r.cpu_accounting if r else "",
+                    kind,
                 ),
             )
 
@@ -307,10 +384,51 @@ class Store:
                 (int(value), submission_id, content_hash, case_id, case_version),
             )
 
+    def record_pool_run(self, sub, puzzle, verdict, kind: str, diagnosis: str, result) -> None:
+        """One run on a pool puzzle (`result` its RunResult, None when nothing ran)."""
+        kept = kept_output(verdict, result.stdout) if result is not None else b""
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO pool_runs VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    sub.id,
+                    sub.content_hash,
+                    puzzle.id,
+                    puzzle.version,
+                    str(verdict),
+                    kind,
+                    diagnosis,
+                    zlib.compress(kept) if kept else None,
+                    time.time(),
+                ),
+            )
+
+    def record_counterexample(self, sub, case, found: CounterexampleRow) -> None:
+        """What the search found for a failing case (found.case_id is case.id)."""
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO counterexamples VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    sub.id,
+                    sub.content_hash,
+                    case.id,
+                    case.version,
+                    found.puzzle_id,
+                    found.source,
+                    zlib.compress(found.input),
+                    zlib.compress(found.expected),
+                    zlib.compress(found.output[:MAX_STORED_OUTPUT]),
+                    found.diagnosis,
+                    found.reason,
+                    time.time(),
+                ),
+            )
+
     def forget(self, submission_id: str) -> None:
         """Drop a submission's runs (for --force)."""
         with self._write() as db:
-            db.execute("DELETE FROM runs WHERE submission_id = ?", (submission_id,))
+            for table in ("runs", "pool_runs", "counterexamples"):
+                db.execute(f"DELETE FROM {table} WHERE submission_id = ?", (submission_id,))
 
     # ------------------------------------------------------------ reads
 
@@ -377,6 +495,42 @@ class Store:
             (submission_id, content_hash, case_id, case_version),
         ).fetchone()
         return zlib.decompress(row[0]) if row and row[0] is not None else None
+
+    def pool_runs(self, submission_id: str, content_hash: str) -> dict[tuple[str, str], PoolRunRow]:
+        """Stored runs of this content on pool puzzles, by (puzzle id, puzzle version)."""
+        rows = self.db.execute(
+            "SELECT puzzle_id, puzzle_version, verdict, kind, diagnosis FROM pool_runs"
+            " WHERE submission_id=? AND content_hash=?",
+            (submission_id, content_hash),
+        )
+        return {(row[0], row[1]): PoolRunRow(*row) for row in rows}
+
+    def pool_output(
+        self, submission_id: str, content_hash: str, puzzle_id: str, puzzle_version: str
+    ) -> bytes:
+        row = self.db.execute(
+            "SELECT output FROM pool_runs WHERE submission_id=? AND content_hash=?"
+            " AND puzzle_id=? AND puzzle_version=?",
+            (submission_id, content_hash, puzzle_id, puzzle_version),
+        ).fetchone()
+        return zlib.decompress(row[0]) if row and row[0] is not None else b""
+
+    def counterexamples(
+        self, submission_id: str, content_hash: str
+    ) -> dict[tuple[str, str], CounterexampleRow]:
+        """What the search found for each failing case, by (case id, case version)."""
+        rows = self.db.execute(
+            "SELECT case_id, case_version, puzzle_id, source, input, expected, output,"
+            " diagnosis, reason FROM counterexamples WHERE submission_id=? AND content_hash=?",
+            (submission_id, content_hash),
+        )
+        found = {}
+        for row in rows:
+            blobs = [zlib.decompress(blob) if blob is not None else b"" for blob in row[4:7]]
+            found[(row[0], row[1])] = CounterexampleRow(
+                row[0], row[1], row[2], row[3], blobs[0], blobs[1], blobs[2], row[7], row[8]
+            )
+        return found
 
     # ------------------------------------------------------------ leaderboard timings
 

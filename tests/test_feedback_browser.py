@@ -109,7 +109,7 @@ def test_hostile_output_is_shown_as_text(pages):
     assert "document.title='stderr'" in text  # stderr shown too, escaped
 
 
-def test_student_pages_show_only_the_verdict_of_a_hidden_case(pages):
+def test_student_pages_show_a_hidden_case_only_by_its_verdict_and_a_public_puzzle(pages):
     for path in (pages / "student").glob("*.html"):
         raw = path.read_text()
         for hidden in HIDDEN_IDS:
@@ -118,7 +118,11 @@ def test_student_pages_show_only_the_verdict_of_a_hidden_case(pages):
     wrong = Page(pages / "student" / "wrong-plural.html").all_text
     assert "1 unique solution" in wrong  # the public failure is explained
     hostile = (pages / "student" / "hostile.html").read_text()
-    assert hostile.count('<section class="case"') == 2  # public failures only
+    assert hostile.count('<section class="case" id="case-') == 2  # the public failures
+    # A hidden failure: its number, its verdict, and a public puzzle failing alike or why
+    # there is none; nothing of the hidden case itself (its id is checked above).
+    assert hostile.count('<section class="case" id="hidden-') == 2
+    assert hostile.count("public puzzle") >= 2
     instructor = (pages / "instructor" / "hostile.html").read_text()
     assert instructor.count('<section class="case"') == 4
     assert all(hidden in instructor for hidden in HIDDEN_IDS)

@@ -26,6 +26,7 @@ def subset_manifest(folder, ids):
             (folder / entry[key]).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / entry[key], folder / entry[key])
     (folder / "manifest.json").write_text(json.dumps({"version": 1, "cases": entries}))
+    shutil.copytree(source / "pool", folder / "pool")  # the pool lies beside the cases
     return folder / "manifest.json"
 
 
@@ -57,6 +58,10 @@ def graded(tmp_path_factory):
         assert shown.returncode == 0, shown.stderr
         return shown.stdout
 
+    pages = grader(
+        "--manifest", manifest, "export", "html", tmp / "pages", "--student", "--results", results
+    )
+    assert pages.returncode == 0, pages.stderr
     return by_id, show, tmp
 
 
@@ -123,3 +128,60 @@ def test_one_board_per_string_and_a_constant_output_are_told_as_what_they_are(gr
     constant = by_id["constant-output"]
     for case in CASES:
         assert "policy-dependent" not in diagnosis(constant, case)
+
+
+# ------------------------------------------------------------------ a public puzzle that fails alike
+
+
+def counterexample(entry, case_id):
+    case = next(case for case in entry["cases"] if case["id"] == case_id)
+    return case["counterexample"], case.get("counterexample_reason")
+
+
+def test_a_failing_hidden_case_gets_a_public_puzzle_that_fails_the_same_way(graded):
+    by_id, show, tmp = graded
+    found, _ = counterexample(by_id["one-per-string"], "ties")
+    assert found["source"] == "pool" and found["puzzle"].startswith("ties")
+    pool = ROOT / "testcases" / "pool" / "public"
+    assert found["input"] == (pool / f"{found['puzzle']}.txt").read_text()
+    assert found["expected"] == (pool / f"{found['puzzle']}.out").read_text()
+    assert found["diagnosis"].startswith("one board is printed per tile-number string")
+    assert found["output"] != found["expected"]
+    for program in ("reads-stdin", "fixed-path", "numpy-import"):
+        for case in ("ties", "letters"):
+            found, reason = counterexample(by_id[program], case)
+            assert found is not None, (program, case, reason)
+            assert (
+                found["diagnosis"].split("\n")[0] == diagnosis(by_id[program], case).split("\n")[0]
+            )
+    shown = show("one-per-string")
+    assert (
+        f"A public puzzle that fails the same way, to run and debug: pool puzzle "
+        f"{counterexample(by_id['one-per-string'], 'ties')[0]['puzzle']}"
+    ) in shown
+
+
+def test_a_student_page_shows_the_puzzle_and_never_the_hidden_case(graded):
+    by_id, _, tmp = graded
+    page = (tmp / "pages" / "one-per-string.html").read_text()
+    found, _ = counterexample(by_id["one-per-string"], "ties")
+    assert "hidden case 1" in page and "A public puzzle that fails the same way" in page
+    assert found["input"].split("\n")[0] in page
+    hidden = (ROOT / "testcases" / "hidden" / "ties.txt").read_text().split("\n")[0]
+    assert hidden not in page and "ties.txt" not in page.replace(f"{found['puzzle']}.txt", "")
+
+
+def test_gradescope_shows_the_puzzle_with_the_hidden_test(graded):
+    from grader.exports.gradescope import gradescope_results
+    from grader.last_run import graded as last_run
+
+    _, _, tmp = graded
+    with last_run(tmp / "results", tmp / "cases" / "manifest.json") as results:
+        one = next(r for r in results.reports if r.submission.id == "one-per-string")
+        document = gradescope_results(one, timed=(), sandbox="bubblewrap", execution_time=1)
+    test = next(t for t in document["tests"] if t["name"].startswith("ties"))
+    assert test["visibility"] == "after_published"
+    assert (
+        "A public puzzle that fails the same way, to run and debug: pool puzzle" in test["output"]
+    )
+    assert "its input:" in test["output"] and "the program's output:" in test["output"]

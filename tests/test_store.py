@@ -8,7 +8,7 @@ import pytest
 
 from grader.cases import Case
 from grader.model import RunResult, Verdict
-from grader.store import SCHEMA_VERSION, Store, StoreError, results_folder
+from grader.store import SCHEMA_VERSION, CounterexampleRow, Store, StoreError, results_folder
 from grader.submissions import Submission
 from tests.helpers import schema_1_database, schema_1_run
 
@@ -149,3 +149,31 @@ def test_a_schema_2_database_gets_what_counted_the_cpu_time_unknown(tmp_path):
         counted = result(b"", cpu_accounting="cgroup")
         store.record_run(sub(), case("c2"), Verdict.TLE, "slow", counted)
         assert store.runs("amy", "h1")[("c2", "v1")].cpu_accounting == "cgroup"
+
+
+def test_a_schema_3_database_gets_the_kind_of_its_runs_unknown_and_the_search_tables(tmp_path):
+    """Schema 3 kept no failure's kind and no runs on the pool: its runs say '' (the
+    search then says the case must be graded again); the new tables work at once."""
+    old = schema_1_database(tmp_path / "g.db")
+    old.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
+    old.execute("ALTER TABLE runs ADD COLUMN cpu_accounting TEXT NOT NULL DEFAULT ''")
+    old.execute("UPDATE meta SET value='3' WHERE key='schema'")
+    schema_1_run(old, case("c1"), "WA", "count line wrong", b"bad", policy_only=0)
+    old.close()
+    with Store(tmp_path / "g.db") as store:
+        assert store.runs("amy", "h1")[("c1", "v1")].kind == ""
+        store.record_run(sub(), case("c2"), Verdict.WA, "x", result(b"bad"), kind="WA/missing")
+        assert store.runs("amy", "h1")[("c2", "v1")].kind == "WA/missing"
+        store.record_pool_run(sub(), case("p1"), Verdict.WA, "WA/missing", "y", result(b"out"))
+        assert store.pool_runs("amy", "h1")[("p1", "v1")].kind == "WA/missing"
+        assert store.pool_output("amy", "h1", "p1", "v1") == b"out"
+        found = CounterexampleRow("c2", "v1", "p1", "pool", b"in", b"exp", b"out", "y", "")
+        store.record_counterexample(sub(), case("c2"), found)
+        none = CounterexampleRow("c1", "v1", None, "", b"", b"", b"", "", "none fails so")
+        store.record_counterexample(sub(), case("c1"), none)
+    with Store(tmp_path / "g.db") as store:
+        kept = store.counterexamples("amy", "h1")
+        assert kept[("c2", "v1")] == found and kept[("c1", "v1")] == none
+        assert kept[("c2", "v1")].found and not kept[("c1", "v1")].found
+        store.forget("amy")  # --force: the search is made again with the runs
+        assert store.pool_runs("amy", "h1") == {} and store.counterexamples("amy", "h1") == {}

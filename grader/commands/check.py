@@ -9,8 +9,10 @@ from grader.cases import default_manifest, load_cases
 from grader.commands.console import run_with_progress, warn
 from grader.commands.options import add_jobs_option, positive_jobs
 from grader.config import load_config
+from grader.counterexamples import Searcher
 from grader.errors import UsageError
 from grader.grading import ThreadExecutor, plan
+from grader.pool import load_pool
 from grader.reports.terminal import build_report, case_report, score_line
 from grader.sandbox import make_sandbox
 from grader.score import report
@@ -29,7 +31,8 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     jobs = positive_jobs(args.jobs)
     config = load_config(args.course)
-    cases = load_cases(args.manifest or default_manifest(), public_only=True)
+    manifest = args.manifest or default_manifest()
+    cases = load_cases(manifest, public_only=True)
     submissions = discover(args.path, config)
     if len(submissions) != 1:
         raise UsageError(
@@ -43,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
             work = plan(submissions, cases, store)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, False)
+            searcher = Searcher(
+                store, cases, load_pool(manifest), config, sandbox, folder / "builds"
+            )
+            searcher.run(submissions)
             result = report(store, store.recorded(submissions[0].id), cases, config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))

@@ -19,10 +19,12 @@ from grader.commands.options import (
     with_sandbox_choice,
 )
 from grader.config import CourseConfig, load_config
+from grader.counterexamples import Searcher, not_searched
 from grader.errors import UsageError
 from grader.grading import ThreadExecutor, plan
 from grader.late import lateness_of, worth_showing
 from grader.model import Verdict
+from grader.pool import load_pool
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import summary_table
 from grader.score import SubmissionReport, report
@@ -60,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     jobs = positive_jobs(args.jobs)
     config = load_config(args.course)
     config = with_sandbox_choice(config, args)
-    cases = load_cases(args.manifest or default_manifest())
+    manifest = args.manifest or default_manifest()
+    cases = load_cases(manifest)
+    pool = load_pool(manifest)
     found = survey(args.folder, config)
     for skipped in found.skipped:
         warn(f"{skipped.name}: not graded: {skipped.reason}")
@@ -88,10 +92,10 @@ def run(args: argparse.Namespace) -> int:
             force = True
         if args.dry_run:
             return _dry_run(
-                folder, previous, course, submissions, cases, config, jobs, force, address
+                folder, previous, course, submissions, (cases, pool), config, jobs, force, address
             )
         sandbox_name, reports = _grade_into(
-            folder, submissions, cases, config, jobs, force, address
+            folder, submissions, (cases, pool), config, jobs, force, address
         )
         lateness = lateness_of(reports, config.late)
         print(_summary(reports, config, lateness))
@@ -125,10 +129,11 @@ def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness) ->
     return summary_table(reports, config.limits.cpu_seconds, shown)
 
 
-def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, address) -> int:
+def _dry_run(folder, previous, course, submissions, puzzles, config, jobs, force, address) -> int:
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
 
+    cases = puzzles[0]
     with tempfile.TemporaryDirectory(prefix="grader-dry-run-") as tmp:
         scratch = Path(tmp)
         if (folder / DB_NAME).exists():
@@ -139,7 +144,7 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, 
             source.close()
             target.close()
         sandbox_name, reports = _grade_into(
-            scratch, submissions, cases, config, jobs, force, address
+            scratch, submissions, puzzles, config, jobs, force, address
         )
     lateness = lateness_of(reports, config.late)
     document = results_document(reports, cases, sandbox_name, lateness, course)
@@ -158,23 +163,32 @@ def _dry_run(folder, previous, course, submissions, cases, config, jobs, force, 
 
 
 def _grade_into(
-    folder: Path, submissions, cases, config: CourseConfig, jobs: int, force: bool, address: str
+    folder: Path, submissions, puzzles, config: CourseConfig, jobs: int, force: bool, address: str
 ) -> tuple[str, list[SubmissionReport]]:
     """Plan and grade into the store in `folder`, on a cluster when `address` is set, else
-    on `jobs` threads here; the sandbox the programs ran in, and every report."""
+    on `jobs` threads here, then search for each failing case a public puzzle that fails
+    alike (`puzzles`: the cases and the pool); the sandbox the programs ran in, and every
+    report."""
+    cases, pool = puzzles
     with Store(folder / DB_NAME) as store:
         work = plan(submissions, cases, store, force=force)
         if address:
             sandbox_name = _grade_on_cluster(address, work, store, config, cases, force)
+            not_searched(store, submissions, cases, CLUSTER_NOT_SEARCHED)
         else:
             sandbox = grading_sandbox(config)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, force)
+            Searcher(store, cases, pool, config, sandbox, folder / "builds").run(submissions, jobs)
             sandbox_name = sandbox.name
         reports = [
             report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
         ]
     return sandbox_name, reports
+
+
+# The programs were built on the workers; the search runs where the grading does.
+CLUSTER_NOT_SEARCHED = "not searched: graded on a cluster (grade on this machine to search)"
 
 
 def _grade_on_cluster(address, work, store, config, cases, force) -> str:

@@ -19,11 +19,13 @@ from pathlib import Path
 from grader.cases import Case, load_cases
 from grader.cgroupfs import usable_cpus
 from grader.config import CourseConfig, load_config
+from grader.counterexamples import Searcher
 from grader.errors import GraderError
 from grader.exports.common import ExportError
 from grader.exports.gradescope import gradescope_results, leaderboard_cases
 from grader.exports.timed import leaderboard_cpu
 from grader.grading import execute, plan
+from grader.pool import load_pool
 from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
 from grader.sandbox import isolating_sandbox
@@ -126,6 +128,8 @@ def grade(
                 Path(tmp) / "builds",
                 jobs=jobs,
             )
+            pool = load_pool(source / "testcases" / "manifest.json")
+            Searcher(store, cases, pool, config, sandbox, Path(tmp) / "builds").run([submission])
             result = report(store, store.recorded(submission.id), cases, config.policy_cases)
             cpu = None
             if result.all_accepted:  # timed as `grader leaderboard` times it

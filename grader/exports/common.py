@@ -14,6 +14,7 @@ from grader.cases import Case, default_manifest, load_cases
 from grader.config import tomllib
 from grader.errors import GraderError
 from grader.model import Verdict
+from grader.pool import pool_manifest
 
 GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same inputs give the same zip
@@ -110,6 +111,15 @@ def case_entries(
     files = [Entry(prefix + name, path) for name, path in entries.items()]
     files.append(Entry(prefix + "manifest.json", json.dumps(document, indent=2) + "\n"))
     return cases, files
+
+
+def pool_entries(manifest: Path | None, prefix: str = "testcases/") -> list[Entry]:
+    """The pool beside the cases (grader.pool), under `prefix`pool/, as it lies beside
+    them: public puzzles only. None when the case set has no pool."""
+    pool = pool_manifest(Path(manifest or default_manifest()))
+    if not pool.is_file():
+        return []
+    return case_entries(pool, keep=lambda case: case.public, prefix=f"{prefix}pool/")[1]
 
 
 VERDICT_NAMES = {

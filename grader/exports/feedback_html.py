@@ -36,6 +36,7 @@ from grader.last_run import Graded
 from grader.late import Lateness
 from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.reports.html_page import page
+from grader.reports.terminal import counterexample_heading
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
 from grader.text import cut, printable, shorten
@@ -53,6 +54,8 @@ body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; 
 h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 19px; margin: 28px 0 8px;
      border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 h3 { font-size: 16px; margin: 0 0 6px; }
+h4 { font-size: 15px; margin: 12px 0 4px; }
+.counterexample { border-top: 1px dashed var(--line); margin-top: 10px; }
 h1 code { font-size: inherit; }
 code, pre, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
                    font-size: 13px; }
@@ -201,12 +204,22 @@ def render_page(
         for outcome in result.outcomes
         if _has_details(outcome, student)
     ]
+    if student:  # a hidden case: only a public puzzle that fails like it
+        hidden = [o for o in result.outcomes if not o.case.public]
+        details += [
+            _hidden_details(number, outcome)
+            for number, outcome in enumerate(hidden, 1)
+            if outcome.verdict not in (None, Verdict.AC, Verdict.CE)
+        ]
     if details:
         parts.append("<h2>What went wrong</h2>")
         parts.append(_LEGEND)
         parts.extend(details)
     if student and any(not o.case.public for o in result.outcomes):
-        parts.append('<p class="note">Hidden cases show only their verdict.</p>')
+        parts.append(
+            '<p class="note">Hidden cases show only their verdict, and a public puzzle '
+            "that your program fails the same way when there is one.</p>"
+        )
     parts.append(_footer(generated))
     return _document(title, "\n".join(part for part in parts if part))
 
@@ -345,8 +358,43 @@ def _case_details(outcome: CaseOutcome, result: SubmissionReport, store: Store) 
         parts.append(
             f"<details><summary>error output (stderr)</summary><pre>{e(stderr)}</pre></details>"
         )
+    if verdict not in (Verdict.CE, NOT_GRADED):
+        parts.append(_counterexample(outcome))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _hidden_details(number: int, outcome: CaseOutcome) -> str:
+    """A student's page: a hidden case failed; what it was stays hidden, a public puzzle
+    that fails the same way is shown."""
+    verdict = outcome.verdict or NOT_GRADED
+    return (
+        f'<section class="case" id="hidden-{number}"><h3><span class="badge v-{e(verdict)}">'
+        f"{e(verdict)}</span> hidden case {number}</h3><p>{e(verdict_name(verdict))}</p>"
+        f"{_counterexample(outcome)}</section>"
+    )
+
+
+def _counterexample(outcome: CaseOutcome) -> str:
+    """A failing case's public puzzle that fails the same way: its input, the diagnosis
+    of the run on it, the expected output against the program's; or why there is none."""
+    heading = f"<h4>{e(counterexample_heading(outcome))}</h4>"
+    found = outcome.counterexample
+    if found is None or not found.found:
+        return f'<div class="counterexample">{heading}</div>'
+    diff = line_diff(found.expected, found.output)
+    table = _diff_table(diff) if diff.rows else ""
+    expected = e(printable(found.expected).rstrip("\n"))
+    output = e(printable(found.output).rstrip("\n")) or "(nothing)"
+    return (
+        f'<div class="counterexample">{heading}'
+        f"<p>Its input:</p><pre>{e(printable(found.input).rstrip())}</pre>"
+        f"<p>What went wrong on it:</p><pre>{e(printable(found.diagnosis).rstrip())}</pre>"
+        f"<details open><summary>expected output vs the program's</summary>{table}</details>"
+        f"<details><summary>expected output</summary><pre>{expected}</pre></details>"
+        f"<details><summary>the program's output</summary><pre>{output}</pre></details>"
+        "</div>"
+    )
 
 
 def _output_diff(outcome: CaseOutcome, result: SubmissionReport, store: Store) -> str:

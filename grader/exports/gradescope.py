@@ -9,8 +9,9 @@ for each submission, which it puts in /autograder/submission. run_autograder mus
 write /autograder/results/results.json; its own output goes to
 /autograder/results/stdout, shown to instructors only.
 
-The zip holds the grader package, course.toml and every case, public and hidden
-(never the reference solver: grading needs only the expected outputs).
+The zip holds the grader package, course.toml, every case, public and hidden, and the
+pool of public puzzles beside them (never the reference solver: grading needs only the
+expected outputs).
 """
 
 from collections.abc import Collection, Sequence
@@ -26,18 +27,21 @@ from grader.exports.common import (
     case_entries,
     language_name,
     package_entries,
+    pool_entries,
     requirements_txt,
     verdict_name,
     write_zip,
 )
 from grader.exports.timed import statistic
 from grader.model import NOT_GRADED, Verdict
+from grader.reports.terminal import counterexample_lines
 from grader.score import CaseOutcome, SubmissionReport
 from grader.text import cut, printable
 from grader.timed_runs import timed_cases
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
 BUILD_LOG_LIMIT = 6000
+COUNTEREXAMPLE_LINES = 25  # of each text of a public puzzle that fails the same way
 LEADERBOARD_NAME = "CPU time (s)"
 
 SETUP_SH = r"""#!/usr/bin/env bash
@@ -119,6 +123,7 @@ def build_autograder(
 ) -> AutograderZip:
     """Write the Gradescope autograder zip for these cases and this course."""
     cases, case_files = case_entries(manifest, keep=lambda case: True)
+    case_files += pool_entries(manifest)
     course_file = Path(course) if course else default_course_file()
     load_config(course)  # a broken configuration fails here, not on Gradescope
     entries: list[Entry] = [
@@ -242,7 +247,10 @@ def case_output(outcome: CaseOutcome) -> str:
             f"{(run.peak_memory_kb or 0) / 1024:.0f} MB"
         )
     diagnosis = printable(run.diagnosis).strip() if run.verdict != Verdict.AC else ""
-    return cut(head + (f"\n\n{diagnosis}" if diagnosis else ""), TEST_OUTPUT_LIMIT)
+    text = head + (f"\n\n{diagnosis}" if diagnosis else "")
+    if run.verdict not in (Verdict.AC, Verdict.CE):
+        text += "\n\n" + "\n".join(counterexample_lines(outcome, COUNTEREXAMPLE_LINES))
+    return cut(text, TEST_OUTPUT_LIMIT)
 
 
 def submission_output(result: SubmissionReport) -> str:

@@ -8,9 +8,10 @@ from pathlib import Path
 from grader import __version__
 from grader.atomic import write_file
 from grader.cases import Case
+from grader.counterexamples import reason_without_search
 from grader.late import Lateness
 from grader.schemas import validate
-from grader.score import SubmissionReport
+from grader.score import CaseOutcome, SubmissionReport
 
 
 def results_document(
@@ -89,9 +90,9 @@ def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
     return entry
 
 
-def _case(outcome) -> dict:
+def _case(outcome: CaseOutcome) -> dict:
     run = outcome.run
-    entry = {
+    entry: dict = {
         "id": outcome.case.id,
         "verdict": outcome.verdict,
         "policy_failure": outcome.policy_failure,
@@ -106,8 +107,35 @@ def _case(outcome) -> dict:
             exit_code=run.exit_code,
             signal=run.signal,
             diagnosis=run.diagnosis,
+            kind=run.kind,
         )
+    if run is not None and run.verdict != "AC":
+        entry.update(_counterexample(outcome))
     return entry
+
+
+def _counterexample(outcome: CaseOutcome) -> dict:
+    """A failing case's public puzzle that fails the same way, or null and why."""
+    found = outcome.counterexample
+    if found is None or not found.found:
+        reason = found.reason if found is not None else reason_without_search(outcome.verdict)
+        return {"counterexample": None, "counterexample_reason": reason}
+    text = {
+        key: value.decode("utf-8", "backslashreplace")
+        for key, value in (
+            ("input", found.input),
+            ("expected", found.expected),
+            ("output", found.output),
+        )
+    }
+    return {
+        "counterexample": {
+            "puzzle": found.puzzle_id,
+            "source": found.source,
+            **text,
+            "diagnosis": found.diagnosis,
+        }
+    }
 
 
 def write_json(document: dict, path: Path, schema: str) -> None:

@@ -4,11 +4,14 @@ from collections.abc import Mapping, Sequence
 
 from tabulate import tabulate
 
+from grader.counterexamples import reason_without_search
 from grader.late import NOT_LATE, Lateness
 from grader.model import VERDICT_ORDER, Verdict
-from grader.score import SubmissionReport, format_score
+from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
-from grader.text import shorten
+from grader.text import printable, shorten
+
+SHOWN_LINES = 40  # of each text of a counterexample in a terminal (its file has all)
 
 
 def verdict_summary(report: SubmissionReport) -> str:
@@ -104,7 +107,52 @@ def case_report(
         lines.append(f"{verdict:<4} {label}{timing}")
         if run is not None and run.diagnosis and verdict not in (Verdict.AC, Verdict.CE):
             lines.extend("       " + line for line in run.diagnosis.splitlines())
+        if verdict not in (Verdict.AC, Verdict.CE, "not graded"):
+            lines.extend("       " + line for line in counterexample_lines(outcome))
     return "\n".join(lines)
+
+
+def counterexample_heading(outcome: CaseOutcome) -> str:
+    """The line that introduces a failing case's counterexample, or says why it has none."""
+    found = outcome.counterexample
+    if found is None or not found.found:
+        reason = found.reason if found is not None else reason_without_search(outcome.verdict)
+        other = " other" if outcome.case.public else ""
+        return f"No{other} public puzzle fails the same way: {reason}."
+    where = (
+        f"pool puzzle {found.puzzle_id} (testcases/pool/public/{found.puzzle_id}.txt)"
+        if found.source == "pool"
+        else f"public case {found.puzzle_id}"
+    )
+    what = "Another public puzzle, no larger," if outcome.case.public else "A public puzzle"
+    return f"{what} that fails the same way, to run and debug: {where}"
+
+
+def counterexample_lines(outcome: CaseOutcome, shown: int = SHOWN_LINES) -> list[str]:
+    """A failing case's counterexample as text: its input, the expected output, the
+    program's output and the diagnosis of that run (each cut to `shown` lines)."""
+    lines = [counterexample_heading(outcome)]
+    found = outcome.counterexample
+    if found is None or not found.found:
+        return lines
+    for title, text in (
+        ("its input", found.input),
+        ("expected output", found.expected),
+        ("the program's output", found.output),
+        ("diagnosis", found.diagnosis.encode()),
+    ):
+        lines.append(f"  {title}:")
+        lines += ["    " + line for line in _first_lines(text, shown)]
+    return lines
+
+
+def _first_lines(data: bytes, shown: int) -> list[str]:
+    text = printable(data).rstrip("\n")
+    if not text:
+        return ["(nothing)"]
+    lines = text.split("\n")
+    more = len(lines) - shown
+    return lines[:shown] + ([f"... ({more} more lines)"] if more > 0 else [])
 
 
 def build_report(report: SubmissionReport) -> str:
