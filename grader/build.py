@@ -22,8 +22,9 @@ MAX_LOG_CHARS = 16_000
 # build cannot write: nothing the build made is ever opened by the grader.
 _STAMP_SUFFIX = ".build.json"
 _STAMP_BYTES = 1 << 20  # a stamp is a few kB (the capped log): more is not ours
-# Signals the grader's own limits send (through the kernel): RLIMIT_CPU, RLIMIT_FSIZE.
-_LIMIT_SIGNALS = (signal.SIGXCPU, signal.SIGXFSZ)
+# Signals the grader's own limits send (through the kernel): RLIMIT_CPU, RLIMIT_FSIZE
+# (none on Windows, where the student kit builds too).
+_LIMIT_SIGNALS = tuple(getattr(signal, name, -1) for name in ("SIGXCPU", "SIGXFSZ"))
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,7 @@ def _build_failure(result: RunResult, limits: Limits) -> str | None:
         return "the compiler printed more output than allowed and was stopped"
     if result.processes_exceeded:
         return f"the build tried to run more than {limits.processes} processes at once"
-    if result.signal == signal.SIGXFSZ:
+    if result.signal == getattr(signal, "SIGXFSZ", -1):
         return f"the build wrote a file larger than {limits.file_size_mb} MB"
     if result.signal:
         return _killed(result.signal)

@@ -185,7 +185,7 @@ def _time_out(result: RunResult, limits: Limits) -> str:
             f"its processes used {result.cpu_seconds:.2f} s of CPU time in all, more "
             f"than the {limits.cpu_seconds:g} s allowed"
         )
-    elif result.signal == signal.SIGXCPU:
+    elif result.signal == getattr(signal, "SIGXCPU", -1):  # none on Windows
         cause = (
             "a process of it reached the per-process CPU backstop (SIGXCPU, "
             f"{math.ceil(limits.cpu_seconds) + 1} s)"

@@ -38,6 +38,8 @@ class CpuAccounting(str, Enum):
     REAPED = "reaped"
     # The program and the children it waited for (macOS: no reaper, no seccomp).
     WAITED = "waited"
+    # Nothing counts CPU time (the portable fallback: Windows): wall-clock time stands in.
+    WALL = "wall"
 
     def __str__(self) -> str:
         return self.value
@@ -49,6 +51,8 @@ class CpuAccounting(str, Enum):
             "reaped": "the run's reaper: every process the program started (ignoring "
             "SIGCHLD is refused, so none is reaped unseen)",
             "waited": "the program and the children it waited for",
+            "wall": "wall-clock time: nothing here counts CPU time (the kit's portable "
+            "fallback), so a run is held to the CPU limit by its wall-clock time",
         }[self.value]
 
 

@@ -3,7 +3,7 @@ the gradebook CSV, Gradescope's results.json and autograder zip (run here in a
 folder laid out like Gradescope's), and the student kit (unpacked and run).
 
 Tests marked slow install the grader's packages from PyPI into a fresh virtual
-environment, as Gradescope's setup.sh and a student's first ./check do; they are
+environment, as Gradescope's setup.sh and a student's first run of check.py do; they are
 skipped when PyPI cannot be reached.
 """
 
@@ -571,31 +571,32 @@ def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
     kit = tmp_path / KIT
     assert sorted(p.name for p in tmp_path.iterdir()) == [KIT]  # one folder when unpacked
     files = {p.relative_to(kit).as_posix(): p for p in kit.rglob("*") if p.is_file()}
-    assert os.access(kit / "check", os.X_OK)
-    subprocess.run(["bash", "-n", str(kit / "check")], check=True)
-    if shutil.which("shellcheck"):
-        subprocess.run(["shellcheck", str(kit / "check")], check=True)
     assert {
-        "check",
+        "check.py",
         "README.md",
         "requirements.txt",
         "course.toml",
         "grader/cli.py",
+        "grader/sandbox/portable.py",
         "testcases/manifest.json",
+        "testcases/pool/manifest.json",
     } <= set(files)
     # by name: nothing hidden, no solver, no test-case tooling, no results
     for name in files:
         assert not re.search(r"(^|/)(hidden|reference|results|submissions)(/|$)", name), name
         assert (
-            name.startswith(("grader/", "testcases/public/"))
+            name.startswith(("grader/", "testcases/public/", "testcases/pool/public/"))
             or "/" not in name
-            or name == "testcases/manifest.json"
+            or name in ("testcases/manifest.json", "testcases/pool/manifest.json")
         ), name
     everything = load_cases(REAL_MANIFEST)
     public = [c for c in everything if c.public]
     kit_cases = load_cases(kit / "testcases" / "manifest.json")
     assert [c.id for c in kit_cases] == [c.id for c in public]
     assert [c.version for c in kit_cases] == [c.version for c in public]
+    pool = load_cases(ROOT / "testcases" / "pool" / "manifest.json")
+    kit_pool = load_cases(kit / "testcases" / "pool" / "manifest.json")
+    assert [(c.id, c.version) for c in kit_pool] == [(c.id, c.version) for c in pool]
     # by content: no hidden puzzle or expected output, no solver, nothing importing one
     contents = {name: path.read_bytes() for name, path in files.items()}
     secrets = {
@@ -641,17 +642,24 @@ def test_student_kit_leaves_the_sandbox_to_auto(tmp_path):
     assert config.sandbox == "auto" and config.limits.cpu_seconds == 3
 
 
-def run_check(kit: Path, target: Path, cwd: Path, python: str, timeout=300):
-    env = {**os.environ, "PYTHON": python}
+def run_check(kit: Path, target: Path, cwd: Path, python: str, timeout=300, prelude="", path=None):
+    """`python check.py TARGET` as a student runs it; `prelude`: Python run first, in the
+    same interpreter (to take POSIX-only modules away, say); `path`: another PATH."""
+    env = dict(os.environ, **({"PATH": path} if path is not None else {}))
     for key in ("PYTHONPATH", "VIRTUAL_ENV"):
         env.pop(key, None)
+    command = [python, str(kit / "check.py"), str(target)]
+    if prelude:
+        command = [
+            python,
+            "-c",
+            f"{prelude}\nimport runpy, sys\nsys.argv = sys.argv[1:]\n"
+            "runpy.run_path(sys.argv[0], run_name='__main__')",
+            str(kit / "check.py"),
+            str(target),
+        ]
     return subprocess.run(
-        [str(kit / "check"), str(target)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -678,21 +686,20 @@ def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):
     missing = run_check(kit, work / "nothing-here.c", work, sys.executable)
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
-    usage = subprocess.run(["bash", str(kit / "check"), "--help"], capture_output=True, text=True)
-    assert usage.returncode == 0 and "./check path/to/puzzlesolver.c" in usage.stdout
+    usage = subprocess.run(
+        [sys.executable, str(kit / "check.py"), "--help"], capture_output=True, text=True
+    )
+    assert usage.returncode == 0 and "python check.py path/to/puzzlesolver.c" in usage.stdout
 
-    old = subprocess.run(
-        [str(kit / "check"), "x"],
-        env={**os.environ, "PYTHON": "false"},
-        capture_output=True,
-        text=True,
+    old = run_check(
+        kit, Path("x"), work, sys.executable, prelude="import sys; sys.version_info = (3, 9, 18)"
     )
     assert old.returncode == 2 and "needs Python 3.10 or newer" in old.stderr
 
 
 @pytest.mark.slow
 def test_student_kit_sets_itself_up_on_a_bare_python(student_kit, tmp_path):
-    """A Python without the grader's packages: the first ./check makes .venv from PyPI."""
+    """A Python without the grader's packages: the first check.py makes .venv from PyPI."""
     system_python = "/usr/bin/python3"
     bare = (
         subprocess.run([system_python, "-c", "import tabulate"], capture_output=True)

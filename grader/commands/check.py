@@ -19,6 +19,7 @@ from grader.score import report
 from grader.store import DB_NAME, Store
 from grader.submissions import discover
 from grader.text import safe_name
+from grader.toolchain import install_hint, missing_tools
 
 
 def add_parser(sub) -> None:
@@ -38,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{safe_name(args.path)}: check takes one submission (a source file "
             f"or the folder holding it), found {len(submissions)}"
+        )
+    spec = submissions[0].language
+    missing = missing_tools(spec) if spec is not None else []
+    if spec is not None and missing:
+        raise UsageError(
+            f"{spec.source} needs {missing[0]}, which is not installed here (not on the "
+            f"PATH): {install_hint(missing[0])}"
         )
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         folder = Path(tmp)

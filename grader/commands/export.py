@@ -125,7 +125,8 @@ def cmd_student_kit(args) -> int:
 
     kit = build_student_kit(_zip_path(args.out), args.manifest, args.course)
     print(
-        f"{kit.path}: student kit with {kit.cases} public cases; students run "
-        "`unzip` it, then `./check path/to/puzzlesolver.c` in its folder"
+        f"{kit.path}: student kit with {kit.cases} public cases; students unpack it, "
+        "then run `python check.py path/to/puzzlesolver.c` in its folder (Windows, macOS, "
+        "Linux)"
     )
     return 0

@@ -1,19 +1,24 @@
-"""The student kit: a zip a student unpacks and self-checks with, in one command.
+"""The student kit: a zip a student unpacks and self-checks with, in one command, on
+Windows, macOS or Linux with Python 3.10+.
 
     scramble-kit/
-      check                     ./check path/to/puzzlesolver.c  (or the folder holding it)
-      README.md                 for students
-      requirements.txt          the grader's few packages, installed by `check` on first use
+      check.py                  python check.py path/to/puzzlesolver.c  (or its folder)
+      README.md                 for students: each platform, and WSL on Windows
+      requirements.txt          the grader's few packages, installed by check.py on first use
       course.toml               the limits and commands the grader uses
       grader/                   the grader package, whole (it holds no solver)
       testcases/manifest.json   the public cases, and only them
       testcases/public/         their puzzles and expected outputs
+      testcases/pool/           the pool of public puzzles (grader.pool): where a failing
+                                case's smaller puzzle that fails the same way comes from
 
 What a student may not have stays out, and the build checks it: no hidden case
 (by name or content), no reference solver, no test-case tooling (it imports the
-reference), no results. `check` runs `python -m grader check` with the kit's own
-manifest and course file, under the first Python 3.10+ it finds that already has
-the packages, else in a virtual environment it makes in the kit (from PyPI, once).
+reference), no results. check.py runs `grader check` with the kit's own manifest and
+course file, under the Python that runs it when it has the packages, else in a
+virtual environment it makes in the kit (from PyPI, once). Where the POSIX-only modules
+do not exist (Windows) the grader runs programs in its portable fallback
+(grader.sandbox.portable) and says what it does not enforce there.
 """
 
 import re
@@ -28,6 +33,7 @@ from grader.exports.common import (
     ExportError,
     case_entries,
     package_entries,
+    pool_entries,
     requirements_txt,
     write_zip,
 )
@@ -36,72 +42,90 @@ KIT = "scramble-kit"
 _SANDBOX_LINE = re.compile(r"^sandbox\s*=.*$", re.M)
 _IMPORTS_REFERENCE = re.compile(rb"^\s*(from|import)\s+(reference|testcases)\b", re.M)
 
-CHECK = r"""#!/usr/bin/env bash
-# Self-check a Scramble Squares solver on the public cases, exactly as the grader
-# runs it:   ./check path/to/puzzlesolver.c   (or .cpp, PuzzleSolver.java, .py,
-# or the folder holding it). Exit status 0: every public case passes.
-# Needs Python 3.10+ (PYTHON=/path/to/python3 picks one). The first run may make a
-# virtual environment in this folder and install the grader's packages from PyPI.
-set -euo pipefail
-kit="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Kept to Python 3.6's syntax, so that an older Python still says what it needs.
+CHECK = r'''"""Self-check a Scramble Squares solver on the public cases, exactly as the grader
+runs it:
 
-if [ $# -eq 0 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    sed -n '2,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-    [ $# -eq 0 ] && exit 2 || exit 0
-fi
+    python check.py path/to/puzzlesolver.c     (or .cpp, PuzzleSolver.java, .py,
+                                                or the folder holding it)
 
-new_enough='import sys; sys.exit(sys.version_info < (3, 10))'
-has_packages='import sys, tabulate, tqdm
-from jsonschema import Draft202012Validator
-if sys.version_info < (3, 11): import tomli'
-
-python=""
-if [ -n "${PYTHON:-}" ]; then
-    candidates=("$PYTHON")  # the student's choice, and only it
-else
-    candidates=(python3 python3.13 python3.12 python3.11 python3.10 python)
-fi
-for candidate in "${candidates[@]}"; do
-    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c "$new_enough" 2>/dev/null; then
-        python="$(command -v "$candidate")"
-        break
-    fi
-done
-if [ -z "$python" ]; then
-    echo "check: needs Python 3.10 or newer (tried: ${candidates[*]}); install one," \
-         "or set PYTHON=/path/to/python3" >&2
-    exit 2
-fi
-
-# -I: neither the current folder, PYTHONPATH nor user site-packages can put another
-# `grader` (or anything else) before the kit's own.
-if ! "$python" -I -c "$has_packages" 2>/dev/null; then
-    venv="$kit/.venv"
-    if [ ! -f "$venv/.ready" ]; then
-        echo "check: first run: installing the grader's packages into $venv (once)..." >&2
-        rm -rf "$venv"
-        if ! "$python" -m venv "$venv"; then
-            echo "check: could not make a virtual environment with $python" \
-                 "(Debian/Ubuntu: sudo apt install python3-venv)" >&2
-            exit 2
-        fi
-        if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-                -r "$kit/requirements.txt"; then
-            echo "check: could not install the packages in $kit/requirements.txt" \
-                 "(no network?); run this again when you are online" >&2
-            exit 2
-        fi
-        touch "$venv/.ready"
-    fi
-    python="$venv/bin/python"
-fi
-
-run_grader='import runpy, sys
-sys.path.insert(0, sys.argv.pop(1))
-runpy.run_module("grader", run_name="__main__", alter_sys=True)'
-exec "$python" -I -c "$run_grader" "$kit" --course "$kit/course.toml" \
-    --manifest "$kit/testcases/manifest.json" check "$@"
+Windows, macOS and Linux, Python 3.10 or newer (on Windows `py check.py ...` works
+too). Exit status 0: every public case passes. The first run may make a virtual
+environment in this folder and install the grader's packages from PyPI.
 """
+import os
+import subprocess
+import sys
+
+KIT = os.path.dirname(os.path.abspath(__file__))
+PACKAGES = ("tabulate", "tqdm", "jsonschema")
+AGAIN = "SCRAMBLE_KIT_IN_VENV"  # set when check.py runs itself again in its .venv
+
+
+def main(args):
+    if sys.version_info < (3, 10):
+        print("check: needs Python 3.10 or newer, this is " + sys.version.split()[0] +
+              "; install one (https://www.python.org/downloads/) and run it", file=sys.stderr)
+        return 2
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if args else 2
+    if not has_packages():
+        if os.environ.get(AGAIN):
+            print("check: the packages in " + os.path.join(KIT, "requirements.txt") +
+                  " are still missing after installing them", file=sys.stderr)
+            return 2
+        python = kit_python()
+        if python is None:
+            return 2
+        env = dict(os.environ)
+        env[AGAIN] = "1"
+        return subprocess.call([python, os.path.abspath(__file__)] + list(args), env=env)
+    sys.path.insert(0, KIT)  # the kit's grader, before any other
+    from grader.cli import main as grader
+    return grader(["--course", os.path.join(KIT, "course.toml"),
+                   "--manifest", os.path.join(KIT, "testcases", "manifest.json"),
+                   "check"] + list(args))
+
+
+def has_packages():
+    import importlib.util
+    wanted = PACKAGES + (("tomli",) if sys.version_info < (3, 11) else ())
+    return all(importlib.util.find_spec(name) is not None for name in wanted)
+
+
+def kit_python():
+    """The kit's virtual environment's Python, made (and its packages installed) once."""
+    venv = os.path.join(KIT, ".venv")
+    bin_dir = "Scripts" if os.name == "nt" else "bin"
+    python = os.path.join(venv, bin_dir, "python.exe" if os.name == "nt" else "python")
+    ready = os.path.join(venv, ".ready")
+    if os.path.exists(ready):
+        return python
+    print("check: first run: installing the grader's packages into " + venv + " (once)...",
+          file=sys.stderr)
+    import shutil
+    import venv as venvs
+    shutil.rmtree(venv, ignore_errors=True)
+    try:
+        venvs.create(venv, with_pip=True)
+    except Exception as error:
+        print("check: could not make a virtual environment (" + str(error) + "); on "
+              "Debian or Ubuntu: sudo apt install python3-venv", file=sys.stderr)
+        return None
+    install = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+               "-r", os.path.join(KIT, "requirements.txt")]
+    if subprocess.call(install) != 0:
+        print("check: could not install the packages in requirements.txt (no network?); "
+              "run this again when you are online", file=sys.stderr)
+        return None
+    open(ready, "w").close()
+    return python
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+'''
 
 README = """# Scramble Squares: self-check kit
 
@@ -111,22 +135,49 @@ exactly as the grader does: same compiler flags, same limits, same comparison
 
 ## Use it
 
-On Linux or macOS, with Python 3.10 or newer:
+With Python 3.10 or newer, in this folder (after unpacking the zip):
 
-    unzip scramble-kit.zip
-    cd scramble-kit
-    ./check path/to/puzzlesolver.c
+    python check.py path/to/puzzlesolver.c
 
-Give it your source file (`puzzlesolver.c`, `puzzlesolver.cpp`, `PuzzleSolver.java`
-or `puzzlesolver.py`) or the folder holding it. It prints every case with its
-verdict and, for each failure, where the output first differs and what that
-means. Exit status 0 means every public case passes.
+On Windows, `py check.py path\\to\\puzzlesolver.c` works too; on macOS and Linux the
+command may be `python3`. Give it your source file (`puzzlesolver.c`,
+`puzzlesolver.cpp`, `PuzzleSolver.java` or `puzzlesolver.py`) or the folder holding
+it. It prints every case with its verdict and, for each failure, where the output
+first differs, what that means, and a smaller public puzzle that your program fails
+the same way when there is one (its file is under `testcases/pool/public/`). Exit
+status 0 means every public case passes.
 
 The first run may take a minute: if your Python lacks the grader's few packages
-(jsonschema, tabulate, tqdm), it makes a virtual environment in `.venv/` here and
-installs them from PyPI, once. Choose the Python with `PYTHON=/path/to/python3
-./check ...`. If `./check` is not executable after unpacking, run `bash check ...`.
-To compile C, C++ or Java you need gcc, g++ or a JDK on your PATH.
+(jsonschema, tabulate, tqdm), it makes a virtual environment in `.venv` here and
+installs them from PyPI, once.
+
+## Compilers
+
+To build C, C++ or Java you need the compiler on your PATH; `check.py` names what to
+install when it is missing:
+
+- Windows: C and C++ from MSYS2 (https://www.msys2.org: `pacman -S
+  mingw-w64-ucrt-x86_64-gcc`, then add `C:\\msys64\\ucrt64\\bin` to PATH); Java: a JDK
+  (`winget install Microsoft.OpenJDK.21`).
+- macOS: `xcode-select --install` (gcc and g++); Java: `brew install openjdk`.
+- Linux: `sudo apt install gcc g++ default-jdk` (Debian, Ubuntu) or the same from your
+  distribution.
+
+## How your program runs
+
+- Linux with bubblewrap installed: isolated, as in the real grading.
+- macOS, or Linux without bubblewrap: with the grader's resource limits (time, memory,
+  output), not isolated; the grader says so.
+- Windows: the portable fallback. Time limits still hold (a run is stopped when its
+  wall-clock time reaches the CPU limit, since Windows gives the kit no CPU counter:
+  stricter than the grading) and so do output limits; memory, process and file-size
+  limits are not enforced and the program is not isolated (the grader prints this
+  when it starts). Your program's CR LF line ends (C's and Python's text mode, Java's
+  println) are read as LF, as the grader's Linux machine would print LF.
+- For the real grading sandbox on Windows, use WSL (Windows Subsystem for Linux): in
+  PowerShell `wsl --install -d Ubuntu`, restart, then in the Ubuntu terminal `sudo apt
+  install python3 python3-venv gcc g++ default-jdk bubblewrap`, and run `python3
+  check.py ...` there, on the kit unpacked inside WSL (e.g. in your home folder).
 
 ## Verdicts
 
@@ -143,11 +194,8 @@ To compile C, C++ or Java you need gcc, g++ or a JDK on your PATH.
 The hidden cases: your submission is also graded on them after the deadline.
 Passing every public case is necessary, not sufficient: test your program on
 puzzles of your own too (no solution, one, many, duplicate and symmetric tiles,
-Windows line ends, no final newline).
-
-On Linux with bubblewrap installed your program runs isolated, as in the real
-grading; elsewhere (macOS, or without bubblewrap) it runs with resource limits
-only, and the grader says so.
+Windows line ends, no final newline), and on the puzzles in `testcases/pool/public/`
+(each with its expected output, the `.out` file beside it).
 """
 
 
@@ -161,18 +209,20 @@ class StudentKit:
 def build_student_kit(
     out: Path, manifest: Path | None = None, course: Path | None = None
 ) -> StudentKit:
-    """Write the kit zip: the grader, the public cases only, a runner, a README."""
+    """Write the kit zip: the grader, the public cases only (and the pool beside them),
+    check.py, a README."""
     public, case_files = case_entries(
         manifest, keep=lambda case: case.public, prefix=f"{KIT}/testcases/"
     )
     course_file = Path(course) if course else default_course_file()
     config = load_config(course)  # a broken configuration fails here, not on students' machines
     entries = [
-        Entry(f"{KIT}/check", CHECK, executable=True),
+        Entry(f"{KIT}/check.py", CHECK),
         Entry(f"{KIT}/README.md", README),
         Entry(f"{KIT}/requirements.txt", requirements_txt()),
         *package_entries(f"{KIT}/"),
         *case_files,
+        *pool_entries(manifest, prefix=f"{KIT}/testcases/"),
     ]
     if course_file.exists():
         entries.append(Entry(f"{KIT}/course.toml", _kit_course(course_file, config.sandbox)))

@@ -7,6 +7,8 @@ Two implementations of one small interface (``Sandbox.run``); ``make_sandbox`` p
   is there to build its zygote: namespaces made once per worker, a fresh pid, mount
   and ipc namespace per run.
 - ``rlimits``: the fallback where bubblewrap cannot run (macOS): limits only.
+- ``portable``: where no POSIX module is (Windows): time and output limits only; the
+  student kit's ``check`` there (``make_sandbox`` picks it; grading refuses it).
 - ``supervise``: what both share: output under caps, the clocks, the verdict flags.
 - ``uids``, ``prepared``, ``seccomp``: the host side of the bubblewrap sandbox.
 """
@@ -19,14 +21,23 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from grader.sandbox.base import INPUT_PLACEHOLDER, Sandbox, SandboxUnavailable
-from grader.sandbox.bubblewrap import BubblewrapSandbox
-from grader.sandbox.rlimits import FALLBACK_WARNING, RlimitSandbox
+from grader.sandbox.portable import NOT_HELD, PortableSandbox
+
+try:
+    from grader.sandbox.bubblewrap import BubblewrapSandbox
+    from grader.sandbox.rlimits import FALLBACK_WARNING, RlimitSandbox
+
+    NO_POSIX = ""
+except ImportError as missing:  # Windows: no resource, fcntl or pwd
+    NO_POSIX = missing.name or "a POSIX module"
 
 __all__ = [
     "CGROUPS_ENV",
     "BubblewrapSandbox",
     "FALLBACK_WARNING",
     "INPUT_PLACEHOLDER",
+    "NO_POSIX",
+    "PortableSandbox",
     "RlimitSandbox",
     "Sandbox",
     "SandboxUnavailable",
@@ -68,6 +79,13 @@ def make_sandbox(
     to install it) when it cannot work. ``extra_paths``: more host folders to
     show read-only inside bubblewrap (a JDK under /opt, say).
     """
+    if NO_POSIX and kind in ("auto", "rlimits"):
+        warn(f"sandbox: no POSIX here (no {NO_POSIX} module): the portable fallback: {NOT_HELD}")
+        return PortableSandbox()
+    if NO_POSIX:
+        raise SandboxUnavailable(
+            f"no isolation: bubblewrap needs Linux (this Python has no {NO_POSIX} module)"
+        )
     cgroups = _cgroups_wanted()
     if kind == "rlimits":
         warn(f"sandbox: rlimits chosen: {FALLBACK_WARNING}")
