@@ -1,0 +1,127 @@
+"""How many failing hidden cases get a public puzzle that fails the same way, and what
+the search costs (issue 25).
+
+    .venv/bin/python bench/bench_counterexamples.py [--jobs 2] [--runs 10] [CLASS ...]
+
+Each class (default: the example class submissions/ and the programs made for each
+mistake, tests/mistakes/) is graded on the real cases in the grading sandbox, into a
+scratch store, with the search off; then the search (grader.counterexamples) runs over
+that store as `grade` runs it, with [counterexamples] runs = --runs, and is timed alone:
+its wall time is the extra time a grading run pays. Then it runs again on the same
+store, as a resumed or repeated `grade` would (nothing left to run). Prints, per class
+and per submission: failing hidden cases (CE and IE apart: nothing ran), how many got a
+puzzle (a public case, free, or a pool puzzle), the pool runs made, and the times.
+"""
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader.cases import default_manifest, load_cases  # noqa: E402
+from grader.config import CounterexamplesConfig, load_config  # noqa: E402
+from grader.counterexamples import Searcher  # noqa: E402
+from grader.grading import execute, plan  # noqa: E402
+from grader.pool import load_pool  # noqa: E402
+from grader.sandbox import make_sandbox  # noqa: E402
+from grader.store import Store  # noqa: E402
+from grader.submissions import discover  # noqa: E402
+
+CLASSES = (ROOT / "submissions", ROOT / "tests" / "mistakes")
+NOTHING_RAN = ("CE", "IE")
+
+
+def bench(klass: Path, runs: int, jobs: int) -> Counter:
+    manifest = default_manifest()
+    cases, pool = load_cases(manifest), load_pool(manifest)
+    config = dataclasses.replace(load_config(), counterexamples=CounterexamplesConfig(runs))
+    sandbox = make_sandbox("auto", warn=lambda message: None)
+    submissions = discover(klass, config)
+    total: Counter = Counter()
+    with tempfile.TemporaryDirectory(prefix="bench-counterexamples-") as tmp:
+        builds = Path(tmp) / "builds"
+        with Store(Path(tmp) / "grader.db") as store:
+            began = time.monotonic()
+            execute(plan(submissions, cases, store), store, sandbox, config, builds, jobs=jobs)
+            graded = time.monotonic() - began
+            searcher = Searcher(store, cases, pool, config, sandbox, builds)
+            began = time.monotonic()
+            searcher.run(submissions, jobs)
+            searched = time.monotonic() - began
+            began = time.monotonic()
+            searcher.run(submissions, jobs)
+            again = time.monotonic() - began
+            print(
+                f"\n{klass.relative_to(ROOT)}/: {len(submissions)} submissions, "
+                f"{len(cases)} cases ({sum(not c.public for c in cases)} hidden), "
+                f"{len(pool)} pool puzzles, budget {runs} runs per submission"
+            )
+            print(
+                f"  {'submission':<17} {'failing hidden':>14} {'found':>5} "
+                f"{'public':>6} {'pool':>4} {'pool runs':>9}   none found because"
+            )
+            for sub in submissions:
+                row, why = _submission(store, sub, cases)
+                total.update(row)
+                reasons = "; ".join(sorted(why))
+                print(
+                    f"  {sub.id:<17} {row['failing']:>14} {row['found']:>5} "
+                    f"{row['public']:>6} {row['pool']:>4} {row['pool runs']:>9}   {reasons}"
+                )
+    share = total["found"] / total["failing"] if total["failing"] else 0
+    print(
+        f"  {'all':<17} {total['failing']:>14} {total['found']:>5} {total['public']:>6} "
+        f"{total['pool']:>4} {total['pool runs']:>9}"
+    )
+    print(
+        f"  found for {total['found']} of {total['failing']} failing hidden cases "
+        f"({share:.0%}); {total['pool runs']} pool runs"
+    )
+    print(f"  grading (runs on every case, search off): {graded:.1f} s wall")
+    print(
+        f"  search: {searched:.1f} s wall (+{searched / graded:.0%} of the grading); "
+        f"repeated on the same store: {again:.2f} s"
+    )
+    return total
+
+
+def _submission(store: Store, sub, cases) -> tuple[Counter, set[str]]:
+    """A submission's figures, and why its failing hidden cases without a puzzle have none."""
+    runs = store.runs(sub.id, sub.content_hash)
+    found = store.counterexamples(sub.id, sub.content_hash)
+    row: Counter = Counter()
+    reasons = set()
+    for case in cases:
+        run = runs.get((case.id, case.version))
+        if case.public or run is None or run.verdict == "AC" or run.verdict in NOTHING_RAN:
+            continue
+        row["failing"] += 1
+        decided = found.get((case.id, case.version))
+        if decided is not None and decided.found:
+            row["found"] += 1
+            row[decided.source] += 1
+        else:
+            reasons.add(decided.reason if decided is not None else "not searched")
+    row["pool runs"] = len(store.pool_runs(sub.id, sub.content_hash))
+    return row, reasons
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("classes", nargs="*", type=Path, default=list(CLASSES))
+    parser.add_argument("--runs", type=int, default=CounterexamplesConfig.runs)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    for klass in args.classes:
+        bench(klass.resolve(), args.runs, args.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
