@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from grader.cases import load_cases
+from grader.commands.grade import CLUSTER_NOT_SEARCHED
 from grader.config import CounterexamplesConfig, load_config
-from grader.counterexamples import LEGACY, Found, Searcher, Target, search
+from grader.counterexamples import LEGACY, Found, Searcher, Target, not_searched, search
 from grader.grading import execute, plan
 from grader.model import Verdict
 from grader.pool import load_pool
@@ -172,3 +173,11 @@ def test_no_search_when_the_course_turns_it_off(tmp_path):
     assert pool_runs(sandbox) == []
     reasons = {row.reason for row in store.counterexamples("amy", subs[0].content_hash).values()}
     assert reasons == {"the search is off ([counterexamples] runs = 0 in course.toml)"}
+
+
+def test_a_class_graded_on_a_cluster_says_it_was_not_searched(tmp_path):
+    store, subs, sandbox, _, _ = graded(tmp_path, crashes_beyond_four_colours)
+    not_searched(store, subs, CASES, CLUSTER_NOT_SEARCHED)
+    found = store.counterexamples("amy", subs[0].content_hash)
+    assert found and {row.reason for row in found.values()} == {CLUSTER_NOT_SEARCHED}
+    assert pool_runs(sandbox) == []

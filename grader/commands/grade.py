@@ -7,9 +7,10 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from grader import regrade
-from grader.cases import default_manifest, load_cases
+from grader.cases import Case, default_manifest, load_cases
 from grader.commands.console import run_with_progress, say, warn
 from grader.commands.options import (
     add_jobs_option,
@@ -31,6 +32,13 @@ from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import survey
 from grader.text import safe_name
+
+
+class Puzzles(NamedTuple):
+    """The graded cases, and the pool beside them (grader.pool) the search draws on."""
+
+    cases: list[Case]
+    pool: list[Case]
 
 
 def add_parser(sub) -> None:
@@ -64,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     config = with_sandbox_choice(config, args)
     manifest = args.manifest or default_manifest()
     cases = load_cases(manifest)
-    pool = load_pool(manifest)
+    puzzles = Puzzles(cases, load_pool(manifest))
     found = survey(args.folder, config)
     for skipped in found.skipped:
         warn(f"{skipped.name}: not graded: {skipped.reason}")
@@ -92,10 +100,10 @@ def run(args: argparse.Namespace) -> int:
             force = True
         if args.dry_run:
             return _dry_run(
-                folder, previous, course, submissions, (cases, pool), config, jobs, force, address
+                folder, previous, course, submissions, puzzles, config, jobs, force, address
             )
         sandbox_name, reports = _grade_into(
-            folder, submissions, (cases, pool), config, jobs, force, address
+            folder, submissions, puzzles, config, jobs, force, address
         )
         lateness = lateness_of(reports, config.late)
         print(_summary(reports, config, lateness))
@@ -133,7 +141,7 @@ def _dry_run(folder, previous, course, submissions, puzzles, config, jobs, force
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
 
-    cases = puzzles[0]
+    cases = puzzles.cases
     with tempfile.TemporaryDirectory(prefix="grader-dry-run-") as tmp:
         scratch = Path(tmp)
         if (folder / DB_NAME).exists():
@@ -163,12 +171,17 @@ def _dry_run(folder, previous, course, submissions, puzzles, config, jobs, force
 
 
 def _grade_into(
-    folder: Path, submissions, puzzles, config: CourseConfig, jobs: int, force: bool, address: str
+    folder: Path,
+    submissions,
+    puzzles: Puzzles,
+    config: CourseConfig,
+    jobs: int,
+    force: bool,
+    address: str,
 ) -> tuple[str, list[SubmissionReport]]:
     """Plan and grade into the store in `folder`, on a cluster when `address` is set, else
     on `jobs` threads here, then search for each failing case a public puzzle that fails
-    alike (`puzzles`: the cases and the pool); the sandbox the programs ran in, and every
-    report."""
+    alike; the sandbox the programs ran in, and every report."""
     cases, pool = puzzles
     with Store(folder / DB_NAME) as store:
         work = plan(submissions, cases, store, force=force)
