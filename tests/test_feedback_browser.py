@@ -85,7 +85,7 @@ def test_pages_are_self_contained_and_escape_everything(pages):
             href = attrs.get("href")
             if href is not None:  # in-page anchors, sibling pages, the data: icon only
                 assert (
-                    href.startswith("#case-")
+                    href.startswith(("#case-", "#hidden-"))
                     or href == "data:,"
                     or ("/" not in href and ":" not in href and href.endswith(".html"))
                 ), href
@@ -123,6 +123,8 @@ def test_student_pages_show_a_hidden_case_only_by_its_verdict_and_a_public_puzzl
     # there is none; nothing of the hidden case itself (its id is checked above).
     assert hostile.count('<section class="case" id="hidden-') == 2
     assert hostile.count("public puzzle") >= 2
+    for number in (1, 2):  # each linked from its row of the table
+        assert f'<a href="#hidden-{number}">hidden case {number}</a>' in hostile
     instructor = (pages / "instructor" / "hostile.html").read_text()
     assert instructor.count('<section class="case"') == 4
     assert all(hidden in instructor for hidden in HIDDEN_IDS)

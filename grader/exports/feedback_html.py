@@ -307,10 +307,10 @@ def _case_table(result: SubmissionReport, student: bool, cpu_limit: float | None
         badge = f'<span class="badge v-{e(verdict)}">{e(verdict)}</span>'
         if student and not case.public:
             hidden_number += 1
-            rows.append(
-                f"<tr><td>hidden case {hidden_number}</td><td>{badge}</td>"
-                "<td></td><td></td><td></td></tr>"
-            )
+            name = f"hidden case {hidden_number}"
+            if verdict not in (NOT_GRADED, Verdict.AC, Verdict.CE):  # explained below
+                name = f'<a href="#hidden-{hidden_number}">{name}</a>'
+            rows.append(f"<tr><td>{name}</td><td>{badge}</td><td></td><td></td><td></td></tr>")
             continue
         name = e(case.id)
         if _has_details(outcome, student):
