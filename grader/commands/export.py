@@ -34,6 +34,13 @@ def add_parser(sub) -> argparse._SubParsersAction:
         help="an autograder zip for Gradescope (the grader and every case, public and hidden)",
     )
     gradescope.add_argument("out", type=Path, metavar="OUT.zip")
+    gradescope.add_argument(
+        "--require-bubblewrap",
+        action="store_true",
+        help="grade nothing where Gradescope's container refuses the namespaces bubblewrap "
+        "needs (by default: the unisolated fallback there, shut out of the autograder's "
+        "files, and every results.json says so)",
+    )
     gradescope.set_defaults(func=cmd_gradescope)
 
     gradebook = kinds.add_parser("csv", help="a gradebook CSV: one row per submission")
@@ -70,7 +77,9 @@ def _zip_path(out: Path) -> Path:
 def cmd_gradescope(args) -> int:
     from grader.exports.gradescope import build_autograder
 
-    made = build_autograder(_zip_path(args.out), args.manifest, args.course)
+    made = build_autograder(
+        _zip_path(args.out), args.manifest, args.course, require_bubblewrap=args.require_bubblewrap
+    )
     print(
         f"{made.path}: Gradescope autograder with {made.public} public and {made.hidden} "
         "hidden cases; upload it as the assignment's autograder (Ubuntu 22.04+ image)"

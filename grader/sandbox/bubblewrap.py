@@ -405,6 +405,10 @@ class BubblewrapSandbox(Sandbox):
             raise SandboxUnavailable(f"cannot load the C library: {exc}") from exc
         self.warm = self._warm_runs() if warm else None
 
+    @staticmethod
+    def installed() -> bool:
+        return sys.platform.startswith("linux") and shutil.which("bwrap") is not None
+
     @property
     def mode(self) -> str:
         """How runs of a read-only workdir start: "warm" (warm.py) or "one-shot"."""
