@@ -295,13 +295,26 @@ def box(request):
 @pytest.fixture(scope="module")
 def uncounted_boxes() -> dict:
     """The sandboxes as they are where no cgroup can be made (a container): the run's
-    reaper counts the CPU time, auto-reaping refused."""
+    reaper counts the CPU time, auto-reaping refused. And the fallback as it is where no
+    C compiler builds its reaper: reaper.py, run by Python."""
     box = BubblewrapSandbox(cgroups=False)
     box.probe()
-    return {"warm, no cgroup": box, "rlimits, no cgroup": RlimitSandbox(cgroups=False)}
+    python_reaped = RlimitSandbox(cgroups=False)
+    assert python_reaped.reaper[0] != sys.executable  # reaper.c, built
+    python_reaped.reaper = [sys.executable, "-S", "-I", str(REAPER_PY)]
+    return {
+        "warm, no cgroup": box,
+        "rlimits, no cgroup": RlimitSandbox(cgroups=False),
+        "rlimits, reaper.py": python_reaped,
+    }
 
 
-@pytest.fixture(params=[*BWRAP_MODES, "rlimits", "warm, no cgroup", "rlimits, no cgroup"])
+REAPER_PY = ROOT / "grader" / "sandbox" / "reaper.py"
+
+
+@pytest.fixture(
+    params=[*BWRAP_MODES, "rlimits", "warm, no cgroup", "rlimits, no cgroup", "rlimits, reaper.py"]
+)
 def counted_box(request):
     """Every sandbox, each way it can count a run's CPU time."""
     if request.param in BWRAP_MODES:
@@ -1085,7 +1098,7 @@ def test_fallback_names_a_reaper_that_did_not_start(
     reaper's last word (the last line of a traceback)."""
     broken = tmp_path / "reaper.py"
     broken.write_text(f"import sys\n{says}\nsys.exit(1)\n")
-    monkeypatch.setattr("grader.sandbox.rlimits._REAPER", broken)
+    monkeypatch.setattr(fallback, "reaper", [sys.executable, "-S", "-I", str(broken)])
     result = fallback.run(["true"], progs, QUICK)
     assert result.error == error, result
 

@@ -8,7 +8,8 @@ RLIMIT_AS either). For a run the workdir is copied into a private temporary fold
 rewritten to the copy) and the input is copied beside it; HOME and TMPDIR point into
 that folder; a build runs in the workdir itself.
 
-On Linux each run has a reaper of its own (``reaper.py``, run by this Python): a
+On Linux each run has a reaper of its own (``reaper.c``, compiled once with the system
+C compiler like the zygote; ``reaper.py``, run by this Python, where there is none): a
 child subreaper that starts the program and, once it has ended, kills and reaps
 every process left in its tree, so the CPU time of every process the program
 started counts, waited for or not, and nothing is left behind (a double fork or
@@ -40,7 +41,9 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +58,7 @@ from grader.sandbox.base import (
     substitute,
 )
 from grader.sandbox.cgroups import Metered, runs_cgroups
+from grader.sandbox.compiled import compiled
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
     Capture,
@@ -74,7 +78,14 @@ from grader.sandbox.supervise import (
     tree_usage,
     with_group_cpu,
 )
-from grader.sandbox.uids import UidSlots, pipes_for, readable_by, workdir_for, workdir_for_owner
+from grader.sandbox.uids import (
+    UidSlots,
+    pipes_for,
+    private_folder,
+    readable_by,
+    workdir_for,
+    workdir_for_owner,
+)
 
 FALLBACK_WARNING = (
     "running without isolation (rlimits and a private temporary folder only); "
@@ -82,6 +93,7 @@ FALLBACK_WARNING = (
 )
 
 _REAPER = Path(__file__).with_name("reaper.py")
+_REAPER_C = Path(__file__).with_name("reaper.c")
 _STARTED_SECONDS = 10.0  # the reaper is a Python starting: this only catches a wedged one
 
 
@@ -226,6 +238,8 @@ class RlimitSandbox(Sandbox):
         # CPU time: a cgroup per run where one can be made; else what the reaper reaps,
         # with auto-reaping refused (seccomp); without a reaper (macOS), what was waited.
         self.cgroups, self.cgroups_absent = runs_cgroups(cgroups and self.reaped)
+        self.reaper = self._reaper_command() if self.reaped else []
+        self._local = threading.local()
         self.seccomp = (
             seccomp_program(platform.machine(), refuse_autoreap=self.cgroups is None)
             if self.reaped
@@ -237,6 +251,36 @@ class RlimitSandbox(Sandbox):
             self.accounting = CpuAccounting.REAPED
         else:
             self.accounting = CpuAccounting.WAITED
+
+    def _metered(self, limits: Limits) -> Metered | None:
+        """This thread's cgroup, kept from run to run (making one per run costs more
+        than the rest of the run); only the program's processes in it: the reaper
+        stays out."""
+        if self.cgroups is None:
+            return None
+        group = getattr(self._local, "group", None)
+        if group is None:
+            group = self._local.group = self.cgroups.group("runs")
+        group.set_limits(limits, 0)
+        return Metered.continuing(group)
+
+    def _reaper_command(self) -> list[str]:
+        """reaper.c built (in a folder of the grader's alone), else reaper.py run by
+        this Python (a Python starting for every run: slower, the same protocol)."""
+        try:
+            if self.slots is not None:
+                self.slots.check_folder()
+                folder = self.slots.folder
+            else:
+                folder = private_folder(
+                    Path(tempfile.gettempdir()) / f"scramble-grader-{os.geteuid()}"
+                )
+            binary = compiled(_REAPER_C, folder)
+        except (OSError, SetupError, subprocess.SubprocessError):
+            binary = None
+        if binary is not None:
+            return [str(binary)]
+        return [sys.executable, "-S", "-I", str(_REAPER)]
 
     def run(
         self,
@@ -252,6 +296,8 @@ class RlimitSandbox(Sandbox):
         workdir = Path(os.path.abspath(workdir))
 
         def work() -> RunResult:
+            if self.slots is not None and not writable:
+                return self._run_in_lane(argv, workdir, limits, input_file, memory_rlimit, start)
             uid, uid_lock = self.slots.acquire() if self.slots is not None else (None, None)
             try:
                 check_request(argv, workdir, input_file, path=_search_path(uid))
@@ -270,6 +316,27 @@ class RlimitSandbox(Sandbox):
 
         return guarded(self.name, start, work)
 
+    def _run_in_lane(
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        input_file: Path | None,
+        memory_rlimit: bool,
+        start: float,
+    ) -> RunResult:
+        """A run as root, in this thread's lane (see _Lane): the program's copy, its
+        folder and its uid kept from run to run."""
+        lane: _Lane | None = getattr(self._local, "lane", None)
+        if lane is None:
+            assert self.slots is not None
+            lane = self._local.lane = _Lane(self.slots)
+        check_request(argv, workdir, input_file, path=_search_path(lane.uid))
+        cwd = lane.work_for(workdir)
+        command = _moved(substitute(argv, lane.stage(input_file)), workdir, cwd)
+        memory = memory_of(memory_rlimit, build=False)
+        return self._spawn(command, cwd, lane.private, limits, memory, start, lane.uid)
+
     @staticmethod
     def _stage(
         argv: list[str], workdir: Path, private: Path, input_file: Path | None, writable: bool
@@ -286,12 +353,7 @@ class RlimitSandbox(Sandbox):
             return command, workdir
         cwd = private / "work"
         shutil.copytree(workdir, cwd, symlinks=True)
-        prefix = str(workdir)
-        moved = [
-            str(cwd) + a[len(prefix) :] if a == prefix or a.startswith(prefix + "/") else a
-            for a in command
-        ]
-        return moved, cwd
+        return _moved(command, workdir, cwd), cwd
 
     def _spawn(
         self,
@@ -310,18 +372,12 @@ class RlimitSandbox(Sandbox):
             "LANG": "C.UTF-8",
         }
         if self.reaped:
-            # Only the program's processes in it: the reaper stays outside.
-            group = self.cgroups.run_group(limits, 0) if self.cgroups else None
-            metered = Metered(group) if group is not None else None
+            metered = self._metered(limits)
+            run = self._start_reaper(command, cwd, env, limits, memory, uid, metered)
             try:
-                run = self._start_reaper(command, cwd, env, limits, memory, uid, metered)
-                try:
-                    return self._supervise_reaped(run, limits, memory, start, metered)
-                finally:
-                    run.close()
+                return self._supervise_reaped(run, limits, memory, start, metered)
             finally:
-                if group is not None:
-                    group.close()
+                run.close()
         own_peak = rusage_peak_kb([resource.getrusage(resource.RUSAGE_SELF)])
         try:
             proc = subprocess.Popen(
@@ -358,10 +414,7 @@ class RlimitSandbox(Sandbox):
         joins = group.group.open_procs() if group is not None else []
         try:
             argv = [
-                sys.executable,
-                "-S",
-                "-I",
-                str(_REAPER),
+                *self.reaper,
                 str(theirs.fileno()),
                 str(-1 if uid is None else uid),
                 encoded,
@@ -528,6 +581,78 @@ class RlimitSandbox(Sandbox):
         return run_result(
             self.name, limits, capture, ending, watch.reason, wall, memory, self.accounting
         )
+
+
+def _moved(command: list[str], workdir: Path, copy: Path) -> list[str]:
+    """Arguments naming files under the workdir, rewritten to its copy."""
+    prefix = str(workdir)
+    return [
+        str(copy) + a[len(prefix) :] if a == prefix or a.startswith(prefix + "/") else a
+        for a in command
+    ]
+
+
+class _Lane:
+    """What one worker thread keeps from run to run as root (a submission's cases run
+    one after the other in it): its sandbox uid, held for the thread's life; a folder
+    only that uid's group may enter, with the copy of the program it last ran (copied
+    again when the build folder changes: root's, read-only to the program), the input
+    (root's, read-only) and a tmp of the uid's own, emptied before every run."""
+
+    def __init__(self, slots: UidSlots) -> None:
+        self.uid, lock = slots.acquire()
+        try:
+            self.private = Path(tempfile.mkdtemp(prefix="sandbox-"))
+        except BaseException:
+            os.close(lock)
+            raise
+        self._finalizer = weakref.finalize(self, _close_lane, lock, self.private)
+        (self.private / "input").mkdir(mode=0o755)
+        (self.private / "tmp").mkdir(mode=0o700)
+        os.chown(self.private / "tmp", self.uid, self.uid)
+        os.chown(self.private, 0, self.uid)
+        os.chmod(self.private, 0o750)
+        self.copied: tuple | None = None
+
+    def work_for(self, workdir: Path) -> Path:
+        """The program's copy, made again when the build folder is another (a rebuild
+        replaces it: another inode); the tmp emptied of what the last run left."""
+        st = os.stat(workdir)
+        key = (str(workdir), st.st_dev, st.st_ino, st.st_mtime_ns)
+        work = self.private / "work"
+        if key != self.copied:
+            self.copied = None
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(workdir, work, symlinks=True)
+            readable_by(self.uid, work)
+            self.copied = key
+        self._empty_tmp()
+        return work
+
+    def stage(self, input_file: Path | None) -> str | None:
+        """The input, copied in (root's, read-only); where the program sees it."""
+        folder = self.private / "input"
+        for old in os.listdir(folder):
+            os.unlink(folder / old)
+        if input_file is None:
+            return None
+        seen = folder / ("input" + input_file.suffix)
+        shutil.copyfile(input_file, seen)
+        os.chmod(seen, 0o444)
+        return str(seen)
+
+    def _empty_tmp(self) -> None:
+        tmp = self.private / "tmp"
+        for entry in os.scandir(tmp):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+
+
+def _close_lane(lock: int, private: Path) -> None:
+    shutil.rmtree(private, ignore_errors=True)
+    os.close(lock)
 
 
 @contextlib.contextmanager
