@@ -4,22 +4,27 @@
  * compiles it once with the system C compiler, as it does the zygote; reaper.py stays
  * for machines without one. Same arguments, same protocol:
  *
- *   reaper STATUS_FD UID LIMITS JOINS SECCOMP -- COMMAND...
+ *   reaper STATUS_FD UID LIMITS JOINS SECCOMP MEMORY_KB -- COMMAND...
  *
  * It makes itself a child subreaper, so that every process the program starts stays
  * in its tree whatever it does (double fork, setsid). It starts the program in a
  * session of its own with the rlimits (LIMITS: resource:soft:hard joined by commas),
  * in the run's cgroup (JOINS: descriptors of its cgroup.procs files joined by commas,
  * or "-"), under the seccomp filter (SECCOMP: the BPF program in hex, or "-"), as UID
- * when that is not -1, with /dev/null as standard input. When the program has ended,
+ * when that is not -1, with /dev/null as standard input. Where no cgroup holds the
+ * memory limit (MEMORY_KB, else 0), it polls the memory its tree holds every 5 ms
+ * (private anonymous and shared memory, memfds) and kills the tree past the limit: a JVM (no
+ * RLIMIT_AS) or shared memory is stopped within a few megabytes of it, whatever the
+ * grader's own polls make of a loaded machine. When the program has ended,
  * or the grader sends SIGUSR1, it kills every process left in its tree and reaps them
  * all, then writes to STATUS_FD:
  *   "started <pid>" before the program runs, or "error <why>" (exit status 125: the
  *   grader's failure, never the program's; a command that cannot be executed too);
- *   "exit <wait status> <user us> <sys us> <peak rss kB> <own peak rss kB>" at the end:
- *   the rusage of everything it reaped (a child nobody waited for counts as much as
- *   one waited for); the last figure is the program's process's peak just before its
- *   exec, which its ru_maxrss inherits.
+ *   "exit <wait status> <user us> <sys us> <peak rss kB> <own peak rss kB> <over kB>"
+ *   at the end: the rusage of everything it reaped (a child nobody waited for counts
+ *   as much as one waited for); the program's process's peak just before its exec,
+ *   which its ru_maxrss inherits; and the memory the tree held when it was killed for
+ *   holding more than MEMORY_KB (0 if it was not).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -35,14 +40,18 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_LIMITS 16
 #define MAX_JOINS 8
 #define MAX_FILTER 4096 /* bytes of BPF: a few hundred in practice */
+#define MAX_TREE 4096   /* processes walked by one memory poll */
+#define POLL_NS 5000000 /* 5 ms between memory polls */
 
 static volatile sig_atomic_t asked = 0;    /* SIGUSR1 before the program started */
 static volatile pid_t program = 0;
@@ -73,6 +82,7 @@ struct plan {
     int joins[MAX_JOINS];
     unsigned char filter[MAX_FILTER];
     size_t filter_bytes;
+    long long memory_kb;
     char **command;
 };
 
@@ -169,6 +179,104 @@ static int kill_children(void) {
     return found;
 }
 
+/* The children of one process, from the kernel's list of each of its threads. */
+static int children_of(int pid, int *out, int room) {
+    char path[64];
+    int found = 0;
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (!tasks) return 0;
+    struct dirent *task;
+    while ((task = readdir(tasks)) != NULL && found < room) {
+        if (task->d_name[0] == '.') continue;
+        char file[320];
+        snprintf(file, sizeof file, "/proc/%d/task/%s/children", pid, task->d_name);
+        FILE *f = fopen(file, "r");
+        if (!f) continue;
+        while (found < room && fscanf(f, "%d", &out[found]) == 1) found++;
+        fclose(f);
+    }
+    closedir(tasks);
+    return found;
+}
+
+/* What one process holds: private anonymous and shared memory (kB). */
+static long long held_kb(int pid) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long long total = 0, value;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "RssAnon: %lld", &value) == 1 || sscanf(line, "RssShmem: %lld", &value) == 1)
+            total += value;
+    }
+    fclose(f);
+    return total;
+}
+
+/* Memory in the memfds a process holds open that no process counted before (kB): a
+ * memfd written, never mapped, is in no one's resident memory. */
+static ino_t seen[MAX_TREE];
+static int nseen;
+
+static long long memfd_kb(int pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", pid);
+    DIR *fds = opendir(path);
+    if (!fds) return 0;
+    long long total = 0;
+    struct dirent *fd;
+    while ((fd = readdir(fds)) != NULL) {
+        if (fd->d_name[0] == '.') continue;
+        char link[320], target[64];
+        snprintf(link, sizeof link, "/proc/%d/fd/%s", pid, fd->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n < 7 || strncmp(target, "/memfd:", 7) != 0) continue;
+        struct stat st;
+        if (stat(link, &st) != 0) continue;
+        int known = 0;
+        for (int i = 0; i < nseen && !known; i++) known = seen[i] == st.st_ino;
+        if (known || nseen == MAX_TREE) continue;
+        seen[nseen++] = st.st_ino;
+        total += (long long)st.st_blocks / 2;
+    }
+    closedir(fds);
+    return total;
+}
+
+/* The memory the whole tree under us holds (kB). */
+static long long tree_kb(void) {
+    static int tree[MAX_TREE];
+    int count = children_of(getpid(), tree, MAX_TREE);
+    long long total = 0;
+    nseen = 0;
+    for (int i = 0; i < count; i++) {
+        total += held_kb(tree[i]) + memfd_kb(tree[i]);
+        count += children_of(tree[i], tree + count, MAX_TREE - count);
+    }
+    return total;
+}
+
+/* Until the program ends, the tree's memory polled: killed past the limit. Returns
+ * what the tree held then (0 if it never passed it). */
+static long long watch_memory(pid_t child, long long limit_kb, int *status) {
+    long long over = 0;
+    struct timespec pause = {0, POLL_NS};
+    for (;;) {
+        pid_t done = waitpid(child, status, WNOHANG);
+        if (done == child || (done < 0 && errno != EINTR)) return over;
+        if (!over) {
+            long long held = tree_kb();
+            if (held > limit_kb) {
+                over = held;
+                kill_children();
+            }
+        }
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* Every process of the tree killed and reaped (their CPU time into our rusage). */
 static void kill_and_reap_all(void) {
     for (;;) {
@@ -181,13 +289,14 @@ static void kill_and_reap_all(void) {
 
 int main(int argc, char **argv) {
     static struct plan p;
-    if (argc < 8 || strcmp(argv[6], "--") != 0) {
-        fprintf(stderr, "usage: reaper STATUS_FD UID LIMITS JOINS SECCOMP -- COMMAND...\n");
+    if (argc < 9 || strcmp(argv[7], "--") != 0) {
+        fprintf(stderr, "usage: reaper STATUS_FD UID LIMITS JOINS SECCOMP MEMORY_KB -- COMMAND...\n");
         return 125;
     }
     p.status_fd = atoi(argv[1]);
     p.uid = atol(argv[2]);
-    p.command = argv + 7;
+    p.memory_kb = atoll(argv[6]);
+    p.command = argv + 8;
     fcntl(p.status_fd, F_SETFD, FD_CLOEXEC);
     if (parse_limits(argv[3], &p) || parse_joins(argv[4], &p) || parse_filter(argv[5], &p)) {
         say(p.status_fd, "error malformed arguments\n");
@@ -247,14 +356,18 @@ int main(int argc, char **argv) {
     program = child;
     if (asked) kill(child, SIGKILL);
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    long long over = 0;
+    if (p.memory_kb > 0)
+        over = watch_memory(child, p.memory_kb, &status);
+    else
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
     program = -1;
     kill_and_reap_all();
     struct rusage usage;
     getrusage(RUSAGE_CHILDREN, &usage);
-    say(p.status_fd, "exit %d %lld %lld %ld %ld\n", status,
+    say(p.status_fd, "exit %d %lld %lld %ld %ld %lld\n", status,
         (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec,
         (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec, usage.ru_maxrss,
-        own_peak);
+        own_peak, over);
     return 0;
 }

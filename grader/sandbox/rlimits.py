@@ -420,6 +420,10 @@ class RlimitSandbox(Sandbox):
                 encoded,
                 ",".join(str(fd) for fd in joins) or "-",
                 self.seccomp.hex() if self.seccomp else "-",
+                # reaper.c polls the tree's memory itself where no cgroup holds it
+                "0"
+                if group is not None and self.cgroups and self.cgroups.limits_memory
+                else str(limits.memory_mb << 10),
                 "--",
                 *command,
             ]
@@ -510,11 +514,14 @@ class RlimitSandbox(Sandbox):
                 _remove_files_of(run.uid)
         wall = time.monotonic() - start
         fields = bytes(run.record).split()
-        if len(fields) != 6 or fields[0] != b"exit":
+        if len(fields) != 7 or fields[0] != b"exit":
             raise SetupError(
                 f"the run's reaper ended with status {run.proc.returncode} and no report"
             )
-        status, user_us, system_us, peak_kb, own_kb = (int(x) for x in fields[1:])
+        status, user_us, system_us, peak_kb, own_kb, over_kb = (int(x) for x in fields[1:])
+        if over_kb and watch.reason is None:  # the reaper stopped it past the memory limit
+            watch.reason = "memory"
+            watch.peak_rss_kb = max(watch.peak_rss_kb, over_kb)
         code, sig = decode_wait_status(status)
         # The program began as a fork of the reaper: its ru_maxrss starts at the
         # reaper's peak. Only a larger figure is its own; below it, trust the polls.
@@ -607,7 +614,8 @@ class _Lane:
             os.close(lock)
             raise
         self._finalizer = weakref.finalize(self, _close_lane, lock, self.private)
-        (self.private / "input").mkdir(mode=0o755)
+        (self.private / "input").mkdir()
+        os.chmod(self.private / "input", 0o755)  # whatever the umask (Gradescope's: 077)
         (self.private / "tmp").mkdir(mode=0o700)
         os.chown(self.private / "tmp", self.uid, self.uid)
         os.chown(self.private, 0, self.uid)
