@@ -6,6 +6,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,7 +15,7 @@ import pytest
 
 from grader.cli import main as grader_main
 from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, expected_output, make_cases
-from tests.lms_archives import make_zip
+from tests.lms_archives import download, moodle_entry, moodle_worksheet
 
 REFERENCE = (ROOT / "reference" / "puzzlesolver.py").read_text()
 # Right on the no-solution case only.
@@ -31,6 +32,7 @@ wall_seconds = 120
 deadline = 2026-03-01T23:59:00
 per_day_percent = 10
 max_percent = 15
+timezone = "UTC"
 """
 ROSTER = (
     "Student,ID,SIS User ID,SIS Login ID,Section,Scramble Squares (88),Essay (89),"
@@ -59,21 +61,30 @@ def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("lms")
     manifest = make_cases(root / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION})
     (root / "course.toml").write_text(COURSE)
-    archive = make_zip(
+    archive = download(
         root / "submissions.zip",
         [
-            ("lovelaceada_1001_5001_puzzlesolver.py", REFERENCE, datetime(2026, 3, 1, 22, 0)),
-            (
-                "hoppergrace_LATE_1002_5002_puzzlesolver-1.py",
-                NO_SOLUTION_PY,
-                datetime(2026, 3, 3, 10, 0),
-            ),
-            ("turingalan_1003_5003_puzzlesolver.py", WRONG_PY, datetime(2026, 3, 1, 9, 0)),
+            ("lovelaceada_1001_5001_puzzlesolver.py", REFERENCE),
+            ("hoppergrace_LATE_1002_5002_puzzlesolver-1.py", NO_SOLUTION_PY),
+            ("turingalan_1003_5003_puzzlesolver.py", WRONG_PY),
         ],
     )
     (root / "gradebook.csv").write_text(ROSTER, encoding="utf-8")
+    # Canvas's API, GET .../assignments/88/submissions: the times the zip does not have.
+    (root / "times.csv").write_text(
+        "user_id,submitted_at\n1001,2026-03-01T22:00:00Z\n1002,2026-03-03T10:00:00Z\n"
+        "1003,2026-03-01T09:00:00Z\n"
+    )
     imported = cli(
-        "import", "canvas", archive, "--roster", root / "gradebook.csv", "--into", root / "class"
+        "import",
+        "canvas",
+        archive,
+        "--roster",
+        root / "gradebook.csv",
+        "--times",
+        root / "times.csv",
+        "--into",
+        root / "class",
     )
     assert imported.code == 0, imported.err
     base = ["--course", root / "course.toml", "--manifest", manifest]
@@ -109,7 +120,7 @@ def test_results_json_holds_raw_score_penalty_and_the_lateness(course):
     late = by_id["1002"]
     assert (late["score"], late["penalty"], late["final_score"]) == (1, 0.15, 0.85)
     assert late["late"] == {
-        "submitted_at": "2026-03-03T10:00:00",
+        "submitted_at": "2026-03-03T10:00:00+00:00",
         "late_marker": True,
         "days_late": 2,
         "penalty_percent": 15.0,
@@ -123,7 +134,10 @@ def test_show_prints_the_submission_time_and_the_penalty(course):
     shown = cli(*course.base, "show", "1002", "--results", course.results)
     assert shown.code == 0
     assert "from canvas: Hopper, Grace (LMS id 1002)" in shown.out
-    assert "submitted: 2026-03-03T10:00:00 (zip entry time)  (the LMS marks it late)" in shown.out
+    assert (
+        "submitted: 2026-03-03T10:00:00+00:00 (submitted_at in times.csv)  (the LMS marks it late)"
+        in shown.out
+    )
     assert "raw score 1/2  penalty -0.15  final 0.85" in shown.out
 
 
@@ -396,7 +410,9 @@ def test_canvas_export_to_a_new_assignment_column(course, tmp_path):
 
 
 def test_moodle_round_trip_in_a_terminal(tmp_path):
-    """As an instructor types it: import into ./submissions, grade, show, export."""
+    """As an instructor types it: import into ./submissions, grade, show, export. The
+    download alone has no submission times: `grade` says so once, and charges nothing;
+    the grading worksheet (--roster) brings Moodle's own times."""
     import sys
 
     import pexpect
@@ -409,6 +425,7 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
             timeout=180,
             encoding="utf-8",
             dimensions=(40, 200),
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         child.expect(pexpect.EOF)
         child.close()
@@ -416,41 +433,41 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
 
     manifest = make_cases(tmp_path / "cases", {"none": NO_SOLUTION})
     (tmp_path / "course.toml").write_text(COURSE)
-    make_zip(
+    download(
         tmp_path / "moodle.zip",
         [
-            (
-                "Grace Hopper_31_assignsubmission_file_/puzzlesolver.py",
-                NO_SOLUTION_PY,
-                datetime(2026, 3, 2, 8, 0),
-            ),
-            (
-                "Alan Turing_32_assignsubmission_file_/puzzlesolver.py",
-                WRONG_PY,
-                datetime(2026, 3, 1, 8, 0),
-            ),
+            (moodle_entry("Grace Hopper", 31, "puzzlesolver.py"), NO_SOLUTION_PY),
+            (moodle_entry("Alan Turing", 32, "puzzlesolver.py"), WRONG_PY),
         ],
+    )
+    moodle_worksheet(
+        tmp_path / "worksheet.csv",
+        [
+            {"id": 31, "name": "Grace Hopper", "submitted": datetime(2026, 3, 2, 8, 0)},
+            {"id": 32, "name": "Alan Turing", "submitted": datetime(2026, 3, 1, 8, 0)},
+        ],
+        maximum="1.00",
     )
     base = ["--course", "course.toml", "--manifest", manifest]
     code, out = run(*base, "import", "moodle", "moodle.zip")
     assert code == 0 and "2 added, 0 updated, 0 unchanged, 0 entries refused" in out
+    assert "no submission time for any of the 2 students" in out
     code, out = run(*base, "grade")
     assert code == 0, out
-    assert "1 day late: -10%" in out
+    assert out.count("the late policy has no submission time for 2 submission(s) (31, 32)") == 1
+    assert "day late" not in out
+
+    code, out = run(*base, "import", "moodle", "moodle.zip", "--roster", "worksheet.csv")
+    assert code == 0 and "0 added, 2 updated, 0 unchanged" in out, out
+    code, out = run(*base, "grade")
+    assert code == 0, out
+    assert "1 day late: -10%" in out and "no submission time" not in out
     code, out = run(*base, "show", "31")
     assert code == 0 and "from moodle: Grace Hopper (LMS id 31)" in out
+    assert "submitted: 2026-03-02T08:00:00 (Last modified (submission) in worksheet.csv)" in out
     assert "raw score 1/1  penalty -0.1  final 0.9" in out
-    code, out = run(*base, "export", "moodle", "grades.csv")
+    code, out = run(*base, "export", "moodle", "grades.csv", "--roster", "worksheet.csv")
     assert code == 0, out
-    assert read_csv(tmp_path / "grades.csv") == [
-        ["Identifier", "Full name", "Email address", "Grade", "Maximum Grade", "Feedback comments"],
-        [
-            "Participant 31",
-            "Grace Hopper",
-            "",
-            "0.9",
-            "1",
-            "Raw score 1, late penalty -0.1 (1 day late: -10%).",
-        ],
-        ["Participant 32", "Alan Turing", "", "0", "1", ""],
-    ]
+    rows = read_csv(tmp_path / "grades.csv")
+    grade = rows[0].index("Grade")
+    assert [row[grade] for row in rows[1:]] == ["0.9", "0"]

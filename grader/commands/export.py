@@ -13,6 +13,7 @@ csv and html read the last `grade` run from --results (default: results/).
 import argparse
 from pathlib import Path
 
+from grader.commands.console import warn_unknown_times
 from grader.config import load_config
 from grader.exports.common import ExportError
 from grader.last_run import graded
@@ -86,6 +87,7 @@ def cmd_csv(args) -> int:
     policy = config.late
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, policy)
+        warn_unknown_times(lateness)
         ranks = write_gradebook(
             args.out,
             results.reports,
@@ -107,6 +109,7 @@ def cmd_html(args) -> int:
     cpu_limit = config.limits.cpu_seconds  # what grading runs under
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
+        warn_unknown_times(lateness)
         made = write_feedback(
             results,
             args.out,

@@ -9,6 +9,7 @@ export moodle OUT.csv [--roster WORKSHEET.csv] [--results DIR]
 import argparse
 from pathlib import Path
 
+from grader.commands.console import warn_unknown_times
 from grader.errors import UsageError
 
 
@@ -72,6 +73,7 @@ def _export(args, kind) -> int:
         raise UsageError(f"{args.out}: is a folder; name the CSV file to write")
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
+        warn_unknown_times(lateness)
         if kind == "canvas":
             assert roster is not None, "argparse requires --roster for canvas"
             made = export.canvas(
