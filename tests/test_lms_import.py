@@ -15,7 +15,7 @@ from grader.late import LatePolicy, assess
 from grader.lms.importer import import_archive
 from grader.lms.roster import first_holding, first_match, read_roster
 from grader.lms.unpack import ArchiveError, UnpackLimits, read_zip
-from grader.submission_meta import META_NAME, SubmissionMeta, read_meta
+from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, read_meta
 from tests.lms_archives import (
     download,
     gradescope_metadata,
@@ -248,6 +248,10 @@ def test_gradescope_export_with_its_metadata(tmp_path):
     assert ada.time_source == "submission_metadata.yml" and ada.lms_user_id == "9001"
     assert set(pair.other_ids) == {"S200", "one@uni.edu", "S201", "two@uni.edu"}
     assert pair.name == "Pair One & Pair Two"
+    assert pair.team == Team(
+        members=(TeamMember("S200", "Pair One"), TeamMember("S201", "Pair Two"))
+    )
+    assert ada.team is None
     refused = refused_names(result)
     assert "outside the target" in refused[root + "submission_9002/src/../puzzlesolver.c"]
     assert "not listed" in refused[root + "submission_9999/puzzlesolver.py"]

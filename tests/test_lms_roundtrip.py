@@ -16,6 +16,7 @@ import pytest
 from grader.cli import main as grader_main
 from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, expected_output, make_cases
 from tests.lms_archives import download, moodle_entry, moodle_worksheet
+from tests.lms_rules import canvas_reads, moodle_reads
 
 REFERENCE = (ROOT / "reference" / "puzzlesolver.py").read_text()
 # Right on the no-solution case only.
@@ -176,6 +177,9 @@ def test_canvas_export_read_back_column_by_column(course):
     assert len(rows) == len(roster)
     assert "late: 1002: raw 1, penalty -0.15 (2 days late: -15% (capped)), final 0.85" in done.out
     assert "empty: Noether, Emmy: no submission" in done.out
+    upload = canvas_reads(out.read_text())  # Canvas's importer accepts it
+    assert upload.points == {"Scramble Squares (88)": "2"}
+    assert {sid: g["Scramble Squares (88)"] for sid, g in upload.grades.items()} == scores
 
 
 def test_canvas_export_needs_a_column_when_the_roster_has_several(course, tmp_path):
@@ -217,14 +221,14 @@ def test_canvas_export_zero_for_missing_only_when_the_course_says_so(course, tmp
 
 
 def test_moodle_worksheet_export(course, tmp_path):
-    worksheet = tmp_path / "worksheet.csv"
-    worksheet.write_text(
-        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
-        "Feedback comments\n"
-        "Participant 1002,Grace Hopper,grace@uni.edu,Submitted,,2,Yes,\n"
-        "Participant 1001,Ada Lovelace,ada@uni.edu,Submitted,,2,Yes,Well done\n"
-        "Participant 1777,Nobody Here,no@uni.edu,No submission,,2,Yes,\n",
-        encoding="utf-8",
+    worksheet = moodle_worksheet(
+        tmp_path / "worksheet.csv",
+        [
+            {"id": 1002, "name": "Grace Hopper", "submitted": datetime(2026, 3, 3, 10, 0)},
+            {"id": 1001, "name": "Ada Lovelace", "feedback": "Well done"},
+            {"id": 1777, "name": "Nobody Here"},
+        ],
+        maximum="2.00",
     )
     out = tmp_path / "moodle.csv"
     done = cli(
@@ -233,18 +237,27 @@ def test_moodle_worksheet_export(course, tmp_path):
     assert done.code == 0, done.err
     rows = read_csv(out)
     assert rows[0] == read_csv(worksheet)[0]
-    grace, ada, nobody = rows[1:]
-    assert grace[4] == "0.85" and ada[4] == "2" and nobody[4] == ""
-    assert grace[7] == "Raw score 1, late penalty -0.15 (2 days late: -15% (capped))."
-    assert ada[7] == "Well done"  # the instructor's own feedback is kept
-    assert grace[:4] == read_csv(worksheet)[1][:4]
+    assert [row[:4] for row in rows[1:]] == [row[:4] for row in read_csv(worksheet)[1:]]
+    upload = moodle_reads(out.read_text(), maximum=2.0)  # as Moodle's upload applies it
+    assert upload.applied == {"1002": 0.85, "1001": 2.0}
+    assert upload.skipped == {"1777": "no value"}
+    assert upload.feedback["1002"] == (
+        "Scramble Squares grader: 1 of 2 cases passed; raw score 1/2, late penalty -0.15 "
+        "(2 days late: -15% (capped)), final score 0.85."
+    )
+    assert upload.feedback["1001"] == "Well done"  # the instructor's own feedback is kept
+
+
+def test_moodle_export_without_the_worksheet_refuses_in_one_line(course, tmp_path):
+    done = cli(*course.base, "export", "moodle", tmp_path / "m.csv", "--results", course.results)
+    assert done.code == 2 and done.err.count("\n") == 1
+    assert "needs the grading worksheet downloaded from Moodle (--roster" in done.err
+    assert not (tmp_path / "m.csv").exists()
 
 
 def test_lms_exports_name_the_graded_students_the_roster_lacks(course, tmp_path):
-    worksheet = tmp_path / "worksheet.csv"
-    worksheet.write_text(
-        "Identifier,Full name,Grade,Feedback comments\nParticipant 1002,Grace Hopper,,\n",
-        encoding="utf-8",
+    worksheet = moodle_worksheet(
+        tmp_path / "worksheet.csv", [{"id": 1002, "name": "Grace Hopper"}], maximum="2.00"
     )
     done = cli(
         *course.base,
@@ -262,7 +275,9 @@ def test_lms_exports_name_the_graded_students_the_roster_lacks(course, tmp_path)
 
 def test_gradebook_csv_and_feedback_pages_show_the_penalty(course, tmp_path):
     out = tmp_path / "grades.csv"
-    assert cli(*course.base, "export", "csv", out, "--results", course.results).code == 0
+    done = cli(*course.base, "export", "csv", out, "--results", course.results)
+    assert done.code == 0
+    assert "a gradebook for people and spreadsheets" in done.out  # not an LMS upload
     rows = read_csv(out)
     assert rows[0][:7] == ["id", "language", "score", "max_score", "penalty", "final_score", "late"]
     assert {r[0]: r[2:7] for r in rows[1:]}["1002"] == [
@@ -406,6 +421,7 @@ def test_canvas_export_to_a_new_assignment_column(course, tmp_path):
         ["", "", "", "", "Manual Posting", ""],
         ["Hopper, Grace", "1002", "S-1002", "grace", "Sec 1", "0.85"],
     ]
+    assert canvas_reads(out.read_text()).grades == {"1002": {"Scramble Squares": "0.85"}}
     assert "not in the roster (not exported): 1001, 1003" in done.out
 
 

@@ -1,7 +1,7 @@
 """`python -m grader export KIND OUT`: the exports' command line.
 
     export gradescope OUT.zip             Gradescope autograder (the grader and every case)
-    export csv OUT.csv [--bom]            gradebook, one row per submission of the last run
+    export csv OUT.csv [--bom]            gradebook for people and spreadsheets, a row per submission
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
     export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
@@ -37,7 +37,11 @@ def add_parser(sub) -> argparse._SubParsersAction:
     gradescope.add_argument("out", type=Path, metavar="OUT.zip")
     gradescope.set_defaults(func=cmd_gradescope)
 
-    gradebook = kinds.add_parser("csv", help="a gradebook CSV: one row per submission")
+    gradebook = kinds.add_parser(
+        "csv",
+        help="a gradebook CSV for people and spreadsheets: one row per submission, every "
+        "verdict (an LMS's own upload: export canvas or moodle)",
+    )
     gradebook.add_argument("out", type=Path, metavar="OUT.csv")
     gradebook.add_argument("--results", type=Path, default=Path("results"))
     gradebook.add_argument(
@@ -97,7 +101,10 @@ def cmd_csv(args) -> int:
             lateness=lateness if worth_showing(lateness, policy) else None,
         )
         count = len(results.reports)
-    print(f"{args.out}: {count} submissions; {ranks.note}")
+    print(
+        f"{args.out}: a gradebook for people and spreadsheets, {count} submissions; "
+        f"{ranks.note} (for the LMS's own upload: export canvas or moodle)"
+    )
     return 0
 
 

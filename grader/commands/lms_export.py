@@ -2,14 +2,14 @@
 LMS's own grade import format, from the last `grade` run; grader/lms/export.py writes
 them.
 
-export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--results DIR]
-export moodle OUT.csv [--roster WORKSHEET.csv] [--results DIR]
+export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--scale] [--results DIR]
+export moodle OUT.csv --roster WORKSHEET.csv [--scale] [--results DIR]
 """
 
 import argparse
 from pathlib import Path
 
-from grader.commands.console import warn_unknown_times
+from grader.commands.console import warn, warn_unknown_times
 from grader.errors import UsageError
 
 
@@ -32,6 +32,7 @@ def add_parser(kinds) -> None:
         help="the column to fill (default: the roster's one "
         "assignment column, else a new 'Scramble Squares' column)",
     )
+    canvas.add_argument("--scale", action="store_true", help=_SCALE.format("Points Possible"))
     canvas.add_argument("--results", type=Path, default=Path("results"))
     canvas.set_defaults(func=run_canvas)
 
@@ -45,10 +46,14 @@ def add_parser(kinds) -> None:
         "--roster",
         type=Path,
         metavar="WORKSHEET.csv",
-        help="the grading worksheet Moodle exports (default: built from the imported folders)",
+        help="the grading worksheet Moodle exports (needed: Moodle's upload requires its columns)",
     )
+    moodle.add_argument("--scale", action="store_true", help=_SCALE.format("Maximum Grade"))
     moodle.add_argument("--results", type=Path, default=Path("results"))
     moodle.set_defaults(func=run_moodle)
+
+
+_SCALE = "write each score out of the LMS's maximum (the roster's {}), not the grader's"
 
 
 def run_canvas(args: argparse.Namespace) -> int:
@@ -82,17 +87,45 @@ def _export(args, kind) -> int:
                 roster,
                 assignment=args.assignment,
                 missing_as_zero=config.lms.missing_as_zero,
+                scale=args.scale,
             )
         else:
             made = export.moodle(
-                results.reports, lateness, roster, missing_as_zero=config.lms.missing_as_zero
+                results.reports,
+                lateness,
+                roster,
+                missing_as_zero=config.lms.missing_as_zero,
+                scale=args.scale,
             )
     write_file(args.out, made.text)
     for line in made.late:
         print(f"late: {line}")
     for line in made.empty:
         print(f"empty: {line}")
+    for line in made.kept:
+        print(f"kept: {line}")
+    for line in made.notes:
+        print(f"note: {line}")
+    if made.over:
+        warn(
+            f"{len(made.over)} score(s) above the LMS's maximum ({'; '.join(made.over)}): "
+            + (
+                "Moodle's upload drops such a row without a word"
+                if kind == "moodle"
+                else "Canvas takes them as extra credit"
+            )
+            + "; --scale writes every score out of the LMS's maximum"
+        )
     if made.unmatched:
         print(f"not in the roster (not exported): {', '.join(made.unmatched)}")
-    print(f"{args.out}: column {made.column!r}: {made.filled} scores, {len(made.empty)} empty")
+    if made.anonymous:
+        warn(
+            f"{len(made.anonymous)} submission(s) came from an anonymous Canvas download "
+            f"({', '.join(made.anonymous)}): no gradebook row can name them; their grades "
+            "can be uploaded only after Canvas reveals the names (download and import again)"
+        )
+    print(
+        f"{args.out}: column {made.column!r}: {made.filled} scores, {len(made.empty)} empty, "
+        f"{len(made.kept)} kept as the roster had them"
+    )
     return 0

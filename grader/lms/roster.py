@@ -57,6 +57,9 @@ class Roster:
             index = self.column(column)
             if index is not None:
                 return row[index]
+        last, first = self.column("LastName"), self.column("FirstName")
+        if last is not None and first is not None:
+            return f"{row[first]} {row[last]}".strip()
         return ""
 
 
@@ -128,3 +131,12 @@ def write_rows(roster: Roster, rows: list[list[str]]) -> str:
         buffer.write("\ufeff")
     csv.writer(buffer, delimiter=roster.delimiter, lineterminator="\r\n").writerows(rows)
     return buffer.getvalue()
+
+
+def number(text: str) -> float | None:
+    """A number as Canvas and Moodle write one: `10`, `10.00`, `10,00` (a decimal comma
+    where the user's language has one)."""
+    cleaned = text.strip().replace(",", ".")
+    if not re.fullmatch(r"-?\d+(?:\.\d+)?", cleaned):
+        return None
+    return float(cleaned)

@@ -22,7 +22,7 @@ import re
 from datetime import datetime
 
 from grader.lms.moodle import clean_name
-from grader.lms.roster import Roster
+from grader.lms.roster import Roster, number
 from grader.submission_meta import TeamMember
 
 IDENTIFIER = "Identifier"
@@ -139,11 +139,3 @@ def maximum(roster: Roster) -> float | None:
         if value is not None:
             return value
     return None
-
-
-def number(text: str) -> float | None:
-    """A number as Moodle or Canvas write one: `10`, `10.00`, `10,00`."""
-    cleaned = text.strip().replace(",", ".")
-    if not re.fullmatch(r"-?\d+(?:\.\d+)?", cleaned):
-        return None
-    return float(cleaned)
