@@ -6,6 +6,10 @@ the grader writes for one.
   process_student, the decimal_comma_to_period converter).
 - Moodle "Upload grading worksheet": mod/assign/feedback/offline/importgradeslib.php
   (init, next) and locallib.php (process_import_grades).
+- Canvas "Re-Upload Submissions": app/models/assignment.rb
+  (infer_comment_context_from_filename).
+- Moodle "Upload multiple feedback files in a zip": mod/assign/feedback/file/
+  importziplib.php (is_valid_filename_for_import).
 """
 
 import csv
@@ -150,3 +154,60 @@ def moodle_reads(
         else:
             upload.applied[pid] = value
     return upload
+
+
+# ------------------------------------------------------------------ feedback files
+
+
+def canvas_feedback_reads(
+    names: list[str], attachments: dict[str, set[str]]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """({user id: the zip's files Canvas attaches to that user's submission}, ignored):
+    the first two all-digit `_` parts of the base name are the user id and an
+    attachment id, which must be one of that user's submission's attachments."""
+    found: dict[str, list[str]] = {}
+    ignored = []
+    for full in names:
+        base = full.rsplit("/", 1)[-1]
+        parts = base.split("_")
+        digits = [p for p in parts if re.fullmatch(r"\d+", p)][:2]
+        user = digits[0] if digits else None
+        attachment = digits[1] if len(digits) > 1 else None
+        if parts[-1].startswith("link") or base.startswith("._"):
+            attachment = None
+        if user is None or attachment is None or attachment not in attachments.get(user, set()):
+            ignored.append(full)
+        else:
+            found.setdefault(user, []).append(full)
+    return found, ignored
+
+
+def moodle_feedback_reads(
+    names: list[str], participants: set[str]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """({participant id: feedback files Moodle stores for them}, ignored): hidden files
+    (a name starting with . or ~) skipped; in the path, the first part that splits at
+    `_` (at most 5 pieces) into name, numeric participant id of a participant,
+    `assignfeedback` and `file` gives the user; the rest is the file's path."""
+    found: dict[str, list[str]] = {}
+    ignored = []
+    for full in names:
+        filename = full.rsplit("/", 1)[-1]
+        if full.endswith("/") or filename.startswith((".", "~")):
+            ignored.append(full)
+            continue
+        parts = ("/import/" + full).split("/")
+        user = None
+        while parts:
+            info = parts.pop(0).split("_", 4)
+            if len(info) < 4 or not info[1].isdigit() or info[1] not in participants:
+                continue
+            if (info[2], info[3]) != ("assignfeedback", "file"):
+                continue
+            user = info[1]
+            rest = [info[4] if len(info) == 5 else "", *parts]
+            found.setdefault(user, []).append("/".join(rest))
+            break
+        if user is None:
+            ignored.append(full)
+    return found, ignored

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import zipfile
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,7 +17,12 @@ import pytest
 from grader.cli import main as grader_main
 from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, expected_output, make_cases
 from tests.lms_archives import download, moodle_entry, moodle_worksheet
-from tests.lms_rules import canvas_reads, moodle_reads
+from tests.lms_rules import (
+    canvas_feedback_reads,
+    canvas_reads,
+    moodle_feedback_reads,
+    moodle_reads,
+)
 
 REFERENCE = (ROOT / "reference" / "puzzlesolver.py").read_text()
 # Right on the no-solution case only.
@@ -180,6 +186,31 @@ def test_canvas_export_read_back_column_by_column(course):
     upload = canvas_reads(out.read_text())  # Canvas's importer accepts it
     assert upload.points == {"Scramble Squares (88)": "2"}
     assert {sid: g["Scramble Squares (88)"] for sid, g in upload.grades.items()} == scores
+
+
+def test_canvas_feedback_zip_for_re_upload_submissions(course, tmp_path):
+    out = tmp_path / "feedback.zip"
+    done = cli(*course.base, "export", "canvas-feedback", out, "--results", course.results)
+    assert done.code == 0, done.err
+    with zipfile.ZipFile(out) as zf:
+        names = zf.namelist()
+        pages = {name: zf.read(name).decode() for name in names}
+    # Canvas's own reading of each name: the user and one of their submission's files.
+    found, ignored = canvas_feedback_reads(
+        names, {"1001": {"5001"}, "1002": {"5002"}, "1003": {"5003"}}
+    )
+    assert ignored == [] and sorted(found) == ["1001", "1002", "1003"]
+    grace = pages[found["1002"][0]]
+    assert "Raw score 1, late penalty −0.15, final score <b>0.85</b> / 2." in grace
+    assert "all submissions</a>" not in grace  # a student's page: no link to the others
+    assert f"{out}: 3 feedback pages, 0 skipped" in done.out
+
+
+def test_a_feedback_zip_with_nothing_to_upload_is_refused(course, tmp_path):
+    out = tmp_path / "feedback.zip"
+    done = cli(*course.base, "export", "moodle-feedback", out, "--results", course.results)
+    assert done.code == 2 and done.err.count("\n") == 1 and "no feedback page to upload" in done.err
+    assert "skipped: 1001: not imported from Moodle" in done.out and not out.exists()
 
 
 def test_canvas_export_needs_a_column_when_the_roster_has_several(course, tmp_path):
@@ -487,3 +518,8 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
     rows = read_csv(tmp_path / "grades.csv")
     grade = rows[0].index("Grade")
     assert [row[grade] for row in rows[1:]] == ["0.9", "0"]
+    code, out = run(*base, "export", "moodle-feedback", "feedback.zip")
+    assert code == 0, out
+    with zipfile.ZipFile(tmp_path / "feedback.zip") as zf:
+        found, ignored = moodle_feedback_reads(zf.namelist(), {"31", "32"})
+    assert ignored == [] and sorted(found) == ["31", "32"]

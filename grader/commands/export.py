@@ -5,7 +5,9 @@
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
     export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
-    export moodle OUT.csv [--roster WORKSHEET.csv] Moodle grading worksheet (final scores)
+    export moodle OUT.csv --roster WORKSHEET.csv   Moodle grading worksheet (final scores)
+    export canvas-feedback OUT.zip        feedback pages for Canvas's Re-Upload Submissions
+    export moodle-feedback OUT.zip        feedback pages for Moodle's feedback files zip
 
 csv and html read the last `grade` run from --results (default: results/).
 """
