@@ -2,12 +2,28 @@
 progress of the runs as they are graded."""
 
 import sys
+from collections.abc import Mapping
 
 from grader.grading import Event, grade
+from grader.late import Lateness, unknown_times
 
 
 def warn(message: str) -> None:
     print(f"grader: warning: {message}", file=sys.stderr)
+
+
+def warn_unknown_times(lateness: Mapping[str, Lateness]) -> None:
+    """Once per command, every submission the late policy had no time for."""
+    missing = unknown_times(dict(lateness))
+    if missing:
+        shown = ", ".join(missing[:10]) + (
+            f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        )
+        warn(
+            f"the late policy has no submission time for {len(missing)} submission(s) "
+            f"({shown}): charged only what the LMS's own late marker proves; import "
+            "with the times (Moodle: --roster WORKSHEET.csv, Canvas: --times FILE)"
+        )
 
 
 def say(message: str) -> None:

@@ -1,11 +1,13 @@
 """`python -m grader export KIND OUT`: the exports' command line.
 
     export gradescope OUT.zip             Gradescope autograder (the grader and every case)
-    export csv OUT.csv [--bom]            gradebook, one row per submission of the last run
+    export csv OUT.csv [--bom]            gradebook for people and spreadsheets, a row per submission
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
     export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
-    export moodle OUT.csv [--roster WORKSHEET.csv] Moodle grading worksheet (final scores)
+    export moodle OUT.csv --roster WORKSHEET.csv   Moodle grading worksheet (final scores)
+    export canvas-feedback OUT.zip        feedback pages for Canvas's Re-Upload Submissions
+    export moodle-feedback OUT.zip        feedback pages for Moodle's feedback files zip
 
 csv and html read the last `grade` run from --results (default: results/).
 """
@@ -13,6 +15,7 @@ csv and html read the last `grade` run from --results (default: results/).
 import argparse
 from pathlib import Path
 
+from grader.commands.console import warn_unknown_times
 from grader.config import load_config
 from grader.exports.common import ExportError
 from grader.last_run import graded
@@ -43,7 +46,11 @@ def add_parser(sub) -> argparse._SubParsersAction:
     )
     gradescope.set_defaults(func=cmd_gradescope)
 
-    gradebook = kinds.add_parser("csv", help="a gradebook CSV: one row per submission")
+    gradebook = kinds.add_parser(
+        "csv",
+        help="a gradebook CSV for people and spreadsheets: one row per submission, every "
+        "verdict (an LMS's own upload: export canvas or moodle)",
+    )
     gradebook.add_argument("out", type=Path, metavar="OUT.csv")
     gradebook.add_argument("--results", type=Path, default=Path("results"))
     gradebook.add_argument(
@@ -95,6 +102,7 @@ def cmd_csv(args) -> int:
     policy = config.late
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, policy)
+        warn_unknown_times(lateness)
         ranks = write_gradebook(
             args.out,
             results.reports,
@@ -104,7 +112,10 @@ def cmd_csv(args) -> int:
             lateness=lateness if worth_showing(lateness, policy) else None,
         )
         count = len(results.reports)
-    print(f"{args.out}: {count} submissions; {ranks.note}")
+    print(
+        f"{args.out}: a gradebook for people and spreadsheets, {count} submissions; "
+        f"{ranks.note} (for the LMS's own upload: export canvas or moodle)"
+    )
     return 0
 
 
@@ -116,6 +127,7 @@ def cmd_html(args) -> int:
     cpu_limit = config.limits.cpu_seconds  # what grading runs under
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
+        warn_unknown_times(lateness)
         made = write_feedback(
             results,
             args.out,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from grader import regrade
 from grader.cases import default_manifest, load_cases
-from grader.commands.console import run_with_progress, say, warn
+from grader.commands.console import run_with_progress, say, warn, warn_unknown_times
 from grader.commands.options import (
     add_jobs_option,
     add_sandbox_option,
@@ -95,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         )
         lateness = lateness_of(reports, config.late)
         print(_summary(reports, config, lateness))
+        warn_unknown_times(lateness)
         internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
             warn(
