@@ -1090,7 +1090,7 @@ def test_warm_zygote_that_cannot_start_says_why(tmp_path):
 
 def test_no_compiler_means_no_zygote(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert build_zygote(tmp_path) is None
+    assert build_zygote(None) is None
 
 
 # --- the fallback -------------------------------------------------------------------------

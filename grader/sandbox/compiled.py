@@ -10,6 +10,23 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from grader.sandbox.base import SetupError
+from grader.sandbox.uids import UidSlots, private_folder
+
+
+def built_for(source: Path, slots: UidSlots | None) -> Path | None:
+    """`source` compiled into the grader's own folder (as root, the sandbox uids';
+    else one of this user's alone); None where that cannot be done."""
+    try:
+        if slots is not None:
+            slots.check_folder()
+            folder = slots.folder
+        else:
+            folder = private_folder(Path(tempfile.gettempdir()) / f"scramble-grader-{os.geteuid()}")
+        return compiled(source, folder)
+    except (OSError, SetupError, subprocess.SubprocessError):
+        return None
+
 
 def compiled(source: Path, folder: Path) -> Path | None:
     """`source` compiled into `folder` (the grader's alone), once per content; None

@@ -58,7 +58,7 @@ from grader.sandbox.base import (
     substitute,
 )
 from grader.sandbox.cgroups import Metered, runs_cgroups
-from grader.sandbox.compiled import compiled
+from grader.sandbox.compiled import built_for
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
     Capture,
@@ -81,7 +81,6 @@ from grader.sandbox.supervise import (
 from grader.sandbox.uids import (
     UidSlots,
     pipes_for,
-    private_folder,
     readable_by,
     workdir_for,
     workdir_for_owner,
@@ -267,17 +266,7 @@ class RlimitSandbox(Sandbox):
     def _reaper_command(self) -> list[str]:
         """reaper.c built (in a folder of the grader's alone), else reaper.py run by
         this Python (a Python starting for every run: slower, the same protocol)."""
-        try:
-            if self.slots is not None:
-                self.slots.check_folder()
-                folder = self.slots.folder
-            else:
-                folder = private_folder(
-                    Path(tempfile.gettempdir()) / f"scramble-grader-{os.geteuid()}"
-                )
-            binary = compiled(_REAPER_C, folder)
-        except (OSError, SetupError, subprocess.SubprocessError):
-            binary = None
+        binary = built_for(_REAPER_C, self.slots)
         if binary is not None:
             return [str(binary)]
         return [sys.executable, "-S", "-I", str(_REAPER)]

@@ -72,7 +72,7 @@ from pathlib import Path
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
 from grader.sandbox.cgroups import Cgroups, Metered, RunGroup
-from grader.sandbox.compiled import compiled
+from grader.sandbox.compiled import built_for
 from grader.sandbox.supervise import (
     Capture,
     Memory,
@@ -117,9 +117,9 @@ class ZygoteSpawn:
     joins: tuple[int, ...] = ()  # its cgroup's cgroup.procs files, open for writing
 
 
-def build_zygote(folder: Path) -> Path | None:
-    """zygote.c compiled into folder (private to the grader); None without a C compiler."""
-    return compiled(_SOURCE, folder)
+def build_zygote(slots: UidSlots | None) -> Path | None:
+    """zygote.c compiled into the grader's own folder; None without a C compiler."""
+    return built_for(_SOURCE, slots)
 
 
 def _new_stage(folder: Path) -> tuple[Path, int]:
