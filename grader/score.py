@@ -40,7 +40,7 @@ class SubmissionReport:
 
     policy_cases: str = "count"  # course.toml [scoring] policy_cases: count, apart, forgive
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # A mode no branch knows would silently score as "count": refuse it outright.
         if self.policy_cases not in POLICY_CASE_MODES:
             raise ValueError(f"unknown policy_cases mode {self.policy_cases!r}")
