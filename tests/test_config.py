@@ -8,6 +8,7 @@ from grader.config import (
     DEFAULT_LANGUAGES,
     ConfigError,
     CourseConfig,
+    course_file_text,
     default_course_file,
     load_config,
     tomllib,
@@ -114,13 +115,23 @@ def _course_file_with_comments_as_keys(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_course_toml_shows_exactly_the_defaults_of_the_code(tmp_path):
-    # One home for each default (the code): course.toml only shows them, and this
-    # test fails when the two disagree.
-    shown = _course_file_with_comments_as_keys(default_course_file().read_text())
-    assert "[languages.java]" in shown
+def test_course_toml_is_the_declaration_of_the_keys():
+    # One home for each key (its field in grader/config.py): course.toml only shows it.
+    assert default_course_file().read_text() == course_file_text(), (
+        "course.toml is not what grader/config.py declares; write it again with\n"
+        "  .venv/bin/python -c 'from grader.config import course_file_text as t; "
+        'print(t(), end="")\' > course.toml'
+    )
+
+
+def test_the_file_of_defaults_reads_back_as_the_defaults(tmp_path):
+    shown = _course_file_with_comments_as_keys(course_file_text())
+    assert "[languages.java]" in shown and "# deadline = " in shown  # examples stay comments
     config = load_config(write(tmp_path, shown))
     assert dataclasses.replace(config, source=None) == CourseConfig()
+    # Whole seconds shown as ints, as when the file was written by hand: the limits read
+    # from it keep the repr, and so grader.regrade's fingerprint, they had.
+    assert repr(config.limits) == repr(CourseConfig().limits).replace(".0,", ",")
 
 
 def test_export_requirements_are_the_pyproject_dependencies():
