@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Literal, get_args
+from typing import Final, Literal, get_args
 
 from grader.settings.declare import positive, setting
 
@@ -21,6 +21,11 @@ class Verdict(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+
+# A timed run of a language's start-up program that ran: it prints nothing by design,
+# so no verdict is asked of its output (grader.timed_runs).
+STARTUP_RAN: Final = "OK"
+TimedVerdict = Verdict | Literal["OK"]  # what a timed run (grader.timed_runs) counts as
 
 NOT_GRADED = "-"  # shown for a case with no stored run
 # The order every report lists verdicts in: accepted first, then the student's
