@@ -69,7 +69,8 @@ def _beside(line: str, comment: str) -> list[str]:
 
 
 def _comment(text: str, width: int) -> list[str]:
-    return ["# " + line for line in textwrap.wrap(text, width - 2)]
+    lines = textwrap.wrap(text, width - 2, break_long_words=False, break_on_hyphens=False)
+    return ["# " + line for line in lines]  # never "same-" and "language" on two lines
 
 
 def _toml(value: Any) -> str:
