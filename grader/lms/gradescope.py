@@ -81,7 +81,7 @@ def _metadata(data: bytes) -> dict:
     return {str(k): v for k, v in document.items() if isinstance(v, dict)}
 
 
-def _plain_keys(value):
+def _plain_keys(value: object) -> object:
     """Ruby symbols come out of YAML as ':name' strings: drop the colon."""
     if isinstance(value, dict):
         return {
