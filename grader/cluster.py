@@ -282,7 +282,7 @@ class ClusterExecutor:
             self.client.run_on_scheduler(close)
 
 
-def _case_data(payload):
+def _case_data(payload: dict) -> dict:
     """A task whose result is the case files: fetched once by each worker that needs
     them, and recomputed (from the task itself) if every holder is lost."""
     return payload

@@ -89,7 +89,7 @@ class GraderPlugin(WorkerPlugin):
         self._sandbox: Sandbox | None = None
         self._refusal: str | None = None
 
-    def sandbox(self):
+    def sandbox(self) -> Sandbox:
         """The worker's sandbox, or WorkerRefused saying why there is none."""
         with self._lock:
             if self._sandbox is None and self._refusal is None:
@@ -98,6 +98,7 @@ class GraderPlugin(WorkerPlugin):
                     _log.error("%s", WorkerRefused(self.address, self._refusal))
         if self._refusal:
             raise WorkerRefused(self.address, self._refusal)
+        assert self._sandbox is not None, "made whenever there is no refusal"
         return self._sandbox
 
     def _make_sandbox(self) -> str | None:

@@ -1,13 +1,18 @@
 """Course configuration: `course.toml` -> dataclasses, with the spec's defaults.
 
-Every key is checked: an unknown key, a wrong type or a negative limit is one
-ConfigError naming the file and the key, before anything is graded.
+Each key is declared once, by a field of the dataclasses below (and of grader.model's
+Limits): its type, its default, the comment course.toml shows beside it and the checks
+its value must pass (grader.settings). Every key is checked: an unknown key, a wrong
+type or a value out of range is one ConfigError naming the file and the key, before
+anything is graded. The project's course.toml is course_file_text(): every default
+with its comment.
 """
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
+from typing import Literal, get_args
 
 try:
     import tomllib
@@ -16,7 +21,21 @@ except ModuleNotFoundError:  # Python 3.10
 
 from grader.errors import GraderError
 from grader.late import LatePolicy
-from grader.model import POLICY_CASE_MODES, Limits
+from grader.model import Limits, PolicyCases
+from grader.settings.declare import (
+    NOT_A_KEY,
+    BadSetting,
+    Setting,
+    at_least,
+    in_range,
+    interval,
+    not_empty,
+    not_negative,
+    positive,
+    setting,
+)
+from grader.settings.read import read
+from grader.settings.show import show
 from grader.zones import UnknownZone, course_zone
 
 
@@ -24,13 +43,51 @@ class ConfigError(GraderError):
     """A bad course configuration; str() is one line naming the key."""
 
 
+SandboxChoice = Literal["auto", "bubblewrap", "rlimits"]
+SANDBOX_CHOICES: tuple[SandboxChoice, ...] = get_args(SandboxChoice)
+ExtraFiles = Literal["same-language", "none"]
+EXTRA_FILE_POLICIES: tuple[ExtraFiles, ...] = get_args(ExtraFiles)
+
+COMMAND_WORDS = "strings (the command's words)"
+
+
+def _passes_the_puzzle(run: tuple[str, ...]) -> str | None:
+    return None if "{input}" in run else "must pass the puzzle as {input}"
+
+
 @dataclass(frozen=True)
 class LanguageSpec:
-    name: str  # c, cpp, java, python
-    source: str  # the file name a submission must use
-    build: tuple[str, ...]  # empty: nothing to build
-    run: tuple[str, ...]  # may hold {input} and {heap_mb}
-    memory_rlimit: bool = True  # False for the JVM: its heap is capped by -Xmx
+    name: str = field(metadata=NOT_A_KEY)  # c, cpp, java, python
+    source: str = field(metadata=NOT_A_KEY)  # the file name a submission must use
+    build: tuple[str, ...] = field(metadata=setting(items=COMMAND_WORDS))  # empty: no build
+    run: tuple[str, ...] = field(  # may hold {input} and {heap_mb}
+        metadata=setting("", not_empty, _passes_the_puzzle, items=COMMAND_WORDS)
+    )
+    # False for the JVM: its heap is capped by -Xmx
+    memory_rlimit: bool = field(default=True, metadata=NOT_A_KEY)
+
+
+def _module_names(names: tuple[str, ...]) -> str | None:
+    bad = [name for name in names if not name.isidentifier()]
+    return f"not a module name (what an import names): {bad[0]!r}" if bad else None
+
+
+@dataclass(frozen=True)
+class PythonSpec(LanguageSpec):
+    """Python's: the commands, and the third-party modules the grading machine has."""
+
+    # Not in repr: a submission's content hash holds its language's commands
+    # (grader.submissions), and the course's list changes no verdict, only a diagnosis.
+    packages: tuple[str, ...] = field(
+        default=(),
+        repr=False,
+        metadata=setting(
+            "third-party modules (import names) the grading machine installs; a failing "
+            "program importing another is told it is not available for grading",
+            _module_names,
+            items="module names (what an import names)",
+        ),
+    )
 
 
 DEFAULT_LANGUAGES = {
@@ -53,7 +110,7 @@ DEFAULT_LANGUAGES = {
         ("java", "-Xmx{heap_mb}m", "-XX:+UseSerialGC", "PuzzleSolver", "{input}"),
         memory_rlimit=False,
     ),
-    "python": LanguageSpec(
+    "python": PythonSpec(
         "python",
         "puzzlesolver.py",
         (),
@@ -75,66 +132,198 @@ DEFAULT_BUILD_LIMITS = Limits(
 
 @dataclass(frozen=True)
 class LeaderboardConfig:
-    runs: int = 7  # timed runs per program and case
-    warmup: int = 1  # untimed runs first
-    cases: tuple[str, ...] = ()  # empty: every case marked timed in the manifest
-    noise_floor: float = 0.03  # medians closer than this are never ranked apart
-    alpha: float = 0.05  # significance level of the rank test
+    runs: int = field(
+        default=7,
+        metadata=setting("timed runs per program and case, after the warm-up", at_least(3)),
+    )
+    warmup: int = field(default=1, metadata=setting("untimed runs first", not_negative))
+    cases: tuple[str, ...] = field(
+        default=(),
+        metadata=setting('empty: every case marked "timed" in the manifest', items="case ids"),
+    )
+    noise_floor: float = field(
+        default=0.03,
+        metadata=setting(
+            "medians closer than this (3%) are never ranked apart",
+            interval(0, 1, closed_low=True),
+        ),
+    )
+    alpha: float = field(
+        default=0.05,
+        metadata=setting(
+            "significance level of the rank test (Mann-Whitney U)", interval(0, 1, closed_low=False)
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class TimeLimitConfig:
     """How `testcases timelimit` turns measured runs into a proposed limit."""
 
-    k: float = 2.0  # CPU limit = k x the slowest accepted run (Kattis uses 2)
-    runs: int = 3  # timed runs per program and case
-    round_to: float = 0.5  # the CPU limit is rounded up to a multiple of this (seconds)
-    wall_factor: float = 2.0  # wall limit = this x the CPU limit
+    k: float = field(
+        default=2.0,
+        metadata=setting("CPU limit = k x the slowest accepted run (as Kattis does)", at_least(1)),
+    )
+    runs: int = field(default=3, metadata=setting("timed runs per program and case", at_least(1)))
+    round_to: float = field(
+        default=0.5,
+        metadata=setting("the CPU limit is rounded up to a multiple of this (s)", positive),
+    )
+    wall_factor: float = field(
+        default=2.0, metadata=setting("wall limit = this x the CPU limit", at_least(1))
+    )
 
 
 @dataclass(frozen=True)
 class LmsConfig:
-    missing_as_zero: bool = False  # LMS exports: no submission -> 0 instead of an empty cell
+    missing_as_zero: bool = field(
+        default=False,
+        metadata=setting("no submission: an empty cell in the LMS export (true: a 0)"),
+    )
 
 
 @dataclass(frozen=True)
 class ClusterConfig:
-    scheduler: str = ""  # a Dask scheduler's address, or local:N; empty: grade on threads here
-    cases_per_task: int = 8  # runs per unit of work sent to a worker (after its build)
+    scheduler: str = field(
+        default="",
+        metadata=setting(
+            'e.g. "tcp://lab01:8786", or "local:4"; empty: grade on this machine', strip=True
+        ),
+    )
+    cases_per_task: int = field(
+        default=8,
+        metadata=setting(
+            "runs per task sent to a worker, after the submission's build", at_least(1)
+        ),
+    )
+
+
+def _a_known_zone(name: str) -> str | None:
+    try:
+        course_zone(name)
+    except UnknownZone as error:
+        return f"{error} (an IANA name such as Europe/Berlin; empty: this machine's zone)"
+    return None
+
+
+# [late]'s keys: LatePolicy (grader.late) is the policy, and knows nothing of the file.
+LATE_KEYS = {
+    "deadline": Setting(
+        "TOML date-time; without offset: `timezone`'s", example="2026-03-01T23:59:00-05:00"
+    ),
+    "grace_minutes": Setting(
+        "later than the deadline by this much still counts as on time",
+        (in_range(0),),
+        example="15",
+    ),
+    "per_day_percent": Setting(
+        "of the raw score, per started day after the deadline", (in_range(0, 100),), example="10"
+    ),
+    "max_percent": Setting("the penalty's cap", (in_range(0, 100),), example="50"),
+    "timezone": Setting(
+        "the course's clock, an IANA name (America/New_York): times without an offset (such "
+        "a deadline, zip entry times) are read on it, days late are real elapsed time "
+        "across daylight-saving changes; empty: this machine's local zone",
+        (_a_known_zone,),
+        strip=True,
+    ),
+}
+
+
+def _a_penalty_needs_a_deadline(
+    table: Mapping[str, object], policy: LatePolicy
+) -> tuple[str, str] | None:
+    penalty = policy.per_day_percent or "max_percent" in table or policy.grace_minutes
+    if policy.deadline is None and penalty:
+        return "deadline", "a late penalty needs a deadline"
+    return None
 
 
 @dataclass(frozen=True)
 class CounterexamplesConfig:
     """The search for a public puzzle that fails like each failing case."""
 
-    runs: int = 10  # extra runs per submission, on puzzles of the pool; 0: no search
+    runs: int = field(
+        default=10,
+        metadata=setting(
+            "extra runs per submission on the pool's puzzles (0: no search); they never count "
+            "in a score",
+            not_negative,
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class CourseConfig:
-    limits: Limits = Limits()
-    build_limits: Limits = DEFAULT_BUILD_LIMITS
-    languages: dict[str, LanguageSpec] = field(default_factory=lambda: dict(DEFAULT_LANGUAGES))
-    sandbox: str = "auto"  # auto, bubblewrap or rlimits
+    sandbox: SandboxChoice = field(
+        default="auto", metadata=setting("auto | bubblewrap | rlimits (no isolation: see README)")
+    )
+    limits: Limits = field(
+        default=Limits(), metadata=setting("one run of a student program on one case")
+    )
+    build_limits: Limits = field(
+        default=DEFAULT_BUILD_LIMITS, metadata=setting("one compilation (the keys of [limits])")
+    )
+    languages: dict[str, LanguageSpec] = field(
+        default_factory=lambda: dict(DEFAULT_LANGUAGES),
+        metadata=setting(
+            "Build and run commands per language (defaults from the assignment; build = [] "
+            "builds nothing; run passes the puzzle as {input}, and {heap_mb} is the Java "
+            "heap):"
+        ),
+    )
+    extra_files: ExtraFiles = field(
+        default="same-language",
+        metadata=setting(
+            "same-language: the folder's other source and header files of the main file's "
+            "language are copied beside it (#include and import work; the build command "
+            'stays the one above; a word "{sources}" in it becomes the main file and the '
+            "extra files it compiles). none: the main file only. `show` and results.json "
+            "list the files used and ignored.",
+            table="submissions",
+        ),
+    )
+    policy_cases: PolicyCases = field(
+        default="count",
+        metadata=setting(
+            "cases whose expected output depends on the project's policy rules (manifest "
+            '"policy"): count = scored like the rest, what they cost shown apart; apart = '
+            "left out of the score, scored apart; forgive = a failure the rule decides "
+            "counts as passed",
+            table="scoring",
+        ),
+    )
     leaderboard: LeaderboardConfig = LeaderboardConfig()
-    timelimit: TimeLimitConfig = TimeLimitConfig()
-    late: LatePolicy = LatePolicy()  # no deadline: no late policy
-    lms: LmsConfig = LmsConfig()
-    cluster: ClusterConfig = ClusterConfig()
-    counterexamples: CounterexamplesConfig = CounterexamplesConfig()
-    source: Path | None = None  # the file it came from, if any
-    # [submissions] extra_files: "same-language" copies a submission's other source and
-    # header files of its language beside the main file; "none" uses the main file only.
-    extra_files: str = "same-language"
-    # [languages.python] packages: the third-party modules (import names) the grading
-    # machine installs for Python programs; an import of any other module that is not
-    # Python's own is named "not available for grading" when the program fails.
-    python_packages: tuple[str, ...] = ()
-    # [scoring] policy_cases: how a case whose expected output depends on the project's
-    # policy rules (manifest "policy") counts: "count" like any other (its losses shown
-    # apart), "apart" outside the score with a score of its own, "forgive" a failure
-    # the rule decides counts as passed (shown as forgiven).
-    policy_cases: str = "count"
+    timelimit: TimeLimitConfig = field(
+        default=TimeLimitConfig(),
+        metadata=setting("testcases timelimit: limits proposed from measured runs"),
+    )
+    late: LatePolicy = field(
+        default=LatePolicy(),
+        metadata=setting(
+            "no deadline: no late policy",
+            keys=LATE_KEYS,
+            table_check=_a_penalty_needs_a_deadline,
+        ),
+    )
+    lms: LmsConfig = field(
+        default=LmsConfig(), metadata=setting("grader import / export canvas|moodle")
+    )
+    cluster: ClusterConfig = field(
+        default=ClusterConfig(),
+        metadata=setting("grade --cluster (see README): a Dask scheduler instead of threads"),
+    )
+    counterexamples: CounterexamplesConfig = field(
+        default=CounterexamplesConfig(),
+        metadata=setting("for each failing case, a public puzzle that fails the same way"),
+    )
+    source: Path | None = field(default=None, metadata=NOT_A_KEY)  # the file it came from
+
+    @property
+    def python_packages(self) -> tuple[str, ...]:
+        """[languages.python] packages: the third-party modules the grading machine has."""
+        spec = self.languages.get("python")
+        return spec.packages if isinstance(spec, PythonSpec) else ()
 
     def language_for(self, filename: str) -> LanguageSpec | None:
         for spec in self.languages.values():
@@ -143,7 +332,16 @@ class CourseConfig:
         return None
 
 
-_LIMIT_UNITS = {"stdout_bytes": ("stdout_kb", 1024), "stderr_bytes": ("stderr_kb", 1024)}
+COURSE_FILE_HEADER = (
+    "Course configuration for the grader. Every key is optional: a missing key takes the "
+    "default shown. Unknown keys, wrong types and values out of range are rejected with "
+    "an error naming the key."
+)
+
+
+def course_file_text() -> str:
+    """What the project's course.toml holds: every default, with its comment."""
+    return show(CourseConfig(), COURSE_FILE_HEADER)
 
 
 def default_course_file() -> Path:
@@ -165,263 +363,7 @@ def load_config(path: Path | None = None) -> CourseConfig:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     try:
-        return _course(data, path)
-    except ConfigError as error:
+        config = read(CourseConfig(), data)
+    except BadSetting as error:
         raise ConfigError(f"{path}: {error}") from None
-
-
-def _course(data: dict, path: Path) -> CourseConfig:
-    _known(
-        data,
-        {
-            "limits",
-            "build_limits",
-            "languages",
-            "sandbox",
-            "leaderboard",
-            "timelimit",
-            "late",
-            "lms",
-            "submissions",
-            "scoring",
-            "cluster",
-            "counterexamples",
-        },
-        "",
-    )
-    sandbox = _choice(data, "sandbox", SANDBOX_CHOICES, "")
-    return CourseConfig(
-        limits=_limits(_table(data, "limits"), Limits(), "limits"),
-        build_limits=_limits(_table(data, "build_limits"), DEFAULT_BUILD_LIMITS, "build_limits"),
-        languages=_languages(_table(data, "languages")),
-        python_packages=_python_packages(_table(data, "languages")),
-        sandbox=sandbox,
-        leaderboard=_leaderboard(_table(data, "leaderboard")),
-        timelimit=_timelimit(_table(data, "timelimit")),
-        late=_late(_table(data, "late")),
-        lms=_lms(_table(data, "lms")),
-        cluster=_cluster(_table(data, "cluster")),
-        counterexamples=_counterexamples(_table(data, "counterexamples")),
-        source=path,
-        extra_files=_extra_files(_table(data, "submissions")),
-        policy_cases=_policy_cases(_table(data, "scoring")),
-    )
-
-
-def _policy_cases(table: dict) -> str:
-    _known(table, {"policy_cases"}, "scoring")
-    return _choice(table, "policy_cases", POLICY_CASE_MODES, "scoring")
-
-
-EXTRA_FILE_POLICIES = ("same-language", "none")
-SANDBOX_CHOICES = ("auto", "bubblewrap", "rlimits")
-
-
-def _extra_files(table: dict) -> str:
-    _known(table, {"extra_files"}, "submissions")
-    return _choice(table, "extra_files", EXTRA_FILE_POLICIES, "submissions")
-
-
-def _limits(table: dict, default: Limits, prefix: str) -> Limits:
-    names = {}
-    for f in dataclasses.fields(Limits):
-        key, scale = _LIMIT_UNITS.get(f.name, (f.name, 1))
-        names[key] = (f.name, scale, f.type)
-    _known(table, set(names), prefix)
-    values = {}
-    for key, (name, scale, kind) in names.items():
-        if key not in table:
-            continue
-        number_types = (int, float) if kind in (float, "float") else int
-        value = _typed(table, key, number_types, None, prefix)
-        if value <= 0:
-            raise ConfigError(f"key '{prefix}.{key}': must be positive, not {value}")
-        values[name] = value * scale
-    return dataclasses.replace(default, **values)
-
-
-def _languages(table: dict) -> dict[str, LanguageSpec]:
-    _known(table, set(DEFAULT_LANGUAGES), "languages")
-    result = dict(DEFAULT_LANGUAGES)
-    for name, entry in table.items():
-        prefix = f"languages.{name}"
-        if not isinstance(entry, dict):
-            raise ConfigError(f"key '{prefix}': must be a table")
-        _known(
-            entry, {"build", "run", "packages"} if name == "python" else {"build", "run"}, prefix
-        )
-        default = DEFAULT_LANGUAGES[name]
-        build = tuple(_command(entry, "build", default.build, prefix, allow_empty=True))
-        run = tuple(_command(entry, "run", default.run, prefix, allow_empty=False))
-        if "{input}" not in run:
-            raise ConfigError(f"key '{prefix}.run': must pass the puzzle as {{input}}")
-        result[name] = dataclasses.replace(default, build=build, run=run)
-    return result
-
-
-def _python_packages(table: dict) -> tuple[str, ...]:
-    entry = table.get("python", {})
-    packages = entry.get("packages", []) if isinstance(entry, dict) else []
-    if not isinstance(packages, list) or not all(
-        isinstance(p, str) and p.isidentifier() for p in packages
-    ):
-        raise ConfigError(
-            "key 'languages.python.packages': must be a list of module names (what an "
-            'import names: ["numpy"])'
-        )
-    return tuple(packages)
-
-
-def _leaderboard(table: dict) -> LeaderboardConfig:
-    prefix = "leaderboard"
-    _known(table, {f.name for f in dataclasses.fields(LeaderboardConfig)}, prefix)
-    default = LeaderboardConfig()
-    runs = _typed(table, "runs", int, default.runs, prefix)
-    warmup = _typed(table, "warmup", int, default.warmup, prefix)
-    noise = _typed(table, "noise_floor", (int, float), default.noise_floor, prefix)
-    alpha = _typed(table, "alpha", (int, float), default.alpha, prefix)
-    cases = table.get("cases", list(default.cases))
-    if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
-        raise ConfigError(f"key '{prefix}.cases': must be a list of case ids")
-    if runs < 3:
-        raise ConfigError(f"key '{prefix}.runs': must be at least 3, not {runs}")
-    if warmup < 0:
-        raise ConfigError(f"key '{prefix}.warmup': must not be negative, not {warmup}")
-    if not 0 <= noise < 1:
-        raise ConfigError(f"key '{prefix}.noise_floor': must be in [0, 1), not {noise}")
-    if not 0 < alpha < 1:
-        raise ConfigError(f"key '{prefix}.alpha': must be in (0, 1), not {alpha}")
-    return LeaderboardConfig(runs, warmup, tuple(cases), float(noise), float(alpha))
-
-
-def _timelimit(table: dict) -> TimeLimitConfig:
-    prefix = "timelimit"
-    _known(table, {f.name for f in dataclasses.fields(TimeLimitConfig)}, prefix)
-    default = TimeLimitConfig()
-    k = _typed(table, "k", (int, float), default.k, prefix)
-    runs = _typed(table, "runs", int, default.runs, prefix)
-    round_to = _typed(table, "round_to", (int, float), default.round_to, prefix)
-    wall = _typed(table, "wall_factor", (int, float), default.wall_factor, prefix)
-    if k < 1:
-        raise ConfigError(f"key '{prefix}.k': must be at least 1, not {k}")
-    if runs < 1:
-        raise ConfigError(f"key '{prefix}.runs': must be at least 1, not {runs}")
-    if round_to <= 0:
-        raise ConfigError(f"key '{prefix}.round_to': must be positive, not {round_to}")
-    if wall < 1:
-        raise ConfigError(f"key '{prefix}.wall_factor': must be at least 1, not {wall}")
-    return TimeLimitConfig(float(k), runs, float(round_to), float(wall))
-
-
-def _late(table: dict) -> LatePolicy:
-    prefix = "late"
-    _known(
-        table, {"deadline", "grace_minutes", "per_day_percent", "max_percent", "timezone"}, prefix
-    )
-    zone = _typed(table, "timezone", str, "", prefix).strip()
-    try:
-        course_zone(zone)
-    except UnknownZone as error:
-        raise ConfigError(
-            f"key '{prefix}.timezone': {error} (an IANA name such as Europe/Berlin; "
-            "empty: this machine's zone)"
-        ) from None
-    deadline = table.get("deadline")
-    if isinstance(deadline, str):
-        try:
-            deadline = datetime.fromisoformat(deadline)
-        except ValueError:
-            raise ConfigError(
-                f"key '{prefix}.deadline': not a date and time: {deadline!r}"
-            ) from None
-    if deadline is not None and not isinstance(deadline, datetime):
-        raise ConfigError(
-            f"key '{prefix}.deadline': must be a date and time "
-            f"(2026-03-01T23:59:00-05:00), not {deadline!r}"
-        )
-    grace = _typed(table, "grace_minutes", (int, float), 0, prefix)
-    per_day = _typed(table, "per_day_percent", (int, float), 0, prefix)
-    cap = _typed(table, "max_percent", (int, float), 100, prefix)
-    for key, value in (
-        ("grace_minutes", grace),
-        ("per_day_percent", per_day),
-        ("max_percent", cap),
-    ):
-        if value < 0 or (key != "grace_minutes" and value > 100):
-            raise ConfigError(f"key '{prefix}.{key}': out of range: {value}")
-    if deadline is None and (per_day or "max_percent" in table or grace):
-        raise ConfigError(f"key '{prefix}.deadline': a late penalty needs a deadline")
-    return LatePolicy(deadline, float(grace), float(per_day), float(cap), zone)
-
-
-def _lms(table: dict) -> LmsConfig:
-    _known(table, {"missing_as_zero"}, "lms")
-    value = table.get("missing_as_zero", False)
-    if not isinstance(value, bool):
-        raise ConfigError(f"key 'lms.missing_as_zero': must be true or false, not {value!r}")
-    return LmsConfig(missing_as_zero=value)
-
-
-def _cluster(table: dict) -> ClusterConfig:
-    prefix = "cluster"
-    _known(table, {f.name for f in dataclasses.fields(ClusterConfig)}, prefix)
-    scheduler = _typed(table, "scheduler", str, ClusterConfig.scheduler, prefix).strip()
-    per_task = _typed(table, "cases_per_task", int, ClusterConfig.cases_per_task, prefix)
-    if per_task < 1:
-        raise ConfigError(f"key '{prefix}.cases_per_task': must be at least 1, not {per_task}")
-    return ClusterConfig(scheduler, per_task)
-
-
-def _counterexamples(table: dict) -> CounterexamplesConfig:
-    prefix = "counterexamples"
-    _known(table, {f.name for f in dataclasses.fields(CounterexamplesConfig)}, prefix)
-    runs = _typed(table, "runs", int, CounterexamplesConfig.runs, prefix)
-    if runs < 0:
-        raise ConfigError(f"key '{prefix}.runs': must not be negative, not {runs}")
-    return CounterexamplesConfig(runs)
-
-
-def _command(table, key, default, prefix, allow_empty):
-    value = table.get(key, list(default))
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"key '{prefix}.{key}': must be a list of strings (the command's words)")
-    if not value and not allow_empty:
-        raise ConfigError(f"key '{prefix}.{key}': must not be empty")
-    return value
-
-
-def _table(data: dict, key: str) -> dict:
-    value = data.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"key '{key}': must be a table ([{key}])")
-    return value
-
-
-def _known(table: dict, allowed: set, prefix: str) -> None:
-    for key in table:
-        if key not in allowed:
-            where = f"{prefix}.{key}" if prefix else key
-            raise ConfigError(f"unknown key '{where}' (known: {', '.join(sorted(allowed))})")
-
-
-def _choice(table: dict, key: str, choices: tuple[str, ...], prefix: str) -> str:
-    """A word from `choices`; the first is the default."""
-    value = _typed(table, key, str, choices[0], prefix)
-    if value not in choices:
-        where = f"{prefix}.{key}" if prefix else key
-        allowed = f"{', '.join(choices[:-1])} or {choices[-1]}"
-        raise ConfigError(f"key '{where}': must be {allowed}, not {value!r}")
-    return value
-
-
-def _typed(table: dict, key: str, kinds, default, prefix: str):
-    if key not in table:
-        return default
-    value = table[key]
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    # bool is an int in Python; a limit of `true` is a mistake, not 1.
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        where = f"{prefix}.{key}" if prefix else key
-        wanted = " or ".join(k.__name__ for k in kinds)
-        raise ConfigError(f"key '{where}': must be {wanted}, not {type(value).__name__} {value!r}")
-    return value
+    return dataclasses.replace(config, source=path)

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -18,16 +19,25 @@ from grader.build import Artifact, build
 from grader.cases import Case
 from grader.config import CourseConfig
 from grader.judge import Judgement, run_case
-from grader.model import Verdict
+from grader.model import RunResult, Verdict
+from grader.sandbox.base import Sandbox
 from grader.store import Store
 from grader.submissions import Submission
+
+
+class EventKind(str, Enum):
+    BUILD = "build"  # a submission's build finished (or could not start): `artifact`
+    RUN = "run"  # one case was judged: `case` and `verdict`
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
 class Event:
     """Something the user may want to see: a build finished or a run finished."""
 
-    kind: str  # "build" or "run"
+    kind: EventKind
     submission: Submission
     case: Case | None = None
     verdict: Verdict | None = None
@@ -110,7 +120,7 @@ def grade(
 def execute(
     work: Plan,
     store: Store,
-    sandbox,
+    sandbox: Sandbox,
     config: CourseConfig,
     cache_root: Path,
     *,
@@ -160,7 +170,7 @@ class _Recorder:
         self.built.add(sub.id)
         if sub.problem is None and not artifact.internal:
             self.store.record_build(sub.content_hash, artifact)
-        self.on_event(Event("build", sub, artifact=artifact))
+        self.on_event(Event(EventKind.BUILD, sub, artifact=artifact))
         if artifact.ok:
             return
         verdict = Verdict.IE if artifact.internal else Verdict.CE
@@ -168,14 +178,23 @@ class _Recorder:
         for case in self.work.todo.get(sub.id, ()):
             self._judged(sub, case, verdict, diagnosis, None)
 
-    def _judged(self, sub, case, verdict, diagnosis, result, policy_only=False, kind="") -> None:
+    def _judged(
+        self,
+        sub: Submission,
+        case: Case,
+        verdict: Verdict,
+        diagnosis: str,
+        result: RunResult | None,
+        policy_only: bool = False,
+        kind: str = "",
+    ) -> None:
         if (sub.id, case.id) in self.judged:
             return
         self.judged.add((sub.id, case.id))
         self.store.record_run(
             sub, case, verdict, diagnosis, result, policy_only=policy_only, kind=kind
         )
-        self.on_event(Event("run", sub, case, verdict))
+        self.on_event(Event(EventKind.RUN, sub, case, verdict))
 
 
 class _BuildOnce:
@@ -207,7 +226,7 @@ class ThreadExecutor:
     """`jobs` threads on this machine (each sandboxed program is its own process, so
     threads suffice); builds go to cache_root."""
 
-    def __init__(self, sandbox, config: CourseConfig, cache_root: Path, jobs: int = 1):
+    def __init__(self, sandbox: Sandbox, config: CourseConfig, cache_root: Path, jobs: int = 1):
         self.sandbox, self.config, self.cache_root = sandbox, config, cache_root
         self.jobs = max(1, jobs)
 
@@ -229,7 +248,9 @@ class ThreadExecutor:
                     future.cancel()
                 raise
 
-    def _build(self, sub, force, once, deliver) -> Built:
+    def _build(
+        self, sub: Submission, force: bool, once: _BuildOnce, deliver: Callable[[Outcome], None]
+    ) -> Built:
         built = Built(
             sub,
             once.build(
@@ -242,13 +263,22 @@ class ThreadExecutor:
         deliver(built)  # in the worker thread: stored even if the run is interrupted now
         return built
 
-    def _run(self, sub, case, artifact, deliver) -> None:
+    def _run(
+        self, sub: Submission, case: Case, artifact: Artifact, deliver: Callable[[Outcome], None]
+    ) -> None:
+        assert sub.language is not None, "built: it has a language"
         judgement = run_case(
             artifact, sub.language, case, self.sandbox, self.config.limits, sub.facts
         )
         deliver(Judged(sub, case, judgement))
 
-    def _follow_up(self, future: Future, pool, todo, deliver) -> set:
+    def _follow_up(
+        self,
+        future: Future,
+        pool: ThreadPoolExecutor,
+        todo: dict[str, list[Case]],
+        deliver: Callable[[Outcome], None],
+    ) -> set[Future]:
         """After a good build: its runs."""
         outcome = future.result()
         if not isinstance(outcome, Built) or not outcome.artifact.ok:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from grader.cases import Case, default_manifest, load_cases
 from grader.errors import GraderError
+from grader.model import PolicyCases
 from grader.schemas import validate
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store
@@ -34,7 +35,7 @@ class Graded:
 
 @contextmanager
 def graded(
-    results: Path, manifest: Path | None = None, policy_cases: str = "count"
+    results: Path, manifest: Path | None = None, policy_cases: PolicyCases = "count"
 ) -> Iterator[Graded]:
     """Open the results of the last `grade` run in `results` (`policy_cases`: course.toml's
     [scoring] policy_cases)."""

@@ -4,8 +4,12 @@ A submission after `deadline` + `grace_minutes` loses `per_day_percent` of its
 raw score for every started day past the deadline (a minute late counts as one
 day), never more than `max_percent` in all. Where the LMS marks lateness itself
 (Canvas's LATE), its marker decides whether a submission is late, since it knows
-each student's own due date and extensions; the time then only counts the days
-(at least one). Days are real elapsed time: a time without an offset is read on the
+each student's own due date and extensions; the time then only counts the days.
+Without a time nothing is charged that cannot be justified: a submission the LMS
+marks late is at least one day late when the policy has no grace period (with one,
+it may be within it: nothing), any other is charged nothing, and each such
+submission is flagged (`unknown_time`) so that a command says so once for all of
+them. Days are real elapsed time: a time without an offset is read on the
 course's clock (`timezone`, see grader.zones), so one instant gets one penalty
 however it is written, across a daylight-saving change too. The raw score is never
 changed: every report shows raw score, penalty and the final score side by side.
@@ -52,6 +56,7 @@ class Lateness:
     days_late: int  # started days past the deadline, 0 when on time or within grace
     percent: float  # penalty in percent of the raw score
     note: str  # one line for people: "2 days late: -20%", "on time", "no submission time"
+    unknown_time: bool = False  # the policy needed the submission time and had none
 
     def penalty(self, raw: float) -> float:
         return round(raw * self.percent / 100, 4)
@@ -67,7 +72,9 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
     """How late a submission is under the policy; no penalty without a policy or a time."""
     if meta is None:
         if policy.enabled:  # a folder made by hand: say why it has no penalty
-            return Lateness(None, None, 0, 0.0, "no submission time (not imported): no penalty")
+            return Lateness(
+                None, None, 0, 0.0, "no submission time (not imported): no penalty", True
+            )
         return NOT_LATE
     marker = meta.late_marker
     submitted = meta.submitted
@@ -75,17 +82,17 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
         note = "the LMS marks it late (no late policy in course.toml)" if marker else ""
         return Lateness(meta.submitted_at, marker, 0, 0.0, note)
     if marker is False:
-        # The LMS judged it against the student's own due date (extensions included);
-        # a zip entry's time may not even be the submission's.
+        # The LMS judged it against the student's own due date (extensions included),
+        # which course.toml's one deadline does not know.
         return Lateness(meta.submitted_at, marker, 0, 0.0, "on time (the LMS's own marker)")
     assert policy.deadline is not None, "policy.enabled: it has a deadline"
-    late_by = None if submitted is None else _late_by(submitted, policy.deadline, policy.zone)
-    if late_by is None or late_by <= timedelta(0):
+    if submitted is None:
+        return _without_time(policy, meta)
+    late_by = _late_by(submitted, policy.deadline, policy.zone)
+    if late_by <= timedelta(0):
         if not marker:
-            note = "on time" if late_by is not None else "no submission time: no penalty applied"
-            return Lateness(meta.submitted_at, marker, 0, 0.0, note)
-        known = "its time is not past the deadline" if late_by is not None else "no time"
-        days, why = 1, f" (the LMS marks it late; {known})"
+            return Lateness(meta.submitted_at, marker, 0, 0.0, "on time")
+        days, why = 1, " (the LMS marks it late; its time is not past the deadline)"
     elif late_by <= timedelta(minutes=policy.grace_minutes):
         return Lateness(meta.submitted_at, marker, 0, 0.0, "within the grace period")
     else:
@@ -94,6 +101,29 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
     capped = " (capped)" if percent < days * policy.per_day_percent else ""
     note = f"{days} day{'s' if days != 1 else ''} late: -{percent:g}%{capped}{why}"
     return Lateness(meta.submitted_at, marker, days, float(percent), note)
+
+
+def _without_time(policy: LatePolicy, meta: SubmissionMeta) -> Lateness:
+    """What can be charged knowing only the LMS's marker (False was handled before)."""
+    if not meta.late_marker:
+        return Lateness(None, meta.late_marker, 0, 0.0, "no submission time: no penalty", True)
+    if policy.grace_minutes:
+        note = (
+            "the LMS marks it late, but without a submission time the grace period "
+            "cannot be told apart: no penalty"
+        )
+        return Lateness(None, True, 0, 0.0, note, True)
+    percent = min(policy.max_percent, policy.per_day_percent)
+    note = (
+        f"1 day late: -{percent:g}% (the LMS marks it late; without a submission time, "
+        "the fewest days it can be)"
+    )
+    return Lateness(None, True, 1, float(percent), note, True)
+
+
+def unknown_times(lateness: dict[str, "Lateness"]) -> list[str]:
+    """The submissions the policy had no time for, in id order."""
+    return sorted(sid for sid, late in lateness.items() if late.unknown_time)
 
 
 def _late_by(submitted: datetime, deadline: datetime, zone: tzinfo) -> timedelta:

@@ -1,7 +1,10 @@
 """Types that cross module boundaries: limits, run results, verdicts."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import Final, Literal, get_args
+
+from grader.settings.declare import positive, setting
 
 
 class Verdict(str, Enum):
@@ -19,13 +22,19 @@ class Verdict(str, Enum):
         return self.value
 
 
+# A timed run of a language's start-up program that ran: it prints nothing by design,
+# so no verdict is asked of its output (grader.timed_runs).
+STARTUP_RAN: Final = "OK"
+TimedVerdict = Verdict | Literal["OK"]  # what a timed run (grader.timed_runs) counts as
+
 NOT_GRADED = "-"  # shown for a case with no stored run
 # The order every report lists verdicts in: accepted first, then the student's
 # failures from "almost" to "did not build", then the grader's own, then none.
 VERDICT_ORDER = (*(v.value for v in Verdict), NOT_GRADED)
 # course.toml [scoring] policy_cases: how cases whose expected output depends on a
 # policy rule count (grader.config reads it, grader.score applies it).
-POLICY_CASE_MODES = ("count", "apart", "forgive")
+PolicyCases = Literal["count", "apart", "forgive"]
+POLICY_CASE_MODES: tuple[PolicyCases, ...] = get_args(PolicyCases)
 
 
 class CpuAccounting(str, Enum):
@@ -56,18 +65,34 @@ class CpuAccounting(str, Enum):
         }[self.value]
 
 
+def _limit(comment: str, **options: object) -> dict:
+    # A number as written: grader.regrade fingerprints repr(limits), and the results
+    # of every earlier run hold the fingerprint of course.toml's ints.
+    return setting(comment, positive, as_written=True, **options)
+
+
 @dataclass(frozen=True)
 class Limits:
-    """What one sandboxed process tree may use."""
+    """What one sandboxed process tree may use (course.toml [limits], [build_limits])."""
 
-    cpu_seconds: float = 10.0
-    wall_seconds: float = 20.0
-    memory_mb: int = 512
-    processes: int = 64
-    file_size_mb: int = 16
-    open_files: int = 64
-    stdout_bytes: int = 8 << 20  # beyond this: OLE
-    stderr_bytes: int = 64 << 10  # kept for the report; beyond it is dropped
+    cpu_seconds: float = field(
+        default=10.0, metadata=_limit("user + sys of the whole process tree")
+    )
+    wall_seconds: float = field(default=20.0, metadata=_limit("guard against sleeping programs"))
+    memory_mb: int = field(
+        default=512, metadata=_limit("peak memory (a Java program's heap: 3/4 of this, -Xmx)")
+    )
+    processes: int = field(default=64, metadata=_limit("processes and threads"))
+    file_size_mb: int = field(default=16, metadata=_limit("largest file it may write"))
+    open_files: int = field(default=64, metadata=_limit(""))
+    stdout_bytes: int = field(
+        default=8 << 20,
+        metadata=_limit("more output stops the program (a run: OLE)", name="stdout_kb", scale=1024),
+    )
+    stderr_bytes: int = field(
+        default=64 << 10,
+        metadata=_limit("kept for the report; the rest is dropped", name="stderr_kb", scale=1024),
+    )
 
 
 def java_heap_mb(limits: Limits) -> int:

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.cases import Case
-from grader.model import NOT_GRADED, POLICY_CASE_MODES, Verdict
+from grader.model import NOT_GRADED, POLICY_CASE_MODES, PolicyCases, Verdict
 from grader.policy_backfill import backfilled
 from grader.store import BuildRow, CounterexampleRow, RunRow, Store, SubmissionRow
 
@@ -19,7 +19,7 @@ class CaseOutcome:
     counterexample: CounterexampleRow | None = None
 
     @property
-    def verdict(self) -> str | None:
+    def verdict(self) -> Verdict | None:
         return self.run.verdict if self.run else None
 
     @property
@@ -41,9 +41,9 @@ class SubmissionReport:
     files_used: list[str] = field(default_factory=list)  # shown names, main file first
     files_ignored: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
 
-    policy_cases: str = "count"  # course.toml [scoring] policy_cases: count, apart, forgive
+    policy_cases: PolicyCases = "count"  # course.toml [scoring] policy_cases
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # A mode no branch knows would silently score as "count": refuse it outright.
         if self.policy_cases not in POLICY_CASE_MODES:
             raise ValueError(f"unknown policy_cases mode {self.policy_cases!r}")
@@ -125,7 +125,10 @@ class SubmissionReport:
 
 
 def report(
-    store: Store, submission: SubmissionRow, cases: Sequence[Case], policy_cases: str = "count"
+    store: Store,
+    submission: SubmissionRow,
+    cases: Sequence[Case],
+    policy_cases: PolicyCases = "count",
 ) -> SubmissionReport:
     """A submission's current results: its current content, the current cases;
     `policy_cases` is course.toml's [scoring] policy_cases."""
@@ -140,8 +143,8 @@ def report(
         example = found.get((case.id, case.version)) if failed else None
         outcomes.append(CaseOutcome(case, run, example))
     build = store.build(submission.content_hash) if not submission.problem else None
-    used, ignored = store.files(submission.id)
-    return SubmissionReport(submission, build, outcomes, used, ignored, policy_cases)
+    files = store.files(submission.id)
+    return SubmissionReport(submission, build, outcomes, files.used, files.ignored, policy_cases)
 
 
 def format_score(value: float) -> str:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
+from types import ModuleType
 
 from grader.bounded import read_limited
 from grader.config import CourseConfig
@@ -66,7 +67,7 @@ class Report:
     starter_files: list[Path]
 
 
-def _copydetect():
+def _copydetect() -> tuple[ModuleType, ModuleType, ModuleType]:
     try:
         import copydetect
         from copydetect import detector, utils

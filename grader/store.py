@@ -16,9 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import IO, Protocol
 
+from grader.cases import Case
 from grader.errors import GraderError
-from grader.model import Verdict
+from grader.model import STARTUP_RAN, RunResult, TimedVerdict, Verdict
+from grader.submissions import Submission
 from grader.text import safe_name
 
 # 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, and the
@@ -146,7 +149,7 @@ class RunRow:
     submission_id: str
     case_id: str
     case_version: str
-    verdict: str
+    verdict: Verdict
     exit_code: int | None
     signal: int | None
     cpu_seconds: float | None
@@ -166,6 +169,7 @@ _RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
 
 def _run_row(row: tuple) -> RunRow:
     values = dict(zip(_RUN_COLUMNS, row))
+    values["verdict"] = Verdict(values["verdict"])
     if values["policy_only"] is not None:
         values["policy_only"] = bool(values["policy_only"])  # stored as 0 or 1
     return RunRow(**values)
@@ -205,13 +209,20 @@ class TimingRow:
     case_id: str
     case_version: str
     run_index: int
-    verdict: str  # AC (or OK for a start-up program), else what went wrong
+    verdict: TimedVerdict  # AC (or OK for a start-up program), else what went wrong
     cpu_seconds: float
     wall_seconds: float
     core: int | None  # the core it was pinned to, None when not pinned
     sandbox: str
     created_at: float
     cpu_accounting: str  # a CpuAccounting value ("" if stored before schema 3)
+
+
+def _timing_row(row: tuple) -> TimingRow:
+    values = dict(zip((field.name for field in fields(TimingRow)), row))
+    verdict = values["verdict"]
+    values["verdict"] = STARTUP_RAN if verdict == STARTUP_RAN else Verdict(verdict)
+    return TimingRow(**values)
 
 
 @dataclass(frozen=True)
@@ -224,11 +235,32 @@ class SubmissionRow:
 
 
 @dataclass(frozen=True)
+class FilesRow:
+    """Which files of a submission's folder its build got, and which it ignored."""
+
+    used: list[str]  # shown names, the main file first
+    ignored: list[tuple[str, str]]  # (shown name, why)
+
+
+@dataclass(frozen=True)
 class BuildRow:
     ok: bool
     log: str
     cpu_seconds: float
     wall_seconds: float
+
+
+class _Built(Protocol):
+    """What the store keeps of a build (grader.build's Artifact, a layer above)."""
+
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def log(self) -> str: ...
+    @property
+    def cpu_seconds(self) -> float: ...
+    @property
+    def wall_seconds(self) -> float: ...
 
 
 class Store:
@@ -280,7 +312,7 @@ class Store:
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextmanager
@@ -293,7 +325,7 @@ class Store:
 
     # ------------------------------------------------------------ writes
 
-    def record_submission(self, sub) -> None:
+    def record_submission(self, sub: Submission) -> None:
         used = list(getattr(sub, "used_files", ()))
         ignored = [list(pair) for pair in getattr(sub, "ignored", ())]
         with self._write() as db:
@@ -313,7 +345,7 @@ class Store:
                 (sub.id, json.dumps(used), json.dumps(ignored)),
             )
 
-    def record_build(self, content_hash: str, artifact) -> None:
+    def record_build(self, content_hash: str, artifact: _Built) -> None:
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO builds VALUES (?, ?, ?, ?, ?, ?)",
@@ -329,11 +361,11 @@ class Store:
 
     def record_run(
         self,
-        sub,
-        case,
-        verdict,
+        sub: Submission,
+        case: Case,
+        verdict: Verdict,
         diagnosis: str,
-        result=None,
+        result: RunResult | None = None,
         *,
         policy_only: bool = False,
         kind: str = "",
@@ -384,7 +416,15 @@ class Store:
                 (int(value), submission_id, content_hash, case_id, case_version),
             )
 
-    def record_pool_run(self, sub, puzzle, verdict, kind: str, diagnosis: str, result) -> None:
+    def record_pool_run(
+        self,
+        sub: Submission,
+        puzzle: Case,
+        verdict: Verdict,
+        kind: str,
+        diagnosis: str,
+        result: RunResult | None,
+    ) -> None:
         """One run on a pool puzzle (`result` its RunResult, None when nothing ran)."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
         with self._write() as db:
@@ -403,7 +443,7 @@ class Store:
                 ),
             )
 
-    def record_counterexample(self, sub, case, found: CounterexampleRow) -> None:
+    def record_counterexample(self, sub: Submission, case: Case, found: CounterexampleRow) -> None:
         """What the search found for a failing case (found.case_id is case.id)."""
         with self._write() as db:
             db.execute(
@@ -461,14 +501,14 @@ class Store:
         )
         return [SubmissionRow(*row) for row in rows]
 
-    def files(self, submission_id: str) -> tuple[list[str], list[tuple[str, str]]]:
-        """(files used, (file, why) ignored) as last recorded for the submission."""
+    def files(self, submission_id: str) -> FilesRow:
+        """The files used and ignored as last recorded for the submission."""
         row = self.db.execute(
             "SELECT used, ignored FROM submission_files WHERE id=?", (submission_id,)
         ).fetchone()
         if row is None:
-            return [], []
-        return json.loads(row[0]), [tuple(pair) for pair in json.loads(row[1])]
+            return FilesRow([], [])
+        return FilesRow(json.loads(row[0]), [(name, why) for name, why in json.loads(row[1])])
 
     def build(self, content_hash: str) -> BuildRow | None:
         row = self.db.execute(
@@ -538,10 +578,10 @@ class Store:
         self,
         program_id: str,
         content_hash: str,
-        case,
+        case: Case,
         run_index: int,
-        verdict: str,
-        result,
+        verdict: TimedVerdict,
+        result: RunResult,
         core: int | None,
     ) -> None:
         """One timed run (`result` is its RunResult)."""
@@ -573,7 +613,7 @@ class Store:
             " ORDER BY case_id, case_version, run_index",
             (program_id, content_hash),
         )
-        return [TimingRow(*row) for row in rows]
+        return [_timing_row(row) for row in rows]
 
     def forget_timings(self) -> None:
         """Drop every stored timing (for --force-remeasure)."""
@@ -611,7 +651,7 @@ def results_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
         handle.close()
 
 
-def _lock(handle, folder: Path, wait: bool) -> None:
+def _lock(handle: IO[str], folder: Path, wait: bool) -> None:
     try:
         import fcntl
     except ImportError:  # Windows: no advisory locks; single-user anyway

@@ -4,6 +4,30 @@
 discovery never takes it for a source file, and it is not part of the content
 hash: fixing a name or a time never regrades anyone. The LMS import writes it; the
 late policy and `show` read it, so it lives below both.
+
+What it records is what the LMS says, as typed fields (a later reader never parses
+the archive again):
+- `submitted_at`, `time_source`: the submission time and where it came from
+  (Gradescope's metadata, Moodle's worksheet "Last modified (submission)", a file of
+  Canvas's `submitted_at`); None when no source knew it. A zip entry's time is never
+  one: Canvas and Moodle stamp every entry with the moment the zip was made.
+- `downloaded_at`: when the LMS made the download (the time its zip gives every
+  entry): only which of two downloads is the newer one.
+- `late_marker`: Canvas's `LATE_`; None where the LMS marks nothing.
+- `anonymous_id`: Canvas's anonymous grading id (`anon_<id>`): the folder is named by
+  it and no roster knows it until Canvas reveals the names.
+- `attachments`: Canvas's attachment id of each submitted file (as it was named
+  when imported): "Re-upload submissions" finds the submission through one of them.
+- `team` (a Team, None for a one-person submission), for the team model to come:
+  - `group_id`: Moodle's group id, the number in `Team Rocket_1203_assignsubmission_`
+    ("" for Moodle's default group and for Gradescope, which numbers no groups);
+  - `group_name`: the name the LMS gives it (`Default group` included);
+  - `default_group`: Moodle's default group, the students in no group, who share
+    one submission (`Default group_assignsubmission_file/`, no id);
+  - `members`: who the LMS says the submission is for, each a TeamMember
+    (`lms_user_id`: Moodle participant id, Gradescope sid or e-mail; `name`): the
+    rows of Moodle's grading worksheet whose Group column names the group (empty
+    without the worksheet), or Gradescope's `:submitters:`.
 """
 
 import json
@@ -20,6 +44,20 @@ MAX_META_BYTES = 1 << 20  # what an import writes is a few kB, whatever the clas
 
 
 @dataclass(frozen=True)
+class TeamMember:
+    lms_user_id: str  # Moodle participant id; Gradescope sid (else e-mail)
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Team:
+    group_id: str = ""  # Moodle's group id; "" for its default group and for Gradescope
+    group_name: str = ""
+    default_group: bool = False  # Moodle: the students in no group, one shared submission
+    members: tuple[TeamMember, ...] = ()  # as the LMS lists them; () when it did not say
+
+
+@dataclass(frozen=True)
 class SubmissionMeta:
     student_id: str  # the folder's name: stable across downloads of the same course
     lms: str  # canvas, moodle or gradescope
@@ -29,9 +67,13 @@ class SubmissionMeta:
     submitted_at: str | None = None  # ISO 8601; naive = the course's local time
     time_source: str = ""  # where submitted_at came from
     late_marker: bool | None = None  # the LMS's own "late" flag, None when it has none
-    other_ids: tuple[str, ...] = ()  # SIS ids, e-mails: what a roster may match on
+    other_ids: tuple[str, ...] = ()  # SIS ids, e-mails, team members: what a roster may match on
     files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256
     archive: str = ""  # the download it came from
+    downloaded_at: str | None = None  # ISO 8601, naive: when the LMS made that download
+    anonymous_id: str = ""  # Canvas's anonymous grading id; "" when names are shown
+    attachments: dict[str, str] = field(default_factory=dict)  # Canvas: file -> attachment id
+    team: Team | None = None  # what the LMS says of the team that submitted it
 
     @property
     def submitted(self) -> datetime | None:
@@ -46,6 +88,8 @@ class SubmissionMeta:
             self.files == other.files
             and self.submitted_at == other.submitted_at
             and self.late_marker == other.late_marker
+            and self.team == other.team
+            and self.time_source == other.time_source
         )
 
 
@@ -88,6 +132,24 @@ def read_meta(folder) -> SubmissionMeta | None:
             other_ids=tuple(str(i) for i in data.get("other_ids", [])),
             files={str(k): str(v) for k, v in data.get("files", {}).items()},
             archive=str(data.get("archive", "")),
+            downloaded_at=data.get("downloaded_at"),
+            anonymous_id=str(data.get("anonymous_id", "")),
+            attachments={str(k): str(v) for k, v in data.get("attachments", {}).items()},
+            team=_team(data.get("team")),
         )
     except (KeyError, TypeError, AttributeError):
         return None
+
+
+def _team(data) -> Team | None:
+    if data is None:
+        return None
+    return Team(
+        group_id=str(data.get("group_id", "")),
+        group_name=str(data.get("group_name", "")),
+        default_group=bool(data.get("default_group", False)),
+        members=tuple(
+            TeamMember(str(m["lms_user_id"]), str(m.get("name", "")))
+            for m in data.get("members", [])
+        ),
+    )

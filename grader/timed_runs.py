@@ -9,7 +9,7 @@ from pathlib import Path
 from grader.cases import Case, CaseError
 from grader.config import ConfigError, CourseConfig, LanguageSpec
 from grader.judge import run_in
-from grader.model import Verdict
+from grader.model import STARTUP_RAN, RunResult, TimedVerdict, Verdict
 from grader.sandbox.base import Sandbox
 
 STARTUP_PREFIX = "startup/"  # no folder name holds a "/": no submission can take it
@@ -50,11 +50,13 @@ def timed_cases(cases: Sequence[Case], config: CourseConfig) -> list[Case]:
     return chosen
 
 
-def timed_run(program: Program, case: Case, sandbox: Sandbox, config: CourseConfig):
+def timed_run(
+    program: Program, case: Case, sandbox: Sandbox, config: CourseConfig
+) -> tuple[TimedVerdict, RunResult]:
     """(its verdict, the run) of one timed run."""
     judgement = run_in(program.folder, program.language, case, sandbox, config.limits)
     result, verdict = judgement.result, judgement.verdict
     assert result is not None, "run_in always runs the program"
     if program.startup and verdict in (Verdict.AC, Verdict.WA, Verdict.PE):
-        return "OK", result  # it prints nothing by design: it only has to run
-    return str(verdict), result
+        return STARTUP_RAN, result  # it prints nothing by design: it only has to run
+    return verdict, result

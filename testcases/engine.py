@@ -3,6 +3,7 @@ expected output it defines."""
 
 import importlib
 import io
+from pathlib import Path
 from types import ModuleType
 
 from testcases.errors import GraderError, UsageError
@@ -45,7 +46,7 @@ def second_engine() -> ModuleType:
         ) from None
 
 
-def read_puzzle(path):
+def read_puzzle(path: str | Path):
     """The reference's parse of a puzzle file; a bad file is a UsageError."""
     ps = solver()
     try:

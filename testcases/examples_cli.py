@@ -1,6 +1,7 @@
 """`testcases verify-examples` and `testcases timelimit`: the commands that grade
 or time the example class (kept apart from cli.py, which needs no grader)."""
 
+import argparse
 import csv
 import sys
 import tempfile
@@ -8,8 +9,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from grader.cases import CaseError, load_cases
-from grader.config import ConfigError, load_config
+from grader.cases import Case, CaseError, load_cases
+from grader.config import ConfigError, CourseConfig, load_config
 from grader.sandbox import SandboxUnavailable, make_sandbox
 from testcases import examples as ex
 from testcases import timelimit as tl
@@ -21,7 +22,7 @@ def _warn(message: str) -> None:
     print(f"testcases: warning: {message}", file=sys.stderr)
 
 
-def _setup(args):
+def _setup(args: argparse.Namespace) -> tuple[CourseConfig, list[Case], list[ex.Example]]:
     if getattr(args, "jobs", 1) < 1:  # timelimit has no --jobs: it times one run at a time
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     try:

@@ -187,3 +187,10 @@ def schema_1_run(db, case, verdict: str, diagnosis: str, output: bytes = b"", **
         f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
         tuple(values.values()),
     )
+
+
+def gradescope_isolation():
+    """An Isolation as the Gradescope autograder records it (for results.json tests)."""
+    from grader.exports.gradescope import Isolation
+
+    return Isolation("bubblewrap", "the container lets it make namespaces", "", "cgroup")

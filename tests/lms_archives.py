@@ -1,9 +1,15 @@
-"""Bulk downloads in each LMS's real layout, made on the fly for the tests."""
+"""Bulk downloads and gradebooks in each LMS's real layout, made on the fly for the tests.
 
+Canvas and Moodle stream their zips at download time: every entry carries that one
+moment (DOWNLOADED), never a submission time; `download` builds such a zip.
+"""
+
+import csv
+import io
 import re
 import stat
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -26,6 +32,15 @@ def make_zip(path: Path, entries: Iterable, symlinks: Iterable[tuple[str, str]] 
             info.external_attr = (stat.S_IFLNK | 0o777) << 16
             zf.writestr(info, target)
     return path
+
+
+DOWNLOADED = datetime(2026, 3, 5, 9, 12, 44)  # when the instructor clicked "Download"
+
+
+def download(path: Path, entries: Iterable[tuple[str, bytes | str]], at: datetime = DOWNLOADED):
+    """A download as Canvas and Moodle write it: every entry stamped with the moment
+    the zip was made."""
+    return make_zip(path, [(name, data, at) for name, data in entries])
 
 
 def zip_bomb_entry(size: int = 17 << 20) -> bytes:
@@ -51,21 +66,36 @@ def gradescope_metadata(submissions: dict) -> str:
 
 
 def canvas_entry(
-    sortable_name: str, user_id: int, attachment_id: int, display_name: str, late: bool = False
+    sortable_name: str | None,
+    user_id: int | str,
+    attachment_id: int | None,
+    display_name: str = "",
+    late: bool = False,
+    *,
+    kind: str = "upload",
 ) -> str:
-    """The zip name Canvas gives a submitted file: ContentZipper#add_submission
+    """The zip name Canvas gives a submission's file: ContentZipper#add_submission
     (lib/content_zipper.rb) with its sanitize_user_name, get_filename,
-    sanitize_file_name and sanitize_attachment_filename, step by step."""
-    name = re.sub(r"_(\d+)_", r"\1", sortable_name).lower()  # sanitize_user_name
-    parts = [name, "LATE" if late else None, str(user_id)]
+    sanitize_file_name and sanitize_attachment_filename, step by step. Anonymous
+    grading: `sortable_name` None and `user_id` the anonymous id (`anon_<id>`); a
+    text entry or a URL (`kind` "text", "url") has no attachment."""
+    name = None
+    if sortable_name is not None:
+        name = re.sub(r"_(\d+)_", r"\1", sortable_name).lower()  # sanitize_user_name
+    ident = str(user_id) if sortable_name is not None else f"anon_{user_id}"
+    parts = [name, "LATE" if late else None, ident]
     filename = re.sub(r"[^\w]", "", "_".join(p for p in parts if p))  # sanitize_file_name
+    if kind == "text":
+        return f"{filename}_text.html"
+    if kind == "url":
+        return f"{filename}_link.html"
     attachment = re.sub(r'[\x00/\\:*?"<>|]+', "_", display_name)
     return f"{filename}_{attachment_id}_{attachment}"
 
 
 def moodle_entry(
     full_name: str,
-    participant_id: int,
+    participant_id: int | None,
     path: str,
     *,
     folders: bool = True,
@@ -75,14 +105,114 @@ def moodle_entry(
     """The zip path Moodle gives a participant's file: mod/assign/classes/downloader.php
     (4.1 on) or assign::download_submissions in locallib.php (3.1 to 4.0). The name's
     own `_` become spaces; with folders the path inside is kept, without them only
-    the file's name, glued to the prefix."""
-    prefix = _moodle_clean(full_name.replace("_", " ") + f"_{participant_id}")
+    the file's name, glued to the prefix. A team (4.1 on) is `full_name` = the group's
+    name and `participant_id` = the group's id, None for the default group; blind
+    marking is the name "Participant"."""
+    ident = "" if participant_id is None else f"_{participant_id}"
+    prefix = moodle_clean(full_name.replace("_", " ") + ident)
     if folders:
-        folder = _moodle_clean(f"{prefix}_assignsubmission_{plugin}" + ("_" if before_4_1 else ""))
+        folder = moodle_clean(f"{prefix}_assignsubmission_{plugin}" + ("_" if before_4_1 else ""))
         return f"{folder}/{path}"
-    return _moodle_clean(f"{prefix}_assignsubmission_{plugin}_{path.rsplit('/', 1)[-1]}")
+    return moodle_clean(f"{prefix}_assignsubmission_{plugin}_{path.rsplit('/', 1)[-1]}")
 
 
-def _moodle_clean(name: str) -> str:
-    """clean_filename (PARAM_FILE) for the plain names the tests use: what it strips."""
-    return re.sub(r'[\x00-\x1f\x7f/\\:*?"<>|]', "", name)
+def moodle_clean(name: str) -> str:
+    """clean_filename, i.e. clean_param(PARAM_FILE) (lib/moodlelib.php): control
+    characters and & < > " ` | ' : \\ / removed."""
+    return re.sub(r"[\x00-\x1f\x7f&<>\"`|':\\/]", "", name)
+
+
+def userdate(when: datetime | None) -> str:
+    """A time as Moodle's worksheet writes it: userdate() with strftimedaydatetime
+    (`%A, %d %B %Y, %I:%M %p`), day and hour without their leading zero; "-" for none."""
+    if when is None:
+        return "-"
+    hour = when.hour % 12 or 12
+    return f"{when:%A}, {when.day} {when:%B} {when.year}, {hour}:{when:%M} " + (
+        "AM" if when.hour < 12 else "PM"
+    )
+
+
+def moodle_worksheet(
+    path: Path,
+    rows: Sequence[dict],
+    *,
+    maximum: str = "100.00",
+    teams: bool = False,
+    blind: bool = False,
+    delimiter: str = ",",
+) -> Path:
+    """The grading worksheet as Moodle writes it (mod/assign/gradingtable.php, downloading):
+    Identifier, Full name, Email address (the site's identity fields), Status, Group
+    (team submissions only), Grade, Maximum Grade, Grade can be changed, Last modified
+    (submission), Last modified (grade), Feedback comments. Under blind marking,
+    without the capability to see names, only the Identifier. Each row: id, name,
+    email, group, submitted (a datetime or None), grade, graded, feedback."""
+    header = ["Identifier"]
+    if not blind:
+        header += ["Full name", "Email address"]
+    header += ["Status"] + (["Group"] if teams else [])
+    header += ["Grade", "Maximum Grade", "Grade can be changed", "Last modified (submission)"]
+    header += ["Last modified (grade)", "Feedback comments"]
+    table = [header]
+    for row in rows:
+        submitted = row.get("submitted")
+        line = [f"Participant {row['id']}"]
+        if not blind:
+            line += [row.get("name", ""), row.get("email", "")]
+        line += ["Submitted for grading" if submitted else "No submission"]
+        if teams:
+            line += [row.get("group", "Default group")]
+        line += [row.get("grade", ""), maximum, "Yes", userdate(submitted)]
+        line += [row.get("graded", "-"), row.get("feedback", "")]
+        table.append(line)
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, lineterminator="\n").writerows(table)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    return path
+
+
+def canvas_gradebook(
+    path: Path,
+    students: Sequence[dict],
+    assignments: dict[str, str],
+    *,
+    last_first: bool = False,
+    sis: bool = True,
+    integration_id: bool = False,
+    delimiter: str = ",",
+    manual_posting: bool = False,
+) -> Path:
+    """The gradebook CSV as Canvas's GradebookExporter writes it (lib/gradebook_exporter.rb):
+    Student (or LastName, FirstName), ID, SIS User ID (with SIS ids), SIS Login ID,
+    Integration ID (where the account shows it), Section, then each assignment as
+    "Title (id)" and the totals; a "Manual Posting" row when an assignment is posted
+    by hand, then "    Points Possible". `assignments`: column -> points possible;
+    each student: name or last/first, id, sis, login, integration, section, and the
+    cells of the assignment columns."""
+    header = ["LastName", "FirstName"] if last_first else ["Student"]
+    header += ["ID"] + (["SIS User ID"] if sis else []) + ["SIS Login ID"]
+    header += (["Integration ID"] if integration_id else []) + ["Section"]
+    identity = len(header)
+    header += list(assignments) + ["Current Score", "Unposted Current Score"]
+    header += ["Final Score", "Unposted Final Score"]
+    table = [header]
+    if manual_posting:
+        table.append([""] * identity + ["Manual Posting"] * len(assignments) + [""] * 4)
+    table.append(
+        ["    Points Possible"]
+        + [""] * (identity - 1)
+        + list(assignments.values())
+        + ["(read only)"] * 4
+    )
+    for s in students:
+        row = [s["last"], s["first"]] if last_first else [s["name"]]
+        row += [str(s["id"])] + ([s.get("sis", "")] if sis else []) + [s.get("login", "")]
+        row += ([s.get("integration", "")] if integration_id else []) + [s.get("section", "")]
+        row += [s.get("cells", {}).get(column, "") for column in assignments]
+        row += ["", "", "", ""]
+        table.append(row)
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, lineterminator="\n").writerows(table)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    return path

@@ -10,7 +10,7 @@ from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import Store
 from grader.submissions import discover
-from tests.helpers import ROOT, SAMPLE, make_cases
+from tests.helpers import ROOT, SAMPLE, gradescope_isolation, make_cases
 
 EXAMPLES = {"c": "ada-c", "cpp": "grace-cpp", "java": "james-java", "python": "guido-py"}
 
@@ -453,7 +453,9 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
             row = list(csv.reader(render([result], cases).splitlines()))[1]
             assert row[-1] == note
             assert note in render_page(result, store, student=False, generated="now")
-            scope = gradescope.gradescope_results(result, timed=[], sandbox="x", execution_time=1)
+            scope = gradescope.gradescope_results(
+                result, timed=[], isolation=gradescope_isolation(), execution_time=1
+            )
             assert validate(scope, "gradescope_results") is None
             test = scope["tests"][1]
             assert "policy-dependent" in test["tags"] and "policy-dependent" in test["name"]

@@ -4,6 +4,7 @@ already graded, and never in a traceback. Grading here uses the fake sandbox
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -19,6 +20,7 @@ from grader.errors import EXIT_BROKEN_PIPE, GraderError
 from grader.exports.autograder import main as autograder_main
 from grader.grading import execute, plan
 from grader.leaderboard import Program, timed
+from grader.schemas import validate
 from grader.store import Store, StoreError
 from grader.submissions import discover
 from tests.fakes import FakeSandbox, result
@@ -134,7 +136,9 @@ def test_a_csv_path_that_is_a_folder_is_one_line(graded, capsys):
     )
 
 
-def test_gradescope_runner_without_a_working_setup_writes_no_results(tmp_path, capsys):
+def test_gradescope_runner_without_a_working_setup_says_why_in_results_json(tmp_path, capsys):
+    """Nothing can be graded (a broken course.toml): still a results.json, with the real
+    cause, instead of Gradescope's "the autograder failed to execute correctly"."""
     source = tmp_path / "source"
     (source / "testcases").mkdir(parents=True)
     (source / "course.toml").write_text("[limits]\ncpu_seconds = -1\n")
@@ -144,10 +148,16 @@ def test_gradescope_runner_without_a_working_setup_writes_no_results(tmp_path, c
     code = autograder_main(
         ["--source", str(source), "--submission", str(student), "--results", str(out)]
     )
-    assert code == 2
-    assert not (out / "results.json").exists()  # Gradescope then says the autograder failed
+    assert code == 0
+    document = json.loads((out / "results.json").read_text())
+    assert validate(document, "gradescope_results") is None
+    assert document["score"] == 0 and document["tests"] == []
+    assert "limits.cpu_seconds" in document["extra_data"]["grader_error"]
+    assert "not your program's fault" in document["output"]
     err = capsys.readouterr().err
     assert err.startswith("autograder: error: ") and "limits.cpu_seconds" in err
+    # setup.sh's check still fails the image's build
+    assert autograder_main(["--source", str(source), "--check"]) == 2
 
 
 def test_every_user_error_is_one_family():

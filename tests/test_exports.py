@@ -33,7 +33,7 @@ from grader.exports.gradescope import gradescope_results, leaderboard_cases
 from grader.exports.student_kit import KIT, build_student_kit
 from grader.last_run import graded
 from grader.schemas import validate
-from tests.helpers import LIGHTBULBS, NO_SOLUTION, ROOT, SAMPLE, make_cases
+from tests.helpers import LIGHTBULBS, NO_SOLUTION, ROOT, SAMPLE, gradescope_isolation, make_cases
 
 SUBMISSIONS = ROOT / "submissions"
 REAL_MANIFEST = ROOT / "testcases" / "manifest.json"
@@ -302,7 +302,9 @@ def gradescope_documents(graded_class) -> dict:
     with graded(graded_class.results, graded_class.manifest) as results:
         timed = leaderboard_cases(config, results.cases)
         return {
-            r.submission.id: gradescope_results(r, timed=timed, sandbox="test", execution_time=1.4)
+            r.submission.id: gradescope_results(
+                r, timed=timed, isolation=gradescope_isolation(), execution_time=1.4
+            )
             for r in results.reports
         }
 

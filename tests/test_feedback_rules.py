@@ -172,13 +172,14 @@ def test_a_student_page_shows_the_puzzle_and_never_the_hidden_case(graded):
 
 
 def test_gradescope_shows_the_puzzle_with_the_hidden_test(graded):
-    from grader.exports.gradescope import gradescope_results
+    from grader.exports.gradescope import Isolation, gradescope_results
     from grader.last_run import graded as last_run
 
     _, _, tmp = graded
     with last_run(tmp / "results", tmp / "cases" / "manifest.json") as results:
         one = next(r for r in results.reports if r.submission.id == "one-per-string")
-        document = gradescope_results(one, timed=(), sandbox="bubblewrap", execution_time=1)
+        isolation = Isolation("bubblewrap", "the export's choice", "", "cgroup")
+        document = gradescope_results(one, timed=(), isolation=isolation, execution_time=1)
     test = next(t for t in document["tests"] if t["name"].startswith("ties"))
     assert test["visibility"] == "after_published"
     assert (

@@ -11,7 +11,7 @@ import pytest
 
 from grader.cases import load_cases
 from grader.config import load_config
-from grader.grading import execute, plan
+from grader.grading import Event, EventKind, execute, plan
 from grader.store import Store
 from grader.submissions import discover
 from tests.fakes import FakeSandbox, Request, result
@@ -148,3 +148,21 @@ def test_the_program_runs_in_its_build_folder_on_the_case_input(setup):
     assert sorted(r.input_file.name for r in runs) == sorted(c.input.name for c in cases)
     assert all(r.workdir.parent == tmp_path / "builds" for r in runs)
     assert all("{input}" in r.argv for r in runs)  # the sandbox places the input
+
+
+def test_each_build_and_each_run_is_an_event_of_its_kind(setup):
+    tmp_path, cases, expected_of = setup
+    python_class(tmp_path, ["ac", "wa"])
+    events: list[Event] = []
+    config = load_config()
+    subs = discover(tmp_path / "class", config)
+    with Store(tmp_path / "grader.db") as store:
+        work = plan(subs, cases, store)
+        sandbox = FakeSandbox(behaving(expected_of))
+        execute(work, store, sandbox, config, tmp_path / "builds", on_event=events.append)
+    kinds = [event.kind for event in events]
+    assert {type(kind) for kind in kinds} == {EventKind}
+    assert kinds.count(EventKind.BUILD) == 2 and kinds.count(EventKind.RUN) == 2 * len(cases)
+    runs = [e for e in events if e.kind is EventKind.RUN]
+    assert all(e.verdict is not None and e.case is not None for e in runs)
+    assert all(e.artifact is not None for e in events if e.kind is EventKind.BUILD)

@@ -15,8 +15,14 @@ from grader.late import LatePolicy, assess
 from grader.lms.importer import import_archive
 from grader.lms.roster import first_holding, first_match, read_roster
 from grader.lms.unpack import ArchiveError, UnpackLimits, read_zip
-from grader.submission_meta import META_NAME, SubmissionMeta, read_meta
-from tests.lms_archives import gradescope_metadata, make_zip, zip_bomb_entry
+from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, read_meta
+from tests.lms_archives import (
+    download,
+    gradescope_metadata,
+    make_zip,
+    moodle_entry,
+    zip_bomb_entry,
+)
 
 SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py"})
 T0 = datetime(2026, 3, 1, 23, 30)  # before the tests' deadline
@@ -79,7 +85,9 @@ def test_canvas_download_becomes_one_folder_per_student(tmp_path):
 
     late, on_time = read_meta(into / "1002"), read_meta(into / "1001")
     assert late.late_marker is True and on_time.late_marker is False
-    assert late.submitted_at == LATE_TIME.isoformat() and late.time_source == "zip entry time"
+    # The entries' times say when the zip was made, not when anyone submitted.
+    assert late.submitted_at is None and late.time_source == ""
+    assert any("Canvas's download holds no submission times" in n for n in result.notes)
     assert late.name == "oconnorsean" and late.lms_user_id == "1002" and late.lms == "canvas"
     assert read_meta(into / "1003").name == "müllerjürgen"
 
@@ -163,48 +171,44 @@ def test_import_never_writes_through_a_planted_link(tmp_path, capsys):
 
 
 def test_moodle_download_folder_per_participant(tmp_path):
-    archive = make_zip(
+    archive = download(
         tmp_path / "moodle.zip",
         [
-            ("Jane Doe_2001_assignsubmission_file_/puzzlesolver.py", "print('jane')\n", T0),
-            ("Jane Doe_2001_assignsubmission_file_/tests/input.txt", "t\n", T0),
-            (
-                "Seán O'Brien-Smith_2002_assignsubmission_file_/PuzzleSolver.java",
-                "class P{}\n",
-                LATE_TIME,
-            ),
+            (moodle_entry("Jane Doe", 2001, "puzzlesolver.py"), "print('jane')\n"),
+            (moodle_entry("Jane Doe", 2001, "tests/input.txt"), "t\n"),
+            (moodle_entry("Seán O'Brien-Smith", 2002, "PuzzleSolver.java"), "class P{}\n"),
             # "Download submissions in folders" off: the prefix is glued to the file name
-            ("Ann_Lee_2003_assignsubmission_file_puzzlesolver.c", "int main(){}\n", T0),
-            ("Jane Doe_2001_assignsubmission_onlinetext_/onlinetext.html", "<p>hi</p>", T0),
-            ("Jane Doe_2001_assignsubmission_file_/../../../escape.py", "x", T0),
-            ("stray.txt", "?", T0),
-        ],
-        symlinks=[
-            (
-                "Seán O'Brien-Smith_2002_assignsubmission_file_/puzzlesolver.py",
-                "../../../../etc/shadow",
-            )
+            (moodle_entry("Ann Lee", 2003, "puzzlesolver.c", folders=False), "int main(){}\n"),
+            (moodle_entry("Jane Doe", 2001, "onlinetext.html", plugin="onlinetext"), "<p>hi</p>"),
+            (moodle_entry("Jane Doe", 2001, "../../../escape.py"), "x"),
+            ("stray.txt", "?"),
         ],
     )
+    with zipfile.ZipFile(archive, "a") as zf:  # a link, as `zip --symlinks` stores one
+        info = zipfile.ZipInfo(moodle_entry("Seán O'Brien-Smith", 2002, "puzzlesolver.py"))
+        info.create_system, info.external_attr = 3, (0o120777 << 16)
+        zf.writestr(info, "../../../../etc/shadow")
     into = tmp_path / "class"
     result = import_archive("moodle", archive, into, source_names=SOURCES)
     assert sorted(result.added) == ["2001", "2002", "2003"]
     assert (into / "2001" / "tests" / "input.txt").read_text() == "t\n"
     assert (into / "2003" / "puzzlesolver.c").exists()
     meta = read_meta(into / "2002")
-    assert meta.name == "Seán O'Brien-Smith" and meta.lms_user_id == "2002"
-    assert meta.submitted_at == LATE_TIME.isoformat() and meta.late_marker is None
-    assert read_meta(into / "2003").name == "Ann_Lee"
+    # clean_filename drops the apostrophe from the path; the worksheet has the name.
+    assert meta.name == "Seán OBrien-Smith" and meta.lms_user_id == "2002"
+    assert meta.submitted_at is None and meta.late_marker is None
+    assert read_meta(into / "2003").name == "Ann Lee"
     refused = refused_names(result)
-    assert "onlinetext" in refused["Jane Doe_2001_assignsubmission_onlinetext_/onlinetext.html"]
-    assert (
-        "outside the target" in refused["Jane Doe_2001_assignsubmission_file_/../../../escape.py"]
+    assert refused[moodle_entry("Jane Doe", 2001, "onlinetext.html", plugin="onlinetext")] == (
+        "Moodle's onlinetext submission: online text (typed into Moodle), not a submitted file"
     )
+    assert "outside the target" in refused["Jane Doe_2001_assignsubmission_file/../../../escape.py"]
     assert (
-        "symbolic link" in refused["Seán O'Brien-Smith_2002_assignsubmission_file_/puzzlesolver.py"]
+        "symbolic link" in refused["Seán OBrien-Smith_2002_assignsubmission_file/puzzlesolver.py"]
     )
     assert "not in a Moodle participant folder" in refused["stray.txt"]
     assert not (into / "2002" / "puzzlesolver.py").exists()
+    assert any("Moodle's download holds no submission times" in n for n in result.notes)
 
 
 # ------------------------------------------------------------------ Gradescope
@@ -244,6 +248,10 @@ def test_gradescope_export_with_its_metadata(tmp_path):
     assert ada.time_source == "submission_metadata.yml" and ada.lms_user_id == "9001"
     assert set(pair.other_ids) == {"S200", "one@uni.edu", "S201", "two@uni.edu"}
     assert pair.name == "Pair One & Pair Two"
+    assert pair.team == Team(
+        members=(TeamMember("S200", "Pair One"), TeamMember("S201", "Pair Two"))
+    )
+    assert ada.team is None
     refused = refused_names(result)
     assert "outside the target" in refused[root + "submission_9002/src/../puzzlesolver.c"]
     assert "not listed" in refused[root + "submission_9999/puzzlesolver.py"]
@@ -413,7 +421,7 @@ def test_no_policy_or_no_time_means_no_penalty():
         (DEADLINE + timedelta(days=3), False, 0),  # the LMS knows of an extension
         (DEADLINE + timedelta(days=3), True, 3),  # late: the time counts the days
         (DEADLINE - timedelta(days=1), True, 1),  # late by the LMS, whatever the zip's time
-        (None, True, 1),
+        (None, True, 0),  # no time, and a grace period it may be within: nothing
         (DEADLINE + timedelta(minutes=5), True, 0),  # the course's grace still applies
     ],
 )
@@ -421,6 +429,24 @@ def test_the_lms_late_marker_decides_whether_it_is_late(submitted, marker, days)
     policy = LatePolicy(DEADLINE, grace_minutes=10, per_day_percent=10, max_percent=100)
     late = assess(policy, meta(submitted, marker))
     assert (late.days_late, late.percent) == (days, 10 * days)
+
+
+@pytest.mark.parametrize(
+    "marker, grace, days, unknown",
+    [
+        (True, 0, 1, True),  # late by the LMS, no grace: at least one started day
+        (True, 15, 0, True),  # it may be within the grace period
+        (None, 0, 0, True),  # Moodle: no marker, no time
+        (False, 0, 0, False),  # on time by the LMS's marker: no time needed
+    ],
+)
+def test_without_a_time_only_what_the_marker_proves_is_charged(marker, grace, days, unknown):
+    policy = LatePolicy(DEADLINE, grace_minutes=grace, per_day_percent=10, max_percent=100)
+    late = assess(policy, meta(None, marker))
+    assert (late.days_late, late.percent, late.unknown_time) == (days, 10 * days, unknown)
+    assert assess(policy, None).unknown_time  # a folder made by hand
+    assert not assess(policy, meta(DEADLINE + timedelta(days=2), marker)).unknown_time
+    assert not assess(LatePolicy(), meta(None, marker)).unknown_time  # no policy, no need
 
 
 def test_late_config(tmp_path):

@@ -6,6 +6,8 @@ import contextlib
 import csv
 import io
 import json
+import os
+import zipfile
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,7 +16,13 @@ import pytest
 
 from grader.cli import main as grader_main
 from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, expected_output, make_cases
-from tests.lms_archives import make_zip
+from tests.lms_archives import download, moodle_entry, moodle_worksheet
+from tests.lms_rules import (
+    canvas_feedback_reads,
+    canvas_reads,
+    moodle_feedback_reads,
+    moodle_reads,
+)
 
 REFERENCE = (ROOT / "reference" / "puzzlesolver.py").read_text()
 # Right on the no-solution case only.
@@ -31,6 +39,7 @@ wall_seconds = 120
 deadline = 2026-03-01T23:59:00
 per_day_percent = 10
 max_percent = 15
+timezone = "UTC"
 """
 ROSTER = (
     "Student,ID,SIS User ID,SIS Login ID,Section,Scramble Squares (88),Essay (89),"
@@ -59,21 +68,30 @@ def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("lms")
     manifest = make_cases(root / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION})
     (root / "course.toml").write_text(COURSE)
-    archive = make_zip(
+    archive = download(
         root / "submissions.zip",
         [
-            ("lovelaceada_1001_5001_puzzlesolver.py", REFERENCE, datetime(2026, 3, 1, 22, 0)),
-            (
-                "hoppergrace_LATE_1002_5002_puzzlesolver-1.py",
-                NO_SOLUTION_PY,
-                datetime(2026, 3, 3, 10, 0),
-            ),
-            ("turingalan_1003_5003_puzzlesolver.py", WRONG_PY, datetime(2026, 3, 1, 9, 0)),
+            ("lovelaceada_1001_5001_puzzlesolver.py", REFERENCE),
+            ("hoppergrace_LATE_1002_5002_puzzlesolver-1.py", NO_SOLUTION_PY),
+            ("turingalan_1003_5003_puzzlesolver.py", WRONG_PY),
         ],
     )
     (root / "gradebook.csv").write_text(ROSTER, encoding="utf-8")
+    # Canvas's API, GET .../assignments/88/submissions: the times the zip does not have.
+    (root / "times.csv").write_text(
+        "user_id,submitted_at\n1001,2026-03-01T22:00:00Z\n1002,2026-03-03T10:00:00Z\n"
+        "1003,2026-03-01T09:00:00Z\n"
+    )
     imported = cli(
-        "import", "canvas", archive, "--roster", root / "gradebook.csv", "--into", root / "class"
+        "import",
+        "canvas",
+        archive,
+        "--roster",
+        root / "gradebook.csv",
+        "--times",
+        root / "times.csv",
+        "--into",
+        root / "class",
     )
     assert imported.code == 0, imported.err
     base = ["--course", root / "course.toml", "--manifest", manifest]
@@ -109,7 +127,7 @@ def test_results_json_holds_raw_score_penalty_and_the_lateness(course):
     late = by_id["1002"]
     assert (late["score"], late["penalty"], late["final_score"]) == (1, 0.15, 0.85)
     assert late["late"] == {
-        "submitted_at": "2026-03-03T10:00:00",
+        "submitted_at": "2026-03-03T10:00:00+00:00",
         "late_marker": True,
         "days_late": 2,
         "penalty_percent": 15.0,
@@ -123,7 +141,10 @@ def test_show_prints_the_submission_time_and_the_penalty(course):
     shown = cli(*course.base, "show", "1002", "--results", course.results)
     assert shown.code == 0
     assert "from canvas: Hopper, Grace (LMS id 1002)" in shown.out
-    assert "submitted: 2026-03-03T10:00:00 (zip entry time)  (the LMS marks it late)" in shown.out
+    assert (
+        "submitted: 2026-03-03T10:00:00+00:00 (submitted_at in times.csv)  (the LMS marks it late)"
+        in shown.out
+    )
     assert "raw score 1/2  penalty -0.15  final 0.85" in shown.out
 
 
@@ -162,6 +183,34 @@ def test_canvas_export_read_back_column_by_column(course):
     assert len(rows) == len(roster)
     assert "late: 1002: raw 1, penalty -0.15 (2 days late: -15% (capped)), final 0.85" in done.out
     assert "empty: Noether, Emmy: no submission" in done.out
+    upload = canvas_reads(out.read_text())  # Canvas's importer accepts it
+    assert upload.points == {"Scramble Squares (88)": "2"}
+    assert {sid: g["Scramble Squares (88)"] for sid, g in upload.grades.items()} == scores
+
+
+def test_canvas_feedback_zip_for_re_upload_submissions(course, tmp_path):
+    out = tmp_path / "feedback.zip"
+    done = cli(*course.base, "export", "canvas-feedback", out, "--results", course.results)
+    assert done.code == 0, done.err
+    with zipfile.ZipFile(out) as zf:
+        names = zf.namelist()
+        pages = {name: zf.read(name).decode() for name in names}
+    # Canvas's own reading of each name: the user and one of their submission's files.
+    found, ignored = canvas_feedback_reads(
+        names, {"1001": {"5001"}, "1002": {"5002"}, "1003": {"5003"}}
+    )
+    assert ignored == [] and sorted(found) == ["1001", "1002", "1003"]
+    grace = pages[found["1002"][0]]
+    assert "Raw score 1, late penalty −0.15, final score <b>0.85</b> / 2." in grace
+    assert "all submissions</a>" not in grace  # a student's page: no link to the others
+    assert f"{out}: 3 feedback pages, 0 skipped" in done.out
+
+
+def test_a_feedback_zip_with_nothing_to_upload_is_refused(course, tmp_path):
+    out = tmp_path / "feedback.zip"
+    done = cli(*course.base, "export", "moodle-feedback", out, "--results", course.results)
+    assert done.code == 2 and done.err.count("\n") == 1 and "no feedback page to upload" in done.err
+    assert "skipped: 1001: not imported from Moodle" in done.out and not out.exists()
 
 
 def test_canvas_export_needs_a_column_when_the_roster_has_several(course, tmp_path):
@@ -203,14 +252,14 @@ def test_canvas_export_zero_for_missing_only_when_the_course_says_so(course, tmp
 
 
 def test_moodle_worksheet_export(course, tmp_path):
-    worksheet = tmp_path / "worksheet.csv"
-    worksheet.write_text(
-        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
-        "Feedback comments\n"
-        "Participant 1002,Grace Hopper,grace@uni.edu,Submitted,,2,Yes,\n"
-        "Participant 1001,Ada Lovelace,ada@uni.edu,Submitted,,2,Yes,Well done\n"
-        "Participant 1777,Nobody Here,no@uni.edu,No submission,,2,Yes,\n",
-        encoding="utf-8",
+    worksheet = moodle_worksheet(
+        tmp_path / "worksheet.csv",
+        [
+            {"id": 1002, "name": "Grace Hopper", "submitted": datetime(2026, 3, 3, 10, 0)},
+            {"id": 1001, "name": "Ada Lovelace", "feedback": "Well done"},
+            {"id": 1777, "name": "Nobody Here"},
+        ],
+        maximum="2.00",
     )
     out = tmp_path / "moodle.csv"
     done = cli(
@@ -219,18 +268,27 @@ def test_moodle_worksheet_export(course, tmp_path):
     assert done.code == 0, done.err
     rows = read_csv(out)
     assert rows[0] == read_csv(worksheet)[0]
-    grace, ada, nobody = rows[1:]
-    assert grace[4] == "0.85" and ada[4] == "2" and nobody[4] == ""
-    assert grace[7] == "Raw score 1, late penalty -0.15 (2 days late: -15% (capped))."
-    assert ada[7] == "Well done"  # the instructor's own feedback is kept
-    assert grace[:4] == read_csv(worksheet)[1][:4]
+    assert [row[:4] for row in rows[1:]] == [row[:4] for row in read_csv(worksheet)[1:]]
+    upload = moodle_reads(out.read_text(), maximum=2.0)  # as Moodle's upload applies it
+    assert upload.applied == {"1002": 0.85, "1001": 2.0}
+    assert upload.skipped == {"1777": "no value"}
+    assert upload.feedback["1002"] == (
+        "Scramble Squares grader: 1 of 2 cases passed; raw score 1/2, late penalty -0.15 "
+        "(2 days late: -15% (capped)), final score 0.85."
+    )
+    assert upload.feedback["1001"] == "Well done"  # the instructor's own feedback is kept
+
+
+def test_moodle_export_without_the_worksheet_refuses_in_one_line(course, tmp_path):
+    done = cli(*course.base, "export", "moodle", tmp_path / "m.csv", "--results", course.results)
+    assert done.code == 2 and done.err.count("\n") == 1
+    assert "needs the grading worksheet downloaded from Moodle (--roster" in done.err
+    assert not (tmp_path / "m.csv").exists()
 
 
 def test_lms_exports_name_the_graded_students_the_roster_lacks(course, tmp_path):
-    worksheet = tmp_path / "worksheet.csv"
-    worksheet.write_text(
-        "Identifier,Full name,Grade,Feedback comments\nParticipant 1002,Grace Hopper,,\n",
-        encoding="utf-8",
+    worksheet = moodle_worksheet(
+        tmp_path / "worksheet.csv", [{"id": 1002, "name": "Grace Hopper"}], maximum="2.00"
     )
     done = cli(
         *course.base,
@@ -248,7 +306,9 @@ def test_lms_exports_name_the_graded_students_the_roster_lacks(course, tmp_path)
 
 def test_gradebook_csv_and_feedback_pages_show_the_penalty(course, tmp_path):
     out = tmp_path / "grades.csv"
-    assert cli(*course.base, "export", "csv", out, "--results", course.results).code == 0
+    done = cli(*course.base, "export", "csv", out, "--results", course.results)
+    assert done.code == 0
+    assert "a gradebook for people and spreadsheets" in done.out  # not an LMS upload
     rows = read_csv(out)
     assert rows[0][:7] == ["id", "language", "score", "max_score", "penalty", "final_score", "late"]
     assert {r[0]: r[2:7] for r in rows[1:]}["1002"] == [
@@ -392,11 +452,14 @@ def test_canvas_export_to_a_new_assignment_column(course, tmp_path):
         ["", "", "", "", "Manual Posting", ""],
         ["Hopper, Grace", "1002", "S-1002", "grace", "Sec 1", "0.85"],
     ]
+    assert canvas_reads(out.read_text()).grades == {"1002": {"Scramble Squares": "0.85"}}
     assert "not in the roster (not exported): 1001, 1003" in done.out
 
 
 def test_moodle_round_trip_in_a_terminal(tmp_path):
-    """As an instructor types it: import into ./submissions, grade, show, export."""
+    """As an instructor types it: import into ./submissions, grade, show, export. The
+    download alone has no submission times: `grade` says so once, and charges nothing;
+    the grading worksheet (--roster) brings Moodle's own times."""
     import sys
 
     import pexpect
@@ -409,6 +472,7 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
             timeout=180,
             encoding="utf-8",
             dimensions=(40, 200),
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         child.expect(pexpect.EOF)
         child.close()
@@ -416,41 +480,46 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
 
     manifest = make_cases(tmp_path / "cases", {"none": NO_SOLUTION})
     (tmp_path / "course.toml").write_text(COURSE)
-    make_zip(
+    download(
         tmp_path / "moodle.zip",
         [
-            (
-                "Grace Hopper_31_assignsubmission_file_/puzzlesolver.py",
-                NO_SOLUTION_PY,
-                datetime(2026, 3, 2, 8, 0),
-            ),
-            (
-                "Alan Turing_32_assignsubmission_file_/puzzlesolver.py",
-                WRONG_PY,
-                datetime(2026, 3, 1, 8, 0),
-            ),
+            (moodle_entry("Grace Hopper", 31, "puzzlesolver.py"), NO_SOLUTION_PY),
+            (moodle_entry("Alan Turing", 32, "puzzlesolver.py"), WRONG_PY),
         ],
+    )
+    moodle_worksheet(
+        tmp_path / "worksheet.csv",
+        [
+            {"id": 31, "name": "Grace Hopper", "submitted": datetime(2026, 3, 2, 8, 0)},
+            {"id": 32, "name": "Alan Turing", "submitted": datetime(2026, 3, 1, 8, 0)},
+        ],
+        maximum="1.00",
     )
     base = ["--course", "course.toml", "--manifest", manifest]
     code, out = run(*base, "import", "moodle", "moodle.zip")
     assert code == 0 and "2 added, 0 updated, 0 unchanged, 0 entries refused" in out
+    assert "no submission time for any of the 2 students" in out
     code, out = run(*base, "grade")
     assert code == 0, out
-    assert "1 day late: -10%" in out
+    assert out.count("the late policy has no submission time for 2 submission(s) (31, 32)") == 1
+    assert "day late" not in out
+
+    code, out = run(*base, "import", "moodle", "moodle.zip", "--roster", "worksheet.csv")
+    assert code == 0 and "0 added, 2 updated, 0 unchanged" in out, out
+    code, out = run(*base, "grade")
+    assert code == 0, out
+    assert "1 day late: -10%" in out and "no submission time" not in out
     code, out = run(*base, "show", "31")
     assert code == 0 and "from moodle: Grace Hopper (LMS id 31)" in out
+    assert "submitted: 2026-03-02T08:00:00 (Last modified (submission) in worksheet.csv)" in out
     assert "raw score 1/1  penalty -0.1  final 0.9" in out
-    code, out = run(*base, "export", "moodle", "grades.csv")
+    code, out = run(*base, "export", "moodle", "grades.csv", "--roster", "worksheet.csv")
     assert code == 0, out
-    assert read_csv(tmp_path / "grades.csv") == [
-        ["Identifier", "Full name", "Email address", "Grade", "Maximum Grade", "Feedback comments"],
-        [
-            "Participant 31",
-            "Grace Hopper",
-            "",
-            "0.9",
-            "1",
-            "Raw score 1, late penalty -0.1 (1 day late: -10%).",
-        ],
-        ["Participant 32", "Alan Turing", "", "0", "1", ""],
-    ]
+    rows = read_csv(tmp_path / "grades.csv")
+    grade = rows[0].index("Grade")
+    assert [row[grade] for row in rows[1:]] == ["0.9", "0"]
+    code, out = run(*base, "export", "moodle-feedback", "feedback.zip")
+    assert code == 0, out
+    with zipfile.ZipFile(tmp_path / "feedback.zip") as zf:
+        found, ignored = moodle_feedback_reads(zf.namelist(), {"31", "32"})
+    assert ignored == [] and sorted(found) == ["31", "32"]

@@ -2,13 +2,21 @@
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.cases import Case
-from grader.model import RunResult, Verdict
-from grader.store import SCHEMA_VERSION, CounterexampleRow, Store, StoreError, results_folder
+from grader.model import STARTUP_RAN, RunResult, Verdict
+from grader.store import (
+    SCHEMA_VERSION,
+    CounterexampleRow,
+    FilesRow,
+    Store,
+    StoreError,
+    results_folder,
+)
 from grader.submissions import Submission
 from tests.helpers import schema_1_database, schema_1_run
 
@@ -177,3 +185,17 @@ def test_a_schema_3_database_gets_the_kind_of_its_runs_unknown_and_the_search_ta
         assert kept[("c2", "v1")].found and not kept[("c1", "v1")].found
         store.forget("amy")  # --force: the search is made again with the runs
         assert store.pool_runs("amy", "h1") == {} and store.counterexamples("amy", "h1") == {}
+
+
+def test_reads_return_typed_rows(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        folder = Submission("amy", Path("/x/amy"), Path("/x/amy/a.c"), None, None, "h1", ("b.h",))
+        store.record_submission(replace(folder, ignored=(("notes.txt", "not a source"),)))
+        store.record_run(sub(), case(), Verdict.WA, "count line wrong", result(b"bad"))
+        for index, verdict in enumerate((Verdict.AC, STARTUP_RAN, Verdict.TLE)):
+            store.record_timing("amy", "h1", case(), index, verdict, result(), None)
+        assert store.runs("amy", "h1")[("c1", "v1")].verdict is Verdict.WA
+        assert [t.verdict for t in store.timings("amy", "h1")] == ["AC", "OK", "TLE"]
+        assert [type(t.verdict) for t in store.timings("amy", "h1")] == [Verdict, str, Verdict]
+        assert store.files("amy") == FilesRow(["a.c", "b.h"], [("notes.txt", "not a source")])
+        assert store.files("bob") == FilesRow([], [])

@@ -2,12 +2,29 @@
 progress of the runs as they are graded."""
 
 import sys
+from collections.abc import Mapping
 
-from grader.grading import Event, grade
+from grader.grading import Event, EventKind, Executor, Plan, grade
+from grader.late import Lateness, unknown_times
+from grader.store import Store
 
 
 def warn(message: str) -> None:
     print(f"grader: warning: {message}", file=sys.stderr)
+
+
+def warn_unknown_times(lateness: Mapping[str, Lateness]) -> None:
+    """Once per command, every submission the late policy had no time for."""
+    missing = unknown_times(dict(lateness))
+    if missing:
+        shown = ", ".join(missing[:10]) + (
+            f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        )
+        warn(
+            f"the late policy has no submission time for {len(missing)} submission(s) "
+            f"({shown}): charged only what the LMS's own late marker proves; import "
+            "with the times (Moodle: --roster WORKSHEET.csv, Canvas: --times FILE)"
+        )
 
 
 def say(message: str) -> None:
@@ -21,17 +38,20 @@ def progress_bar(total: int):
     return tqdm(total=total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True)
 
 
-def run_with_progress(work, store, executor, force) -> None:
+def run_with_progress(work: Plan, store: Store, executor: Executor | None, force: bool) -> None:
+    """Grade the plan with a progress bar; `executor` may be None when there is nothing
+    to grade (a cluster is not reached for nothing)."""
     if work.total == 0:
         print(
             "nothing to grade: every submission is graded already (--force to redo)",
             file=sys.stderr,
         )
         return
+    assert executor is not None, "an executor whenever there is something to grade"
     with progress_bar(work.total) as bar:
 
         def on_event(event: Event) -> None:
-            if event.kind == "run":
+            if event.kind is EventKind.RUN:
                 assert event.case is not None, "a run event names its case"
                 bar.set_postfix_str(
                     f"{event.submission.id}/{event.case.id}: {event.verdict}", refresh=False

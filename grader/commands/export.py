@@ -1,11 +1,13 @@
 """`python -m grader export KIND OUT`: the exports' command line.
 
     export gradescope OUT.zip             Gradescope autograder (the grader and every case)
-    export csv OUT.csv [--bom]            gradebook, one row per submission of the last run
+    export csv OUT.csv [--bom]            gradebook for people and spreadsheets, a row per submission
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
     export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
-    export moodle OUT.csv [--roster WORKSHEET.csv] Moodle grading worksheet (final scores)
+    export moodle OUT.csv --roster WORKSHEET.csv   Moodle grading worksheet (final scores)
+    export canvas-feedback OUT.zip        feedback pages for Canvas's Re-Upload Submissions
+    export moodle-feedback OUT.zip        feedback pages for Moodle's feedback files zip
 
 csv and html read the last `grade` run from --results (default: results/).
 """
@@ -13,6 +15,7 @@ csv and html read the last `grade` run from --results (default: results/).
 import argparse
 from pathlib import Path
 
+from grader.commands.console import warn_unknown_times
 from grader.config import load_config
 from grader.exports.common import ExportError
 from grader.last_run import graded
@@ -34,9 +37,20 @@ def add_parser(sub) -> argparse._SubParsersAction:
         help="an autograder zip for Gradescope (the grader and every case, public and hidden)",
     )
     gradescope.add_argument("out", type=Path, metavar="OUT.zip")
+    gradescope.add_argument(
+        "--require-bubblewrap",
+        action="store_true",
+        help="grade nothing where Gradescope's container refuses the namespaces bubblewrap "
+        "needs (by default: the unisolated fallback there, shut out of the autograder's "
+        "files, and every results.json says so)",
+    )
     gradescope.set_defaults(func=cmd_gradescope)
 
-    gradebook = kinds.add_parser("csv", help="a gradebook CSV: one row per submission")
+    gradebook = kinds.add_parser(
+        "csv",
+        help="a gradebook CSV for people and spreadsheets: one row per submission, every "
+        "verdict (an LMS's own upload: export canvas or moodle)",
+    )
     gradebook.add_argument("out", type=Path, metavar="OUT.csv")
     gradebook.add_argument("--results", type=Path, default=Path("results"))
     gradebook.add_argument(
@@ -70,7 +84,9 @@ def _zip_path(out: Path) -> Path:
 def cmd_gradescope(args) -> int:
     from grader.exports.gradescope import build_autograder
 
-    made = build_autograder(_zip_path(args.out), args.manifest, args.course)
+    made = build_autograder(
+        _zip_path(args.out), args.manifest, args.course, require_bubblewrap=args.require_bubblewrap
+    )
     print(
         f"{made.path}: Gradescope autograder with {made.public} public and {made.hidden} "
         "hidden cases; upload it as the assignment's autograder (Ubuntu 22.04+ image)"
@@ -86,6 +102,7 @@ def cmd_csv(args) -> int:
     policy = config.late
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, policy)
+        warn_unknown_times(lateness)
         ranks = write_gradebook(
             args.out,
             results.reports,
@@ -95,7 +112,10 @@ def cmd_csv(args) -> int:
             lateness=lateness if worth_showing(lateness, policy) else None,
         )
         count = len(results.reports)
-    print(f"{args.out}: {count} submissions; {ranks.note}")
+    print(
+        f"{args.out}: a gradebook for people and spreadsheets, {count} submissions; "
+        f"{ranks.note} (for the LMS's own upload: export canvas or moodle)"
+    )
     return 0
 
 
@@ -107,6 +127,7 @@ def cmd_html(args) -> int:
     cpu_limit = config.limits.cpu_seconds  # what grading runs under
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
+        warn_unknown_times(lateness)
         made = write_feedback(
             results,
             args.out,

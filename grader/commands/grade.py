@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from grader import regrade
 from grader.cases import Case, default_manifest, load_cases
-from grader.commands.console import run_with_progress, say, warn
+from grader.commands.console import run_with_progress, say, warn, warn_unknown_times
 from grader.commands.options import (
     add_jobs_option,
     add_sandbox_option,
@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         )
         lateness = lateness_of(reports, config.late)
         print(_summary(reports, config, lateness))
+        warn_unknown_times(lateness)
         internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
             warn(

@@ -2,13 +2,20 @@
 LMS's own grade import format, from the last `grade` run; grader/lms/export.py writes
 them.
 
-export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--results DIR]
-export moodle OUT.csv [--roster WORKSHEET.csv] [--results DIR]
+export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--scale] [--results DIR]
+export moodle OUT.csv --roster WORKSHEET.csv [--scale] [--results DIR]
+export canvas-feedback OUT.zip [--results DIR]   for Canvas's "Re-Upload Submissions"
+export moodle-feedback OUT.zip [--results DIR]   for Moodle's "Upload multiple feedback
+                                                 files in a zip"
+
+The feedback zips hold each student's feedback page (as `export html --student`
+writes it), named as the LMS's upload finds its submission (grader/lms/feedback.py).
 """
 
 import argparse
 from pathlib import Path
 
+from grader.commands.console import warn, warn_unknown_times
 from grader.errors import UsageError
 
 
@@ -31,6 +38,7 @@ def add_parser(kinds) -> None:
         help="the column to fill (default: the roster's one "
         "assignment column, else a new 'Scramble Squares' column)",
     )
+    canvas.add_argument("--scale", action="store_true", help=_SCALE.format("Points Possible"))
     canvas.add_argument("--results", type=Path, default=Path("results"))
     canvas.set_defaults(func=run_canvas)
 
@@ -44,10 +52,26 @@ def add_parser(kinds) -> None:
         "--roster",
         type=Path,
         metavar="WORKSHEET.csv",
-        help="the grading worksheet Moodle exports (default: built from the imported folders)",
+        help="the grading worksheet Moodle exports (needed: Moodle's upload requires its columns)",
     )
+    moodle.add_argument("--scale", action="store_true", help=_SCALE.format("Maximum Grade"))
     moodle.add_argument("--results", type=Path, default=Path("results"))
     moodle.set_defaults(func=run_moodle)
+
+    for lms, where in (
+        ("canvas", "Canvas: Assignment > Submissions > Re-Upload Submissions"),
+        ("moodle", "Moodle: Assignment > Upload multiple feedback files in a zip"),
+    ):
+        pages = kinds.add_parser(
+            f"{lms}-feedback",
+            help=f"each student's feedback page in a zip for the LMS ({where})",
+        )
+        pages.add_argument("out", type=Path, metavar="OUT.zip")
+        pages.add_argument("--results", type=Path, default=Path("results"))
+        pages.set_defaults(func=run_feedback, lms=lms)
+
+
+_SCALE = "write each score out of the LMS's maximum (the roster's {}), not the grader's"
 
 
 def run_canvas(args: argparse.Namespace) -> int:
@@ -72,6 +96,7 @@ def _export(args, kind) -> int:
         raise UsageError(f"{args.out}: is a folder; name the CSV file to write")
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
+        warn_unknown_times(lateness)
         if kind == "canvas":
             assert roster is not None, "argparse requires --roster for canvas"
             made = export.canvas(
@@ -80,17 +105,93 @@ def _export(args, kind) -> int:
                 roster,
                 assignment=args.assignment,
                 missing_as_zero=config.lms.missing_as_zero,
+                scale=args.scale,
             )
         else:
             made = export.moodle(
-                results.reports, lateness, roster, missing_as_zero=config.lms.missing_as_zero
+                results.reports,
+                lateness,
+                roster,
+                missing_as_zero=config.lms.missing_as_zero,
+                scale=args.scale,
             )
     write_file(args.out, made.text)
     for line in made.late:
         print(f"late: {line}")
     for line in made.empty:
         print(f"empty: {line}")
+    for line in made.kept:
+        print(f"kept: {line}")
+    for line in made.notes:
+        print(f"note: {line}")
+    if made.over:
+        warn(
+            f"{len(made.over)} score(s) above the LMS's maximum ({'; '.join(made.over)}): "
+            + (
+                "Moodle's upload drops such a row without a word"
+                if kind == "moodle"
+                else "Canvas takes them as extra credit"
+            )
+            + "; --scale writes every score out of the LMS's maximum"
+        )
     if made.unmatched:
         print(f"not in the roster (not exported): {', '.join(made.unmatched)}")
-    print(f"{args.out}: column {made.column!r}: {made.filled} scores, {len(made.empty)} empty")
+    if made.anonymous:
+        warn(
+            f"{len(made.anonymous)} submission(s) came from an anonymous Canvas download "
+            f"({', '.join(made.anonymous)}): no gradebook row can name them; their grades "
+            "can be uploaded only after Canvas reveals the names (download and import again)"
+        )
+    print(
+        f"{args.out}: column {made.column!r}: {made.filled} scores, {len(made.empty)} empty, "
+        f"{len(made.kept)} kept as the roster had them"
+    )
+    return 0
+
+
+def run_feedback(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from grader.config import load_config
+    from grader.exports.common import Entry, write_zip
+    from grader.exports.feedback_html import render_page
+    from grader.last_run import graded
+    from grader.late import lateness_of
+    from grader.lms import feedback
+    from grader.lms.export import LmsExportError
+    from grader.submission_meta import read_meta
+
+    config = load_config(args.course)
+    if args.out.is_dir():
+        raise UsageError(f"{args.out}: is a folder; name the zip file to write")
+    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with graded(args.results, args.manifest, config.policy_cases) as results:
+        lateness = lateness_of(results.reports, config.late)
+        warn_unknown_times(lateness)
+        pages = {
+            r.submission.id: render_page(
+                r,
+                results.store,
+                student=True,
+                generated=generated,
+                cpu_limit=config.limits.cpu_seconds,
+                late=lateness.get(r.submission.id),
+            )
+            for r in results.reports
+        }
+        metas = {r.submission.id: read_meta(r.submission.folder) for r in results.reports}
+    if args.lms == "canvas":
+        sources = frozenset(spec.source for spec in config.languages.values())
+        made = feedback.canvas(pages, metas, sources)
+    else:
+        made = feedback.moodle(pages, metas)
+    for line in made.skipped:
+        print(f"skipped: {line}")
+    if not made.files:
+        raise LmsExportError(
+            f"{args.out}: no feedback page to upload: no graded submission was imported "
+            f"from {args.lms.capitalize()} with what its upload needs (listed above)"
+        )
+    write_zip(args.out, [Entry(name, page) for name, page in made.files.items()])
+    print(f"{args.out}: {len(made.files)} feedback pages, {len(made.skipped)} skipped")
     return 0

@@ -16,7 +16,23 @@ def add_parser(sub) -> None:
     command.add_argument("kind", choices=("canvas", "moodle", "gradescope"))
     command.add_argument("archive", type=Path, metavar="ARCHIVE.zip")
     command.add_argument(
-        "--roster", type=Path, help="the LMS's gradebook CSV: names, and who is missing"
+        "--roster",
+        type=Path,
+        help="the LMS's gradebook CSV (Canvas) or grading worksheet (Moodle: also the "
+        "submission times and the teams' members): names, and who is missing",
+    )
+    command.add_argument(
+        "--times",
+        type=Path,
+        metavar="FILE",
+        help="canvas: submission times, the JSON Canvas's API gives for the assignment's "
+        "submissions or a CSV of user_id (or anonymous_id) and submitted_at",
+    )
+    command.add_argument(
+        "--teams",
+        action="store_true",
+        help="moodle: the assignment has team submissions (told without it by the "
+        "worksheet's Group column or a 'Default group' folder)",
     )
     command.add_argument(
         "--into",
@@ -31,15 +47,28 @@ def run(args: argparse.Namespace) -> int:
     from grader.config import load_config
     from grader.lms.importer import import_archive
     from grader.lms.roster import read_roster
+    from grader.lms.times import read_times
 
     config = load_config(args.course)
-    roster = None if args.roster is None else read_roster(args.roster)  # RosterError: a GraderError
+    if args.times is not None and args.kind != "canvas":
+        raise UsageError(f"--times is for Canvas: {args.kind}'s times come with its own files")
+    if args.teams and args.kind != "moodle":
+        raise UsageError("--teams is for Moodle: Gradescope's metadata names every submitter")
+    # RosterError and TimesError are GraderErrors: they reach the user as they are.
+    roster = None if args.roster is None else read_roster(args.roster)
+    times = None if args.times is None else read_times(args.times)
     names = frozenset(spec.source for spec in config.languages.values())
     if args.into.exists() and not args.into.is_dir():
         raise UsageError(f"{args.into}: is not a folder")
     try:
         result = import_archive(
-            args.kind, args.archive, args.into, roster=roster, source_names=names
+            args.kind,
+            args.archive,
+            args.into,
+            roster=roster,
+            source_names=names,
+            times=times,
+            teams=args.teams,
         )
     except OSError as error:  # ArchiveError, a GraderError, reaches the user as it is
         raise UsageError(str(error)) from None
@@ -55,8 +84,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"no submission: {', '.join(result.no_submission)}")
     if result.absent:
         print(f"not in this archive (folders kept): {', '.join(result.absent)}")
+    if result.no_time and len(result.no_time) == len(result.seen):
+        print(f"no submission time for any of the {len(result.seen)} students")
+    elif result.no_time:
+        print(f"no submission time: {', '.join(result.no_time)}")
     print(
         f"{args.into}: {len(result.added)} added, {len(result.updated)} updated, "
         f"{len(result.unchanged)} unchanged, {len(result.refused)} entries refused"
     )
+    if not result.imported:
+        # Exit 2 with the reason: "0 added" and status 0 read as a success.
+        why = (
+            f"all {len(result.refused)} entries were refused (listed above)"
+            if result.refused
+            else "it holds no file"
+        )
+        raise UsageError(
+            f"{args.archive}: no student imported from this {args.kind} download: {why}"
+        )
     return 0

@@ -3,7 +3,7 @@
 gradescope.py     an autograder zip for Gradescope (setup.sh, run_autograder, the grader,
                   every case) and the results.json it writes
 autograder.py     what that zip's run_autograder runs inside Gradescope's container
-gradebook_csv.py  one CSV row per submission for an LMS gradebook import
+gradebook_csv.py  one CSV row per submission, for people and spreadsheets
 feedback_html.py  one self-contained HTML page per submission, and an index
 textdiff.py       expected vs got, line by line, for those pages
 student_kit.py    a zip students unpack and self-check with: public cases only

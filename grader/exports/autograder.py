@@ -4,9 +4,11 @@ results.json (gradescope.py builds the zip whose run_autograder runs this).
     python -m grader.exports.autograder --source DIR --submission DIR --results DIR
     python -m grader.exports.autograder --source DIR --check     (setup.sh: ready?)
 
-Exit status 0 when results.json is written; 2 (and no results.json, so that
-Gradescope reports a failed autograder instead of a silent zero) when the
-autograder itself cannot work.
+Whatever happens a run writes results.json: the graded submission, or, when nothing
+could be graded (bubblewrap required and refused here, a failure of the grader), a
+score of 0 with the real cause, for the student and the instructor (Gradescope would
+otherwise say only that the autograder failed). Exit status 0 once it is written; 2
+when even that failed, and for --check (setup.sh) when the autograder cannot work.
 """
 
 import argparse
@@ -14,6 +16,7 @@ import os
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from grader.cases import Case, load_cases
@@ -22,13 +25,26 @@ from grader.config import CourseConfig, load_config
 from grader.counterexamples import Searcher
 from grader.errors import GraderError
 from grader.exports.common import ExportError
-from grader.exports.gradescope import gradescope_results, leaderboard_cases
+from grader.exports.gradescope import (
+    FALLBACK_NOT_ISOLATED,
+    Isolation,
+    failure_results,
+    gradescope_results,
+    leaderboard_cases,
+)
 from grader.exports.timed import leaderboard_cpu
 from grader.grading import execute, plan
 from grader.pool import load_pool
 from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
-from grader.sandbox import isolating_sandbox
+from grader.sandbox import (
+    BubblewrapSandbox,
+    RlimitSandbox,
+    Sandbox,
+    SandboxUnavailable,
+    bubblewrap_refusal,
+    isolating_sandbox,
+)
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store
 from grader.submissions import load
@@ -48,39 +64,96 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Gradescope's container: a CPU quota (docker --cpus) on a host of many cores.
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument(
+        "--require-bubblewrap",
+        action="store_true",
+        help="grade nothing where bubblewrap cannot run (the export's choice)",
+    )
     args = parser.parse_args(argv)
-    if not args.check and (args.submission is None or args.results is None):
+    if args.check:
+        return _check(args.source, args.require_bubblewrap)
+    if args.submission is None or args.results is None:
         parser.error("--submission and --results are needed (or --check)")
+    started = time.monotonic()
     try:
         config, cases = _setup(args.source)
-        if args.check:
-            sandbox = isolating_sandbox(config.sandbox, warn=_say)
-            public = sum(case.public for case in cases)
-            print(
-                f"autograder ready: {public} public and {len(cases) - public} hidden cases, "
-                f"sandbox {sandbox.name}"
-            )
-            return 0
-        started = time.monotonic()
-        result, sandbox_name, cpu = grade(
-            args.submission, config, cases, max(1, args.jobs or usable_cpus()), args.source
-        )
+        sandbox, isolation = container_sandbox(config, args.require_bubblewrap)
+        print(isolation.said(), flush=True)
+        jobs = max(1, args.jobs or usable_cpus())
+        result, cpu = grade(args.submission, config, cases, jobs, sandbox, args.source)
         document = gradescope_results(
             result,
             timed=leaderboard_cases(config, cases),
-            sandbox=sandbox_name,
+            isolation=isolation,
             leaderboard_cpu=cpu,
             execution_time=time.monotonic() - started,
         )
+    except Exception as error:  # whatever it is, Gradescope gets a results.json saying so
+        cause = str(error) if isinstance(error, GraderError) else _failure(error)
+        print(f"autograder: error: {cause}", file=sys.stderr)
+        document = failure_results(cause, time.monotonic() - started)
+        result = None
+    try:
         args.results.mkdir(parents=True, exist_ok=True)
         write_json(document, args.results / "results.json", "gradescope_results")
+    except (OSError, ValueError, GraderError) as error:
+        print(f"autograder: error: cannot write results.json: {error}", file=sys.stderr)
+        return 2
+    if result is not None:
+        print(build_report(result))
+        print(case_report(result, instructor=True))
+        print(score_line(result, ""))
+    return 0
+
+
+def _failure(error: Exception) -> str:
+    """A failure of the grader itself: its type and message, and where (the traceback
+    goes to the instructors' output)."""
+    traceback.print_exc()
+    return f"the grader failed: {type(error).__name__}: {error}"
+
+
+def _check(source: Path, require_bubblewrap: bool) -> int:
+    """setup.sh: the configuration, the cases and a sandbox work (else exit 2)."""
+    try:
+        config, cases = _setup(source)
+        _, isolation = container_sandbox(config, require_bubblewrap)
     except GraderError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
-    print(build_report(result))
-    print(case_report(result, instructor=True))
-    print(score_line(result, ""))
+    public = sum(case.public for case in cases)
+    print(
+        f"autograder ready: {public} public and {len(cases) - public} hidden cases. "
+        + isolation.said()
+    )
     return 0
+
+
+def container_sandbox(config: CourseConfig, require_bubblewrap: bool) -> tuple[Sandbox, Isolation]:
+    """The sandbox for Gradescope's container. course.toml's "rlimits": the fallback;
+    "bubblewrap", or the export's --require-bubblewrap: bubblewrap or nothing graded;
+    "auto": bubblewrap where the container lets it make namespaces, else the fallback,
+    its program run as an unprivileged uid and shut out of the autograder's files."""
+    if config.sandbox == "rlimits":
+        box: Sandbox = isolating_sandbox("rlimits", warn=_say)
+        return box, _isolation(box, "course.toml chose it")
+    if require_bubblewrap or config.sandbox == "bubblewrap":
+        box = isolating_sandbox("bubblewrap", warn=_say)
+        why = "required by the export" if require_bubblewrap else "course.toml chose it"
+        return box, _isolation(box, why)
+    try:
+        box = BubblewrapSandbox()
+        box.probe()
+        return box, _isolation(box, "the container lets it make namespaces")
+    except SandboxUnavailable as exc:
+        why = bubblewrap_refusal(exc).split("; the unisolated fallback is")[0]
+        box = RlimitSandbox()
+        return box, _isolation(box, f"the fallback: {why}")
+
+
+def _isolation(box: Sandbox, why: str) -> Isolation:
+    not_isolated = "" if box.name == "bubblewrap" else FALLBACK_NOT_ISOLATED
+    return Isolation(box.name, why, not_isolated, str(box.accounting))
 
 
 def _setup(source: Path) -> tuple[CourseConfig, list[Case]]:
@@ -107,15 +180,19 @@ def _shut_out(source: Path) -> None:
 
 
 def grade(
-    folder: Path, config: CourseConfig, cases: list[Case], jobs: int, source: Path = Path(".")
-) -> tuple[SubmissionReport, str, list[float] | None]:
+    folder: Path,
+    config: CourseConfig,
+    cases: list[Case],
+    jobs: int,
+    sandbox: Sandbox,
+    source: Path = Path("."),
+) -> tuple[SubmissionReport, list[float] | None]:
     """Build and run one submission folder on every case, in a throwaway store."""
     if not folder.is_dir():
         raise ExportError(f"{folder}: no submission folder")
     # One student's folder, whatever it holds: a misplaced or misnamed source file is
     # a CE with a clear reason, never a second "submission".
     submission = load(folder, config)
-    sandbox = isolating_sandbox(config.sandbox, warn=_say)
     if sandbox.name != "bubblewrap":
         _shut_out(source)
     with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:  # 0700, a random name
@@ -136,7 +213,7 @@ def grade(
                 wanted = set(leaderboard_cases(config, cases))
                 timed = [c for c in cases if c.id in wanted]
                 cpu = leaderboard_cpu(submission, timed, sandbox, config, Path(tmp) / "builds")
-            return result, sandbox.name, cpu
+            return result, cpu
 
 
 def _say(message: str) -> None:

@@ -1,6 +1,9 @@
-"""A gradebook CSV for an LMS import: one row per submission.
+"""A gradebook CSV for people and spreadsheets: one row per submission, every verdict.
 
-Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
+It is not an LMS's import format (Canvas's gradebook import wants its own identity
+columns, Moodle's its worksheet's): `export canvas` and `export moodle` write those.
+
+Format:
   * a header row, then one row per submission, ordered by id;
   * columns: id, language, score, max_score, leaderboard_rank, then one column per
     case in manifest order, headed "case:<case id>", holding its verdict (AC, WA,
@@ -17,8 +20,8 @@ Format (what Canvas, Moodle, Blackboard and spreadsheets all read):
     quote or line break (Python's csv module);
   * an id that starts with =, +, -, @, tab or CR gets a ' before it, so that a
     spreadsheet shows it as text and never runs it as a formula;
-  * plain UTF-8 by default, since LMS importers read it and a byte-order mark can end
-    up inside the first column's name; `bom=True` writes UTF-8 with a BOM, which
+  * plain UTF-8 by default, since scripts and databases read it and a byte-order mark
+    can end up inside the first column's name; `bom=True` writes UTF-8 with a BOM, which
     Excel needs to read UTF-8 rather than the system's code page.
 """
 

@@ -93,7 +93,7 @@ python="${AUTOGRADER_PYTHON:-$source_dir/.venv/bin/python}"
 cd "$source_dir"
 export PYTHONPATH="$source_dir"
 exec "$python" -m grader.exports.autograder --source "$source_dir" \
-    --submission "$root/submission" --results "$root/results"
+    --submission "$root/submission" --results "$root/results"@OPTIONS@
 """
 
 README = """# Scramble Squares autograder for Gradescope
@@ -104,11 +104,55 @@ case in testcases/ (public and hidden); public cases are visible to students at
 once, hidden ones after grades are published. Enable the leaderboard in the
 assignment's settings to rank correct programs by the CPU time of the timed cases.
 
+Isolation: @ISOLATION@ Every results.json says which mode graded
+(extra_data.isolation), and so does the output instructors see.
+
 Try it without Gradescope: unpack into DIR/source, copy DIR/source/run_autograder
 to DIR, put a submission in DIR/submission, then
 `AUTOGRADER_ROOT=DIR AUTOGRADER_PYTHON=python3 DIR/run_autograder` (that python
 needs the packages in requirements.txt) and read DIR/results/results.json.
 """
+
+
+# How the zip isolates programs in Gradescope's container, by the export's choice.
+CONTAINER_RULE = (
+    "bubblewrap where the container lets it make namespaces; where it does not "
+    "(Docker's default seccomp profile refuses them, and Gradescope runs Docker), the "
+    "unisolated fallback: each program under rlimits as an unprivileged uid, shut out "
+    "of everything of the autograder's (hidden cases, expected outputs, the store)."
+)
+BUBBLEWRAP_REQUIRED = (
+    "bubblewrap only (exported with --require-bubblewrap): where the container refuses "
+    "namespaces, no submission is graded and each results.json says why."
+)
+FALLBACK_NOT_ISOLATED = (
+    "the program can read any file any user may read (the system's, the submission's "
+    "own), use the network, and see other processes; only the autograder's own files "
+    "are shut off from it"
+)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How one submission's programs were isolated (results.json's extra_data)."""
+
+    mode: str  # the sandbox's name: bubblewrap or rlimits
+    why: str  # why this mode: the export's choice, or why bubblewrap could not run
+    not_isolated: str  # what this mode does not isolate ("" for bubblewrap)
+    cpu_accounting: str  # a CpuAccounting value
+
+    def as_json(self) -> dict:
+        return {
+            "mode": self.mode,
+            "why": self.why,
+            "not_isolated": self.not_isolated,
+            "cpu_accounting": self.cpu_accounting,
+        }
+
+    def said(self) -> str:
+        """One paragraph for the output instructors see."""
+        text = f"Isolation: {self.mode} ({self.why})."
+        return text + (f" Not isolated: {self.not_isolated}." if self.not_isolated else "")
 
 
 @dataclass(frozen=True)
@@ -119,18 +163,30 @@ class AutograderZip:
 
 
 def build_autograder(
-    out: Path, manifest: Path | None = None, course: Path | None = None
+    out: Path,
+    manifest: Path | None = None,
+    course: Path | None = None,
+    *,
+    require_bubblewrap: bool = False,
 ) -> AutograderZip:
-    """Write the Gradescope autograder zip for these cases and this course."""
+    """Write the Gradescope autograder zip for these cases and this course;
+    ``require_bubblewrap``: refuse to grade where the container refuses namespaces
+    (by default the zip falls back, shut out of the autograder's files)."""
     cases, case_files = case_entries(manifest, keep=lambda case: True)
     case_files += pool_entries(manifest)
     course_file = Path(course) if course else default_course_file()
     load_config(course)  # a broken configuration fails here, not on Gradescope
+    options = " \\\n    --require-bubblewrap" if require_bubblewrap else ""
     entries: list[Entry] = [
         Entry("setup.sh", SETUP_SH, executable=True),
-        Entry("run_autograder", RUN_AUTOGRADER, executable=True),
+        Entry("run_autograder", RUN_AUTOGRADER.replace("@OPTIONS@", options), executable=True),
         Entry("requirements.txt", requirements_txt()),
-        Entry("README.md", README),
+        Entry(
+            "README.md",
+            README.replace(
+                "@ISOLATION@", BUBBLEWRAP_REQUIRED if require_bubblewrap else CONTAINER_RULE
+            ),
+        ),
         *package_entries(),
         *case_files,
     ]
@@ -157,7 +213,7 @@ def gradescope_results(
     result: SubmissionReport,
     *,
     timed: Collection[str],
-    sandbox: str,
+    isolation: Isolation,
     execution_time: float,
     leaderboard_cpu: Sequence[float] | None = None,
 ) -> dict:
@@ -175,7 +231,8 @@ def gradescope_results(
             "grader_version": __version__,
             "language": result.submission.language,
             "content_hash": result.submission.content_hash,
-            "sandbox": sandbox,
+            "sandbox": isolation.mode,
+            "isolation": isolation.as_json(),
             "verdicts": dict(sorted(result.verdict_counts.items())),
         },
         "tests": [
@@ -190,6 +247,24 @@ def gradescope_results(
     if cpu is not None and result.all_accepted:
         document["leaderboard"] = [{"name": LEADERBOARD_NAME, "value": cpu, "order": "asc"}]
     return document
+
+
+def failure_results(cause: str, execution_time: float) -> dict:
+    """results.json when the autograder could grade nothing (bubblewrap required and
+    refused, a grader failure): the real cause, for the student and the instructor,
+    instead of Gradescope's "the autograder failed to execute correctly"."""
+    return {
+        "score": 0.0,
+        "execution_time": round(execution_time),
+        "output": (
+            "The autograder could not grade this submission; this is not your "
+            f"program's fault, and your instructor can regrade it.\nCause: {cause}"
+        ),
+        "output_format": "text",
+        "stdout_visibility": "hidden",
+        "extra_data": {"grader_version": __version__, "grader_error": cause},
+        "tests": [],
+    }
 
 
 def _test(number: int, outcome: CaseOutcome, policy_cases: str = "count") -> dict:

@@ -11,6 +11,7 @@ the page can show. Bytes that are not UTF-8 survive as lone surrogates
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import Literal
 
 CONTEXT = 3  # unchanged lines shown around each change
 # Lines of each side compared, from just before the first difference: the matcher is
@@ -22,7 +23,8 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 
 @dataclass(frozen=True)
 class Row:
-    kind: str  # "hunk" (a header), "same", "expected" (expected only), "got" (got only)
+    # "hunk" (a header), "same", "expected" (expected only), "got" (got only)
+    kind: Literal["hunk", "same", "expected", "got"]
     expected_line: int | None = None  # 1-based line numbers
     got_line: int | None = None
     text: str = ""  # the line with its "\n", if it had one; for a hunk, its header

@@ -40,7 +40,7 @@ def eligibility(
     return current, None
 
 
-def failure_summary(verdicts: Sequence[str]) -> str:
+def failure_summary(verdicts: Sequence[Verdict]) -> str:
     """E.g. "WA on 3 cases, TLE on 1 case"; empty when every verdict is AC."""
     parts = []
     for verdict in VERDICT_ORDER:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from grader.cases import Case
 from grader.config import CourseConfig
 from grader.leaderboard.session import Session
-from grader.model import Verdict
+from grader.model import TimedVerdict, Verdict
 from grader.sandbox.base import Sandbox
 from grader.store import Store
 from grader.timed_runs import Program, timed_run
@@ -32,7 +32,7 @@ class TimedRunEvent:
     program: Program
     case: Case
     run_index: int | None  # None for a warm-up run
-    verdict: str
+    verdict: TimedVerdict
     cpu_seconds: float
 
 

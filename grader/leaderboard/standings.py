@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from grader.cases import Case
 from grader.config import CourseConfig
 from grader.leaderboard.session import Ineligible, Session
-from grader.model import Verdict
+from grader.model import STARTUP_RAN, TimedVerdict, Verdict
 from grader.store import Store, TimingRow
 from grader.timed_runs import Program
 from grader.timing import Summary, ranks, significantly_faster, summarize
@@ -48,7 +48,7 @@ def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> T
     for row in rows:
         if versions.get(row.case_id) == row.case_version:
             by_case[row.case_id][row.run_index] = row
-    good = "OK" if program.startup else Verdict.AC.value
+    good: TimedVerdict = STARTUP_RAN if program.startup else Verdict.AC
     bad = [
         (cid, i, r.verdict)
         for cid, found in by_case.items()

@@ -1,4 +1,6 @@
 """The LMS round trip: import a bulk download (canvas, moodle, gradescope), export
-scores in the LMS's own import format. One module per format; unpack.py reads
-archives safely. The small file left beside each student's files is
-grader/submission_meta.py: the late policy reads it too."""
+scores in the LMS's own import format. One module per format (canvas.py, moodle.py,
+gradescope.py); unpack.py reads archives safely; roster.py reads the LMS's gradebook
+or worksheet, worksheet.py what Moodle's grading worksheet says of each participant,
+times.py the submission times Canvas's API knows. The small file left beside each
+student's files is grader/submission_meta.py: the late policy reads it too."""

@@ -1,33 +1,72 @@
 """Canvas "Download Submissions": one flat zip, one file per submitted attachment.
 
-Canvas names each file `<name>_<user id>_<attachment id>_<original name>`, with
-`LATE_` before the user id when the submission came after the due date, and it
-renames a re-uploaded file `puzzlesolver-1.py`, `puzzlesolver-2.py`, ...: such a
-copy of a source file the course accepts gets its name back (the highest copy
-number wins; other files keep Canvas's name, which is all they have). The
-name part is the student's sortable name squashed to letters (`smithjohn`); the
-user id is Canvas's own, the one its gradebook CSV has in the "ID" column, so
-it is the folder name. Canvas itself reads the first all-digit fields as the user
-and file ids, and removes `_<digits>_` from names for that, so the first
-`_<uid>_<file id>_` ends the prefix; but it squashes the name only afterwards, so a
-student named `Eve_1002-_5001-` still gets entries starting `eve_1002_5001_`. All
-the entries of one submission share one prefix: an id claimed under two is refused
-whole, never mixed. Canvas writes no submission time into the names: the
-zip entry's time is taken instead, and the metadata says so.
+ContentZipper (lib/content_zipper.rb) names each file
+`<name>_[LATE_]<user id>_<attachment id>_<file>`: `LATE_` when Canvas holds the
+submission late (it knows each student's own due date and extensions), the name the
+student's sortable name squashed to letters (`smithjohn`), the user id Canvas's own,
+the one its gradebook CSV has in the "ID" column, so it is the folder name. Canvas
+reads the first all-digit fields back as the user and file ids and removes
+`_<digits>_` from names for that, so the first `_<uid>_<file id>_` ends the prefix;
+but it squashes the name only afterwards, so a student named `Eve_1002-_5001-` still
+gets entries starting `eve_1002_5001_`. All the entries of one submission share one
+prefix: an id claimed under two is refused whole, never mixed.
+
+Under anonymous grading the name is left out and the id is `anon_<anonymous id>`
+(`anon_Q2q3x_70004_file`, `LATE_anon_Q2q3x_...`): such a download is imported under
+the anonymous ids, which no gradebook knows until Canvas reveals the names. A text
+entry or a website URL is `<prefix>_text.html` or `<prefix>_link.html`: no file to
+grade.
+
+Canvas renames a file uploaded again under a name the student already used
+(Attachment.make_unique_filename): `puzzlesolver-1.py` up to `-7` (older Canvas
+counts on), and from the 8th time `puzzlesolver-<uuid>.py`. Such a copy of a source file the course accepts gets
+its name back, the latest upload winning (the highest number, a uuid above all
+numbers, then the higher attachment id); other files keep Canvas's name, which is
+all they have.
+
+Canvas writes no submission time anywhere in the download, and every entry carries
+the moment the zip was made: times come from Canvas's API (grader/lms/times.py).
 """
 
 import re
 from pathlib import PurePosixPath
 
-from grader.lms.incoming import Incoming, Parsed, newest, one_name_per_id, safe_id
-from grader.lms.unpack import Refused, Unpacked
+from grader.lms.incoming import Incoming, Parsed, one_name_per_id, safe_id
+from grader.lms.unpack import Member, Refused, Unpacked
 
 _NAME = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<att>\d+)_(?P<file>.+)$")
-_COPY = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]*)?$")
+_ANON = re.compile(r"^(?:(?P<late>LATE)_)?anon_(?P<uid>[A-Za-z0-9]+)_(?P<att>\d+)_(?P<file>.+)$")
+_ENTRY = r"_(?P<kind>text|link)\.html$"  # no attachment id: typed into Canvas, or a URL
+_TEXT = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<uid>\d+)" + _ENTRY)
+_ANON_TEXT = re.compile(r"^(?:(?P<late>LATE)_)?anon_(?P<uid>[A-Za-z0-9]+)" + _ENTRY)
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+# make_unique_filename: basename, then -N or -<uuid>, then the extension as Canvas
+# finds it (`(\.[A-Za-z][A-Za-z0-9]*)*(\.[A-Za-z0-9]*)$`).
+_COPY = re.compile(
+    rf"^(?P<stem>.+?)-(?:(?P<n>\d+)|(?P<uuid>{_UUID}))"
+    r"(?P<ext>(?:\.[A-Za-z][A-Za-z0-9]*)*\.[A-Za-z0-9]*)?$"
+)
+_UUID_COPY = 8  # Canvas's 8th copy of a name and every one after it
+_ENTRIES = {
+    "text": "Canvas's online text entry (typed into Canvas), not a submitted file",
+    "link": "Canvas's website URL submission (a link), not a submitted file",
+}
+
+
+def is_anonymous(unpacked: Unpacked) -> bool:
+    """An anonymous grading download: every entry named like Canvas's is `anon_`'s."""
+    shaped = [
+        bool(_ANON.match(name) or _ANON_TEXT.match(name))
+        for name in (m.path.name for m in unpacked.members if len(m.path.parts) == 1)
+        if _NAME.match(name) or _TEXT.match(name) or _ANON.match(name) or _ANON_TEXT.match(name)
+    ]
+    return bool(shaped) and all(shaped)
 
 
 def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
+    anonymous = is_anonymous(unpacked)
+    names, texts = (_ANON, _ANON_TEXT) if anonymous else (_NAME, _TEXT)
     claims = []
     for member in unpacked.members:
         if len(member.path.parts) != 1:
@@ -38,68 +77,65 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
                 )
             )
             continue
-        match = _NAME.match(member.path.name)
+        match = names.match(member.path.name)
         if not match:
-            parsed.refused.append(
-                Refused(
-                    str(member.path), "not named like a Canvas submission (name_userid_fileid_file)"
-                )
+            text = texts.match(member.path.name)
+            reason = (
+                _ENTRIES[text["kind"]]
+                if text
+                else "not named like a Canvas submission (name_userid_fileid_file)"
             )
+            parsed.refused.append(Refused(str(member.path), reason))
             continue
         # Canvas names every file of one submission `<name>_[LATE_]<uid>`: the same
         # prefix, or an entry is not what it claims (a name Canvas sanitised badly).
-        prefix = match["name"] + ("_LATE" if match["late"] else "")
+        prefix = ("anon" if anonymous else match["name"]) + ("_LATE" if match["late"] else "")
         claims.append((match["uid"], prefix, member, match))
-    kept, refused = one_name_per_id(claims, "user")
+    kept, refused = one_name_per_id(claims, "anonymous student" if anonymous else "user")
     parsed.refused.extend(refused)
     students: dict[str, Incoming] = {}
-    chosen: dict[str, dict[str, tuple]] = {}  # uid -> canonical name -> (copy number, member)
+    # uid -> the name uploaded -> ((copy rank, attachment id), member, attachment id)
+    chosen: dict[str, dict[str, tuple[tuple[int, int], Member, str]]] = {}
     for uid, _, member, match in kept:
         student = students.get(uid)
         if student is None:
             student = students[uid] = Incoming(
-                student_id=safe_id(uid),
-                name=match["name"],
-                lms_user_id=uid,
+                student_id=safe_id(f"anon_{uid}" if anonymous else uid),
+                name="" if anonymous else match["name"],
+                lms_user_id="" if anonymous else uid,
+                anonymous_id=uid if anonymous else "",
                 late_marker=False,
-                time_source="zip entry time",
             )
         if match["late"]:
             student.late_marker = True
         original, copy = _original_name(match["file"], source_names)
+        rank = (copy, int(match["att"]))
         previous = chosen.setdefault(uid, {}).get(original)
+        current = (rank, member, match["att"])
         if previous is not None:
-            # Two uploads of one name in one submission: the higher copy number is the later one.
-            current = (copy, member)
-            keep, drop = (previous, current) if previous[0] >= copy else (current, previous)
+            # Two uploads of one name in one submission: the later copy wins.
+            keep, drop = (previous, current) if previous[0] > rank else (current, previous)
             student.notes.append(
                 f"{drop[1].path.name} dropped: {keep[1].path.name} is a later upload of {original}"
             )
             chosen[uid][original] = keep
         else:
-            chosen[uid][original] = (copy, member)
+            chosen[uid][original] = current
     for uid, student in students.items():
-        members = [member for _, member in chosen[uid].values()]
+        picked = chosen[uid]
         student.files = {
-            PurePosixPath(name): member.data for name, (_, member) in chosen[uid].items()
+            PurePosixPath(name): member.data for name, (_, member, _) in picked.items()
         }
-        student.submitted_at = newest(m.mtime for m in members)
-        student.submission_id = ",".join(sorted(_attempt(m.path.name) for m in members))
+        student.attachments = {name: att for name, (_, _, att) in picked.items()}
+        student.submission_id = ",".join(sorted(att for _, _, att in picked.values()))
         parsed.students.append(student)
     return parsed
 
 
-def _attempt(name: str) -> str:
-    """The Canvas file id in a member's name."""
-    match = _NAME.match(name)
-    assert match is not None, "only members named like Canvas's files are chosen"
-    return match["att"]
-
-
-def _original_name(name: str, source_names: frozenset):
-    """(the name the student uploaded, Canvas's copy number: 0 for none). Only a
-    source file's name is restored: `data-2020.txt` may well be the student's own."""
+def _original_name(name: str, source_names: frozenset) -> tuple[str, int]:
+    """(the name the student uploaded, Canvas's copy number: 0 for none, 8 for a uuid).
+    Only a source file's name is restored: `data-2020.txt` may well be the student's own."""
     match = _COPY.match(name)
     if not match or match["stem"] + (match["ext"] or "") not in source_names:
         return name, 0
-    return match["stem"] + (match["ext"] or ""), int(match["n"])
+    return match["stem"] + (match["ext"] or ""), int(match["n"]) if match["n"] else _UUID_COPY

@@ -7,7 +7,7 @@ The metadata maps each `submission_<id>` (Ruby-style `:key:` names) to its
 `:submitters:` (`:name:`, `:sid:`, `:email:`) and `:created_at:`, the submission
 time with its UTC offset. The folder name is the first submitter's student id
 (sid), else their e-mail, else the submission's own id; every member of a group
-is kept in the metadata so a roster finds each of them.
+is kept in the metadata (its team's members) so a roster finds each of them.
 """
 
 import re
@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from grader.lms.incoming import Incoming, Parsed, safe_id
 from grader.lms.unpack import ArchiveError, Refused, Unpacked
+from grader.submission_meta import Team, TeamMember
 
 META_FILE = "submission_metadata.yml"
 _SUBMISSION = re.compile(r"^submission_\d+$")  # a submission's folder
@@ -80,7 +81,7 @@ def _metadata(data: bytes) -> dict:
     return {str(k): v for k, v in document.items() if isinstance(v, dict)}
 
 
-def _plain_keys(value):
+def _plain_keys(value: object) -> object:
     """Ruby symbols come out of YAML as ':name' strings: drop the colon."""
     if isinstance(value, dict):
         return {
@@ -99,6 +100,10 @@ def _incoming(key: str, entry: dict) -> Incoming:
     for person in submitters:
         others.extend(str(person[k]) for k in ("sid", "email") if person.get(k))
     subid = key.split("_", 1)[1] if key.startswith("submission_") else key
+    members = tuple(
+        TeamMember(str(p.get("sid") or p.get("email") or ""), str(p.get("name", "")))
+        for p in submitters
+    )
     return Incoming(
         student_id=safe_id(ident),
         name=" & ".join(str(s.get("name", "")) for s in submitters),
@@ -107,6 +112,7 @@ def _incoming(key: str, entry: dict) -> Incoming:
         other_ids=tuple(others),
         submitted_at=_time(entry.get("created_at")),
         time_source=META_FILE,
+        team=Team(members=members) if len(members) > 1 else None,
     )
 
 

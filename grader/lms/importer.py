@@ -1,9 +1,16 @@
 """`grader import KIND ARCHIVE`: an LMS's bulk download -> one folder per student.
 
-Each student's folder holds their files and `.lms.json` (see metadata). A
-second import of a newer download touches only the students whose files or
+Each student's folder holds their files and `.lms.json` (grader/submission_meta.py).
+A second import of a newer download touches only the students whose files or
 submission time changed; a student missing from it keeps their folder, and an
-older download never replaces a newer submission.
+older download never replaces a newer submission (by their submission times, else
+by when the LMS made each download).
+
+Submission times come only from a source that knows them: Gradescope's metadata,
+Moodle's grading worksheet (`--roster`), Canvas's `submitted_at` (`--times`). Canvas
+and Moodle stamp every zip entry with the moment the zip was made, so an entry's
+time is only the download's: the import says so, and says once which students have
+no time at all.
 """
 
 import contextlib
@@ -11,16 +18,25 @@ import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from grader.atomic import atomic_output
 from grader.bounded import read_limited
-from grader.lms import canvas, gradescope, moodle
+from grader.lms import canvas, gradescope, moodle, worksheet
 from grader.lms.incoming import Incoming, Parsed
 from grader.lms.paths import conflicts
 from grader.lms.roster import Roster, first_holding, first_match
-from grader.lms.unpack import DEFAULT_LIMITS, ArchiveError, Refused, UnpackLimits, read_zip
-from grader.submission_meta import SubmissionMeta, read_meta, write_meta
+from grader.lms.times import SubmissionTimes
+from grader.lms.unpack import (
+    DEFAULT_LIMITS,
+    ArchiveError,
+    Refused,
+    Unpacked,
+    UnpackLimits,
+    read_zip,
+)
+from grader.submission_meta import SubmissionMeta, Team, parse_time, read_meta, write_meta
 
 FORMATS: dict[str, Callable[..., Parsed]] = {
     "canvas": canvas.parse,
@@ -40,6 +56,13 @@ class ImportResult:
     notes: list[str] = field(default_factory=list)
     not_in_roster: list[str] = field(default_factory=list)
     no_submission: list[str] = field(default_factory=list)  # roster students without one
+    seen: list[str] = field(default_factory=list)  # the archive's students, in its order
+    no_time: list[str] = field(default_factory=list)  # those without a submission time
+
+    @property
+    def imported(self) -> int:
+        """Students the archive gave this folder: written, or already there."""
+        return len(self.added) + len(self.updated) + len(self.unchanged) + len(self.kept_newer)
 
 
 def import_archive(
@@ -50,11 +73,26 @@ def import_archive(
     roster: Roster | None = None,
     source_names: frozenset = frozenset(),
     limits: UnpackLimits = DEFAULT_LIMITS,
+    times: SubmissionTimes | None = None,
+    teams: bool = False,
 ) -> ImportResult:
+    """`times`: Canvas's submission times (--times); `teams`: a Moodle assignment with
+    team submissions (also told by the download's default group or the worksheet's
+    Group column)."""
     if kind not in FORMATS:
         raise ArchiveError(f"unknown LMS {kind!r} (known: {', '.join(sorted(FORMATS))})")
-    parsed = FORMATS[kind](read_zip(archive, limits), source_names)
-    result = ImportResult(refused=list(parsed.refused))
+    unpacked = read_zip(archive, limits)
+    if kind == "moodle":
+        team_sheet = roster is not None and worksheet.is_team_worksheet(roster)
+        parsed = moodle.parse(unpacked, source_names, teams=teams or team_sheet)
+    else:
+        parsed = FORMATS[kind](unpacked, source_names)
+    result = ImportResult(refused=list(parsed.refused), notes=list(parsed.notes))
+    downloaded = _download_time(unpacked, kind, Path(archive).name, result)
+    if kind == "canvas":
+        _canvas_times(parsed, times, result)
+    elif kind == "moodle":
+        _moodle_sheet(parsed, roster, result)
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
     taken: dict[str, Incoming] = {}
@@ -81,7 +119,10 @@ def import_archive(
         if roster is not None:
             _match_roster(student, roster, first_row, result)
         result.notes.extend(f"{student.student_id}: {note}" for note in student.notes)
-        _store(kind, Path(archive).name, student, into / student.student_id, result)
+        result.seen.append(student.student_id)
+        if student.submitted_at is None:
+            result.no_time.append(student.student_id)
+        _store(kind, Path(archive).name, downloaded, student, into / student.student_id, result)
     result.absent = sorted(
         p.name
         for p in into.iterdir()
@@ -95,6 +136,84 @@ def import_archive(
             if not ids & found
         ]
     return result
+
+
+def _download_time(
+    unpacked: Unpacked, kind: str, archive: str, result: ImportResult
+) -> datetime | None:
+    """When the LMS made the download: the one time Canvas and Moodle give every entry
+    (the newest entry's otherwise). Never a submission time; said when it is one."""
+    stamps = {m.mtime for m in unpacked.members if m.mtime is not None}
+    if len(unpacked.members) > 1 and len(stamps) == 1:
+        (stamp,) = stamps
+        result.notes.append(
+            f"{archive}: every entry carries one time, {stamp.isoformat(sep=' ')}: when "
+            f"{kind.capitalize()} made the download, not when anyone submitted"
+        )
+    return max(stamps) if stamps else None
+
+
+def _canvas_times(parsed: Parsed, times: SubmissionTimes | None, result: ImportResult) -> None:
+    """Canvas's download names who is late (LATE_) but holds no time: `--times` does."""
+    if times is None:
+        if parsed.students:
+            result.notes.append(
+                "Canvas's download holds no submission times: its LATE marker decides who "
+                "is late; for the late policy to count days, pass --times (submitted_at "
+                "per user id, from Canvas's API)"
+            )
+        return
+    for entry in times.unreadable:
+        result.notes.append(f"{times.source}: not an ISO 8601 time: {entry}")
+    for student in parsed.students:
+        when = times.by_id.get(student.anonymous_id or student.lms_user_id)
+        if when is not None:
+            student.submitted_at, student.time_source = when, times.source
+
+
+def _moodle_sheet(parsed: Parsed, roster: Roster | None, result: ImportResult) -> None:
+    """Moodle's download holds neither times nor team members; its grading worksheet
+    has both: "Last modified (submission)" per participant, and the Group column."""
+    if roster is None or roster.column(worksheet.IDENTIFIER) is None:
+        if parsed.students:
+            result.notes.append(
+                "Moodle's download holds no submission times: pass its grading worksheet "
+                f'(--roster) for "{worksheet.SUBMITTED}"'
+            )
+        return
+    rows: dict[str, list[str]] = {}
+    for row in roster.rows:
+        pid = worksheet.participant_id(roster, row)
+        if pid is not None:
+            rows.setdefault(pid, row)
+    members, shared = worksheet.members_by_group(roster)
+    for student in parsed.students:
+        team = student.team
+        if team is not None:
+            if team.group_name in shared:
+                student.notes.append(
+                    f"two groups of the worksheet are named {team.group_name!r} once "
+                    "cleaned as Moodle names folders: its members are not known"
+                )
+                continue
+            found = tuple(members.get(team.group_name, ()))
+            student.team = Team(team.group_id, team.group_name, team.default_group, found)
+            student.other_ids = tuple(m.lms_user_id for m in found)
+            ids = [m.lms_user_id for m in found]
+        else:
+            ids = [student.lms_user_id]
+        stamps = []
+        for pid in ids:
+            if pid not in rows:
+                continue
+            when, problem = worksheet.submitted_at(roster, rows[pid])
+            if problem:
+                student.notes.append(problem)
+            if when is not None:
+                stamps.append(when)
+        if stamps:
+            student.submitted_at = max(stamps)
+            student.time_source = f"{worksheet.SUBMITTED} in {roster.path.name}"
 
 
 # A zip a student uploaded: smaller limits than the download's, and never a zip in it.
@@ -150,11 +269,18 @@ def _match_roster(
     index = first_match(_ids(student), first_row)
     if index is None:
         result.not_in_roster.append(f"{student.student_id} ({student.name})")
-    else:
+    elif student.team is None:  # a team keeps its group's name, not a member's
         student.name = roster.name(roster.rows[index]) or student.name
 
 
-def _store(kind: str, archive: str, student: Incoming, folder: Path, result: ImportResult) -> None:
+def _store(
+    kind: str,
+    archive: str,
+    downloaded: datetime | None,
+    student: Incoming,
+    folder: Path,
+    result: ImportResult,
+) -> None:
     meta = SubmissionMeta(
         student_id=student.student_id,
         lms=kind,
@@ -167,6 +293,10 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path, result: Imp
         other_ids=student.other_ids,
         files={str(p): hashlib.sha256(d).hexdigest() for p, d in sorted(student.files.items())},
         archive=archive,
+        downloaded_at=downloaded.isoformat() if downloaded else None,
+        anonymous_id=student.anonymous_id,
+        attachments=dict(student.attachments),
+        team=student.team,
     )
     entries = [f"{student.student_id}/{p}" for p in student.files]
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
@@ -184,9 +314,15 @@ def _store(kind: str, archive: str, student: Incoming, folder: Path, result: Imp
         result.unchanged.append(student.student_id)
         return
     if old is not None and _older(meta, old):
+        timed = meta.submitted_at and old.submitted_at
+        what = "submitted" if timed else "downloaded"
+        mine, theirs = (
+            (meta.submitted_at, old.submitted_at)
+            if timed
+            else (meta.downloaded_at, old.downloaded_at)
+        )
         result.kept_newer.append(
-            f"{student.student_id} (this archive: {meta.submitted_at}, "
-            f"the folder: {old.submitted_at})"
+            f"{student.student_id} (this archive: {what} {mine}, the folder: {what} {theirs})"
         )
         return
     existed = folder.exists()
@@ -249,7 +385,11 @@ class _Unwritable(OSError):
 
 
 def _older(new: SubmissionMeta, old: SubmissionMeta) -> bool:
+    """Whether `new` is an older submission than `old`: by the submission times, else
+    by when the LMS made each download."""
     a, b = new.submitted, old.submitted
+    if a is None or b is None:
+        a, b = parse_time(new.downloaded_at), parse_time(old.downloaded_at)
     if a is None or b is None:
         return False
     if (a.tzinfo is None) != (b.tzinfo is None):

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from grader.lms.unpack import Refused
+from grader.submission_meta import Team
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -22,12 +23,16 @@ class Incoming:
     other_ids: tuple[str, ...] = ()
     files: dict[PurePosixPath, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # e.g. which resubmitted copy was kept
+    anonymous_id: str = ""  # Canvas's anonymous grading id
+    attachments: dict[str, str] = field(default_factory=dict)  # Canvas: file -> attachment id
+    team: Team | None = None
 
 
 @dataclass
 class Parsed:
     students: list[Incoming] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # about the archive as a whole
 
 
 def safe_id(text: str) -> str:

@@ -1,36 +1,74 @@
-"""Moodle "Download all submissions": a folder (or a name prefix) per participant.
+"""Moodle "Download all submissions": a folder (or a name prefix) per participant or team.
 
-Moodle (mod/assign/classes/downloader.php) makes each participant's prefix from
-their full name with its own `_` turned into spaces, then `_<participant id>`, so
-the first `_<id>_assignsubmission_` after a name ends the prefix: anything after
-it, another `_1001_assignsubmission_` included, is the student's own file name.
-With "Download submissions in folders" the folder is
-`<Full Name>_<id>_assignsubmission_<plugin>` (Moodle 4.1 on; older ones end it with
-`_`) and the student's files keep their folders inside it; without, the prefix and
-`_` are glued to each file's name. Every entry of one participant must carry one
-name: an archive where two names claim one id was not written by Moodle, and none
-of that id's entries is imported. The participant id is the one Moodle's grading
-worksheet calls "Participant <id>", so it is the folder name. Only the `file`
-plugin holds files to grade; online text and comments are refused by name. Moodle
-marks no late flag in the download: lateness comes from the entry's time and the
-policy.
+Moodle (mod/assign/classes/downloader.php from 4.1; assign::download_submissions in
+locallib.php before) makes each prefix from a name whose own `_` it turns into
+spaces, so the first `_` of an entry ends the name:
+- a participant: `<Full Name>_<participant id>`, `Participant_<id>` under blind
+  marking; the id is the one the grading worksheet calls "Participant <id>", so it
+  is the folder name;
+- a team, in an assignment with team submissions (4.1 on): `<Group name>_<group id>`,
+  and the students in no group share `Default group` (Moodle's word, in the
+  language of the one who downloaded), with no id at all. A group id is nobody's
+  participant id: a team gets a folder of its own (`group-<id>`, `default-group`),
+  never the one of the participant who happens to hold that number. Moodle before
+  4.1 wrote a folder per member instead, `<Group name>-<Full Name>_<participant
+  id>_`: those are participants.
+The archive alone cannot tell a group's prefix from a participant's: an assignment
+has teams when the download has a default group, when the grading worksheet has a
+Group column, or when the instructor says so (`teams`).
+
+Then `_assignsubmission_<plugin>`: with "Download submissions in folders" a folder
+(4.1 on; older ones end it with `_`) holding the files in their own folders;
+without, `_` and each file's name glued to it. Every entry of one prefix id must
+carry one name: an archive where two names claim one id was not written by Moodle,
+and none of that id's entries is imported. Only the `file` plugin holds files to
+grade; online text and the like are refused by name.
+
+The download holds no submission time: every entry carries the moment the zip was
+made. The grading worksheet's "Last modified (submission)" has them (worksheet.py).
 """
 
 import re
 from pathlib import PurePosixPath
 
-from grader.lms.incoming import Incoming, Parsed, newest, one_name_per_id, safe_id
+from grader.lms.incoming import Incoming, Parsed, one_name_per_id, safe_id
 from grader.lms.unpack import Member, Refused, Unpacked
+from grader.submission_meta import Team
 
-_PREFIX = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_(?P<rest>.*)$")
-_FOLDER_PLUGIN = re.compile(r"^(?P<plugin>[a-z0-9]+)_?$")  # the folder: nothing after it
+# The name ends at the first `_`; then the id (none: Moodle's default group).
+_PREFIX = re.compile(r"^(?P<name>[^_]*)_(?:(?P<id>\d+)_)?assignsubmission_(?P<rest>.*)$")
+_FOLDER_PLUGIN = re.compile(r"^(?P<plugin>[a-z0-9]+)(?P<old>_?)$")  # the folder: nothing after
 _FLAT_PLUGIN = re.compile(r"^(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")  # then the file's name
 _SHAPE = "Full Name_id_assignsubmission_file/ or Full Name_id_assignsubmission_file_name"
+# clean_filename (clean_param PARAM_FILE): what Moodle strips from a name in a path.
+_UNCLEAN = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
+DEFAULT_GROUP_FOLDER = "default-group"
+
+PLUGIN_NAMES = {  # what Moodle's other submission plugins hold, for the refusal
+    "onlinetext": "online text (typed into Moodle)",
+    "comments": "submission comments",
+}
 
 
-def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
+def clean_name(name: str) -> str:
+    """A name as Moodle writes it in a download's path: its `_` turned into spaces,
+    then clean_filename."""
+    return _UNCLEAN.sub("", name.replace("_", " "))
+
+
+def has_default_group(unpacked: Unpacked) -> bool:
+    """Whether the download has Moodle's default group: then it is a team assignment."""
+    return any(
+        (m := _PREFIX.match(member.path.parts[0])) and m["id"] is None and m["name"]
+        for member in unpacked.members
+    )
+
+
+def parse(unpacked: Unpacked, source_names: frozenset = frozenset(), teams: bool = False) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
-    claims: list[tuple[str, str, Member, PurePosixPath]] = []  # (id, name, entry, its path)
+    teams = teams or has_default_group(unpacked)
+    # (folder, name, entry, its path inside, team or None)
+    claims: list[tuple[str, str, Member, PurePosixPath, Team | None]] = []
     for member in unpacked.members:
         first, *inside = member.path.parts
         match = _PREFIX.match(first)
@@ -38,39 +76,46 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
         if match:
             shape = _FOLDER_PLUGIN if inside else _FLAT_PLUGIN
             plugin = shape.match(match["rest"])
-        if match is None or plugin is None:
+        if match is None or plugin is None or not (match["id"] or match["name"]):
             reason = f"not in a Moodle participant folder ({_SHAPE})"
             if match and not inside and _FOLDER_PLUGIN.match(match["rest"]):
                 reason = "a participant entry without a file name"
             parsed.refused.append(Refused(str(member.path), reason))
             continue
         if plugin["plugin"] != "file":
+            what = PLUGIN_NAMES.get(plugin["plugin"], f"the {plugin['plugin']} plugin's content")
             parsed.refused.append(
                 Refused(
                     str(member.path),
-                    f"Moodle's {plugin['plugin']} submission, not a submitted file",
+                    f"Moodle's {plugin['plugin']} submission: {what}, not a submitted file",
                 )
             )
             continue
+        # Before 4.1 every member of a team had a folder of their own (ending in `_`),
+        # named by their participant id: a participant's, team or not.
+        old_layout = bool(inside) and bool(plugin["old"])
+        if match["id"] is None:
+            assert teams, "an id-less prefix is Moodle's default group: a team download"
+            folder, team = DEFAULT_GROUP_FOLDER, Team(group_name=match["name"], default_group=True)
+        elif teams and not old_layout:
+            folder = f"group-{match['id']}"
+            team = Team(group_id=match["id"], group_name=match["name"])
+        else:
+            folder, team = match["id"], None
         relative = PurePosixPath(*inside) if inside else PurePosixPath(plugin["file"])
-        claims.append((match["pid"], match["name"], member, relative))
-    kept, refused = one_name_per_id(claims, "participant")
+        claims.append((folder, match["name"], member, relative, team))
+    kept, refused = one_name_per_id(claims, "team" if teams else "participant")
     parsed.refused.extend(refused)
     students: dict[str, Incoming] = {}
-    times: dict[str, list] = {}
-    for pid, name, member, relative in kept:
-        student = students.get(pid)
+    for folder, name, member, relative, team in kept:
+        student = students.get(folder)
         if student is None:
-            student = students[pid] = Incoming(
-                student_id=safe_id(pid),
+            student = students[folder] = Incoming(
+                student_id=safe_id(folder),
                 name=name,
-                lms_user_id=pid,
-                time_source="zip entry time",
+                lms_user_id="" if team is not None else folder,
+                team=team,
             )
-            times[pid] = []
         student.files[relative] = member.data
-        times[pid].append(member.mtime)
-    for pid, student in students.items():
-        student.submitted_at = newest(times[pid])
-        parsed.students.append(student)
+    parsed.students.extend(students.values())
     return parsed

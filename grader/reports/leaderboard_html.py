@@ -162,7 +162,7 @@ def _ranking_table(doc: dict) -> str:
 def _table(headers: Sequence[str], rows, *, text_columns: int, table_id: str) -> str:
     """The first column holds names; the next text_columns - 1 hold text."""
 
-    def kind(i):
+    def kind(i: int) -> str:
         return "name" if i == 0 else "text" if i < text_columns else ""
 
     head = "".join(

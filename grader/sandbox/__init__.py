@@ -25,6 +25,7 @@ from grader.sandbox.portable import NOT_HELD, PortableSandbox
 
 try:
     from grader.sandbox.bubblewrap import BubblewrapSandbox
+    from grader.sandbox.namespaces import namespace_refusal
     from grader.sandbox.rlimits import FALLBACK_WARNING, RlimitSandbox
 
     NO_POSIX = ""
@@ -41,6 +42,7 @@ __all__ = [
     "RlimitSandbox",
     "Sandbox",
     "SandboxUnavailable",
+    "bubblewrap_refusal",
     "isolating_sandbox",
     "make_sandbox",
 ]
@@ -97,12 +99,26 @@ def make_sandbox(
         box.probe()
         return box
     except SandboxUnavailable as exc:
+        why = bubblewrap_refusal(exc)
         if kind == "bubblewrap":
-            raise SandboxUnavailable(
-                f"no isolation: bubblewrap cannot run here ({exc}); {INSTALL_HINT}"
-            ) from None
-        warn(f"sandbox: bubblewrap not available ({exc}): {FALLBACK_WARNING}")
+            raise SandboxUnavailable(f"no isolation: {why}") from None
+        warn(f"sandbox: bubblewrap not available ({why}): {FALLBACK_WARNING}")
         return RlimitSandbox(cgroups=cgroups)
+
+
+UNISOLATED_HINT = (
+    'the unisolated fallback is --sandbox rlimits, or sandbox = "rlimits" in course.toml'
+)
+
+
+def bubblewrap_refusal(exc: SandboxUnavailable) -> str:
+    """Why bubblewrap cannot isolate programs here, with what to do: its real cause
+    (namespaces refused by the machine or the container) before "install it"."""
+    if BubblewrapSandbox.installed():
+        refused = namespace_refusal()
+        if refused:
+            return f"bubblewrap cannot isolate programs here: {refused}; {UNISOLATED_HINT}"
+    return f"bubblewrap cannot run here ({exc}); {INSTALL_HINT}"
 
 
 def isolating_sandbox(

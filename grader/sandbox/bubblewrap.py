@@ -152,7 +152,6 @@ from grader.sandbox.base import (
     SANDBOX_PATH,
     Sandbox,
     SandboxUnavailable,
-    SetupError,
     check_request,
     error_result,
     guarded,
@@ -183,7 +182,7 @@ from grader.sandbox.supervise import (
     tmpfs_bytes,
     with_group_cpu,
 )
-from grader.sandbox.uids import UidSlots, pipes_for, private_folder, workdir_for
+from grader.sandbox.uids import UidSlots, pipes_for, workdir_for
 from grader.sandbox.warm import ZYGOTE_PATH, WarmRuns, ZygoteSpawn, build_zygote
 
 
@@ -405,6 +404,10 @@ class BubblewrapSandbox(Sandbox):
             raise SandboxUnavailable(f"cannot load the C library: {exc}") from exc
         self.warm = self._warm_runs() if warm else None
 
+    @staticmethod
+    def installed() -> bool:
+        return sys.platform.startswith("linux") and shutil.which("bwrap") is not None
+
     @property
     def mode(self) -> str:
         """How runs of a read-only workdir start: "warm" (warm.py) or "one-shot"."""
@@ -412,23 +415,13 @@ class BubblewrapSandbox(Sandbox):
 
     def _warm_runs(self) -> WarmRuns | None:
         """None where zygote.c cannot be built here: every run is then one-shot."""
-        try:
-            if self.slots is not None:
-                self.slots.check_folder()
-                folder = self.slots.folder
-            else:
-                folder = private_folder(
-                    Path(tempfile.gettempdir()) / f"scramble-grader-{os.geteuid()}"
-                )
-            binary = build_zygote(folder)
-        except (OSError, SetupError, subprocess.SubprocessError):
-            return None
+        binary = build_zygote(self.slots)
         if binary is None:
             return None
         return WarmRuns(
             self._zygote_argv,
             binary,
-            folder,
+            binary.parent,  # the grader's own folder: the stages go beside it
             self.slots,
             self.seccomp,
             self.name,

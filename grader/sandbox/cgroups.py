@@ -89,12 +89,10 @@ def _alive(pid: int) -> bool:
 
 
 def _remove(group: Path) -> None:
-    """Kill what is left in the group, then remove it (children first)."""
-    for child in [p for p in group.iterdir() if p.is_dir()] if group.is_dir() else []:
-        _remove(child)
+    """Remove the group; while it is busy, kill what is left in it and remove its
+    children first."""
     give_up = time.monotonic() + _REMOVE_SECONDS
     while True:
-        _kill_members(group)
         try:
             group.rmdir()
             return
@@ -103,7 +101,10 @@ def _remove(group: Path) -> None:
         except OSError as exc:
             if exc.errno != errno.EBUSY or time.monotonic() > give_up:
                 return  # left for the next grader's sweep
-            time.sleep(0.005)
+        for child in [p for p in group.iterdir() if p.is_dir()]:
+            _remove(child)
+        _kill_members(group)
+        time.sleep(0.001)
 
 
 def _kill_members(group: Path) -> None:
@@ -287,6 +288,8 @@ class RunGroup:
         self.paths = paths
         self._limits: tuple[Limits, int] | None = None
         self._open: dict[Path, int] = {}  # counter files kept open: read twice a run at least
+        # A group kept for many runs goes with the thread or the sandbox that kept it.
+        self._finalizer = weakref.finalize(self, _close, self._open, [p for _, p in paths])
 
     def _read(self, path: Path) -> str:
         """A counter file's content now (kernfs makes it afresh for a read at 0)."""
@@ -378,11 +381,15 @@ class RunGroup:
             _kill_members(path)
 
     def close(self) -> None:
-        for fd in self._open.values():
-            os.close(fd)
-        self._open.clear()
-        for _, path in self.paths:
-            _remove(path)
+        self._finalizer()
+
+
+def _close(descriptors: dict[Path, int], paths: list[Path]) -> None:
+    for fd in descriptors.values():
+        os.close(fd)
+    descriptors.clear()
+    for path in paths:
+        _remove(path)
 
 
 def runs_cgroups(wanted: bool) -> tuple[Cgroups | None, str]:
@@ -399,17 +406,18 @@ def runs_cgroups(wanted: bool) -> tuple[Cgroups | None, str]:
 @dataclass
 class Metered:
     """A run's group and its counters when the run began: what the run alone used.
-    ``own``: the group is the run's alone (whatever is left in it at the end is the
-    run's and is killed); else a warm sandbox's, shared by its zygote."""
+    Only the run's processes are ever in it (the sandbox's own stay out, but for the
+    run's init): whatever is left of the run at its end is killed before the counters
+    are read."""
 
     group: RunGroup
     before: GroupUsage = NOTHING
-    own: bool = True
 
     @classmethod
-    def shared(cls, group: RunGroup) -> Metered:
+    def continuing(cls, group: RunGroup) -> Metered:
+        """A group kept from run to run: this run is what its counters add from now."""
         group.reset_peak()
-        return cls(group, group.usage(), own=False)
+        return cls(group, group.usage())
 
     def cpu_seconds(self) -> float:
         return self.group.cpu_seconds() - self.before.cpu_seconds
@@ -418,7 +426,6 @@ class Metered:
         return self.group.oom_kills() > self.before.oom_kills
 
     def usage(self) -> GroupUsage:
-        """Once the run is over (a group of its own: what is left of it killed first)."""
-        if self.own:
-            self.group.kill()
+        """Once the run is over."""
+        self.group.kill()
         return self.group.usage().since(self.before)

@@ -1,7 +1,7 @@
 """The rlimits fallback's per-run reaper (Linux): a script run by the grader's Python,
 never imported by the grader (it must start fast: ``python -S -I``).
 
-    reaper.py STATUS_FD UID LIMITS JOINS SECCOMP -- COMMAND...
+    reaper.py STATUS_FD UID LIMITS JOINS SECCOMP MEMORY_KB -- COMMAND...
 
 It makes itself a child subreaper, so every process the program starts stays in its
 tree whatever it does (double fork, setsid): orphans are re-parented to it, not to
@@ -13,9 +13,10 @@ as root: the process limit then holds, and the program is not root), with its
 stdout and stderr and /dev/null as standard input. When the program has ended, or
 the grader sends SIGUSR1, it kills every process left in its tree and reaps them
 all, then writes to STATUS_FD one line: ``exit <wait status> <user us> <sys us>
-<peak rss kB> <own peak rss kB>`` (the rusage of everything it reaped: a child
+<peak rss kB> <own peak rss kB> 0`` (the rusage of everything it reaped: a child
 nobody waited for counts as much as one waited for; the last figure is the peak of
-the program's process just before its exec, which its ru_maxrss inherits). Before it
+the program's process just before its exec, which its ru_maxrss inherits; the 0: it
+does not poll memory, MEMORY_KB is reaper.c's, the grader polls). Before it
 starts the program it writes ``started <pid>``; a failure of its own is ``error <why>``
 (exit status 125), never the program's, and so is a command that cannot be executed
 (a missing interpreter).
@@ -116,7 +117,7 @@ def main(argv: list) -> int:
     limits = [tuple(int(x) for x in item.split(":")) for item in argv[3].split(",") if item]
     joins = [int(fd) for fd in argv[4].split(",")] if argv[4] != "-" else []
     seccomp = bytes.fromhex(argv[5]) if argv[5] != "-" else b""
-    command = argv[7:]
+    command = argv[8:]
     os.set_inheritable(status_fd, False)
     me = os.getpid()
     libc = ctypes.CDLL(None, use_errno=True)
@@ -163,7 +164,7 @@ def main(argv: list) -> int:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     report = (
         f"exit {status} {round(usage.ru_utime * 1e6)} {round(usage.ru_stime * 1e6)} "
-        f"{usage.ru_maxrss} {own_peak}\n"
+        f"{usage.ru_maxrss} {own_peak} 0\n"
     )
     os.write(status_fd, report.encode())
     return 0

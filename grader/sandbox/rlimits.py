@@ -8,7 +8,8 @@ RLIMIT_AS either). For a run the workdir is copied into a private temporary fold
 rewritten to the copy) and the input is copied beside it; HOME and TMPDIR point into
 that folder; a build runs in the workdir itself.
 
-On Linux each run has a reaper of its own (``reaper.py``, run by this Python): a
+On Linux each run has a reaper of its own (``reaper.c``, compiled once with the system
+C compiler like the zygote; ``reaper.py``, run by this Python, where there is none): a
 child subreaper that starts the program and, once it has ended, kills and reaps
 every process left in its tree, so the CPU time of every process the program
 started counts, waited for or not, and nothing is left behind (a double fork or
@@ -40,7 +41,9 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +58,7 @@ from grader.sandbox.base import (
     substitute,
 )
 from grader.sandbox.cgroups import Metered, runs_cgroups
+from grader.sandbox.compiled import built_for
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
     Capture,
@@ -74,7 +78,13 @@ from grader.sandbox.supervise import (
     tree_usage,
     with_group_cpu,
 )
-from grader.sandbox.uids import UidSlots, pipes_for, readable_by, workdir_for, workdir_for_owner
+from grader.sandbox.uids import (
+    UidSlots,
+    pipes_for,
+    readable_by,
+    workdir_for,
+    workdir_for_owner,
+)
 
 FALLBACK_WARNING = (
     "running without isolation (rlimits and a private temporary folder only); "
@@ -82,6 +92,7 @@ FALLBACK_WARNING = (
 )
 
 _REAPER = Path(__file__).with_name("reaper.py")
+_REAPER_C = Path(__file__).with_name("reaper.c")
 _STARTED_SECONDS = 10.0  # the reaper is a Python starting: this only catches a wedged one
 
 
@@ -226,6 +237,8 @@ class RlimitSandbox(Sandbox):
         # CPU time: a cgroup per run where one can be made; else what the reaper reaps,
         # with auto-reaping refused (seccomp); without a reaper (macOS), what was waited.
         self.cgroups, self.cgroups_absent = runs_cgroups(cgroups and self.reaped)
+        self.reaper = self._reaper_command() if self.reaped else []
+        self._local = threading.local()
         self.seccomp = (
             seccomp_program(platform.machine(), refuse_autoreap=self.cgroups is None)
             if self.reaped
@@ -237,6 +250,26 @@ class RlimitSandbox(Sandbox):
             self.accounting = CpuAccounting.REAPED
         else:
             self.accounting = CpuAccounting.WAITED
+
+    def _metered(self, limits: Limits) -> Metered | None:
+        """This thread's cgroup, kept from run to run (making one per run costs more
+        than the rest of the run); only the program's processes in it: the reaper
+        stays out."""
+        if self.cgroups is None:
+            return None
+        group = getattr(self._local, "group", None)
+        if group is None:
+            group = self._local.group = self.cgroups.group("runs")
+        group.set_limits(limits, 0)
+        return Metered.continuing(group)
+
+    def _reaper_command(self) -> list[str]:
+        """reaper.c built (in a folder of the grader's alone), else reaper.py run by
+        this Python (a Python starting for every run: slower, the same protocol)."""
+        binary = built_for(_REAPER_C, self.slots)
+        if binary is not None:
+            return [str(binary)]
+        return [sys.executable, "-S", "-I", str(_REAPER)]
 
     def run(
         self,
@@ -252,6 +285,8 @@ class RlimitSandbox(Sandbox):
         workdir = Path(os.path.abspath(workdir))
 
         def work() -> RunResult:
+            if self.slots is not None and not writable:
+                return self._run_in_lane(argv, workdir, limits, input_file, memory_rlimit, start)
             uid, uid_lock = self.slots.acquire() if self.slots is not None else (None, None)
             try:
                 check_request(argv, workdir, input_file, path=_search_path(uid))
@@ -270,6 +305,27 @@ class RlimitSandbox(Sandbox):
 
         return guarded(self.name, start, work)
 
+    def _run_in_lane(
+        self,
+        argv: list[str],
+        workdir: Path,
+        limits: Limits,
+        input_file: Path | None,
+        memory_rlimit: bool,
+        start: float,
+    ) -> RunResult:
+        """A run as root, in this thread's lane (see _Lane): the program's copy, its
+        folder and its uid kept from run to run."""
+        lane: _Lane | None = getattr(self._local, "lane", None)
+        if lane is None:
+            assert self.slots is not None
+            lane = self._local.lane = _Lane(self.slots)
+        check_request(argv, workdir, input_file, path=_search_path(lane.uid))
+        cwd = lane.work_for(workdir)
+        command = _moved(substitute(argv, lane.stage(input_file)), workdir, cwd)
+        memory = memory_of(memory_rlimit, build=False)
+        return self._spawn(command, cwd, lane.private, limits, memory, start, lane.uid)
+
     @staticmethod
     def _stage(
         argv: list[str], workdir: Path, private: Path, input_file: Path | None, writable: bool
@@ -286,12 +342,7 @@ class RlimitSandbox(Sandbox):
             return command, workdir
         cwd = private / "work"
         shutil.copytree(workdir, cwd, symlinks=True)
-        prefix = str(workdir)
-        moved = [
-            str(cwd) + a[len(prefix) :] if a == prefix or a.startswith(prefix + "/") else a
-            for a in command
-        ]
-        return moved, cwd
+        return _moved(command, workdir, cwd), cwd
 
     def _spawn(
         self,
@@ -310,18 +361,12 @@ class RlimitSandbox(Sandbox):
             "LANG": "C.UTF-8",
         }
         if self.reaped:
-            # Only the program's processes in it: the reaper stays outside.
-            group = self.cgroups.run_group(limits, 0) if self.cgroups else None
-            metered = Metered(group) if group is not None else None
+            metered = self._metered(limits)
+            run = self._start_reaper(command, cwd, env, limits, memory, uid, metered)
             try:
-                run = self._start_reaper(command, cwd, env, limits, memory, uid, metered)
-                try:
-                    return self._supervise_reaped(run, limits, memory, start, metered)
-                finally:
-                    run.close()
+                return self._supervise_reaped(run, limits, memory, start, metered)
             finally:
-                if group is not None:
-                    group.close()
+                run.close()
         own_peak = rusage_peak_kb([resource.getrusage(resource.RUSAGE_SELF)])
         try:
             proc = subprocess.Popen(
@@ -358,15 +403,16 @@ class RlimitSandbox(Sandbox):
         joins = group.group.open_procs() if group is not None else []
         try:
             argv = [
-                sys.executable,
-                "-S",
-                "-I",
-                str(_REAPER),
+                *self.reaper,
                 str(theirs.fileno()),
                 str(-1 if uid is None else uid),
                 encoded,
                 ",".join(str(fd) for fd in joins) or "-",
                 self.seccomp.hex() if self.seccomp else "-",
+                # reaper.c polls the tree's memory itself where no cgroup holds it
+                "0"
+                if group is not None and self.cgroups and self.cgroups.limits_memory
+                else str(limits.memory_mb << 10),
                 "--",
                 *command,
             ]
@@ -457,11 +503,14 @@ class RlimitSandbox(Sandbox):
                 _remove_files_of(run.uid)
         wall = time.monotonic() - start
         fields = bytes(run.record).split()
-        if len(fields) != 6 or fields[0] != b"exit":
+        if len(fields) != 7 or fields[0] != b"exit":
             raise SetupError(
                 f"the run's reaper ended with status {run.proc.returncode} and no report"
             )
-        status, user_us, system_us, peak_kb, own_kb = (int(x) for x in fields[1:])
+        status, user_us, system_us, peak_kb, own_kb, over_kb = (int(x) for x in fields[1:])
+        if over_kb and watch.reason is None:  # the reaper stopped it past the memory limit
+            watch.reason = "memory"
+            watch.peak_rss_kb = max(watch.peak_rss_kb, over_kb)
         code, sig = decode_wait_status(status)
         # The program began as a fork of the reaper: its ru_maxrss starts at the
         # reaper's peak. Only a larger figure is its own; below it, trust the polls.
@@ -528,6 +577,79 @@ class RlimitSandbox(Sandbox):
         return run_result(
             self.name, limits, capture, ending, watch.reason, wall, memory, self.accounting
         )
+
+
+def _moved(command: list[str], workdir: Path, copy: Path) -> list[str]:
+    """Arguments naming files under the workdir, rewritten to its copy."""
+    prefix = str(workdir)
+    return [
+        str(copy) + a[len(prefix) :] if a == prefix or a.startswith(prefix + "/") else a
+        for a in command
+    ]
+
+
+class _Lane:
+    """What one worker thread keeps from run to run as root (a submission's cases run
+    one after the other in it): its sandbox uid, held for the thread's life; a folder
+    only that uid's group may enter, with the copy of the program it last ran (copied
+    again when the build folder changes: root's, read-only to the program), the input
+    (root's, read-only) and a tmp of the uid's own, emptied before every run."""
+
+    def __init__(self, slots: UidSlots) -> None:
+        self.uid, lock = slots.acquire()
+        try:
+            self.private = Path(tempfile.mkdtemp(prefix="sandbox-"))
+        except BaseException:
+            os.close(lock)
+            raise
+        self._finalizer = weakref.finalize(self, _close_lane, lock, self.private)
+        (self.private / "input").mkdir()
+        os.chmod(self.private / "input", 0o755)  # whatever the umask (Gradescope's: 077)
+        (self.private / "tmp").mkdir(mode=0o700)
+        os.chown(self.private / "tmp", self.uid, self.uid)
+        os.chown(self.private, 0, self.uid)
+        os.chmod(self.private, 0o750)
+        self.copied: tuple | None = None
+
+    def work_for(self, workdir: Path) -> Path:
+        """The program's copy, made again when the build folder is another (a rebuild
+        replaces it: another inode); the tmp emptied of what the last run left."""
+        st = os.stat(workdir)
+        key = (str(workdir), st.st_dev, st.st_ino, st.st_mtime_ns)
+        work = self.private / "work"
+        if key != self.copied:
+            self.copied = None
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(workdir, work, symlinks=True)
+            readable_by(self.uid, work)
+            self.copied = key
+        self._empty_tmp()
+        return work
+
+    def stage(self, input_file: Path | None) -> str | None:
+        """The input, copied in (root's, read-only); where the program sees it."""
+        folder = self.private / "input"
+        for old in os.listdir(folder):
+            os.unlink(folder / old)
+        if input_file is None:
+            return None
+        seen = folder / ("input" + input_file.suffix)
+        shutil.copyfile(input_file, seen)
+        os.chmod(seen, 0o444)
+        return str(seen)
+
+    def _empty_tmp(self) -> None:
+        tmp = self.private / "tmp"
+        for entry in os.scandir(tmp):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+
+
+def _close_lane(lock: int, private: Path) -> None:
+    shutil.rmtree(private, ignore_errors=True)
+    os.close(lock)
 
 
 @contextlib.contextmanager

@@ -54,7 +54,6 @@ from __future__ import annotations
 import array
 import contextlib
 import fcntl
-import hashlib
 import os
 import resource
 import shutil
@@ -73,6 +72,7 @@ from pathlib import Path
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
 from grader.sandbox.cgroups import Cgroups, Metered, RunGroup
+from grader.sandbox.compiled import built_for
 from grader.sandbox.supervise import (
     Capture,
     Memory,
@@ -117,25 +117,9 @@ class ZygoteSpawn:
     joins: tuple[int, ...] = ()  # its cgroup's cgroup.procs files, open for writing
 
 
-def build_zygote(folder: Path) -> Path | None:
-    """zygote.c compiled into folder (private to the grader) once per source; None
-    without a C compiler, or when it does not build."""
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        return None
-    final = folder / f"zygote-{hashlib.sha256(_SOURCE.read_bytes()).hexdigest()[:16]}"
-    if final.is_file():
-        return final
-    with tempfile.TemporaryDirectory(prefix=".zygote-", dir=folder) as tmp:
-        built = Path(tmp) / "zygote"
-        done = subprocess.run(
-            [compiler, "-O2", "-o", str(built), str(_SOURCE)], capture_output=True, timeout=120
-        )
-        if done.returncode != 0:
-            return None
-        os.chmod(built, 0o755)
-        os.replace(built, final)  # another grader may have been first: the same program
-    return final
+def build_zygote(slots: UidSlots | None) -> Path | None:
+    """zygote.c compiled into the grader's own folder; None without a C compiler."""
+    return built_for(_SOURCE, slots)
 
 
 def _new_stage(folder: Path) -> tuple[Path, int]:
@@ -219,7 +203,7 @@ class WarmRuns:
         metered = None
         if group is not None:
             group.set_limits(limits, _SANDBOX_PROCESSES)
-            metered = Metered.shared(group)
+            metered = Metered.continuing(group)
         memory = memory_of(memory_rlimit, build=False)
         nproc = nproc_of(limits, self.cgroups)
         return zygote.run(argv, limits, input_file, memory, nproc, metered, self.accounting)

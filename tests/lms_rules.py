@@ -1,0 +1,213 @@
+"""What each LMS's own upload accepts, restated from its source code, to check every file
+the grader writes for one.
+
+- Canvas "Import" in the gradebook: lib/gradebook_importer.rb (GradebookImporter:
+  identify_delimiter, header?, update_column_count, check_for_non_student_row,
+  process_student, the decimal_comma_to_period converter).
+- Moodle "Upload grading worksheet": mod/assign/feedback/offline/importgradeslib.php
+  (init, next) and locallib.php (process_import_grades).
+- Canvas "Re-Upload Submissions": app/models/assignment.rb
+  (infer_comment_context_from_filename).
+- Moodle "Upload multiple feedback files in a zip": mod/assign/feedback/file/
+  importziplib.php (is_valid_filename_for_import).
+"""
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+# ------------------------------------------------------------------ Canvas
+
+_RESERVED = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID")
+_RESERVED += ("Section", "Integration ID", "Root Account")
+_NON_ASSIGNMENT = re.compile(
+    "Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade|"
+    "Override Score|Override Grade|Override Status"
+)
+
+
+class Rejected(AssertionError):
+    """The LMS refuses the whole file; str() is the LMS's own message."""
+
+
+@dataclass
+class CanvasUpload:
+    delimiter: str
+    student_columns: list[str]
+    assignments: list[str]
+    points: dict[str, str] = field(default_factory=dict)
+    grades: dict[str, dict[str, str]] = field(default_factory=dict)  # student id -> column -> cell
+
+
+def canvas_delimiter(text: str) -> str:
+    """identify_delimiter: the separator splitting the first three lines into one number
+    of fields; `;` only when that number is larger than `,`'s."""
+    counts = {}
+    for separator in (";", ","):
+        sizes = {
+            len(next(csv.reader([line], delimiter=separator))) for line in text.splitlines()[:3]
+        }
+        counts[separator] = sizes.pop() if len(sizes) == 1 else 0
+    return ";" if counts[";"] > counts[","] else ","
+
+
+def _comma_to_period(cell: str) -> str:
+    """decimal_comma_to_period: a number written with a decimal comma becomes one with a dot."""
+    if re.fullmatch(r"-?[0-9.,]+%?", cell):
+        parts = re.split(r"[,.]", cell)
+        last = parts.pop()
+        return last if not parts else "".join(parts) + "." + last
+    return cell
+
+
+def canvas_reads(text: str) -> CanvasUpload:
+    """The gradebook as Canvas's importer reads it, or Rejected("Invalid header row")."""
+    delimiter = canvas_delimiter(text)
+    rows = [
+        [_comma_to_period(c) for c in row]
+        for row in csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter)
+        if not re.fullmatch(r"[;, ]*", delimiter.join(row))
+    ]
+    header = rows[0]
+    if not (
+        (len(header) > 3 and "Student" in header[0] and "ID" in header[1])
+        or (
+            len(header) > 4
+            and "LastName" in header[0]
+            and "FirstName" in header[1]
+            and "ID" in header[2]
+        )
+    ):
+        raise Rejected("Invalid header row")
+    first_last = header[0] == "LastName" and header[1] == "FirstName"
+    names = 4 if first_last else 3
+    count = names
+    if re.search(r"SIS\s+Login\s+ID", header[names - 1]):
+        count += 1
+    elif re.search(r"SIS\s+User\s+ID", header[names - 1]) and re.search(
+        r"SIS\s+Login\s+ID", header[names]
+    ):
+        integration = 1 if re.search(r"Integration\s+ID", header[names + 1]) else 0
+        count += 2 + integration
+        if re.search(r"Root\s+Account", header[names + 1 + integration]):
+            count += 1
+    if "Section" not in header[count - 1]:
+        raise Rejected("Invalid header row")
+    assignments = [h for h in header[count:] if not _NON_ASSIGNMENT.search(h)]
+    upload = CanvasUpload(delimiter, header[:count], assignments)
+    for row in rows[1:]:
+        if "Points Possible" in row[0]:
+            upload.points = {h: row[header.index(h)] for h in assignments}
+            continue
+        if all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", c, re.I) for c in row):
+            continue
+        student = row[2] if first_last else row[1]
+        upload.grades[student] = {h: row[header.index(h)].strip() for h in assignments}
+    return upload
+
+
+# ------------------------------------------------------------------ Moodle
+
+PARTICIPANT = "Participant "  # get_string('hiddenuser', 'assign')
+
+
+@dataclass
+class MoodleUpload:
+    applied: dict[str, float] = field(default_factory=dict)  # participant id -> grade set
+    skipped: dict[str, str] = field(default_factory=dict)  # participant id -> why (silent)
+    feedback: dict[str, str] = field(default_factory=dict)  # participant id -> comments
+
+
+def moodle_reads(
+    text: str,
+    *,
+    separator: str = ",",
+    maximum: float,
+    current: dict[str, float] | None = None,
+) -> MoodleUpload:
+    """The worksheet as Moodle's upload applies it, with the separator chosen in the
+    upload form (default: comma): Rejected without Identifier, Grade and "Last modified
+    (grade)"; a row silently skipped when its grade is empty, negative, equal to the
+    current one or above the assignment's maximum."""
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=separator))
+    header = rows[0]
+    for column in ("Identifier", "Grade", "Last modified (grade)"):
+        if column not in header:
+            raise Rejected("invalidgradeimport")
+    ident, grade = header.index("Identifier"), header.index("Grade")
+    comments = header.index("Feedback comments") if "Feedback comments" in header else None
+    upload = MoodleUpload()
+    for row in rows[1:]:
+        pid = row[ident][len(PARTICIPANT) :]
+        if comments is not None:
+            upload.feedback[pid] = row[comments]
+        text_grade = row[grade].strip().replace(",", ".")  # unformat_float
+        if text_grade == "":
+            upload.skipped[pid] = "no value"
+            continue
+        value = float(text_grade)
+        if current and current.get(pid) == value:
+            upload.skipped[pid] = "not modified"
+        elif value < 0 or value > maximum:
+            upload.skipped[pid] = "out of range"
+        else:
+            upload.applied[pid] = value
+    return upload
+
+
+# ------------------------------------------------------------------ feedback files
+
+
+def canvas_feedback_reads(
+    names: list[str], attachments: dict[str, set[str]]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """({user id: the zip's files Canvas attaches to that user's submission}, ignored):
+    the first two all-digit `_` parts of the base name are the user id and an
+    attachment id, which must be one of that user's submission's attachments."""
+    found: dict[str, list[str]] = {}
+    ignored = []
+    for full in names:
+        base = full.rsplit("/", 1)[-1]
+        parts = base.split("_")
+        digits = [p for p in parts if re.fullmatch(r"\d+", p)][:2]
+        user = digits[0] if digits else None
+        attachment = digits[1] if len(digits) > 1 else None
+        if parts[-1].startswith("link") or base.startswith("._"):
+            attachment = None
+        if user is None or attachment is None or attachment not in attachments.get(user, set()):
+            ignored.append(full)
+        else:
+            found.setdefault(user, []).append(full)
+    return found, ignored
+
+
+def moodle_feedback_reads(
+    names: list[str], participants: set[str]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """({participant id: feedback files Moodle stores for them}, ignored): hidden files
+    (a name starting with . or ~) skipped; in the path, the first part that splits at
+    `_` (at most 5 pieces) into name, numeric participant id of a participant,
+    `assignfeedback` and `file` gives the user; the rest is the file's path."""
+    found: dict[str, list[str]] = {}
+    ignored = []
+    for full in names:
+        filename = full.rsplit("/", 1)[-1]
+        if full.endswith("/") or filename.startswith((".", "~")):
+            ignored.append(full)
+            continue
+        parts = ("/import/" + full).split("/")
+        user = None
+        while parts:
+            info = parts.pop(0).split("_", 4)
+            if len(info) < 4 or not info[1].isdigit() or info[1] not in participants:
+                continue
+            if (info[2], info[3]) != ("assignfeedback", "file"):
+                continue
+            user = info[1]
+            rest = [info[4] if len(info) == 5 else "", *parts]
+            found.setdefault(user, []).append("/".join(rest))
+            break
+        if user is None:
+            ignored.append(full)
+    return found, ignored

@@ -1,0 +1,123 @@
+"""The Gradescope autograder zip, run as Gradescope really runs it: in a container that
+refuses new namespaces, with no writable cgroup and half a CPU (tests/container.py
+builds one from what this machine has). The zip must grade there, in the mode the
+export chose, and say so; a zip that worked only where user namespaces exist fails
+here."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from grader.cases import load_cases
+from grader.schemas import validate
+from testcases.expected import load_expected
+from tests.container import container_argv, cpu_quota, why_not
+from tests.helpers import ROOT
+from tests.test_exports import REAL_MANIFEST, SUBMISSIONS, export, gradescope_layout
+
+pytestmark = pytest.mark.slow
+
+HALF_A_CPU = 0.5
+# C and Python programs, right and wrong, and one that does not build (a JVM under half a
+# CPU would take most of a minute: the Java example is graded in tests/test_exports.py).
+EXAMPLES = ("ada-c", "guido-py", "wrong-plural", "crash", "compile-error")
+
+
+@pytest.fixture(scope="module")
+def container():
+    problem = why_not()
+    if problem:
+        pytest.fail(f"the container cannot be made here: {problem}")
+
+
+@pytest.fixture
+def public_tmp():
+    """A folder any user may pass, as /autograder is (pytest's own are root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="gradescope-"))
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _in_container(command: list[str], cwd: Path, env: dict, timeout: int = 300):
+    with cpu_quota(HALF_A_CPU) as procs:
+        return subprocess.run(
+            container_argv(command),
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=lambda: Path(procs).write_text("0"),  # into the quota first
+        )
+
+
+def test_the_container_refuses_what_dockers_refuses(container, tmp_path):
+    probe = (
+        "from grader.sandbox.namespaces import namespace_refusal\n"
+        "from grader.sandbox.cgroups import runs_cgroups\n"
+        "from grader.cgroupfs import usable_cpus\n"
+        "print(namespace_refusal()); print(runs_cgroups(True)[1]); print(usable_cpus())\n"
+        "print([l for l in open('/proc/self/status') if l.startswith('CapEff')][0].split()[1])\n"
+    )
+    done = _in_container([sys.executable, "-c", probe], ROOT, dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    refusal, cgroups, cpus, caps = done.stdout.splitlines()
+    assert refusal.startswith("namespaces are not permitted here")
+    assert "cannot create a cgroup" in cgroups and "Read-only file system" in cgroups
+    assert cpus == "1"
+    assert not int(caps, 16) & (1 << 21)  # no CAP_SYS_ADMIN
+
+
+def _run_autograder(root: Path, submission: Path) -> dict:
+    if (root / "submission").exists():
+        shutil.rmtree(root / "submission")
+    shutil.copytree(submission, root / "submission")
+    shutil.rmtree(root / "results", ignore_errors=True)
+    (root / "results").mkdir()
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
+    env.pop("PYTHONPATH", None)
+    done = _in_container([str(root / "run_autograder")], root, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (root / "results" / "stdout").write_text(done.stdout + done.stderr)
+    document = json.loads((root / "results" / "results.json").read_text())
+    assert validate(document, "gradescope_results") is None
+    return document
+
+
+def test_the_zip_grades_the_example_class_in_gradescopes_container(container, public_tmp):
+    out = public_tmp / "autograder.zip"
+    assert export("export", "gradescope", out) == 0
+    root = gradescope_layout(out, public_tmp / "autograder")
+    case_ids = [case.id for case in load_cases(REAL_MANIFEST)]
+    for name in EXAMPLES:
+        document = _run_autograder(root, SUBMISSIONS / name)
+        expected = load_expected(SUBMISSIONS / name, case_ids)
+        assert expected is not None
+        got = {t["name"].split(" (")[0]: t["extra_data"]["verdict"] for t in document["tests"]}
+        assert got == {cid: expected.verdict(cid) for cid in case_ids}, name
+        isolation = document["extra_data"]["isolation"]
+        # the mode the export chose: the fallback, since this container refuses namespaces
+        assert isolation["mode"] == "rlimits", isolation
+        assert "namespaces are not permitted here" in isolation["why"], isolation
+        assert isolation["not_isolated"] and isolation["cpu_accounting"] == "reaped"
+        log = (root / "results" / "stdout").read_text()
+        assert "Isolation: rlimits" in log and "install bubblewrap" not in log
+    assert document["leaderboard"] if name in ("ada-c", "guido-py") else True
+
+
+def test_a_zip_requiring_bubblewrap_says_why_it_graded_nothing(container, public_tmp):
+    out = public_tmp / "strict.zip"
+    assert export("export", "gradescope", out, "--require-bubblewrap") == 0
+    root = gradescope_layout(out, public_tmp / "autograder")
+    document = _run_autograder(root, SUBMISSIONS / "ada-c")
+    cause = document["extra_data"]["grader_error"]
+    assert "namespaces are not permitted here" in cause and "install" not in cause
+    assert document["score"] == 0 and document["tests"] == []
+    assert "not your program's fault" in document["output"]

@@ -1,0 +1,243 @@
+"""What `export canvas|moodle` hands back to the LMS, checked against the LMS's own
+import (tests/lms_rules.py restates it from its source): the roster's identity
+columns and separator kept, no cell of the LMS's damaged, the maximum respected.
+Reports are built directly (no grading); the rosters are written as the LMS writes them."""
+
+import csv
+import io
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from grader.late import Lateness
+from grader.lms import export
+from grader.lms.export import LmsExportError
+from grader.lms.roster import read_roster
+from grader.score import CaseOutcome, SubmissionReport
+from grader.store import SubmissionRow
+from grader.submission_meta import SubmissionMeta, Team, TeamMember, write_meta
+from tests.lms_archives import canvas_gradebook, moodle_worksheet
+from tests.lms_rules import Rejected, canvas_reads, moodle_reads
+from tests.test_score import case
+
+pytestmark = pytest.mark.fast
+
+CASES = [case("t1", 1), case("t2", 1)]
+COLUMN = "Scramble Squares (88)"
+
+
+def report(tmp_path: Path, sid: str, verdicts, meta: SubmissionMeta | None = None):
+    folder = tmp_path / "class" / sid
+    folder.mkdir(parents=True, exist_ok=True)
+    if meta is not None:
+        write_meta(folder, meta)
+    outcomes = [
+        CaseOutcome(c, None if v is None else SimpleNamespace(verdict=v, policy_only=False))
+        for c, v in zip(CASES, verdicts)
+    ]
+    return SubmissionReport(SubmissionRow(sid, "c", "h-" + sid, str(folder), None), None, outcomes)
+
+
+def canvas_meta(uid: str, **more) -> SubmissionMeta:
+    return SubmissionMeta(uid, "canvas", lms_user_id=uid, **more)
+
+
+STUDENTS = [
+    {"name": "Lovelace, Ada", "last": "Lovelace", "first": "Ada", "id": 1001, "sis": "S1",
+     "login": "ada", "integration": "I-1", "section": "Sec, 1", "cells": {COLUMN: ""}},
+    {"name": "Hopper, Grace", "last": "Hopper", "first": "Grace", "id": 1002, "sis": "S2",
+     "login": "grace", "integration": "I-2", "section": "Sec 1", "cells": {COLUMN: "EX"}},
+    {"name": "Turing, Alan", "last": "Turing", "first": "Alan", "id": 1003, "sis": "S3",
+     "login": "alan", "integration": "I-3", "section": "Sec 2", "cells": {COLUMN: "1.5"}},
+    {"name": "Noether, Emmy", "last": "Noether", "first": "Emmy", "id": 1004, "sis": "S4",
+     "login": "emmy", "integration": "I-4", "section": "Sec 2", "cells": {COLUMN: ""}},
+]  # fmt: skip
+
+
+def class_reports(tmp_path):
+    return [
+        report(tmp_path, "1001", ["AC", "AC"], canvas_meta("1001")),
+        report(tmp_path, "1002", ["AC", "WA"], canvas_meta("1002")),
+        report(tmp_path, "1003", ["AC", None], canvas_meta("1003")),  # not completely graded
+    ]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        {},
+        {"last_first": True},
+        {"integration_id": True},
+        {"sis": False},
+        {"last_first": True, "integration_id": True, "manual_posting": True},
+    ],
+    ids=["student", "last-first", "integration-id", "no-sis", "all"],
+)
+def test_canvas_export_keeps_the_rosters_own_identity_columns(tmp_path, layout):
+    """A gradebook exported with LastName, FirstName came back with a Student-less
+    header (Canvas: "Invalid header row"); Integration ID was moved after SIS ids."""
+    roster = read_roster(
+        canvas_gradebook(
+            tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00", "Essay (89)": "10"}, **layout
+        )
+    )
+    made = export.canvas(class_reports(tmp_path), {}, roster, assignment="Scramble Squares")
+    upload = canvas_reads(made.text)  # Rejected if Canvas would refuse it
+    assert upload.student_columns == roster.header[: roster.header.index("Section") + 1]
+    assert upload.assignments == [COLUMN] and upload.points == {COLUMN: "2.00"}
+    assert {sid: g[COLUMN] for sid, g in upload.grades.items()} == {
+        "1001": "2",
+        "1002": "EX",  # excused in Canvas: kept, whatever was graded
+        "1003": "1.5",  # not completely graded: the roster's own score
+        "1004": "",
+    }
+    width = len(upload.student_columns)
+    written = list(csv.reader(io.StringIO(made.text)))
+    source = list(csv.reader(io.StringIO((tmp_path / "g.csv").read_text())))
+    assert [row[:width] for row in written] == [row[:width] for row in source]
+
+
+def test_a_semicolon_gradebook_is_read_and_written_back_with_semicolons(tmp_path):
+    """Canvas writes `;` where the decimal separator is a comma: the file could not be
+    read at all (one column named 'Student;ID;...')."""
+    path = canvas_gradebook(
+        tmp_path / "g.csv", STUDENTS, {COLUMN: "2,00", "Essay (89)": "10,00"}, delimiter=";"
+    )
+    roster = read_roster(path)
+    assert roster.delimiter == ";" and roster.header[:2] == ["Student", "ID"]
+    made = export.canvas(class_reports(tmp_path), {}, roster, assignment="Scramble Squares")
+    upload = canvas_reads(made.text)
+    assert upload.delimiter == ";" and upload.points == {COLUMN: "2.00"}
+    assert upload.grades["1001"][COLUMN] == "2" and upload.grades["1003"][COLUMN] == "1.5"
+
+
+def test_a_cell_without_a_new_score_is_never_overwritten(tmp_path):
+    """Emmy (no submission) and Alan (not completely graded) kept an empty cell that
+    overwrote a score typed into Canvas; Grace's EX became a score. `missing_as_zero`
+    fills only an empty cell."""
+    roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00"}))
+    made = export.canvas(class_reports(tmp_path), {}, roster, missing_as_zero=True)
+    grades = {s: g[COLUMN] for s, g in canvas_reads(made.text).grades.items()}
+    assert grades == {"1001": "2", "1002": "EX", "1003": "1.5", "1004": "0"}
+    assert made.kept == [
+        "Hopper, Grace: excused in the LMS (EX): kept, not 1",
+        "Turing, Alan: not completely graded (run `grader grade`); the cell keeps '1.5'",
+    ]
+    assert made.empty == ["Noether, Emmy: no submission"]
+
+
+def test_a_score_above_points_possible_is_named_and_can_be_scaled(tmp_path):
+    roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "1.00"}))
+    reports = class_reports(tmp_path)
+    made = export.canvas(reports, {}, roster)
+    assert made.over == ["Lovelace, Ada: 2 > 1"]
+    assert any("the grader's maximum is 2, Canvas's Points Possible 1" in n for n in made.notes)
+    late = {"1001": Lateness(None, True, 1, 10.0, "1 day late: -10%")}
+    scaled = export.canvas(reports, late, roster, scale=True)
+    assert scaled.over == []
+    assert canvas_reads(scaled.text).grades["1001"][COLUMN] == "0.9"  # 1.8 of 2, out of 1
+
+
+def test_an_anonymous_submission_is_named_as_such(tmp_path):
+    meta = SubmissionMeta("anon_Q2q3x", "canvas", anonymous_id="Q2q3x")
+    reports = [report(tmp_path, "anon_Q2q3x", ["AC", "AC"], meta)]
+    roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00"}))
+    made = export.canvas(reports, {}, roster)
+    assert made.unmatched == ["anon_Q2q3x"] and made.anonymous == ["anon_Q2q3x"]
+
+
+def test_a_roster_canvas_would_refuse_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text("ID,Student,Section,A (1)\n7,Doe,X,\n")
+    with pytest.raises(LmsExportError, match="not a Canvas gradebook export") as caught:
+        export.canvas([], {}, read_roster(path))
+    assert "\n" not in str(caught.value)
+    path.write_text("Student,ID,SIS User ID,A (1)\nDoe,7,S7,\n")  # no Section
+    with pytest.raises(LmsExportError, match="up to Section"):
+        export.canvas([], {}, read_roster(path))
+
+
+# ------------------------------------------------------------------ Moodle
+
+
+def moodle_meta(pid: str, **more) -> SubmissionMeta:
+    return SubmissionMeta(pid, "moodle", lms_user_id=pid, **more)
+
+
+def test_moodle_needs_its_own_worksheet(tmp_path):
+    with pytest.raises(LmsExportError, match="needs the grading worksheet downloaded from Moodle"):
+        export.moodle([], {}, None)
+    path = tmp_path / "w.csv"
+    path.write_text("Identifier,Full name,Grade,Feedback comments\nParticipant 1,A,,\n")
+    with pytest.raises(LmsExportError, match="no 'Last modified \\(grade\\)' column"):
+        export.moodle([], {}, read_roster(path))
+    # What Moodle itself refuses:
+    with pytest.raises(Rejected):
+        moodle_reads(path.read_text(), maximum=2)
+
+
+def test_moodle_worksheet_keeps_its_cells_and_feedback_and_respects_the_maximum(tmp_path):
+    sheet = moodle_worksheet(
+        tmp_path / "w.csv",
+        [
+            {"id": 1201, "name": "Ada Lovelace", "feedback": "Well done"},
+            {
+                "id": 1202,
+                "name": "Bo Lee",
+                "grade": "1.00",
+                "graded": "Monday, 2 March 2026, 9:00 AM",
+            },
+            {
+                "id": 1203,
+                "name": "Cy Dee",
+                "feedback": "Scramble Squares grader: 0 of 2 cases passed; score 0/2.",
+            },
+            {"id": 1204, "name": "Di Eve"},
+        ],
+        maximum="1.00",
+        delimiter=";",
+    )
+    roster = read_roster(sheet)
+    reports = [
+        report(tmp_path, "1201", ["AC", "AC"], moodle_meta("1201")),
+        report(tmp_path, "1203", ["AC", "WA"], moodle_meta("1203")),
+        report(tmp_path, "1204", [None, "AC"], moodle_meta("1204")),
+    ]
+    late = {"1203": Lateness(None, None, 1, 10.0, "1 day late: -10%")}
+    made = export.moodle(reports, late, roster)
+    assert made.text.splitlines()[0] == sheet.read_text().splitlines()[0]  # `;`, every column
+    upload = moodle_reads(made.text, separator=";", maximum=1.0, current={"1202": 1.0})
+    assert upload.applied == {"1203": 0.9}
+    assert upload.skipped == {"1201": "out of range", "1202": "not modified", "1204": "no value"}
+    assert made.over == ["Ada Lovelace: 2 > 1"]
+    assert upload.feedback["1201"] == "Well done"  # the instructor's own
+    assert upload.feedback["1203"] == (
+        "Scramble Squares grader: 1 of 2 cases passed; raw score 1/2, late penalty -0.1 "
+        "(1 day late: -10%), final score 0.9."
+    )  # the grader's earlier summary brought up to date
+    assert made.kept == ["Bo Lee: no submission; the cell keeps '1.00'"]
+
+    scaled = export.moodle(reports, late, roster, scale=True)
+    upload = moodle_reads(scaled.text, separator=";", maximum=1.0, current={"1202": 1.0})
+    assert upload.applied == {"1201": 1.0, "1203": 0.45}
+    assert upload.feedback["1201"] == "Well done"
+
+
+def test_moodle_team_grades_reach_every_member(tmp_path):
+    sheet = moodle_worksheet(
+        tmp_path / "w.csv",
+        [
+            {"id": 1201, "name": "Ada Lovelace", "group": "Team Rocket"},
+            {"id": 1202, "name": "Bo Lee", "group": "Team Rocket"},
+            {"id": 1203, "name": "Cy Other", "group": "Team Magma"},
+        ],
+        teams=True,
+        maximum="2.00",
+    )
+    team = Team("1203", "Team Rocket", members=(TeamMember("1201"), TeamMember("1202")))
+    meta = SubmissionMeta("group-1203", "moodle", other_ids=("1201", "1202"), team=team)
+    made = export.moodle(
+        [report(tmp_path, "group-1203", ["AC", "WA"], meta)], {}, read_roster(sheet)
+    )
+    assert moodle_reads(made.text, maximum=2.0).applied == {"1201": 1.0, "1202": 1.0}
