@@ -100,6 +100,10 @@ def test_the_course_lists_the_packages_it_installs(tmp_path):
     config = load_config(course)
     assert config.python_packages == ("numpy",)
     assert load(MISTAKES / "numpy-import", config).facts.imports == ()
+    # The list changes no verdict, so no content hash: nothing is graded again for it.
+    assert load(MISTAKES / "numpy-import", config).content_hash == (
+        load(MISTAKES / "numpy-import", CONFIG).content_hash
+    )
     course.write_text('[languages.python]\npackages = "numpy"\n')
     with pytest.raises(ConfigError, match="languages.python.packages': must be a list"):
         load_config(course)

@@ -243,3 +243,18 @@ def test_a_few_gigabytes_of_sparse_files_cost_the_grader_no_memory(tmp_path):
     assert "3,221,225,472 bytes; a source file may be at most" in first
     assert second.startswith("None") and "3,221,225,472 bytes" in second
     assert int(peak_kb) < 256 << 10  # kB: far below the 3 GB a whole read takes
+
+
+def test_a_content_hash_is_what_it_always_was(tmp_path):
+    # Python's spec carries the course's packages now (config.PythonSpec): the hash still
+    # holds only the commands, as before, so no submission is graded again for it.
+    import hashlib
+
+    from grader.config import LanguageSpec
+
+    source = b"print(1)\n"
+    sub = load(folder(tmp_path, "s", {"puzzlesolver.py": source}), CONFIG)
+    commands = LanguageSpec(
+        "python", "puzzlesolver.py", (), ("python3", "puzzlesolver.py", "{input}")
+    )
+    assert sub.content_hash == hashlib.sha256(repr(commands).encode() + b"\0" + source).hexdigest()
