@@ -80,6 +80,9 @@ class LeaderboardConfig:
     cases: tuple[str, ...] = ()  # empty: every case marked timed in the manifest
     noise_floor: float = 0.03  # medians closer than this are never ranked apart
     alpha: float = 0.05  # significance level of the rank test
+    # Points every member of every team ranked 1 gets in the gradebook exports (the
+    # hand-out's +15); 0: no bonus.
+    bonus: float = 15.0
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,13 @@ class TimeLimitConfig:
 @dataclass(frozen=True)
 class LmsConfig:
     missing_as_zero: bool = False  # LMS exports: no submission -> 0 instead of an empty cell
+
+
+@dataclass(frozen=True)
+class TeamsConfig:
+    # A CSV of the teams of a class folder made by hand (columns team, member), relative
+    # to course.toml; "": none. What an LMS import recorded takes precedence.
+    file: str = ""
 
 
 @dataclass(frozen=True)
@@ -114,6 +124,7 @@ class CourseConfig:
     late: LatePolicy = LatePolicy()  # no deadline: no late policy
     lms: LmsConfig = LmsConfig()
     cluster: ClusterConfig = ClusterConfig()
+    teams: TeamsConfig = TeamsConfig()
     source: Path | None = None  # the file it came from, if any
     # [submissions] extra_files: "same-language" copies a submission's other source and
     # header files of its language beside the main file; "none" uses the main file only.
@@ -173,6 +184,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
             "submissions",
             "scoring",
             "cluster",
+            "teams",
         },
         "",
     )
@@ -187,6 +199,7 @@ def _course(data: dict, path: Path) -> CourseConfig:
         late=_late(_table(data, "late")),
         lms=_lms(_table(data, "lms")),
         cluster=_cluster(_table(data, "cluster")),
+        teams=_teams(_table(data, "teams")),
         source=path,
         extra_files=_extra_files(_table(data, "submissions")),
         policy_cases=_policy_cases(_table(data, "scoring")),
@@ -250,6 +263,7 @@ def _leaderboard(table: dict) -> LeaderboardConfig:
     warmup = _typed(table, "warmup", int, default.warmup, prefix)
     noise = _typed(table, "noise_floor", (int, float), default.noise_floor, prefix)
     alpha = _typed(table, "alpha", (int, float), default.alpha, prefix)
+    bonus = _typed(table, "bonus", (int, float), default.bonus, prefix)
     cases = table.get("cases", list(default.cases))
     if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
         raise ConfigError(f"key '{prefix}.cases': must be a list of case ids")
@@ -261,7 +275,9 @@ def _leaderboard(table: dict) -> LeaderboardConfig:
         raise ConfigError(f"key '{prefix}.noise_floor': must be in [0, 1), not {noise}")
     if not 0 < alpha < 1:
         raise ConfigError(f"key '{prefix}.alpha': must be in (0, 1), not {alpha}")
-    return LeaderboardConfig(runs, warmup, tuple(cases), float(noise), float(alpha))
+    if bonus < 0:
+        raise ConfigError(f"key '{prefix}.bonus': must not be negative, not {bonus}")
+    return LeaderboardConfig(runs, warmup, tuple(cases), float(noise), float(alpha), float(bonus))
 
 
 def _timelimit(table: dict) -> TimeLimitConfig:
@@ -330,6 +346,11 @@ def _lms(table: dict) -> LmsConfig:
     if not isinstance(value, bool):
         raise ConfigError(f"key 'lms.missing_as_zero': must be true or false, not {value!r}")
     return LmsConfig(missing_as_zero=value)
+
+
+def _teams(table: dict) -> TeamsConfig:
+    _known(table, {"file"}, "teams")
+    return TeamsConfig(_typed(table, "file", str, TeamsConfig.file, "teams").strip())
 
 
 def _cluster(table: dict) -> ClusterConfig:

@@ -52,6 +52,9 @@ stdout_kb = 100
 build = ["gcc", "-O3", "-o", "puzzlesolver", "puzzlesolver.c"]
 [leaderboard]
 runs = 5
+bonus = 0
+[teams]
+file = " teams.csv "
 """,
         )
     )
@@ -61,6 +64,7 @@ runs = 5
     assert config.languages["c"].build[1] == "-O3"
     assert config.languages["c"].run == DEFAULT_LANGUAGES["c"].run
     assert config.leaderboard.runs == 5
+    assert config.leaderboard.bonus == 0 and config.teams.file == "teams.csv"
 
 
 @pytest.mark.parametrize(
@@ -79,6 +83,10 @@ runs = 5
         ("sandbox = 'docker'", "sandbox"),
         ("[leaderboard]\nruns = 1", "leaderboard.runs"),
         ("[leaderboard]\nnoise_floor = 2", "leaderboard.noise_floor"),
+        ("[leaderboard]\nbonus = -15", "leaderboard.bonus"),
+        ("[leaderboard]\nbonus = '15'", "leaderboard.bonus"),
+        ("[teams]\nfile = 3", "teams.file"),
+        ("[teams]\nfiles = 'teams.csv'", "teams.files"),
         ("limits = 3", "limits"),
     ],
 )
