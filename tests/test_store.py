@@ -1,5 +1,6 @@
 """The SQLite store: runs keyed by content and case version, resumable, locked."""
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +9,15 @@ import pytest
 
 from grader.cases import Case
 from grader.model import RunResult, Verdict
-from grader.store import SCHEMA_VERSION, Store, StoreError, results_folder
+from grader.store import (
+    SCHEMA_VERSION,
+    LeaderboardSession,
+    OverrideRow,
+    SessionProgram,
+    Store,
+    StoreError,
+    results_folder,
+)
 from grader.submissions import Submission
 from tests.helpers import schema_1_database, schema_1_run
 
@@ -149,3 +158,61 @@ def test_a_schema_2_database_gets_what_counted_the_cpu_time_unknown(tmp_path):
         counted = result(b"", cpu_accounting="cgroup")
         store.record_run(sub(), case("c2"), Verdict.TLE, "slow", counted)
         assert store.runs("amy", "h1")[("c2", "v1")].cpu_accounting == "cgroup"
+
+
+def override(case_id="c1", verdict="AC", points=None, reason="machine problem", at=100.0):
+    return OverrideRow("amy", case_id, verdict, points, reason, at, "h1", "v1", "WA")
+
+
+def test_an_override_outlives_a_regrade_and_a_new_one_replaces_it(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(sub())
+        store.record_run(sub(), case(), Verdict.WA, "count line wrong")
+        assert store.record_override(override()) is None
+        store.forget("amy")  # grade --force
+        assert store.overrides("amy") == [override()]
+        docked = override("", None, -2.0, "no README", 101.0)
+        store.record_override(docked)
+        assert store.record_override(override(points=0.5, verdict=None)) == override()
+        assert store.overrides("amy") == [docked, override(points=0.5, verdict=None)]
+        assert store.clear_override("amy", "") == docked
+        assert store.clear_override("amy", "") is None
+    with Store(tmp_path / "g.db") as store:
+        assert [o.points for o in store.overrides("amy")] == [0.5]
+
+
+def test_a_leaderboard_session_is_recorded_with_every_program_it_timed(tmp_path):
+    session = LeaderboardSession(
+        0,
+        1000.0,
+        990.0,
+        999.0,
+        "CPU time",
+        {"runs": 7, "noise_floor": 0.03},
+        (("t1", "v1"), ("t2", "v9")),
+        (
+            SessionProgram("amy", "h1", "ranked", 1, 0.5),
+            SessionProgram("bob", "h2", "ranked", 2, 0.9),
+            SessionProgram("cy", "h3", "failed"),
+        ),
+    )
+    with Store(tmp_path / "g.db") as store:
+        assert store.last_leaderboard_session() is None
+        first = store.record_leaderboard_session(session)
+        second = store.record_leaderboard_session(dataclasses.replace(session, recorded_at=2000.0))
+        assert (first.id, second.id) == (1, 2)
+    with Store(tmp_path / "g.db") as store:
+        last = store.last_leaderboard_session()
+    assert last == dataclasses.replace(session, id=2, recorded_at=2000.0)
+    assert [p.program_id for p in last.winners] == ["amy"]
+
+
+def test_a_schema_3_database_opens_with_no_override_and_no_session(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        store.db.execute("DROP TABLE overrides")
+        store.db.execute("DROP TABLE leaderboard_sessions")
+        store.db.execute("DROP TABLE leaderboard_programs")
+        store.db.execute("UPDATE meta SET value='3' WHERE key='schema'")
+    with Store(tmp_path / "g.db") as store:
+        assert store.overrides("amy") == [] and store.last_leaderboard_session() is None
+        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("4",)
