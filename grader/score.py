@@ -1,4 +1,12 @@
-"""Scores: per-case weights from the manifest, summed per submission."""
+"""Scores: per-case weights from the manifest, summed per submission, and the
+instructor's decisions (`grader override`) taken into them.
+
+A decision on a case gives the case a verdict or points in place of the judge's; one
+on the whole submission adds points to its score (negative: docked). A decision still
+applies when the run it was made on changes (new content, a new version of the case,
+another verdict from the judge), and says so (`review`), for the instructor to look at
+it again.
+"""
 
 from collections import Counter
 from collections.abc import Sequence
@@ -7,17 +15,74 @@ from dataclasses import dataclass, field
 from grader.cases import Case
 from grader.model import NOT_GRADED, POLICY_CASE_MODES, Verdict
 from grader.policy_backfill import backfilled
-from grader.store import BuildRow, RunRow, Store, SubmissionRow
+from grader.store import BuildRow, OverrideRow, RunRow, Store, SubmissionRow
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An instructor's decision as it applies to the current run."""
+
+    override: OverrideRow
+    review: str = ""  # why it needs another look: the run it was made on changed
+
+    @property
+    def needs_review(self) -> bool:
+        return bool(self.review)
+
+    @property
+    def whole_submission(self) -> bool:
+        return not self.override.case_id
+
+    def describe(self, weight: float | None = None) -> str:
+        """One line for people: what was decided instead of what, and why."""
+        o = self.override
+        judged = o.judged or "not graded"
+        if self.whole_submission:
+            assert o.points is not None, "a decision on a whole submission adds points"
+            what = f"{o.points:+g} points to the score"
+        elif o.verdict is not None:
+            what = f"{o.case_id}: {o.verdict} instead of {judged}"
+        else:
+            of = f" of {format_score(weight)}" if weight is not None else ""
+            what = f"{o.case_id}: {format_score(o.points or 0)}{of} points ({judged})"
+        return f"{what}, by the instructor: {o.reason}"
 
 
 @dataclass(frozen=True)
 class CaseOutcome:
     case: Case
     run: RunRow | None  # None: not graded (yet)
+    decision: Decision | None = None  # the instructor's, which outweighs the judge's
 
     @property
     def verdict(self) -> str | None:
+        """The verdict that counts: the instructor's when they decided one."""
+        if self.decision is not None and self.decision.override.verdict is not None:
+            return self.decision.override.verdict
+        return self.judged
+
+    @property
+    def judged(self) -> str | None:
+        """The judge's verdict (None: not graded)."""
         return self.run.verdict if self.run else None
+
+    @property
+    def decided(self) -> bool:
+        """It has a verdict, or points the instructor gave it."""
+        return self.verdict is not None or self.decided_points is not None
+
+    @property
+    def decided_points(self) -> float | None:
+        """The points the instructor gave the case, None when they gave none."""
+        return self.decision.override.points if self.decision is not None else None
+
+    def points(self, forgive: bool) -> float:
+        """What the case adds to the score (`forgive`: a policy failure counts as passed)."""
+        if self.decided_points is not None:
+            return self.decided_points
+        if self.verdict == Verdict.AC or (forgive and self.policy_failure):
+            return self.case.weight
+        return 0.0
 
     @property
     def policy_dependent(self) -> bool:
@@ -26,8 +91,9 @@ class CaseOutcome:
 
     @property
     def policy_failure(self) -> bool:
-        """It failed only in what a policy rule decides (the judged run's decision)."""
-        return self.run is not None and bool(self.run.policy_only)
+        """It failed only in what a policy rule decides (the judged run's decision), and
+        the instructor decided no other verdict."""
+        return self.verdict == self.judged and self.run is not None and bool(self.run.policy_only)
 
 
 @dataclass(frozen=True)
@@ -39,6 +105,9 @@ class SubmissionReport:
     files_ignored: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
 
     policy_cases: str = "count"  # course.toml [scoring] policy_cases: count, apart, forgive
+    adjustment: Decision | None = None  # the instructor's points added to the whole score
+    # Decisions on cases the manifest no longer has: kept, applied to nothing.
+    orphans: tuple[OverrideRow, ...] = ()
 
     def __post_init__(self):
         # A mode no branch knows would silently score as "count": refuse it outright.
@@ -55,11 +124,19 @@ class SubmissionReport:
     @property
     def score(self) -> float:
         forgive = self.policy_cases == "forgive"
-        return sum(
-            o.case.weight
-            for o in self.counted
-            if o.verdict == Verdict.AC or (forgive and o.policy_failure)
-        )
+        cases = sum(o.points(forgive) for o in self.counted)
+        added = (self.adjustment.override.points or 0) if self.adjustment is not None else 0
+        return max(0.0, cases + added)  # docked points take a score to 0, never below
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Every decision of the instructor that applies, the whole submission's first."""
+        found = [self.adjustment] if self.adjustment is not None else []
+        return found + [o.decision for o in self.outcomes if o.decision is not None]
+
+    @property
+    def overridden(self) -> bool:
+        return bool(self.decisions)
 
     @property
     def max_score(self) -> float:
@@ -72,9 +149,7 @@ class SubmissionReport:
 
     @property
     def policy_score(self) -> float:
-        return sum(
-            o.case.weight for o in self.outcomes if o.policy_dependent and o.verdict == Verdict.AC
-        )
+        return sum(o.points(False) for o in self.outcomes if o.policy_dependent)
 
     @property
     def policy_max(self) -> float:
@@ -102,7 +177,7 @@ class SubmissionReport:
 
     @property
     def complete(self) -> bool:
-        return all(o.run is not None for o in self.outcomes)
+        return all(o.decided for o in self.outcomes)
 
     @property
     def all_accepted(self) -> bool:
@@ -127,15 +202,46 @@ def report(
     """A submission's current results: its current content, the current cases;
     `policy_cases` is course.toml's [scoring] policy_cases."""
     runs = store.runs(submission.id, submission.content_hash)
+    overrides = {o.case_id: o for o in store.overrides(submission.id)}
     outcomes = []
     for case in cases:
         run = runs.get((case.id, case.version))
         if run is not None and run.policy_only is None:  # stored by schema 1
             run = backfilled(store, submission, case, run)
-        outcomes.append(CaseOutcome(case, run))
+        override = overrides.pop(case.id, None)
+        decision = None if override is None else _decision(override, submission, case, run)
+        outcomes.append(CaseOutcome(case, run, decision))
+    whole = overrides.pop("", None)
+    adjustment = None if whole is None else _decision(whole, submission, None, None)
     build = store.build(submission.content_hash) if not submission.problem else None
     used, ignored = store.files(submission.id)
-    return SubmissionReport(submission, build, outcomes, used, ignored, policy_cases)
+    return SubmissionReport(
+        submission,
+        build,
+        outcomes,
+        used,
+        ignored,
+        policy_cases,
+        adjustment,
+        tuple(overrides.values()),
+    )
+
+
+def _decision(
+    override: OverrideRow, submission: SubmissionRow, case: Case | None, run: RunRow | None
+) -> Decision:
+    """The decision, and why it needs review when the run it was made on changed."""
+    changed = []
+    if override.content_hash != submission.content_hash:
+        changed.append("the submission's content changed")
+    if case is not None and override.case_version != case.version:
+        changed.append(f"case {case.id} changed")
+    if case is not None and not changed and (run.verdict if run else None) != override.judged:
+        changed.append(
+            f"the judge now says {run.verdict if run else 'not graded'} "
+            f"(was {override.judged or 'not graded'})"
+        )
+    return Decision(override, "; ".join(changed))
 
 
 def format_score(value: float) -> str:

@@ -8,7 +8,13 @@ from grader.cases import default_manifest, load_cases
 from grader.config import load_config
 from grader.errors import UsageError
 from grader.late import assess
-from grader.reports.terminal import build_report, case_report, late_report, score_line
+from grader.reports.terminal import (
+    build_report,
+    case_report,
+    decisions_report,
+    late_report,
+    score_line,
+)
 from grader.score import report
 from grader.store import DB_NAME, Store
 from grader.submission_meta import read_meta
@@ -43,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
     print(build_report(result))
     print(case_report(result, instructor=True, cpu_limit=cpu_limit))
     print(score_line(result, ""))
+    decided = decisions_report(result)
+    if decided:
+        print(decided)
     late = assess(config.late, meta)
     if meta is not None or late.note:
         print(late_report(result, late, meta.time_source if meta else ""))

@@ -195,6 +195,7 @@ def render_page(
             '(marked "near the limit" below).</p>'
         )
     parts.append(_build_section(result))
+    parts.append(_decisions(result, student))
     parts.append(_case_table(result, student, cpu_limit))
     details = [
         _case_details(outcome, result, store)
@@ -255,6 +256,28 @@ def _late_line(result: SubmissionReport, late: Lateness) -> str:
     )
 
 
+def _decisions(result: SubmissionReport, student: bool) -> str:
+    """The instructor's decisions (overrides), each with its reason: they count in the
+    score above. A student sees no hidden case's name in them."""
+    hidden = {o.case.id for o in result.outcomes if not o.case.public}
+    items = []
+    for decision in result.decisions:
+        o = decision.override
+        if student and o.case_id in hidden:
+            text = f"a hidden case: decided by the instructor: {o.reason}"
+        else:
+            text = decision.describe()
+        review = (
+            f' <span class="note">(needs review: {e(decision.review)})</span>'
+            if decision.needs_review and not student
+            else ""
+        )
+        items.append(f"<li>{e(printable(text))}{review}</li>")
+    if not items:
+        return ""
+    return '<h2>Decided by the instructor</h2><ul class="decisions">' + "".join(items) + "</ul>"
+
+
 def _policy_line(result: SubmissionReport) -> str:
     """The policy-dependent cases, apart from the score (nothing when nothing to say)."""
     if not result.policy_note:
@@ -294,8 +317,9 @@ def _case_table(result: SubmissionReport, student: bool, cpu_limit: float | None
         badge = f'<span class="badge v-{e(verdict)}">{e(verdict)}</span>'
         if student and not case.public:
             hidden_number += 1
+            decided = " (the instructor's decision)" if outcome.decision is not None else ""
             rows.append(
-                f"<tr><td>hidden case {hidden_number}</td><td>{badge}</td>"
+                f"<tr><td>hidden case {hidden_number}{e(decided)}</td><td>{badge}</td>"
                 "<td></td><td></td><td></td></tr>"
             )
             continue
@@ -303,6 +327,11 @@ def _case_table(result: SubmissionReport, student: bool, cpu_limit: float | None
         if _has_details(outcome, student):
             name = f'<a href="#case-{e(case.id)}">{name}</a>'
         tag = "" if case.public else ' <span class="hidden-tag">(hidden)</span>'
+        if outcome.decision is not None:
+            tag += (
+                ' <span class="hidden-tag">(the instructor\'s decision; judged '
+                f"{e(outcome.judged or NOT_GRADED)})</span>"
+            )
         cpu = memory = ""
         if run is not None and run.cpu_seconds is not None:
             cpu = f"{run.cpu_seconds:.3f} s"

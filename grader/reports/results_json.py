@@ -10,7 +10,7 @@ from grader.atomic import write_file
 from grader.cases import Case
 from grader.late import Lateness
 from grader.schemas import validate
-from grader.score import SubmissionReport
+from grader.score import Decision, SubmissionReport
 
 
 def results_document(
@@ -74,6 +74,7 @@ def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
             "ignored": [{"name": name, "reason": why} for name, why in report.files_ignored],
         },
         "cases": [_case(outcome) for outcome in report.outcomes],
+        "overrides": [_decision(d) for d in report.decisions],
     }
     if late is not None:
         # Raw score stays in "score"; the penalty and what is left sit beside it.
@@ -89,6 +90,22 @@ def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
     return entry
 
 
+def _decision(decision: Decision) -> dict:
+    o = decision.override
+    return {
+        "case": o.case_id or None,
+        "verdict": o.verdict,
+        "points": o.points,
+        "reason": o.reason,
+        "recorded_at": datetime.fromtimestamp(o.recorded_at, timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "judged": o.judged,
+        "review": decision.review,
+        "text": decision.describe(),
+    }
+
+
 def _case(outcome) -> dict:
     run = outcome.run
     entry = {
@@ -96,6 +113,8 @@ def _case(outcome) -> dict:
         "verdict": outcome.verdict,
         "policy_failure": outcome.policy_failure,
     }
+    if outcome.decision is not None:
+        entry["judged"] = outcome.judged
     if run is not None:
         entry.update(
             cpu_seconds=run.cpu_seconds,

@@ -1,6 +1,7 @@
 """What `grade`, `check` and `show` print."""
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
 
 from tabulate import tabulate
 
@@ -24,12 +25,15 @@ def summary_table(
     """One row per submission; with `lateness`, the penalty and final score beside the
     raw score; with `cpu_limit`, a last column names the submissions sensitive to it."""
     policy = any(r.policy_note for r in reports)  # shown apart only when there is something
+    decided = any(r.overridden for r in reports)
     headers: tuple[str, ...] = ("id", "language", "score" if lateness is None else "raw")
     if policy:
         headers += ("policy-dependent",)
     if lateness is not None:
         headers += ("penalty", "final", "late")
     headers += ("verdicts", "build")
+    if decided:
+        headers += ("the instructor's decisions",)
     if cpu_limit is not None:
         headers += ("time limit",)
     rows = []
@@ -49,10 +53,44 @@ def summary_table(
                 shorten(late.note, 30),
             )
         row += (verdict_summary(r), shorten(r.build_status, 60 if lateness is None else 40))
+        if decided:
+            row += (decisions_cell(r),)
         if cpu_limit is not None:
             row += (_sensitive(r, cpu_limit),)
         rows.append(row)
     return tabulate(rows, headers=headers)
+
+
+def decisions_cell(report: SubmissionReport, width: int = 60) -> str:
+    """The instructor's decisions in one cell: the first with its reason, how many more,
+    and whether any needs review."""
+    decisions = report.decisions
+    if not decisions:
+        return ""
+    more = f" (+{len(decisions) - 1} more)" if len(decisions) > 1 else ""
+    review = " [review]" if any(d.needs_review for d in decisions) else ""
+    return shorten(decisions[0].describe(), width) + more + review
+
+
+def decisions_report(report: SubmissionReport) -> str:
+    """`show`'s lines on the instructor's decisions ("" when none)."""
+    lines = []
+    weights = {o.case.id: o.case.weight for o in report.outcomes}
+    for decision in report.decisions:
+        o = decision.override
+        when = datetime.fromtimestamp(o.recorded_at, timezone.utc).isoformat(timespec="seconds")
+        lines.append(f"  {decision.describe(weights.get(o.case_id))}  (recorded {when})")
+        if decision.needs_review:
+            lines.append(
+                f"    needs review: {decision.review}; it still applies (record it again to "
+                "confirm it, or --clear it)"
+            )
+    for orphan in report.orphans:
+        lines.append(
+            f"  on case {orphan.case_id}, which the manifest no longer has: applies to nothing "
+            f"({orphan.reason})"
+        )
+    return "decisions of the instructor (overrides):\n" + "\n".join(lines) if lines else ""
 
 
 def _sensitive(report: SubmissionReport, cpu_limit: float) -> str:
@@ -92,6 +130,8 @@ def case_report(
             }.get(report.policy_cases, " (policy-dependent)")
         elif outcome.policy_dependent and report.policy_cases == "apart":
             label += " (policy-dependent: scored apart)"
+        if outcome.decision is not None:
+            label += f" (the instructor's decision; judged {outcome.judged or 'not graded'})"
         verdict = outcome.verdict or "not graded"
         timing = ""
         if run is not None and run.cpu_seconds is not None:
