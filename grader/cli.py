@@ -19,6 +19,7 @@ from grader.commands import (
     override,
     show,
     similarity,
+    teams,
 )
 from grader.errors import run_entry_point
 
@@ -67,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_parser(sub)
     show.add_parser(sub)
     override.add_parser(sub)
+    teams.add_parser(sub)
     leaderboard.add_parser(sub)
     similarity.add_parser(sub)
     kinds = export.add_parser(sub)

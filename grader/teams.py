@@ -109,6 +109,12 @@ def teams_file(config: CourseConfig) -> Path | None:
     return base / config.teams.file
 
 
+def class_teams(submissions: Iterable, config: CourseConfig) -> Teams:
+    """The teams of a class's submissions (anything with an `id` and a `folder`: the
+    submissions found, or the store's rows of a grading run), with the course's file."""
+    return resolve([(s.id, s.folder) for s in submissions], teams_file(config))
+
+
 def resolve(folders: Iterable[tuple[str, Path | str]], file: Path | None = None) -> Teams:
     """The team of each submission, given as (id, folder); `file`: the course's teams
     file. TeamsError when a student is in two teams or the file cannot be used."""

@@ -11,6 +11,7 @@ from grader.cases import Case
 from grader.late import Lateness
 from grader.schemas import validate
 from grader.score import Decision, SubmissionReport
+from grader.teams import Teams
 
 
 def results_document(
@@ -20,10 +21,12 @@ def results_document(
     lateness: Mapping[str, Lateness] | None = None,
     course: dict | None = None,
     skipped: Sequence = (),
+    teams: Teams | None = None,
 ) -> dict:
     """The document; `lateness` adds each submission's penalty and final score, `course`
     what of the course configuration the scores depend on (for regrade diffs), `skipped`
-    the entries of the class folder not graded (grader.submissions.Skipped)."""
+    the entries of the class folder not graded (grader.submissions.Skipped), `teams` who
+    handed in each submission."""
     document: dict = {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
@@ -40,7 +43,8 @@ def results_document(
             for c in cases
         ],
         "submissions": [
-            _submission(report, (lateness or {}).get(report.submission.id)) for report in reports
+            _submission(report, (lateness or {}).get(report.submission.id), teams)
+            for report in reports
         ],
         "skipped": [{"name": entry.name, "reason": entry.reason} for entry in skipped],
     }
@@ -49,7 +53,7 @@ def results_document(
     return document
 
 
-def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
+def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | None) -> dict:
     sub = report.submission
     entry = {
         "id": sub.id,
@@ -76,6 +80,8 @@ def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
         "cases": [_case(outcome) for outcome in report.outcomes],
         "overrides": [_decision(d) for d in report.decisions],
     }
+    if teams is not None:
+        entry["team"] = teams.as_json(sub.id)
     if late is not None:
         # Raw score stays in "score"; the penalty and what is left sit beside it.
         entry["penalty"] = late.penalty(report.score)

@@ -9,6 +9,7 @@ from grader.late import NOT_LATE, Lateness
 from grader.model import VERDICT_ORDER, Verdict
 from grader.score import SubmissionReport, format_score
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
+from grader.teams import Team, Teams
 from grader.text import shorten
 
 
@@ -21,12 +22,20 @@ def summary_table(
     reports: Sequence[SubmissionReport],
     cpu_limit: float | None = None,
     lateness: Mapping[str, Lateness] | None = None,
+    teams: Teams | None = None,
 ) -> str:
     """One row per submission; with `lateness`, the penalty and final score beside the
-    raw score; with `cpu_limit`, a last column names the submissions sensitive to it."""
+    raw score; with `teams`, who handed it in when a team of several did or it was
+    replaced; with `cpu_limit`, a last column names the submissions sensitive to it."""
     policy = any(r.policy_note for r in reports)  # shown apart only when there is something
+    teamed = teams is not None and any(
+        len(t.members) != 1 or t.replaced_by for t in teams.by_submission.values()
+    )
     decided = any(r.overridden for r in reports)
-    headers: tuple[str, ...] = ("id", "language", "score" if lateness is None else "raw")
+    headers: tuple[str, ...] = ("id",)
+    if teamed:
+        headers += ("team",)
+    headers += ("language", "score" if lateness is None else "raw")
     if policy:
         headers += ("policy-dependent",)
     if lateness is not None:
@@ -38,11 +47,11 @@ def summary_table(
         headers += ("time limit",)
     rows = []
     for r in reports:
-        row: tuple[str, ...] = (
-            r.submission.id,
-            r.submission.language,
-            f"{format_score(r.score)}/{format_score(r.max_score)}",
-        )
+        row: tuple[str, ...] = (r.submission.id,)
+        if teamed:
+            assert teams is not None, "teamed: there are teams"
+            row += (team_cell(teams.of(r.submission.id)),)
+        row += (r.submission.language, f"{format_score(r.score)}/{format_score(r.max_score)}")
         if policy:
             row += (r.policy_note,)
         if lateness is not None:
@@ -59,6 +68,30 @@ def summary_table(
             row += (_sensitive(r, cpu_limit),)
         rows.append(row)
     return tabulate(rows, headers=headers)
+
+
+def team_cell(team: Team, width: int = 40) -> str:
+    """Who handed it in: the team's name and members' ids, or which submission replaced it."""
+    if team.replaced_by:
+        return f"replaced by {team.replaced_by}"
+    if not team.members:
+        return shorten(f"{team.name}: members unknown", width)
+    return shorten(f"{team.name}: {', '.join(m.id for m in team.members)}", width)
+
+
+def team_report(team: Team) -> str:
+    """`show`'s line on who handed it in."""
+    members = ", ".join(m.shown for m in team.members) or "unknown (not in the LMS's download)"
+    if team.source == "alone":
+        line = f"handed in by {members} (alone)"
+    else:
+        line = f"team {team.name} (from {team.source}): {members}"
+    if team.replaced_by:
+        line += (
+            f"\nreplaced by {team.replaced_by}: the team handed in twice, its newer "
+            "submission counts"
+        )
+    return line
 
 
 def decisions_cell(report: SubmissionReport, width: int = 60) -> str:
