@@ -125,11 +125,12 @@ CREATE TABLE IF NOT EXISTS leaderboard_sessions (
 );
 CREATE TABLE IF NOT EXISTS leaderboard_programs (
     session_id INTEGER NOT NULL,
-    program_id TEXT NOT NULL,
+    program_id TEXT NOT NULL,    -- every submission the session considered
     content_hash TEXT NOT NULL,
-    outcome TEXT NOT NULL,       -- ranked; failed (a timed run failed); incomplete
+    outcome TEXT NOT NULL,       -- ranked; failed (a timed run failed); incomplete; not timed
     rank INTEGER,                -- ranked only: 1 + programs significantly faster
     cpu_median_s REAL,           -- ranked only: the statistic's median
+    reason TEXT NOT NULL,        -- why it was not ranked ('' when ranked)
     PRIMARY KEY (session_id, program_id)
 );
 """
@@ -208,18 +209,21 @@ class OverrideRow:
 
 _OVERRIDE_COLUMNS = tuple(field.name for field in fields(OverrideRow))
 
-ProgramOutcome = Literal["ranked", "failed", "incomplete"]
+# ranked; failed: a timed run failed; incomplete: timed runs missing; not timed: not
+# eligible then (the reason says why)
+ProgramOutcome = Literal["ranked", "failed", "incomplete", "not timed"]
 
 
 @dataclass(frozen=True)
 class SessionProgram:
-    """A program one leaderboard session timed, and where it ended."""
+    """A submission one leaderboard session considered, and where it ended."""
 
     program_id: str
     content_hash: str
-    outcome: ProgramOutcome  # ranked; failed: a timed run failed; incomplete: runs missing
+    outcome: ProgramOutcome
     rank: int | None = None  # ranked: 1 + the programs significantly faster
     cpu_median_s: float | None = None
+    reason: str = ""  # why it was not ranked
 
     @property
     def winner(self) -> bool:
@@ -539,9 +543,17 @@ class Store:
             number = cursor.lastrowid
             assert number is not None, "an INSERT gives its row id"
             db.executemany(
-                "INSERT INTO leaderboard_programs VALUES (?,?,?,?,?,?)",
+                "INSERT INTO leaderboard_programs VALUES (?,?,?,?,?,?,?)",
                 [
-                    (number, p.program_id, p.content_hash, p.outcome, p.rank, p.cpu_median_s)
+                    (
+                        number,
+                        p.program_id,
+                        p.content_hash,
+                        p.outcome,
+                        p.rank,
+                        p.cpu_median_s,
+                        p.reason,
+                    )
                     for p in session.programs
                 ],
             )
@@ -555,7 +567,7 @@ class Store:
         if row is None:
             return None
         programs = self.db.execute(
-            "SELECT program_id, content_hash, outcome, rank, cpu_median_s"
+            "SELECT program_id, content_hash, outcome, rank, cpu_median_s, reason"
             " FROM leaderboard_programs WHERE session_id=? ORDER BY program_id",
             (row[0],),
         )

@@ -193,7 +193,8 @@ def test_a_leaderboard_session_is_recorded_with_every_program_it_timed(tmp_path)
         (
             SessionProgram("amy", "h1", "ranked", 1, 0.5),
             SessionProgram("bob", "h2", "ranked", 2, 0.9),
-            SessionProgram("cy", "h3", "failed"),
+            SessionProgram("cy", "h3", "failed", reason="failed while being timed: WA on t1"),
+            SessionProgram("dee", "h4", "not timed", reason="WA on 1 case"),
         ),
     )
     with Store(tmp_path / "g.db") as store:

@@ -1,5 +1,6 @@
 """Who may be ranked: programs that pass every case of their last grading run (the
-instructor's decided verdicts counting), unchanged since. (Which cases are timed is grader/timed_runs.py's: Gradescope's value uses it too.)"""
+instructor's decided verdicts counting), unchanged since. (Which cases are timed is
+grader/timed_runs.py's: Gradescope's value uses it too.)"""
 
 from collections.abc import Sequence
 from pathlib import Path
