@@ -34,8 +34,10 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported when used: the other commands start without them.
     from grader import leaderboard as lb
+    from grader.bonus import award
     from grader.last_run import graded_ids
     from grader.reports.leaderboard_md import terminal
+    from grader.score import report
     from grader.teams import class_teams
 
     config = load_config(args.course)
@@ -88,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nleaderboard: {made.markdown}, {made.json} and {made.html}")
         if made.key is not None:
             print(f"pseudonyms: {made.key} (private: do not publish it, nor {lb.SALT_FILE})")
-    winners = ", ".join(p.program_id for p in recorded.winners) or "none"
-    print(f"session {recorded.id} recorded in {folder / DB_NAME}: rank 1: {winners}")
+        reports = [report(store, row, cases, config.policy_cases) for row in rows]
+        bonus = award(store, reports, teams, cases, config)
+    print(f"session {recorded.id} recorded in {folder / DB_NAME}: {bonus.note}")
+    for winner in bonus.winners:
+        team = teams.of(winner)
+        members = ", ".join(m.shown for m in team.members) or "members unknown"
+        print(f"  {team.name} ({winner}): {members}")
     return 0

@@ -38,6 +38,7 @@ from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.reports.html_page import page
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
+from grader.teams import Team, Teams
 from grader.text import cut, printable, shorten
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
@@ -181,10 +182,13 @@ def render_page(
     index_link: bool = False,
     cpu_limit: float | None = None,
     late: Lateness | None = None,
+    team: Team | None = None,
 ) -> str:
     sub = result.submission
     title = f"Feedback: {sub.id}"
     parts = [_header(result, student, generated, index_link)]
+    if team is not None and (len(team.members) > 1 or team.replaced_by):
+        parts.append(_team_line(team))
     if late is not None and (late.submitted_at or late.note):
         parts.append(_late_line(result, late))
     sensitive = sensitivity.note(result, cpu_limit) if cpu_limit is not None else ""
@@ -242,6 +246,18 @@ def _header(result: SubmissionReport, student: bool, generated: str, index_link:
         f'</p>{_policy_line(result)}<p class="counts">{_badges(result)}</p>'
         f"<p>Build: {e(_build_line(result))}</p>"
     )
+
+
+def _team_line(team: Team) -> str:
+    """Whose result this is: every member of the team gets it (or a newer one's)."""
+    names = ", ".join(m.name or m.id for m in team.members) or "members not known"
+    text = f"Team {team.name}: {names}."
+    if team.replaced_by:
+        text += (
+            f" The team handed in again: its newer submission, {team.replaced_by}, is the "
+            "one that counts."
+        )
+    return f'<p class="team">{e(printable(text))}</p>'
 
 
 def _late_line(result: SubmissionReport, late: Lateness) -> str:
@@ -495,6 +511,7 @@ def write_feedback(
     student: bool = False,
     cpu_limit: float | None = None,
     lateness: Mapping[str, Lateness] | None = None,
+    teams: Teams | None = None,
 ) -> Feedback:
     """A page per submission in `out` and, for instructors, index.html linking them."""
     out = Path(out)
@@ -515,6 +532,7 @@ def write_feedback(
                 index_link=not student,
                 cpu_limit=cpu_limit,
                 late=(lateness or {}).get(result.submission.id),
+                team=teams.of(result.submission.id) if teams is not None else None,
             ),
         )
         pages[result.submission.id] = path
