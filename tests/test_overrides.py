@@ -8,7 +8,9 @@ import json
 import pytest
 
 from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, make_cases
-from tests.test_lms_roundtrip import NO_SOLUTION_PY, REFERENCE, cli
+from tests.lms_archives import moodle_worksheet
+from tests.lms_rules import moodle_reads
+from tests.test_lms_roundtrip import NO_SOLUTION_PY, REFERENCE, cli, read_csv
 
 
 @pytest.fixture
@@ -96,6 +98,24 @@ def test_a_decision_counts_at_once_and_survives_a_regrade_that_changes_its_run(k
     assert cli(*base, "export", "html", pages, "--results", results, "--student").code == 0
     page = (pages / "nosol.html").read_text()
     assert "Decided by the instructor" in page and "the grading machine ran out of memory" in page
+    grades = root / "grades.csv"
+    assert cli(*base, "export", "csv", grades, "--results", results).code == 0
+    rows = read_csv(grades)
+    nosol = dict(zip(rows[0], next(row for row in rows if row[0] == "nosol")))
+    assert (nosol["score"], nosol["case:sample"]) == ("1.5", "AC")
+    assert nosol["overrides"] == (
+        "-0.5 points to the score, by the instructor: no README; sample: AC instead of WA, "
+        "by the instructor: the grading machine ran out of memory"
+    )
+    sheet = moodle_worksheet(
+        root / "worksheet.csv", [{"id": 7, "name": "No Sol", "email": "nosol"}], maximum="2.00"
+    )
+    done = cli(*base, "export", "moodle", root / "m.csv", "--roster", sheet, "--results", results)
+    assert "decided: nosol: -0.5 points to the score, by the instructor: no README" in done.out
+    feedback = moodle_reads((root / "m.csv").read_text(), maximum=2.0).feedback["7"]
+    assert feedback.endswith(
+        "; sample: AC instead of WA, by the instructor: the grading machine ran out of memory."
+    )
 
     # Confirmed again: no longer to review; cleared: the judge's verdict counts again.
     decide(base, results, "nosol", "--case", "sample", "--verdict", "AC", "--reason", "confirmed")
