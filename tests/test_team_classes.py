@@ -103,6 +103,13 @@ def test_grader_teams_lists_every_team_its_members_and_submission(made):
     )
     assert any("rocket-v1 (replaced by rocket)" in line for line in lines)
     assert f"3 teams, 5 students; teams file {root / 'teams.csv'}" in listed.out
+    roster = canvas_gradebook(root / "gradebook.csv", GRADEBOOK_STUDENTS[:3], {ASSIGNMENT: "2"})
+    checked = cli(*base, "teams", "--roster", roster, "--results", results)
+    unknown = [line for line in checked.out.splitlines() if line.startswith("not in")]
+    assert unknown == [
+        "not in gradebook.csv: S-1004 (Emmy Noether) of magma (magma): no score reaches them",
+        "not in gradebook.csv: solo: no score reaches them",
+    ]
 
 
 def test_show_lists_the_members(made):

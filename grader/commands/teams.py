@@ -1,6 +1,7 @@
-"""`grader teams`: every team of the last `grade` run, its members and its submission
-(grader/teams.py tells them: the LMS import's, else the course's teams file, else the
-student alone), and what was wrong or replaced."""
+"""`grader teams [--roster CSV]`: every team of the last `grade` run, its members and its
+submission (grader/teams.py tells them: the LMS import's, else the course's teams file,
+else the student alone), what was replaced, and with the LMS's roster (Canvas's
+gradebook, Moodle's worksheet) the members it does not know, who would get no score."""
 
 import argparse
 from pathlib import Path
@@ -10,6 +11,7 @@ from tabulate import tabulate
 from grader.config import load_config
 from grader.errors import UsageError
 from grader.last_run import graded_ids
+from grader.lms.roster import read_roster
 from grader.store import DB_NAME, Store
 from grader.teams import class_teams, teams_file
 
@@ -17,6 +19,11 @@ from grader.teams import class_teams, teams_file
 def add_parser(sub) -> None:
     command = sub.add_parser(
         "teams", help="every team of the last grade run, its members and its submission"
+    )
+    command.add_argument(
+        "--roster",
+        type=Path,
+        help="the LMS's gradebook CSV or grading worksheet: name the members it does not know",
     )
     command.add_argument("--results", type=Path, default=Path("results"))
     command.set_defaults(func=run)
@@ -27,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError(f"{path}: no results yet (run `grader grade` first)")
     config = load_config(args.course)
+    roster = None if args.roster is None else read_roster(args.roster)  # RosterError: one line
     graded = graded_ids(args.results)
     with Store(path) as store:
         rows = [row for row in store.submissions() if graded is None or row.id in graded]
@@ -41,6 +49,16 @@ def run(args: argparse.Namespace) -> int:
     print(tabulate(table, headers=("team", "from", "submission", "members")))
     for note in teams.notes:
         print(f"note: {note}")
+    if roster is not None:
+        known = set().union(*(roster.ids(row) for row in roster.rows))
+        for team in teams.by_submission.values():
+            if team.counts:
+                for member in team.members:
+                    if not member.ids & known:
+                        who = member.shown
+                        if team.source != "alone":
+                            who += f" of {team.name} ({team.submission_id})"
+                        print(f"not in {args.roster.name}: {who}: no score reaches them")
     counting = [t for t in teams.by_submission.values() if t.counts]
     students = sum(len(t.members) for t in counting)
     file = teams_file(config)
