@@ -7,6 +7,12 @@ import json
 
 import pytest
 
+from grader import leaderboard as lb
+from grader.cases import load_cases
+from grader.config import load_config
+from grader.model import Verdict
+from grader.store import OverrideRow, Store
+from grader.submissions import load
 from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, make_cases
 from tests.lms_archives import moodle_worksheet
 from tests.lms_rules import moodle_reads
@@ -150,3 +156,31 @@ def test_a_bad_decision_is_one_line_and_changes_nothing(klass, args, message):
     assert done.code == 2 and message in done.err and done.err.count("\n") == 1
     shown = cli(*base, "show", "nosol", "--results", results)
     assert "score: 1/2" in shown.out and "decisions of the instructor" not in shown.out
+
+
+def test_a_decided_verdict_makes_a_program_eligible_for_the_leaderboard(tmp_path):
+    """The leaderboard ranks programs passing every case: the instructor's verdict counts."""
+    config = load_config()
+    cases = load_cases(make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION}))
+    (tmp_path / "amy").mkdir()
+    (tmp_path / "amy" / "puzzlesolver.py").write_text(NO_SOLUTION_PY)
+    amy = load(tmp_path / "amy", config)
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(amy)
+        store.record_run(amy, cases[0], Verdict.WA, "count line wrong")
+        store.record_run(amy, cases[1], Verdict.AC, "")
+        row = store.submission("amy")
+        assert lb.eligibility(row, store, cases, config) == (None, "WA on 1 case")
+        store.record_override(
+            OverrideRow(
+                "amy", "sample", "AC", None, "appeal", 0.0, row.content_hash, cases[0].version, "WA"
+            )
+        )
+        eligible, reason = lb.eligibility(row, store, cases, config)
+        assert reason is None and eligible.id == "amy"
+        store.record_override(
+            OverrideRow(
+                "amy", "sample", None, 1.0, "partial", 0.0, row.content_hash, cases[0].version, "WA"
+            )
+        )
+        assert lb.eligibility(row, store, cases, config) == (None, "WA on 1 case")
