@@ -71,7 +71,7 @@ class Matched:
     notes: list[str] = field(default_factory=list)
     teams: list[str] = field(default_factory=list)  # "Team (id): 5 to Ada, Bo": each team's rows
     unknown_members: list[str] = field(default_factory=list)  # team members no row knows
-    bonus: list[str] = field(default_factory=list)  # "Ada: +15 (Team, ranked 1)"
+    bonus: list[str] = field(default_factory=list)  # "Ada: +15 (speed bonus)", per row
     decided: list[str] = field(default_factory=list)  # "id: the instructor's decision"
 
 
