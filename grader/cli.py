@@ -16,8 +16,10 @@ from grader.commands import (
     leaderboard,
     lms_export,
     lms_import,
+    override,
     show,
     similarity,
+    teams,
 )
 from grader.errors import run_entry_point
 
@@ -65,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     lms_import.add_parser(sub)
     check.add_parser(sub)
     show.add_parser(sub)
+    override.add_parser(sub)
+    teams.add_parser(sub)
     leaderboard.add_parser(sub)
     similarity.add_parser(sub)
     kinds = export.add_parser(sub)

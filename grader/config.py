@@ -154,6 +154,14 @@ class LeaderboardConfig:
             "significance level of the rank test (Mann-Whitney U)", interval(0, 1, closed_low=False)
         ),
     )
+    bonus: float = field(
+        default=15.0,
+        metadata=setting(
+            "points for every member of every team ranked 1, added in the gradebook exports "
+            "(the hand-out's +15); 0: no bonus",
+            not_negative,
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -179,6 +187,19 @@ class LmsConfig:
     missing_as_zero: bool = field(
         default=False,
         metadata=setting("no submission: an empty cell in the LMS export (true: a 0)"),
+    )
+
+
+@dataclass(frozen=True)
+class TeamsConfig:
+    file: str = field(
+        default="",
+        metadata=setting(
+            'a class folder made by hand: a CSV beside this file, e.g. "teams.csv", with '
+            "columns team (the submission's folder) and member (any id the roster knows); an "
+            "LMS import's own teams (Gradescope, Moodle, Canvas --teams) take precedence",
+            strip=True,
+        ),
     )
 
 
@@ -312,6 +333,10 @@ class CourseConfig:
     cluster: ClusterConfig = field(
         default=ClusterConfig(),
         metadata=setting("grade --cluster (see README): a Dask scheduler instead of threads"),
+    )
+    teams: TeamsConfig = field(
+        default=TeamsConfig(),
+        metadata=setting("who handed in each submission (grader teams lists them)"),
     )
     counterexamples: CounterexamplesConfig = field(
         default=CounterexamplesConfig(),

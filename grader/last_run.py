@@ -60,6 +60,12 @@ def graded(
         yield Graded(results, store, cases, reports)
 
 
+def graded_ids(results: Path) -> set[str] | None:
+    """The ids the last `grade` run in `results` graded (None: no results.json yet)."""
+    document = _last_run(Path(results) / RESULTS_JSON)
+    return None if document is None else {entry["id"] for entry in document["submissions"]}
+
+
 def _last_run(path: Path) -> dict | None:
     """The last `grade` run's results.json: which submissions and cases it graded (the
     database also keeps older ones)."""

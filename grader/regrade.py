@@ -59,6 +59,8 @@ class Diff:
     reasons: list[str] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     students: int = 0  # in the new run
+    # The instructor's decisions whose run changed: "id: decision: why" (each still applies).
+    reviews: list[str] = field(default_factory=list)
 
     @property
     def score_changes(self) -> list[Change]:
@@ -74,6 +76,12 @@ def diff(old: dict, new: dict) -> Diff:
         change = Change(sid, _score(a), _score(b), _final(a), _final(b), tuple(_case_changes(a, b)))
         if change.cases or change.score_changed:
             result.changes.append(change)
+    result.reviews = [
+        f"{entry['id']}: {decision['text']} ({decision['review']})"
+        for entry in new["submissions"]
+        for decision in entry.get("overrides", [])
+        if decision["review"]
+    ]
     return result
 
 
@@ -136,9 +144,21 @@ def _policy(late: dict) -> str:
 def render(result: Diff, *, headline: str) -> str:
     lines = [headline]
     lines.extend(f"  why: {reason}" for reason in result.reasons)
+    lines.extend(_changes(result))
+    if result.reviews:
+        lines.append(
+            f"{len(result.reviews)} decision(s) of the instructor need review (the run each "
+            "was decided on changed; each still applies: `grader override` it again to "
+            "confirm, or --clear it):"
+        )
+        lines.extend(f"  {review}" for review in result.reviews)
+    return "\n".join(lines)
+
+
+def _changes(result: Diff) -> list[str]:
     if not result.changes:
-        lines.append("no student's verdicts or scores change")
-        return "\n".join(lines)
+        return ["no student's verdicts or scores change"]
+    lines = []
     moved = result.score_changes
     lines.append(
         f"{len(moved)} student(s) change score, {len(result.changes)} change "
@@ -154,7 +174,7 @@ def render(result: Diff, *, headline: str) -> str:
         for c in result.changes
     ]
     lines.append(tabulate(rows, headers=("id", "raw score", "final score", "verdicts")))
-    return "\n".join(lines)
+    return lines
 
 
 def _arrow(old: float | None, new: float | None) -> str:

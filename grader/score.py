@@ -1,4 +1,12 @@
-"""Scores: per-case weights from the manifest, summed per submission."""
+"""Scores: per-case weights from the manifest, summed per submission, and the
+instructor's decisions (`grader override`) taken into them.
+
+A decision on a case gives the case a verdict or points in place of the judge's; one
+on the whole submission adds points to its score (negative: docked). A decision still
+applies when the run it was made on changes (new content, a new version of the case,
+another verdict from the judge), and says so (`review`), for the instructor to look at
+it again.
+"""
 
 from collections import Counter
 from collections.abc import Sequence
@@ -7,7 +15,37 @@ from dataclasses import dataclass, field
 from grader.cases import Case
 from grader.model import NOT_GRADED, POLICY_CASE_MODES, PolicyCases, Verdict
 from grader.policy_backfill import backfilled
-from grader.store import BuildRow, CounterexampleRow, RunRow, Store, SubmissionRow
+from grader.store import BuildRow, CounterexampleRow, OverrideRow, RunRow, Store, SubmissionRow
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An instructor's decision as it applies to the current run."""
+
+    override: OverrideRow
+    review: str = ""  # why it needs another look: the run it was made on changed
+
+    @property
+    def needs_review(self) -> bool:
+        return bool(self.review)
+
+    @property
+    def whole_submission(self) -> bool:
+        return not self.override.case_id
+
+    def describe(self, weight: float | None = None) -> str:
+        """One line for people: what was decided instead of what, and why."""
+        o = self.override
+        judged = o.judged or "not graded"
+        if self.whole_submission:
+            assert o.points is not None, "a decision on a whole submission adds points"
+            what = f"{o.points:+g} points to the score"
+        elif o.verdict is not None:
+            what = f"{o.case_id}: {o.verdict} instead of {judged}"
+        else:
+            of = f" of {format_score(weight)}" if weight is not None else ""
+            what = f"{o.case_id}: {format_score(o.points or 0)}{of} points ({judged})"
+        return f"{what}, by the instructor: {o.reason}"
 
 
 @dataclass(frozen=True)
@@ -17,10 +55,37 @@ class CaseOutcome:
     # A failing case: the public puzzle that fails the same way, or none and why (None:
     # not searched). Never part of the score.
     counterexample: CounterexampleRow | None = None
+    decision: Decision | None = None  # the instructor's, which outweighs the judge's
 
     @property
     def verdict(self) -> Verdict | None:
+        """The verdict that counts: the instructor's when they decided one."""
+        if self.decision is not None and self.decision.override.verdict is not None:
+            return Verdict(self.decision.override.verdict)
+        return self.judged
+
+    @property
+    def judged(self) -> Verdict | None:
+        """The judge's verdict (None: not graded)."""
         return self.run.verdict if self.run else None
+
+    @property
+    def decided(self) -> bool:
+        """It has a verdict, or points the instructor gave it."""
+        return self.verdict is not None or self.decided_points is not None
+
+    @property
+    def decided_points(self) -> float | None:
+        """The points the instructor gave the case, None when they gave none."""
+        return self.decision.override.points if self.decision is not None else None
+
+    def points(self, forgive: bool) -> float:
+        """What the case adds to the score (`forgive`: a policy failure counts as passed)."""
+        if self.decided_points is not None:
+            return self.decided_points
+        if self.verdict == Verdict.AC or (forgive and self.policy_failure):
+            return self.case.weight
+        return 0.0
 
     @property
     def policy_dependent(self) -> bool:
@@ -29,8 +94,9 @@ class CaseOutcome:
 
     @property
     def policy_failure(self) -> bool:
-        """It failed only in what a policy rule decides (the judged run's decision)."""
-        return self.run is not None and bool(self.run.policy_only)
+        """It failed only in what a policy rule decides (the judged run's decision), and
+        the instructor decided no other verdict."""
+        return self.verdict == self.judged and self.run is not None and bool(self.run.policy_only)
 
 
 @dataclass(frozen=True)
@@ -42,6 +108,9 @@ class SubmissionReport:
     files_ignored: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
 
     policy_cases: PolicyCases = "count"  # course.toml [scoring] policy_cases
+    adjustment: Decision | None = None  # the instructor's points added to the whole score
+    # Decisions on cases the manifest no longer has: kept, applied to nothing.
+    orphans: tuple[OverrideRow, ...] = ()
 
     def __post_init__(self) -> None:
         # A mode no branch knows would silently score as "count": refuse it outright.
@@ -58,11 +127,19 @@ class SubmissionReport:
     @property
     def score(self) -> float:
         forgive = self.policy_cases == "forgive"
-        return sum(
-            o.case.weight
-            for o in self.counted
-            if o.verdict == Verdict.AC or (forgive and o.policy_failure)
-        )
+        cases = sum(o.points(forgive) for o in self.counted)
+        added = (self.adjustment.override.points or 0) if self.adjustment is not None else 0
+        return max(0.0, cases + added)  # docked points take a score to 0, never below
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Every decision of the instructor that applies, the whole submission's first."""
+        found = [self.adjustment] if self.adjustment is not None else []
+        return found + [o.decision for o in self.outcomes if o.decision is not None]
+
+    @property
+    def overridden(self) -> bool:
+        return bool(self.decisions)
 
     @property
     def max_score(self) -> float:
@@ -75,9 +152,7 @@ class SubmissionReport:
 
     @property
     def policy_score(self) -> float:
-        return sum(
-            o.case.weight for o in self.outcomes if o.policy_dependent and o.verdict == Verdict.AC
-        )
+        return sum(o.points(False) for o in self.outcomes if o.policy_dependent)
 
     @property
     def policy_max(self) -> float:
@@ -105,7 +180,7 @@ class SubmissionReport:
 
     @property
     def complete(self) -> bool:
-        return all(o.run is not None for o in self.outcomes)
+        return all(o.decided for o in self.outcomes)
 
     @property
     def all_accepted(self) -> bool:
@@ -134,6 +209,7 @@ def report(
     `policy_cases` is course.toml's [scoring] policy_cases."""
     runs = store.runs(submission.id, submission.content_hash)
     found = store.counterexamples(submission.id, submission.content_hash)
+    overrides = {o.case_id: o for o in store.overrides(submission.id)}
     outcomes = []
     for case in cases:
         run = runs.get((case.id, case.version))
@@ -141,10 +217,40 @@ def report(
             run = backfilled(store, submission, case, run)
         failed = run is not None and run.verdict != Verdict.AC
         example = found.get((case.id, case.version)) if failed else None
-        outcomes.append(CaseOutcome(case, run, example))
+        override = overrides.pop(case.id, None)
+        decision = None if override is None else _decision(override, submission, case, run)
+        outcomes.append(CaseOutcome(case, run, example, decision))
+    whole = overrides.pop("", None)
+    adjustment = None if whole is None else _decision(whole, submission, None, None)
     build = store.build(submission.content_hash) if not submission.problem else None
     files = store.files(submission.id)
-    return SubmissionReport(submission, build, outcomes, files.used, files.ignored, policy_cases)
+    return SubmissionReport(
+        submission,
+        build,
+        outcomes,
+        files.used,
+        files.ignored,
+        policy_cases,
+        adjustment,
+        tuple(overrides.values()),
+    )
+
+
+def _decision(
+    override: OverrideRow, submission: SubmissionRow, case: Case | None, run: RunRow | None
+) -> Decision:
+    """The decision, and why it needs review when the run it was made on changed."""
+    changed = []
+    if override.content_hash != submission.content_hash:
+        changed.append("the submission's content changed")
+    if case is not None and override.case_version != case.version:
+        changed.append(f"case {case.id} changed")
+    if case is not None and not changed and (run.verdict if run else None) != override.judged:
+        changed.append(
+            f"the judge now says {run.verdict if run else 'not graded'} "
+            f"(was {override.judged or 'not graded'})"
+        )
+    return Decision(override, "; ".join(changed))
 
 
 def format_score(value: float) -> str:

@@ -6,6 +6,7 @@ twice, and a changed submission or case is graded afresh. IE rows are the
 grader's failures, so they are retried rather than kept.
 """
 
+import dataclasses
 import errno
 import json
 import os
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Literal, Protocol
 
 from grader.cases import Case
 from grader.errors import GraderError
@@ -24,8 +25,9 @@ from grader.model import STARTUP_RAN, RunResult, TimedVerdict, Verdict
 from grader.submissions import Submission
 from grader.text import safe_name
 
-# 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, and the
-# tables pool_runs and counterexamples (older databases are migrated on opening).
+# 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, the tables
+# pool_runs and counterexamples, the instructor's overrides and the leaderboard's
+# recorded sessions (older databases are migrated on opening).
 SCHEMA_VERSION = 4
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
 
@@ -129,6 +131,45 @@ CREATE TABLE IF NOT EXISTS timings (
     cpu_accounting TEXT NOT NULL DEFAULT '',  -- as in runs
     PRIMARY KEY (program_id, content_hash, case_id, case_version, run_index)
 );
+-- An instructor's decision (`grader override`): on one case of a submission, or on the
+-- whole submission (case_id ''), a verdict or points in place of what the judge gave,
+-- with its reason and time. It outlives every regrade (`forget` keeps it). The run it
+-- was decided on (content_hash, case_version, judged) tells when that run changed: the
+-- decision still applies, and is named as needing review.
+CREATE TABLE IF NOT EXISTS overrides (
+    submission_id TEXT NOT NULL,
+    case_id TEXT NOT NULL,       -- '' for the whole submission
+    verdict TEXT,                -- a case's verdict instead of the judge's, or NULL
+    points REAL,                 -- a case's points, or points added to the score, or NULL
+    reason TEXT NOT NULL,
+    recorded_at REAL NOT NULL,
+    content_hash TEXT NOT NULL,  -- the submission's content when decided
+    case_version TEXT NOT NULL,  -- the case's version when decided ('' for the submission)
+    judged TEXT,                 -- the judge's verdict then; NULL: not graded, or no case
+    PRIMARY KEY (submission_id, case_id)
+);
+-- Each `grader leaderboard` that ranked the class: when, by what statistic, settings and
+-- timed cases; leaderboard_programs holds every program it timed with its content and
+-- its place. The speed bonus is awarded from the last session (grader.bonus).
+CREATE TABLE IF NOT EXISTS leaderboard_sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    recorded_at REAL NOT NULL,
+    first_run REAL,              -- when the ranked programs' stored runs were measured
+    last_run REAL,
+    statistic TEXT NOT NULL,
+    settings TEXT NOT NULL,      -- JSON: runs, warmup, noise_floor, alpha
+    cases TEXT NOT NULL          -- JSON: [[case id, version], ...], the timed cases
+);
+CREATE TABLE IF NOT EXISTS leaderboard_programs (
+    session_id INTEGER NOT NULL,
+    program_id TEXT NOT NULL,    -- every submission the session considered
+    content_hash TEXT NOT NULL,
+    outcome TEXT NOT NULL,       -- ranked; failed (a timed run failed); incomplete; not timed
+    rank INTEGER,                -- ranked only: 1 + programs significantly faster
+    cpu_median_s REAL,           -- ranked only: the statistic's median
+    reason TEXT NOT NULL,        -- why it was not ranked ('' when ranked)
+    PRIMARY KEY (session_id, program_id)
+);
 """
 
 
@@ -226,6 +267,62 @@ def _timing_row(row: tuple) -> TimingRow:
 
 
 @dataclass(frozen=True)
+class OverrideRow:
+    """An instructor's decision (see the overrides table)."""
+
+    submission_id: str
+    case_id: str  # "" for the whole submission
+    verdict: str | None  # a Verdict value in place of the judge's
+    points: float | None  # a case's points; for the whole submission, points added
+    reason: str
+    recorded_at: float
+    content_hash: str  # the run it was decided on: the submission's content,
+    case_version: str  # the case's version ("" for the whole submission),
+    judged: str | None  # and the judge's verdict then (None: not graded, or no case)
+
+
+_OVERRIDE_COLUMNS = tuple(field.name for field in fields(OverrideRow))
+
+# ranked; failed: a timed run failed; incomplete: timed runs missing; not timed: not
+# eligible then (the reason says why)
+ProgramOutcome = Literal["ranked", "failed", "incomplete", "not timed"]
+
+
+@dataclass(frozen=True)
+class SessionProgram:
+    """A submission one leaderboard session considered, and where it ended."""
+
+    program_id: str
+    content_hash: str
+    outcome: ProgramOutcome
+    rank: int | None = None  # ranked: 1 + the programs significantly faster
+    cpu_median_s: float | None = None
+    reason: str = ""  # why it was not ranked
+
+    @property
+    def winner(self) -> bool:
+        return self.rank == 1
+
+
+@dataclass(frozen=True)
+class LeaderboardSession:
+    """One recorded `grader leaderboard`: what the bonus is awarded from."""
+
+    id: int  # 0 until recorded
+    recorded_at: float
+    first_run: float | None
+    last_run: float | None
+    statistic: str
+    settings: dict  # runs, warmup, noise_floor, alpha
+    cases: tuple[tuple[str, str], ...]  # (id, version) of each timed case
+    programs: tuple[SessionProgram, ...]
+
+    @property
+    def winners(self) -> list[SessionProgram]:
+        return [p for p in self.programs if p.winner]
+
+
+@dataclass(frozen=True)
 class SubmissionRow:
     id: str
     language: str
@@ -295,8 +392,9 @@ class Store:
         column, undecided (NULL) in the stored runs, which grader.policy_backfill decides.
         Schemas 1 and 2 did not say what counted a run's CPU time: '' (unknown). Schemas
         1 to 3 did not keep a failure's kind: '' (the search for a public puzzle that
-        fails alike says the case must be graded again); the tables of schema 4 are made
-        by _SCHEMA."""
+        fails alike says the case must be graded again). Schema 4's tables (pool runs,
+        counterexamples, overrides, leaderboard sessions) are made empty by _SCHEMA, as
+        in a new file."""
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")
             if version < 2:
@@ -619,6 +717,106 @@ class Store:
         """Drop every stored timing (for --force-remeasure)."""
         with self._write() as db:
             db.execute("DELETE FROM timings")
+
+    def record_leaderboard_session(self, session: LeaderboardSession) -> LeaderboardSession:
+        """Record a session and its programs; returns it with its id."""
+        with self._write() as db:
+            db.execute("BEGIN IMMEDIATE")
+            cursor = db.execute(
+                "INSERT INTO leaderboard_sessions (recorded_at, first_run, last_run, statistic,"
+                " settings, cases) VALUES (?,?,?,?,?,?)",
+                (
+                    session.recorded_at,
+                    session.first_run,
+                    session.last_run,
+                    session.statistic,
+                    json.dumps(session.settings, sort_keys=True),
+                    json.dumps([list(pair) for pair in session.cases]),
+                ),
+            )
+            number = cursor.lastrowid
+            assert number is not None, "an INSERT gives its row id"
+            db.executemany(
+                "INSERT INTO leaderboard_programs VALUES (?,?,?,?,?,?,?)",
+                [
+                    (
+                        number,
+                        p.program_id,
+                        p.content_hash,
+                        p.outcome,
+                        p.rank,
+                        p.cpu_median_s,
+                        p.reason,
+                    )
+                    for p in session.programs
+                ],
+            )
+        return dataclasses.replace(session, id=number)
+
+    def last_leaderboard_session(self) -> LeaderboardSession | None:
+        row = self.db.execute(
+            "SELECT id, recorded_at, first_run, last_run, statistic, settings, cases"
+            " FROM leaderboard_sessions ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return None
+        programs = self.db.execute(
+            "SELECT program_id, content_hash, outcome, rank, cpu_median_s, reason"
+            " FROM leaderboard_programs WHERE session_id=? ORDER BY program_id",
+            (row[0],),
+        )
+        return LeaderboardSession(
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            json.loads(row[5]),
+            tuple((str(cid), str(version)) for cid, version in json.loads(row[6])),
+            tuple(SessionProgram(*program) for program in programs),
+        )
+
+    # ------------------------------------------------------------ overrides
+
+    def record_override(self, override: OverrideRow) -> OverrideRow | None:
+        """Record an instructor's decision; returns the one it replaces, if any."""
+        with self._write() as db:
+            db.execute("BEGIN IMMEDIATE")
+            before = self._override(override.submission_id, override.case_id)
+            db.execute(
+                f"INSERT OR REPLACE INTO overrides ({', '.join(_OVERRIDE_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(_OVERRIDE_COLUMNS))})",
+                tuple(getattr(override, name) for name in _OVERRIDE_COLUMNS),
+            )
+        return before
+
+    def clear_override(self, submission_id: str, case_id: str) -> OverrideRow | None:
+        """Remove a decision; returns it (None: there was none)."""
+        with self._write() as db:
+            db.execute("BEGIN IMMEDIATE")
+            before = self._override(submission_id, case_id)
+            db.execute(
+                "DELETE FROM overrides WHERE submission_id=? AND case_id=?",
+                (submission_id, case_id),
+            )
+        return before
+
+    def overrides(self, submission_id: str) -> list[OverrideRow]:
+        """A submission's decisions, the whole submission's first, then by case id."""
+        rows = self.db.execute(
+            f"SELECT {', '.join(_OVERRIDE_COLUMNS)} FROM overrides WHERE submission_id=?"
+            " ORDER BY case_id",
+            (submission_id,),
+        )
+        return [OverrideRow(*row) for row in rows]
+
+    def _override(self, submission_id: str, case_id: str) -> OverrideRow | None:
+        row = self.db.execute(
+            f"SELECT {', '.join(_OVERRIDE_COLUMNS)} FROM overrides"
+            " WHERE submission_id=? AND case_id=?",
+            (submission_id, case_id),
+        ).fetchone()
+        return OverrideRow(*row) if row else None
 
 
 def _add_column(db: sqlite3.Connection, table: str, column: str) -> None:

@@ -18,16 +18,21 @@ the archive again):
   it and no roster knows it until Canvas reveals the names.
 - `attachments`: Canvas's attachment id of each submitted file (as it was named
   when imported): "Re-upload submissions" finds the submission through one of them.
-- `team` (a Team, None for a one-person submission), for the team model to come:
-  - `group_id`: Moodle's group id, the number in `Team Rocket_1203_assignsubmission_`
-    ("" for Moodle's default group and for Gradescope, which numbers no groups);
+- `team` (a Team, None for a one-person submission), read by the team model
+  (grader/teams.py):
+  - `group_id`: Moodle's group id, the number in `Team Rocket_1203_assignsubmission_`,
+    or Canvas's group id from its group set export (`import canvas --teams`) ("" for
+    Moodle's default group and for Gradescope, which numbers no groups);
   - `group_name`: the name the LMS gives it (`Default group` included);
   - `default_group`: Moodle's default group, the students in no group, who share
     one submission (`Default group_assignsubmission_file/`, no id);
   - `members`: who the LMS says the submission is for, each a TeamMember
-    (`lms_user_id`: Moodle participant id, Gradescope sid or e-mail; `name`): the
-    rows of Moodle's grading worksheet whose Group column names the group (empty
-    without the worksheet), or Gradescope's `:submitters:`.
+    (`lms_user_id`: Moodle participant id, Gradescope sid or e-mail, Canvas user id;
+    `name`; `other_ids`: the member's other ids a roster may use, as Gradescope's
+    e-mail beside the sid, Canvas's SIS id and login): the rows of Moodle's grading
+    worksheet whose Group column names the group (empty without the worksheet),
+    Gradescope's `:submitters:`, or the rows of Canvas's group set export naming the
+    group.
 """
 
 import json
@@ -45,13 +50,14 @@ MAX_META_BYTES = 1 << 20  # what an import writes is a few kB, whatever the clas
 
 @dataclass(frozen=True)
 class TeamMember:
-    lms_user_id: str  # Moodle participant id; Gradescope sid (else e-mail)
+    lms_user_id: str  # Moodle participant id; Gradescope sid (else e-mail); Canvas user id
     name: str = ""
+    other_ids: tuple[str, ...] = ()  # more ids of the same member (e-mail, SIS id, login)
 
 
 @dataclass(frozen=True)
 class Team:
-    group_id: str = ""  # Moodle's group id; "" for its default group and for Gradescope
+    group_id: str = ""  # Moodle's or Canvas's group id; "" for Moodle's default group, Gradescope
     group_name: str = ""
     default_group: bool = False  # Moodle: the students in no group, one shared submission
     members: tuple[TeamMember, ...] = ()  # as the LMS lists them; () when it did not say
@@ -149,7 +155,11 @@ def _team(data) -> Team | None:
         group_name=str(data.get("group_name", "")),
         default_group=bool(data.get("default_group", False)),
         members=tuple(
-            TeamMember(str(m["lms_user_id"]), str(m.get("name", "")))
+            TeamMember(
+                str(m["lms_user_id"]),
+                str(m.get("name", "")),
+                tuple(str(i) for i in m.get("other_ids", [])),
+            )
             for m in data.get("members", [])
         ),
     )

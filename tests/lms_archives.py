@@ -216,3 +216,24 @@ def canvas_gradebook(
     csv.writer(buffer, delimiter=delimiter, lineterminator="\n").writerows(table)
     path.write_text(buffer.getvalue(), encoding="utf-8")
     return path
+
+
+def canvas_group_set(path: Path, students: Sequence[dict]) -> Path:
+    """The group set export as Canvas writes it (GroupCategoriesController#export,
+    `GET /api/v1/group_categories/:id/export`): a row per student of the course, and the
+    columns canvas_group_id and group_id only when some student is in a group. Each
+    student: name, id (Canvas user id), sis, login, section, group (name), group_id."""
+    grouped = any(s.get("group") for s in students)
+    header = ["name", "canvas_user_id", "user_id", "login_id", "sections", "group_name"]
+    header += ["canvas_group_id", "group_id"] if grouped else []
+    table = [header]
+    for s in students:
+        row = [s["name"], str(s["id"]), s.get("sis", ""), s.get("login", ""), s.get("section", "")]
+        row += [s.get("group", "")]
+        if grouped:
+            row += [str(s.get("group_id", "")) if s.get("group") else "", ""]
+        table.append(row)
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(table)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    return path

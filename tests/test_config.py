@@ -53,6 +53,9 @@ stdout_kb = 100
 build = ["gcc", "-O3", "-o", "puzzlesolver", "puzzlesolver.c"]
 [leaderboard]
 runs = 5
+bonus = 0
+[teams]
+file = " teams.csv "
 """,
         )
     )
@@ -62,6 +65,7 @@ runs = 5
     assert config.languages["c"].build[1] == "-O3"
     assert config.languages["c"].run == DEFAULT_LANGUAGES["c"].run
     assert config.leaderboard.runs == 5
+    assert config.leaderboard.bonus == 0 and config.teams.file == "teams.csv"
 
 
 @pytest.mark.parametrize(
@@ -80,6 +84,10 @@ runs = 5
         ("sandbox = 'docker'", "sandbox"),
         ("[leaderboard]\nruns = 1", "leaderboard.runs"),
         ("[leaderboard]\nnoise_floor = 2", "leaderboard.noise_floor"),
+        ("[leaderboard]\nbonus = -15", "leaderboard.bonus"),
+        ("[leaderboard]\nbonus = '15'", "leaderboard.bonus"),
+        ("[teams]\nfile = 3", "teams.file"),
+        ("[teams]\nfiles = 'teams.csv'", "teams.files"),
         ("limits = 3", "limits"),
     ],
 )
@@ -183,7 +191,7 @@ _LIMIT_KEYS = (
         (
             "colour = 1",
             "unknown key 'colour' (known: build_limits, cluster, counterexamples, languages,"
-            " late, leaderboard, limits, lms, sandbox, scoring, submissions, timelimit)",
+            " late, leaderboard, limits, lms, sandbox, scoring, submissions, teams, timelimit)",
         ),
         ("limits = 3", "key 'limits': must be a table ([limits])"),
         ("scoring = 'x'", "key 'scoring': must be a table ([scoring])"),

@@ -142,7 +142,8 @@ def read_csv(path: Path):
     return data, list(csv.reader(io.StringIO(text, newline="")))
 
 
-def test_csv_one_row_per_submission_in_id_order(graded_class, tmp_path):
+def test_csv_one_row_per_member_in_id_order(graded_class, tmp_path):
+    """Each student alone (no team anywhere): one row per submission, its own member."""
     out = tmp_path / "grades.csv"
     assert (
         export(
@@ -157,29 +158,35 @@ def test_csv_one_row_per_submission_in_id_order(graded_class, tmp_path):
         == 0
     )
     data, rows = read_csv(out)
-    assert data.startswith(b"id,language,")  # plain UTF-8: no byte-order mark
+    assert data.startswith(b"id,team,member,")  # plain UTF-8: no byte-order mark
     assert data.count(b"\r\n") == len(rows) and data.count(b"\n") == len(rows)  # RFC 4180 CRLF
     header, body = rows[0], rows[1:]
     assert header == [
         "id",
+        "team",
+        "member",
+        "member_name",
         "language",
         "score",
         "max_score",
+        "bonus",
         "leaderboard_rank",
         "case:sample",
         "case:one-solution",
         "case:hidden-bulbs",
         "case:hidden-empty",
         "policy_dependent",
+        "overrides",
     ]
     ids = [row[0] for row in body]
     assert ids == sorted(ids) and set(ids) == {p.name for p in graded_class.folder.iterdir()}
-    by_id = {row[0]: row for row in body}
-    assert by_id["ada-c"][1:] == ["c", "5", "5", "", "AC", "AC", "AC", "AC", ""]
-    assert by_id[WEIRD_ID][1:5] == ["python", "5", "5", ""]  # quoted and read back intact
-    assert by_id["compile-error"][1:] == ["cpp", "0", "5", "", "CE", "CE", "CE", "CE", ""]
-    assert by_id["wrong-plural"][2] == "4" and by_id["wrong-plural"][6] == "WA"
-    assert by_id["trailing-spaces"][5:7] == ["PE", "PE"]
+    by_id = {row[0]: row[:1] + row[4:] for row in body}
+    assert all(row[1] == row[2] == row[0] for row in body)  # alone: named by the folder
+    assert by_id["ada-c"][1:] == ["c", "5", "5", "0", "", "AC", "AC", "AC", "AC", "", ""]
+    assert by_id[WEIRD_ID][1:5] == ["python", "5", "5", "0"]  # quoted and read back intact
+    assert by_id["compile-error"][1:] == ["cpp", "0", "5", "0", "", "CE", "CE", "CE", "CE", "", ""]
+    assert by_id["wrong-plural"][2] == "4" and by_id["wrong-plural"][7] == "WA"
+    assert by_id["trailing-spaces"][6:8] == ["PE", "PE"]
     assert '"o\'brien, ""x"" <b>"' in data.decode()  # RFC 4180 quoting of the hostile id
 
 
@@ -218,7 +225,7 @@ def test_csv_takes_ranks_from_the_leaderboard(graded_class, tmp_path):
         export("--manifest", graded_class.manifest, "export", "csv", out, "--results", results) == 0
     )
     _, rows = read_csv(out)
-    ranks = {row[0]: row[4] for row in rows[1:]}
+    ranks = {row[0]: row[8] for row in rows[1:]}
     assert {sid: rank for sid, rank in ranks.items() if rank} == expected
     assert ranks["compile-error"] == ""
 

@@ -8,10 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from grader.bonus import Award
 from grader.exports.gradebook_csv import render, rows
 from grader.model import NOT_GRADED
 from grader.score import CaseOutcome, SubmissionReport
 from grader.store import SubmissionRow
+from grader.teams import Member, Team, Teams
 from tests.test_score import case
 
 pytestmark = pytest.mark.fast
@@ -31,21 +33,44 @@ def test_an_ungraded_case_is_marked_not_left_empty():
     """An empty cell would read as "no verdict needed"; the mark says "not graded yet"."""
     assert NOT_GRADED == "-"
     [row] = rows([report("amy", "AC", None, "WA")], None)
-    assert row == ["amy", "c", "2", "4", "", "AC", "-", "WA", ""]  # no policy note
+    # no team given: the submission is its own member; no bonus decided, no policy note
+    assert row == ["amy", "amy", "amy", "", "c", "2", "4", "", "", "AC", "-", "WA", "", ""]
 
 
 def test_rows_in_id_order_with_ranks():
     table = rows([report("zoe", "AC", "AC", "AC"), report("amy", None, None, None)], {"zoe": "1"})
-    assert table == [
-        ["amy", "c", "0", "4", "", "-", "-", "-", ""],
-        ["zoe", "c", "4", "4", "1", "AC", "AC", "AC", ""],
+    assert [row[:1] + row[4:] for row in table] == [
+        ["amy", "c", "0", "4", "", "", "-", "-", "-", "", ""],
+        ["zoe", "c", "4", "4", "", "1", "AC", "AC", "AC", "", ""],
     ]
 
 
 def test_render_writes_header_and_crlf_rows():
     text = render([report("amy", "AC", None, "TLE")], CASES)
     assert text == (
-        "id,language,score,max_score,leaderboard_rank,case:t1,case:t2,case:t3,"
-        "policy_dependent\r\n"
-        "amy,c,2,4,,AC,-,TLE,\r\n"
+        "id,team,member,member_name,language,score,max_score,bonus,leaderboard_rank,"
+        "case:t1,case:t2,case:t3,policy_dependent,overrides\r\n"
+        "amy,amy,amy,,c,2,4,,,AC,-,TLE,,\r\n"
     )
+
+
+def test_a_row_per_member_with_the_team_named_and_the_bonus_of_its_members():
+    rocket = Team(
+        "rocket", "Team Rocket", "teams file", (Member("1001", "Ada"), Member("=2", "Bo"))
+    )
+    teams = Teams(
+        {
+            "rocket": rocket,
+            "old": Team("old", "Team Rocket", "teams file", rocket.members, replaced_by="rocket"),
+            "zoe": Team("zoe", "Zoe", "alone", (Member("zoe", "Zoe"),)),
+        }
+    )
+    won = Award(15.0, None, ("rocket",), (), "the test's")
+    reports = [report(sid, "AC", "AC", "AC") for sid in ("rocket", "old", "zoe")]
+    table = rows(reports, {"rocket": "1", "zoe": "2"}, None, teams, won)
+    assert [row[:9] for row in table] == [
+        ["old", "Team Rocket (replaced by rocket)", "", "", "c", "4", "4", "0", ""],
+        ["rocket", "Team Rocket", "1001", "Ada", "c", "4", "4", "15", "1"],
+        ["rocket", "Team Rocket", "'=2", "Bo", "c", "4", "4", "15", "1"],
+        ["zoe", "Zoe", "zoe", "Zoe", "c", "4", "4", "0", "2"],
+    ]

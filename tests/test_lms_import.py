@@ -248,8 +248,11 @@ def test_gradescope_export_with_its_metadata(tmp_path):
     assert ada.time_source == "submission_metadata.yml" and ada.lms_user_id == "9001"
     assert set(pair.other_ids) == {"S200", "one@uni.edu", "S201", "two@uni.edu"}
     assert pair.name == "Pair One & Pair Two"
-    assert pair.team == Team(
-        members=(TeamMember("S200", "Pair One"), TeamMember("S201", "Pair Two"))
+    assert pair.team == Team(  # each member's e-mail kept beside their sid
+        members=(
+            TeamMember("S200", "Pair One", ("one@uni.edu",)),
+            TeamMember("S201", "Pair Two", ("two@uni.edu",)),
+        )
     )
     assert ada.team is None
     refused = refused_names(result)

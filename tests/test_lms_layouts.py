@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from grader.cli import main as grader_main
+from grader.lms.groups import GroupsError, read_groups
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.lms.times import read_times
@@ -16,6 +17,7 @@ from grader.submission_meta import META_NAME, Team, TeamMember, read_meta
 from tests.lms_archives import (
     DOWNLOADED,
     canvas_entry,
+    canvas_group_set,
     download,
     moodle_entry,
     moodle_worksheet,
@@ -203,6 +205,81 @@ def test_a_worksheet_time_moodle_did_not_write_in_english_is_named(tmp_path):
 
 
 # ------------------------------------------------------------------ Canvas
+
+
+def test_a_canvas_group_download_names_every_member_through_the_group_set(tmp_path):
+    """Canvas downloads one member's submission per group: the group set export says
+    whose team it is, and keeps each member's SIS id and login for the roster."""
+    archive = download(
+        tmp_path / "canvas.zip",
+        [
+            (canvas_entry("Hopper, Grace", 1002, 5002, "puzzlesolver.py"), "x"),
+            (canvas_entry("Noether, Emmy", 1004, 5004, "puzzlesolver.py"), "y"),
+        ],
+    )
+    groups = canvas_group_set(
+        tmp_path / "groups.csv",
+        [
+            {
+                "name": "Ada Lovelace",
+                "id": 1001,
+                "sis": "S-1001",
+                "login": "ada",
+                "group": "Rocket",
+                "group_id": 71,
+            },
+            {
+                "name": "Grace Hopper",
+                "id": 1002,
+                "sis": "S-1002",
+                "group": "Rocket",
+                "group_id": 71,
+            },
+            {"name": "Alan Turing", "id": 1003, "group": "Magma", "group_id": 72},
+            {"name": "Emmy Noether", "id": 1004},
+        ],
+    )
+    into = tmp_path / "class"
+    result = import_archive("canvas", archive, into, groups=read_groups(groups))
+    grace = read_meta(into / "1002")
+    assert grace.team == Team(
+        group_id="71",
+        group_name="Rocket",
+        members=(
+            TeamMember("1001", "Ada Lovelace", ("S-1001", "ada")),
+            TeamMember("1002", "Grace Hopper", ("S-1002",)),
+        ),
+    )
+    assert {"1001", "S-1001", "ada", "1002", "S-1002"} <= grace.ids()
+    assert read_meta(into / "1004").team is None
+    assert "groups.csv: 1004: in no group of the set: each graded as one student's" in result.notes
+
+
+def test_a_group_set_canvas_did_not_write_is_refused_by_name(tmp_path):
+    path = tmp_path / "groups.csv"
+    path.write_text("name,user,group\nAda,1001,Rocket\n")
+    with pytest.raises(GroupsError, match="not Canvas's group set export: no canvas_user_id"):
+        read_groups(path)
+    path.write_text("canvas_user_id,group_name\n1001,Rocket\n1001,Magma\n")
+    with pytest.raises(GroupsError, match=r"line 3: user 1001 is in two groups of the set"):
+        read_groups(path)
+
+
+@pytest.mark.parametrize(
+    "kind, option, message",
+    [
+        ("canvas", ["--teams"], "--teams needs Canvas's group set export"),
+        ("moodle", ["--teams", "groups.csv"], "--teams takes no file for Moodle"),
+        ("gradescope", ["--teams"], "--teams is for Canvas and Moodle"),
+    ],
+)
+def test_teams_is_a_file_for_canvas_and_a_switch_for_moodle(
+    tmp_path, capsys, kind, option, message
+):
+    archive = download(tmp_path / "x.zip", [("x", "y")])
+    code = grader_main(["import", kind, str(archive), *option, "--into", str(tmp_path / "c")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1
 
 
 def test_canvas_times_come_from_its_api_never_from_the_zip(tmp_path):

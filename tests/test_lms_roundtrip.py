@@ -310,8 +310,9 @@ def test_gradebook_csv_and_feedback_pages_show_the_penalty(course, tmp_path):
     assert done.code == 0
     assert "a gradebook for people and spreadsheets" in done.out  # not an LMS upload
     rows = read_csv(out)
-    assert rows[0][:7] == ["id", "language", "score", "max_score", "penalty", "final_score", "late"]
-    assert {r[0]: r[2:7] for r in rows[1:]}["1002"] == [
+    assert rows[0][4:10] == ["language", "score", "max_score", "penalty", "final_score", "late"]
+    assert rows[0][:4] == ["id", "team", "member", "member_name"]
+    assert {r[0]: r[5:10] for r in rows[1:]}["1002"] == [
         "1",
         "2",
         "0.15",

@@ -14,7 +14,7 @@ from grader.cases import Case
 from grader.compare import POLICY_ONLY
 from grader.model import NOT_GRADED, Verdict
 from grader.score import CaseOutcome, SubmissionReport, format_score, report
-from grader.store import BuildRow, Store, SubmissionRow
+from grader.store import BuildRow, OverrideRow, Store, SubmissionRow
 
 pytestmark = pytest.mark.fast
 
@@ -183,3 +183,97 @@ def test_the_score_reads_the_runs_decision_never_its_diagnosis(store):
 def test_an_unknown_policy_mode_is_refused(mode):
     with pytest.raises(ValueError, match=f"^unknown policy_cases mode {mode!r}$"):
         SubmissionReport(SUBMISSION, None, [], policy_cases=mode)
+
+
+# ------------------------------------------------------------------ the instructor's decisions
+
+
+def decide(store, case_id="b", verdict=None, points=None, judged="WA", **row):
+    values = dict(
+        submission_id="alice",
+        case_id=case_id,
+        verdict=verdict,
+        points=points,
+        reason="appeal granted",
+        recorded_at=1.0,
+        content_hash="h1",
+        case_version="v1",
+        judged=judged,
+    )
+    store.record_override(OverrideRow(**{**values, **row}))
+
+
+def graded_alice(store, verdicts=("AC", "WA", "TLE", "AC")):
+    alice = sub()
+    store.record_submission(alice)
+    for c, verdict in zip(CASES, verdicts):
+        store.record_run(alice, c, Verdict(verdict), "")
+    return store.submission("alice")
+
+
+def test_a_decided_verdict_counts_in_place_of_the_judges(store):
+    row = graded_alice(store)
+    assert report(store, row, CASES).score == 5  # a and d
+    decide(store, "b", verdict="AC")
+    rep = report(store, row, CASES)
+    assert rep.score == 5.5 and [o.verdict for o in rep.outcomes] == ["AC", "AC", "TLE", "AC"]
+    assert [o.judged for o in rep.outcomes][1] == "WA" and rep.verdict_counts["AC"] == 3
+    decide(store, "c", verdict="AC", judged="TLE")
+    rep = report(store, row, CASES)
+    assert rep.all_accepted and rep.score == 6.75 and not rep.decisions[0].needs_review
+    assert rep.decisions[0].describe() == "b: AC instead of WA, by the instructor: appeal granted"
+
+
+def test_decided_points_replace_a_cases_and_added_points_never_go_below_zero(store):
+    row = graded_alice(store, ("AC", "WA", "WA", "WA"))
+    decide(store, "c", points=0.5, judged="WA")
+    rep = report(store, row, CASES)
+    assert rep.score == 2.5 and not rep.all_accepted  # points are no verdict
+    assert rep.outcomes[2].verdict == "WA"
+    decide(store, "", points=-1, judged=None, case_version="")
+    assert report(store, row, CASES).score == 1.5
+    decide(store, "", points=-10, judged=None, case_version="")
+    rep = report(store, row, CASES)
+    assert rep.score == 0 and rep.adjustment.describe().startswith("-10 points to the score")
+    assert [d.override.case_id for d in rep.decisions] == ["", "c"]
+
+
+def test_a_decision_on_an_ungraded_case_completes_it(store):
+    row = graded_alice(store, ("AC", "AC", "AC"))  # d not graded
+    assert not report(store, row, CASES).complete
+    decide(store, "d", verdict="AC", judged=None)
+    assert report(store, row, CASES).complete
+
+
+@pytest.mark.parametrize(
+    "row, content, review",
+    [
+        ({}, "h1", ""),
+        ({}, "h2", "the submission's content changed"),
+        ({"case_version": "v0"}, "h1", "case b changed"),
+        ({"judged": "TLE"}, "h1", "the judge now says WA (was TLE)"),
+    ],
+)
+def test_a_decision_whose_run_changed_still_applies_and_needs_review(store, row, content, review):
+    alice = sub(content_hash=content)
+    store.record_submission(alice)
+    for c, verdict in zip(CASES, ("AC", "WA", "AC", "AC")):
+        store.record_run(alice, c, Verdict(verdict), "")
+    decide(store, "b", verdict="AC", **row)
+    rep = report(store, store.submission("alice"), CASES)
+    assert rep.outcomes[1].verdict == "AC" and rep.score == 6.75
+    assert rep.decisions[0].review == review
+    assert rep.decisions[0].needs_review is bool(review)
+
+
+def test_a_decided_verdict_is_no_policy_failure_and_a_removed_case_keeps_its_decision(store):
+    policy_case = Case(**{**vars(case("p", 3)), "policy": ("symmetric-tiles",)})
+    alice = sub()
+    store.record_submission(alice)
+    store.record_run(alice, policy_case, Verdict.WA, "printed twice", policy_only=True)
+    decide(store, "p", verdict="AC")
+    decide(store, "gone", verdict="AC")
+    rep = report(store, store.submission("alice"), [policy_case], "apart")
+    assert not rep.outcomes[0].policy_failure and rep.policy_lost == 0
+    assert (rep.score, rep.policy_score) == (0, 3)  # apart: outside the score
+    assert [o.case_id for o in rep.orphans] == ["gone"]

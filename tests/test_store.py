@@ -1,5 +1,6 @@
 """The SQLite store: runs keyed by content and case version, resumable, locked."""
 
+import dataclasses
 import subprocess
 import sys
 from dataclasses import replace
@@ -13,6 +14,9 @@ from grader.store import (
     SCHEMA_VERSION,
     CounterexampleRow,
     FilesRow,
+    LeaderboardSession,
+    OverrideRow,
+    SessionProgram,
     Store,
     StoreError,
     results_folder,
@@ -199,3 +203,62 @@ def test_reads_return_typed_rows(tmp_path):
         assert [type(t.verdict) for t in store.timings("amy", "h1")] == [Verdict, str, Verdict]
         assert store.files("amy") == FilesRow(["a.c", "b.h"], [("notes.txt", "not a source")])
         assert store.files("bob") == FilesRow([], [])
+
+
+def override(case_id="c1", verdict="AC", points=None, reason="machine problem", at=100.0):
+    return OverrideRow("amy", case_id, verdict, points, reason, at, "h1", "v1", "WA")
+
+
+def test_an_override_outlives_a_regrade_and_a_new_one_replaces_it(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(sub())
+        store.record_run(sub(), case(), Verdict.WA, "count line wrong")
+        assert store.record_override(override()) is None
+        store.forget("amy")  # grade --force
+        assert store.overrides("amy") == [override()]
+        docked = override("", None, -2.0, "no README", 101.0)
+        store.record_override(docked)
+        assert store.record_override(override(points=0.5, verdict=None)) == override()
+        assert store.overrides("amy") == [docked, override(points=0.5, verdict=None)]
+        assert store.clear_override("amy", "") == docked
+        assert store.clear_override("amy", "") is None
+    with Store(tmp_path / "g.db") as store:
+        assert [o.points for o in store.overrides("amy")] == [0.5]
+
+
+def test_a_leaderboard_session_is_recorded_with_every_program_it_timed(tmp_path):
+    session = LeaderboardSession(
+        0,
+        1000.0,
+        990.0,
+        999.0,
+        "CPU time",
+        {"runs": 7, "noise_floor": 0.03},
+        (("t1", "v1"), ("t2", "v9")),
+        (
+            SessionProgram("amy", "h1", "ranked", 1, 0.5),
+            SessionProgram("bob", "h2", "ranked", 2, 0.9),
+            SessionProgram("cy", "h3", "failed", reason="failed while being timed: WA on t1"),
+            SessionProgram("dee", "h4", "not timed", reason="WA on 1 case"),
+        ),
+    )
+    with Store(tmp_path / "g.db") as store:
+        assert store.last_leaderboard_session() is None
+        first = store.record_leaderboard_session(session)
+        second = store.record_leaderboard_session(dataclasses.replace(session, recorded_at=2000.0))
+        assert (first.id, second.id) == (1, 2)
+    with Store(tmp_path / "g.db") as store:
+        last = store.last_leaderboard_session()
+    assert last == dataclasses.replace(session, id=2, recorded_at=2000.0)
+    assert [p.program_id for p in last.winners] == ["amy"]
+
+
+def test_a_schema_3_database_opens_with_no_override_and_no_session(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        store.db.execute("DROP TABLE overrides")
+        store.db.execute("DROP TABLE leaderboard_sessions")
+        store.db.execute("DROP TABLE leaderboard_programs")
+        store.db.execute("UPDATE meta SET value='3' WHERE key='schema'")
+    with Store(tmp_path / "g.db") as store:
+        assert store.overrides("amy") == [] and store.last_leaderboard_session() is None
+        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("4",)

@@ -8,13 +8,17 @@ import pytest
 
 from grader.late import Lateness
 from grader.reports.terminal import summary_table
+from grader.score import Decision
+from grader.store import OverrideRow
 
 pytestmark = pytest.mark.fast
 
 
-def _report(sid: str, policy_note: str = "", cpu: float = 0.1):
+def _report(sid: str, policy_note: str = "", cpu: float = 0.1, decisions=()):
     run = SimpleNamespace(cpu_seconds=cpu)
     return SimpleNamespace(
+        overridden=bool(decisions),
+        decisions=list(decisions),
         submission=SimpleNamespace(id=sid, language="c"),
         score=30.0,
         max_score=40.0,
@@ -38,7 +42,9 @@ def test_plain_table_has_score_verdicts_and_build():
 
 def test_every_optional_group_in_its_place():
     late = Lateness("2026-03-03T10:00:00", True, 2, 20.0, "2 days late")
-    reports = [_report("ada", "3 lost", cpu=1.9), _report("bob")]
+    appeal = OverrideRow("ada", "a", "AC", None, "appeal", 0.0, "h", "v", "WA")
+    reports = [_report("ada", "3 lost", cpu=1.9, decisions=[Decision(appeal, "new content")])]
+    reports.append(_report("bob"))
     lines = _cells(summary_table(reports, 2.0, {"ada": late}))
     assert [c.strip() for c in lines[0]] == [
         "id",
@@ -50,11 +56,13 @@ def test_every_optional_group_in_its_place():
         "late",
         "verdicts",
         "build",
+        "the instructor's decisions",
         "time limit",
     ]
     ada = [c.strip() for c in lines[2]]
     assert ada == ["ada", "c", "30/40", "3 lost", "-6", "24", "2 days late", "AC:4", "ok"] + [
-        "sensitive (1 case >75%)"
+        "a: AC instead of WA, by the instructor: appeal [review]",
+        "sensitive (1 case >75%)",
     ]
     bob = [c.strip() for c in lines[3]]  # no note, not late, not near the limit: empty cells
     assert bob == ["bob", "c", "30/40", "30", "AC:4", "ok"]

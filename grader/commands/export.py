@@ -1,7 +1,7 @@
 """`python -m grader export KIND OUT`: the exports' command line.
 
     export gradescope OUT.zip             Gradescope autograder (the grader and every case)
-    export csv OUT.csv [--bom]            gradebook for people and spreadsheets, a row per submission
+    export csv OUT.csv [--bom]            gradebook for people and spreadsheets, a row per member
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
     export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
@@ -48,8 +48,8 @@ def add_parser(sub) -> argparse._SubParsersAction:
 
     gradebook = kinds.add_parser(
         "csv",
-        help="a gradebook CSV for people and spreadsheets: one row per submission, every "
-        "verdict (an LMS's own upload: export canvas or moodle)",
+        help="a gradebook CSV for people and spreadsheets: one row per team member, every "
+        "verdict, the speed bonus (an LMS's own upload: export canvas or moodle)",
     )
     gradebook.add_argument("out", type=Path, metavar="OUT.csv")
     gradebook.add_argument("--results", type=Path, default=Path("results"))
@@ -95,14 +95,18 @@ def cmd_gradescope(args) -> int:
 
 
 def cmd_csv(args) -> int:
+    from grader.bonus import award
     from grader.exports.gradebook_csv import write_gradebook
     from grader.late import lateness_of, worth_showing
+    from grader.teams import class_teams
 
     config = load_config(args.course)
     policy = config.late
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, policy)
         warn_unknown_times(lateness)
+        teams = class_teams([r.submission for r in results.reports], config)
+        bonus = award(results.store, results.reports, teams, results.cases, config)
         ranks = write_gradebook(
             args.out,
             results.reports,
@@ -110,11 +114,18 @@ def cmd_csv(args) -> int:
             args.results,
             bom=args.bom,
             lateness=lateness if worth_showing(lateness, policy) else None,
+            teams=teams,
+            bonus=bonus,
         )
         count = len(results.reports)
+    for note in teams.notes:
+        print(f"note: {note}")
+    print(f"bonus: {bonus.note}")
+    members = sum(len(t.members) for t in teams.by_submission.values() if t.counts)
     print(
-        f"{args.out}: a gradebook for people and spreadsheets, {count} submissions; "
-        f"{ranks.note} (for the LMS's own upload: export canvas or moodle)"
+        f"{args.out}: a gradebook for people and spreadsheets, {count} submissions, "
+        f"{members} team members; {ranks.note} (for the LMS's own upload: export canvas or "
+        "moodle)"
     )
     return 0
 
@@ -122,6 +133,7 @@ def cmd_csv(args) -> int:
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
     from grader.late import lateness_of, worth_showing
+    from grader.teams import class_teams
 
     config = load_config(args.course)
     cpu_limit = config.limits.cpu_seconds  # what grading runs under
@@ -134,6 +146,7 @@ def cmd_html(args) -> int:
             student=args.student,
             cpu_limit=cpu_limit,
             lateness=lateness if worth_showing(lateness, config.late) else None,
+            teams=class_teams([r.submission for r in results.reports], config),
         )
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""

@@ -31,6 +31,7 @@ from grader.reports.terminal import summary_table
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import survey
+from grader.teams import Teams, class_teams
 from grader.text import safe_name
 
 
@@ -79,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     submissions = found.submissions
     if not submissions:
         raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per student)")
+    teams = class_teams(submissions, config)  # bad team data: said before anything runs
+    for note in teams.notes:
+        say(note)
     address = args.cluster if args.cluster is not None else config.cluster.scheduler
     with results_folder(args.results) as folder:
         previous = regrade.read_results(folder / "results.json")
@@ -100,13 +104,13 @@ def run(args: argparse.Namespace) -> int:
             force = True
         if args.dry_run:
             return _dry_run(
-                folder, previous, course, submissions, puzzles, config, jobs, force, address
+                folder, previous, course, submissions, puzzles, config, jobs, force, address, teams
             )
         sandbox_name, reports = _grade_into(
             folder, submissions, puzzles, config, jobs, force, address
         )
         lateness = lateness_of(reports, config.late)
-        print(_summary(reports, config, lateness))
+        print(_summary(reports, config, lateness, teams))
         warn_unknown_times(lateness)
         internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
@@ -114,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
                 f"{internal} run(s) ended in IE: the grader failed, not the students; "
                 "run the same command again to retry them"
             )
-        document = results_document(reports, cases, sandbox_name, lateness, course, found.skipped)
+        document = results_document(
+            reports, cases, sandbox_name, lateness, course, found.skipped, teams
+        )
         if previous is not None:
             # The run before this one stays readable: `grader diff` compares the two.
             write_json(previous, folder / regrade.PREVIOUS_NAME, "results")
@@ -132,13 +138,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness) -> str:
+def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness, teams: Teams) -> str:
     """`grade`'s table: late columns only when there is something late to show."""
     shown = lateness if worth_showing(lateness, config.late) else None
-    return summary_table(reports, config.limits.cpu_seconds, shown)
+    return summary_table(reports, config.limits.cpu_seconds, shown, teams)
 
 
-def _dry_run(folder, previous, course, submissions, puzzles, config, jobs, force, address) -> int:
+def _dry_run(
+    folder, previous, course, submissions, puzzles, config, jobs, force, address, teams
+) -> int:
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
 
@@ -156,9 +164,9 @@ def _dry_run(folder, previous, course, submissions, puzzles, config, jobs, force
             scratch, submissions, puzzles, config, jobs, force, address
         )
     lateness = lateness_of(reports, config.late)
-    document = results_document(reports, cases, sandbox_name, lateness, course)
+    document = results_document(reports, cases, sandbox_name, lateness, course, teams=teams)
     if previous is None:
-        print(_summary(reports, config, lateness))
+        print(_summary(reports, config, lateness, teams))
         print(f"\ndry run: no previous results in {folder} to compare with; nothing written")
         return 0
     print(

@@ -34,7 +34,11 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported when used: the other commands start without them.
     from grader import leaderboard as lb
+    from grader.bonus import award
+    from grader.last_run import graded_ids
     from grader.reports.leaderboard_md import terminal
+    from grader.score import report
+    from grader.teams import class_teams
 
     config = load_config(args.course)
     config = with_sandbox_choice(config, args)
@@ -42,13 +46,18 @@ def run(args: argparse.Namespace) -> int:
     if not (args.results / DB_NAME).exists():
         raise UsageError(f"{args.results / DB_NAME}: no results yet (run `grader grade` first)")
     lb.timed_cases(cases, config)  # a bad [leaderboard] cases is said before anything runs
+    graded = graded_ids(args.results)  # the last grade run's submissions, not older ones
     with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
+        rows = [row for row in store.submissions() if graded is None or row.id in graded]
+        teams = class_teams(rows, config)  # a team's replaced submission is never ranked
         if args.force_remeasure:
             store.forget_timings()
         for caveat in lb.caveats(config):
             warn(caveat)
         sandbox = grading_sandbox(config)
-        session = lb.prepare(store, cases, config, sandbox, folder / "builds")
+        session = lb.prepare(
+            store, cases, config, sandbox, folder / "builds", only=graded, replaced=teams.replaced
+        )
         work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
@@ -66,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 "run leaderboard again to measure them"
             )
         standings = lb.collect(store, session, config)
+        recorded = lb.record_session(store, standings)
         for caveat in lb.board_caveats(standings):
             warn(caveat)
         name = lb.pseudonyms(folder) if args.anonymize else None
@@ -80,4 +90,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nleaderboard: {made.markdown}, {made.json} and {made.html}")
         if made.key is not None:
             print(f"pseudonyms: {made.key} (private: do not publish it, nor {lb.SALT_FILE})")
+        reports = [report(store, row, cases, config.policy_cases) for row in rows]
+        bonus = award(store, reports, teams, cases, config)
+    print(f"session {recorded.id} recorded in {folder / DB_NAME}: {bonus.note}")
+    for winner in bonus.winners:
+        team = teams.of(winner)
+        members = ", ".join(m.shown for m in team.members) or "members unknown"
+        print(f"  {team.name} ({winner}): {members}")
     return 0

@@ -2,11 +2,16 @@
 LMS's own grade import format, from the last `grade` run; grader/lms/export.py writes
 them.
 
-export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--scale] [--results DIR]
+export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--scale]
+                     [--bonus-column NAME] [--results DIR]
 export moodle OUT.csv --roster WORKSHEET.csv [--scale] [--results DIR]
 export canvas-feedback OUT.zip [--results DIR]   for Canvas's "Re-Upload Submissions"
 export moodle-feedback OUT.zip [--results DIR]   for Moodle's "Upload multiple feedback
                                                  files in a zip"
+
+Every member of a team gets the team's score in their own row; every member of a
+team ranked 1 by the last recorded leaderboard session gets the speed bonus
+([leaderboard] bonus) added to it (Canvas: or in a column of its own, --bonus-column).
 
 The feedback zips hold each student's feedback page (as `export html --student`
 writes it), named as the LMS's upload finds its submission (grader/lms/feedback.py).
@@ -39,6 +44,12 @@ def add_parser(kinds) -> None:
         "assignment column, else a new 'Scramble Squares' column)",
     )
     canvas.add_argument("--scale", action="store_true", help=_SCALE.format("Points Possible"))
+    canvas.add_argument(
+        "--bonus-column",
+        metavar="NAME",
+        help="write the speed bonus in a column of its own (Canvas makes it an assignment, "
+        "e.g. 'Speed bonus'), not added to the score",
+    )
     canvas.add_argument("--results", type=Path, default=Path("results"))
     canvas.set_defaults(func=run_canvas)
 
@@ -55,6 +66,12 @@ def add_parser(kinds) -> None:
         help="the grading worksheet Moodle exports (needed: Moodle's upload requires its columns)",
     )
     moodle.add_argument("--scale", action="store_true", help=_SCALE.format("Maximum Grade"))
+    moodle.add_argument(
+        "--bonus-column",
+        metavar="NAME",
+        help="refused: Moodle's worksheet upload reads one grade per participant, so the "
+        "speed bonus is added to it",
+    )
     moodle.add_argument("--results", type=Path, default=Path("results"))
     moodle.set_defaults(func=run_moodle)
 
@@ -84,12 +101,19 @@ def run_moodle(args: argparse.Namespace) -> int:
 
 def _export(args, kind) -> int:
     from grader.atomic import write_file
+    from grader.bonus import award
     from grader.config import load_config
     from grader.last_run import graded
     from grader.late import lateness_of
     from grader.lms import export
     from grader.lms.roster import read_roster
+    from grader.teams import class_teams
 
+    if kind == "moodle" and args.bonus_column is not None:
+        raise UsageError(
+            "--bonus-column is for Canvas: Moodle's worksheet upload reads one grade per "
+            "participant (the speed bonus is added to it; its feedback comment names it)"
+        )
     config = load_config(args.course)
     roster = None if args.roster is None else read_roster(args.roster)  # RosterError: a GraderError
     if args.out.is_dir():
@@ -97,6 +121,8 @@ def _export(args, kind) -> int:
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
         warn_unknown_times(lateness)
+        teams = class_teams([r.submission for r in results.reports], config)
+        bonus = award(results.store, results.reports, teams, results.cases, config)
         if kind == "canvas":
             assert roster is not None, "argparse requires --roster for canvas"
             made = export.canvas(
@@ -106,6 +132,9 @@ def _export(args, kind) -> int:
                 assignment=args.assignment,
                 missing_as_zero=config.lms.missing_as_zero,
                 scale=args.scale,
+                teams=teams,
+                bonus=bonus,
+                bonus_column=args.bonus_column,
             )
         else:
             made = export.moodle(
@@ -114,8 +143,14 @@ def _export(args, kind) -> int:
                 roster,
                 missing_as_zero=config.lms.missing_as_zero,
                 scale=args.scale,
+                teams=teams,
+                bonus=bonus,
             )
     write_file(args.out, made.text)
+    for note in teams.notes:
+        print(f"note: {note}")
+    for line in made.teams:
+        print(f"team: {line}")
     for line in made.late:
         print(f"late: {line}")
     for line in made.empty:
@@ -124,6 +159,11 @@ def _export(args, kind) -> int:
         print(f"kept: {line}")
     for line in made.notes:
         print(f"note: {line}")
+    for line in made.decided:
+        print(f"decided: {line}")
+    print(f"bonus: {bonus.note}")
+    for line in made.bonus:
+        print(f"bonus: {line}")
     if made.over:
         warn(
             f"{len(made.over)} score(s) above the LMS's maximum ({'; '.join(made.over)}): "
@@ -136,6 +176,12 @@ def _export(args, kind) -> int:
         )
     if made.unmatched:
         print(f"not in the roster (not exported): {', '.join(made.unmatched)}")
+    if made.unknown_members:
+        warn(
+            f"{len(made.unknown_members)} team member(s) not in {args.roster.name}, so given "
+            f"no score: {'; '.join(made.unknown_members)} (check the team's members: the "
+            "LMS's import, or the teams file)"
+        )
     if made.anonymous:
         warn(
             f"{len(made.anonymous)} submission(s) came from an anonymous Canvas download "
@@ -160,6 +206,7 @@ def run_feedback(args: argparse.Namespace) -> int:
     from grader.lms import feedback
     from grader.lms.export import LmsExportError
     from grader.submission_meta import read_meta
+    from grader.teams import class_teams
 
     config = load_config(args.course)
     if args.out.is_dir():
@@ -168,6 +215,7 @@ def run_feedback(args: argparse.Namespace) -> int:
     with graded(args.results, args.manifest, config.policy_cases) as results:
         lateness = lateness_of(results.reports, config.late)
         warn_unknown_times(lateness)
+        teams = class_teams([r.submission for r in results.reports], config)
         pages = {
             r.submission.id: render_page(
                 r,
@@ -176,8 +224,10 @@ def run_feedback(args: argparse.Namespace) -> int:
                 generated=generated,
                 cpu_limit=config.limits.cpu_seconds,
                 late=lateness.get(r.submission.id),
+                team=teams.of(r.submission.id),
             )
             for r in results.reports
+            if teams.of(r.submission.id).counts  # a replaced submission's page is not theirs
         }
         metas = {r.submission.id: read_meta(r.submission.folder) for r in results.reports}
     if args.lms == "canvas":

@@ -30,9 +30,13 @@ def add_parser(sub) -> None:
     )
     command.add_argument(
         "--teams",
-        action="store_true",
-        help="moodle: the assignment has team submissions (told without it by the "
-        "worksheet's Group column or a 'Default group' folder)",
+        nargs="?",
+        const="",
+        metavar="GROUPS.csv",
+        help="canvas: the group set export naming each group's members (Canvas downloads "
+        "one member's submission per group); moodle, without a file: the assignment has "
+        "team submissions (told without it by the worksheet's Group column or a "
+        "'Default group' folder)",
     )
     command.add_argument(
         "--into",
@@ -45,6 +49,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from grader.config import load_config
+    from grader.lms.groups import read_groups
     from grader.lms.importer import import_archive
     from grader.lms.roster import read_roster
     from grader.lms.times import read_times
@@ -52,11 +57,21 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.course)
     if args.times is not None and args.kind != "canvas":
         raise UsageError(f"--times is for Canvas: {args.kind}'s times come with its own files")
-    if args.teams and args.kind != "moodle":
-        raise UsageError("--teams is for Moodle: Gradescope's metadata names every submitter")
-    # RosterError and TimesError are GraderErrors: they reach the user as they are.
+    if args.teams is not None and args.kind == "gradescope":
+        raise UsageError(
+            "--teams is for Canvas and Moodle: Gradescope's metadata names every submitter"
+        )
+    if args.kind == "canvas" and args.teams == "":
+        raise UsageError("--teams needs Canvas's group set export: --teams GROUPS.csv")
+    if args.kind == "moodle" and args.teams:
+        raise UsageError(
+            f"--teams takes no file for Moodle ({args.teams}): its download names the groups "
+            "and its grading worksheet (--roster) their members"
+        )
+    # RosterError, TimesError and GroupsError are GraderErrors: they reach the user as they are.
     roster = None if args.roster is None else read_roster(args.roster)
     times = None if args.times is None else read_times(args.times)
+    groups = read_groups(Path(args.teams)) if args.kind == "canvas" and args.teams else None
     names = frozenset(spec.source for spec in config.languages.values())
     if args.into.exists() and not args.into.is_dir():
         raise UsageError(f"{args.into}: is not a folder")
@@ -68,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
             roster=roster,
             source_names=names,
             times=times,
-            teams=args.teams,
+            teams=args.kind == "moodle" and args.teams is not None,
+            groups=groups,
         )
     except OSError as error:  # ArchiveError, a GraderError, reaches the user as it is
         raise UsageError(str(error)) from None

@@ -7,11 +7,20 @@ from pathlib import Path
 from grader.cases import default_manifest, load_cases
 from grader.config import load_config
 from grader.errors import UsageError
+from grader.last_run import graded_ids
 from grader.late import assess
-from grader.reports.terminal import build_report, case_report, late_report, score_line
+from grader.reports.terminal import (
+    build_report,
+    case_report,
+    decisions_report,
+    late_report,
+    score_line,
+    team_report,
+)
 from grader.score import report
 from grader.store import DB_NAME, Store
 from grader.submission_meta import read_meta
+from grader.teams import class_teams
 from grader.text import safe_name
 
 
@@ -34,15 +43,24 @@ def run(args: argparse.Namespace) -> int:
             known = ", ".join(s.id for s in store.submissions()) or "none"
             raise UsageError(f"no submission {safe_name(args.id)!r} in {path} (known: {known})")
         result = report(store, row, cases, config.policy_cases)
+        graded = graded_ids(args.results)
+        teams = class_teams(
+            [s for s in store.submissions() if graded is None or s.id in graded or s.id == row.id],
+            config,
+        )
     cpu_limit = config.limits.cpu_seconds
     print(f"submission {row.id}  language {row.language}  folder {row.folder}")
     print(f"content {row.content_hash[:16]}")
     meta = read_meta(row.folder)
     if meta is not None:
         print(f"from {meta.lms}: {meta.name or '?'} (LMS id {meta.lms_user_id})")
+    print(team_report(teams.of(row.id)))
     print(build_report(result))
     print(case_report(result, instructor=True, cpu_limit=cpu_limit))
     print(score_line(result, ""))
+    decided = decisions_report(result)
+    if decided:
+        print(decided)
     late = assess(config.late, meta)
     if meta is not None or late.note:
         print(late_report(result, late, meta.time_source if meta else ""))

@@ -39,6 +39,7 @@ from grader.reports.html_page import page
 from grader.reports.terminal import counterexample_heading
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, Store
+from grader.teams import Team, Teams
 from grader.text import cut, printable, shorten
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
@@ -184,10 +185,13 @@ def render_page(
     index_link: bool = False,
     cpu_limit: float | None = None,
     late: Lateness | None = None,
+    team: Team | None = None,
 ) -> str:
     sub = result.submission
     title = f"Feedback: {sub.id}"
     parts = [_header(result, student, generated, index_link)]
+    if team is not None and (len(team.members) > 1 or team.replaced_by):
+        parts.append(_team_line(team))
     if late is not None and (late.submitted_at or late.note):
         parts.append(_late_line(result, late))
     sensitive = sensitivity.note(result, cpu_limit) if cpu_limit is not None else ""
@@ -198,6 +202,7 @@ def render_page(
             '(marked "near the limit" below).</p>'
         )
     parts.append(_build_section(result))
+    parts.append(_decisions(result, student))
     parts.append(_case_table(result, student, cpu_limit))
     details = [
         _case_details(outcome, result, store)
@@ -256,6 +261,18 @@ def _header(result: SubmissionReport, student: bool, generated: str, index_link:
     )
 
 
+def _team_line(team: Team) -> str:
+    """Whose result this is: every member of the team gets it (or a newer one's)."""
+    names = ", ".join(m.name or m.id for m in team.members) or "members not known"
+    text = f"Team {team.name}: {names}."
+    if team.replaced_by:
+        text += (
+            f" The team handed in again: its newer submission, {team.replaced_by}, is the "
+            "one that counts."
+        )
+    return f'<p class="team">{e(printable(text))}</p>'
+
+
 def _late_line(result: SubmissionReport, late: Lateness) -> str:
     """Raw score and penalty side by side: the score above is the raw one."""
     when = f"Submitted {e(late.submitted_at)}. " if late.submitted_at else ""
@@ -266,6 +283,28 @@ def _late_line(result: SubmissionReport, late: Lateness) -> str:
         f"<b>{format_score(late.final(result.score))}</b> / "
         f"{format_score(result.max_score)}.</p>"
     )
+
+
+def _decisions(result: SubmissionReport, student: bool) -> str:
+    """The instructor's decisions (overrides), each with its reason: they count in the
+    score above. A student sees no hidden case's name in them."""
+    hidden = {o.case.id for o in result.outcomes if not o.case.public}
+    items = []
+    for decision in result.decisions:
+        o = decision.override
+        if student and o.case_id in hidden:
+            text = f"a hidden case: decided by the instructor: {o.reason}"
+        else:
+            text = decision.describe()
+        review = (
+            f' <span class="note">(needs review: {e(decision.review)})</span>'
+            if decision.needs_review and not student
+            else ""
+        )
+        items.append(f"<li>{e(printable(text))}{review}</li>")
+    if not items:
+        return ""
+    return '<h2>Decided by the instructor</h2><ul class="decisions">' + "".join(items) + "</ul>"
 
 
 def _policy_line(result: SubmissionReport) -> str:
@@ -307,7 +346,8 @@ def _case_table(result: SubmissionReport, student: bool, cpu_limit: float | None
         badge = f'<span class="badge v-{e(verdict)}">{e(verdict)}</span>'
         if student and not case.public:
             hidden_number += 1
-            name = f"hidden case {hidden_number}"
+            decided = " (the instructor's decision)" if outcome.decision is not None else ""
+            name = f"hidden case {hidden_number}{e(decided)}"
             if verdict not in (NOT_GRADED, Verdict.AC, Verdict.CE):  # explained below
                 name = f'<a href="#hidden-{hidden_number}">{name}</a>'
             rows.append(f"<tr><td>{name}</td><td>{badge}</td><td></td><td></td><td></td></tr>")
@@ -316,6 +356,11 @@ def _case_table(result: SubmissionReport, student: bool, cpu_limit: float | None
         if _has_details(outcome, student):
             name = f'<a href="#case-{e(case.id)}">{name}</a>'
         tag = "" if case.public else ' <span class="hidden-tag">(hidden)</span>'
+        if outcome.decision is not None:
+            tag += (
+                ' <span class="hidden-tag">(the instructor\'s decision; judged '
+                f"{e(outcome.judged or NOT_GRADED)})</span>"
+            )
         cpu = memory = ""
         if run is not None and run.cpu_seconds is not None:
             cpu = f"{run.cpu_seconds:.3f} s"
@@ -514,6 +559,7 @@ def write_feedback(
     student: bool = False,
     cpu_limit: float | None = None,
     lateness: Mapping[str, Lateness] | None = None,
+    teams: Teams | None = None,
 ) -> Feedback:
     """A page per submission in `out` and, for instructors, index.html linking them."""
     out = Path(out)
@@ -534,6 +580,7 @@ def write_feedback(
                 index_link=not student,
                 cpu_limit=cpu_limit,
                 late=(lateness or {}).get(result.submission.id),
+                team=teams.of(result.submission.id) if teams is not None else None,
             ),
         )
         pages[result.submission.id] = path

@@ -1,15 +1,24 @@
-"""A gradebook CSV for people and spreadsheets: one row per submission, every verdict.
+"""A gradebook CSV for people and spreadsheets: one row per team member, every verdict.
 
 It is not an LMS's import format (Canvas's gradebook import wants its own identity
 columns, Moodle's its worksheet's): `export canvas` and `export moodle` write those.
 
 Format:
-  * a header row, then one row per submission, ordered by id;
-  * columns: id, language, score, max_score, leaderboard_rank, then one column per
-    case in manifest order, headed "case:<case id>", holding its verdict (AC, WA,
-    PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded), then policy_dependent: what
-    the policy-dependent cases cost, were forgiven or scored apart, in words (empty
-    when nothing; course.toml [scoring] policy_cases);
+  * a header row, then one row per member of each submission's team (grader.teams),
+    ordered by submission id, members in their team's order: every member gets the
+    team's result. A submission replaced by its team's newer one, or whose team's
+    members the LMS did not name, has one row with an empty member;
+  * columns: id (the submission), team (its name; "(replaced by <id>)" after it when
+    replaced), member (the member's id: the LMS's, the teams file's, or the folder's
+    for a student alone), member_name, language, score, max_score, bonus (the speed
+    bonus the member gets: grader.bonus; 0 when none), leaderboard_rank, then one
+    column per case in manifest order, headed "case:<case id>", holding its verdict
+    (AC, WA, PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded; the instructor's when
+    they decided one), then policy_dependent: what the policy-dependent cases cost,
+    were forgiven or scored apart, in words (empty when nothing; course.toml [scoring]
+    policy_cases), then overrides: the instructor's decisions with their reasons ("; "
+    between them), which the score and the verdicts already hold;
+  * score is the raw score, decisions included, without the bonus;
   * with a late policy in course.toml (or submissions imported from an LMS with their
     times), three more columns follow max_score: penalty (points), final_score
     (score - penalty) and late (what the policy made of the submission time);
@@ -18,8 +27,8 @@ Format:
   * numbers are plain, with a dot for decimals (36, 35.5), whatever the locale;
   * RFC 4180: comma separated, CRLF line ends, fields quoted when they hold a comma,
     quote or line break (Python's csv module);
-  * an id that starts with =, +, -, @, tab or CR gets a ' before it, so that a
-    spreadsheet shows it as text and never runs it as a formula;
+  * an id or a name that starts with =, +, -, @, tab or CR gets a ' before it, so that
+    a spreadsheet shows it as text and never runs it as a formula;
   * plain UTF-8 by default, since scripts and databases read it and a byte-order mark
     can end up inside the first column's name; `bom=True` writes UTF-8 with a BOM, which
     Excel needs to read UTF-8 rather than the system's code page.
@@ -33,15 +42,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.atomic import write_file
+from grader.bonus import Award
 from grader.cases import Case
 from grader.exports.common import ExportError
 from grader.late import NOT_LATE, Lateness
 from grader.model import NOT_GRADED
 from grader.schemas import validate
 from grader.score import SubmissionReport, format_score
+from grader.teams import Team, Teams
 
-FIXED_COLUMNS = ("id", "language", "score", "max_score", "leaderboard_rank")
-LAST_COLUMN = "policy_dependent"
+FIXED_COLUMNS = (
+    "id",
+    "team",
+    "member",
+    "member_name",
+    "language",
+    "score",
+    "max_score",
+    "bonus",
+    "leaderboard_rank",
+)
+LAST_COLUMNS = ("policy_dependent", "overrides")
 LEADERBOARD_FILE = "leaderboard.json"
 BOM = "\ufeff"
 
@@ -61,15 +82,20 @@ def neutralised(text: str) -> str:
 def header(cases: Sequence[Case], late: bool = False) -> list[str]:
     fixed = list(FIXED_COLUMNS)
     if late:
-        fixed[4:4] = LATE_COLUMNS
-    return [*fixed, *(f"case:{case.id}" for case in cases), LAST_COLUMN]
+        at = fixed.index("max_score") + 1
+        fixed[at:at] = LATE_COLUMNS
+    return [*fixed, *(f"case:{case.id}" for case in cases), *LAST_COLUMNS]
 
 
 def rows(
     reports: Sequence[SubmissionReport],
     ranks: dict[str, str] | None,
     lateness: Mapping[str, Lateness] | None = None,
+    teams: Teams | None = None,
+    bonus: Award | None = None,
 ) -> list[list[str]]:
+    """The rows; without `teams` each submission is its own member, without `bonus`
+    its cell is empty."""
     table = []
     for result in sorted(reports, key=lambda r: r.submission.id):
         sub = result.submission
@@ -81,19 +107,43 @@ def rows(
                 format_score(info.final(result.score)),
                 info.note,
             ]
-        table.append(
-            [
-                neutralised(sub.id),
-                sub.language,
-                format_score(result.score),
-                format_score(result.max_score),
-                *late,
-                (ranks or {}).get(sub.id, ""),
-                *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
-                result.policy_note,
-            ]
-        )
+        team = teams.of(sub.id) if teams is not None else None
+        given = "" if bonus is None else format_score(bonus.of(sub.id))
+        for member, name in _members(sub.id, team):
+            table.append(
+                [
+                    neutralised(sub.id),
+                    neutralised(_team_name(sub.id, team)),
+                    neutralised(member),
+                    neutralised(name),
+                    sub.language,
+                    format_score(result.score),
+                    format_score(result.max_score),
+                    *late,
+                    given,
+                    (ranks or {}).get(sub.id, ""),
+                    *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
+                    result.policy_note,
+                    "; ".join(d.describe() for d in result.decisions),
+                ]
+            )
     return table
+
+
+def _members(submission_id: str, team: Team | None) -> list[tuple[str, str]]:
+    """(id, name) of each member getting the submission's result; one empty member for a
+    replaced submission or a team whose members are not known."""
+    if team is None:
+        return [(submission_id, "")]
+    if team.replaced_by or not team.members:
+        return [("", "")]
+    return [(m.id, m.name) for m in team.members]
+
+
+def _team_name(submission_id: str, team: Team | None) -> str:
+    if team is None:
+        return submission_id
+    return team.name + (f" (replaced by {team.replaced_by})" if team.replaced_by else "")
 
 
 def render(
@@ -103,11 +153,13 @@ def render(
     *,
     bom: bool = False,
     lateness: Mapping[str, Lateness] | None = None,
+    teams: Teams | None = None,
+    bonus: Award | None = None,
 ) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180's CRLF
     writer.writerow(header(cases, late=lateness is not None))
-    writer.writerows(rows(reports, ranks, lateness))
+    writer.writerows(rows(reports, ranks, lateness, teams, bonus))
     return (BOM if bom else "") + buffer.getvalue()
 
 
@@ -119,13 +171,18 @@ def write_gradebook(
     *,
     bom: bool = False,
     lateness: Mapping[str, Lateness] | None = None,
+    teams: Teams | None = None,
+    bonus: Award | None = None,
 ) -> "Ranks":
     """Write the CSV; returns the ranks it used and what it says about them."""
     ranks = read_ranks(Path(results))
     out = Path(out)
     if out.is_dir():
         raise ExportError(f"{out}: is a folder; name the CSV file to write")
-    write_file(out, render(reports, cases, ranks.by_id, bom=bom, lateness=lateness))
+    write_file(
+        out,
+        render(reports, cases, ranks.by_id, bom=bom, lateness=lateness, teams=teams, bonus=bonus),
+    )
     return ranks
 
 

@@ -3,7 +3,8 @@
 Flow, one module per step: `prepare` (eligibility, builds, the start-up programs) ->
 `plan_timing` (the timed runs not stored yet) -> `measure` (runs them, storing each at
 once) -> `collect` (statistics and ranks from the stored runs) -> `document` (the
-JSON-ready figures every report is drawn from) -> `publish` (the files).
+JSON-ready figures every report is drawn from) -> `publish` (the files), and
+`record_session` (the session kept in the results database: the bonus's source).
 
 What counts
     CPU time (user + sys of the whole process tree), as in grading; wall time
@@ -44,6 +45,7 @@ from grader.leaderboard.names import (
     write_pseudonym_key,
 )
 from grader.leaderboard.publishing import Published, publish
+from grader.leaderboard.recording import record_session, session_record
 from grader.leaderboard.session import Ineligible, Session
 from grader.leaderboard.standings import Standings, Timed, board_caveats, collect, timed
 from grader.timed_runs import STARTUP_PREFIX, Program, timed_cases, timed_run
@@ -73,6 +75,8 @@ __all__ = [
     "prepare",
     "pseudonyms",
     "publish",
+    "record_session",
+    "session_record",
     "timed",
     "timed_cases",
     "timed_run",

@@ -2,7 +2,7 @@
 language's start-up program, so start-up cost can be shown beside the figures."""
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from grader.build import build
@@ -24,12 +24,27 @@ _STARTUP_SOURCES = {
 
 
 def prepare(
-    store: Store, cases: Sequence[Case], config: CourseConfig, sandbox: Sandbox, cache_root: Path
+    store: Store,
+    cases: Sequence[Case],
+    config: CourseConfig,
+    sandbox: Sandbox,
+    cache_root: Path,
+    *,
+    only: Collection[str] | None = None,
+    replaced: Mapping[str, str] | None = None,
 ) -> Session:
-    """Decide who is ranked and build (or find in the cache) every program to time."""
+    """Decide who is ranked and build (or find in the cache) every program to time.
+    `only`: the submissions of the last grading run (None: every one stored);
+    `replaced`: submission -> the team's newer one, which alone may be ranked."""
     timed = timed_cases(cases, config)
     programs, ineligible = [], []
     for row in store.submissions():
+        if only is not None and row.id not in only:
+            continue
+        if replaced and row.id in replaced:
+            why = f"replaced by {replaced[row.id]}, the team's newer submission"
+            ineligible.append(Ineligible(row.id, row.language, why, row.content_hash))
+            continue
         sub, reason = eligibility(row, store, cases, config)
         if sub is not None:
             artifact = build(sub, cache_root, sandbox, config.build_limits)
@@ -39,7 +54,7 @@ def prepare(
                 continue
             reason = "could not be built again for timing: " + _first_line(artifact.log)
         assert reason is not None, "eligibility gives a reason when it gives no submission"
-        ineligible.append(Ineligible(row.id, row.language, reason))
+        ineligible.append(Ineligible(row.id, row.language, reason, row.content_hash))
     if not programs:  # nothing to compare the languages' start-up costs with
         return Session(timed, [], [], ineligible)
     startups, problems = _startup_programs(config, sandbox, cache_root)

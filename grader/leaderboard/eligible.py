@@ -1,12 +1,13 @@
-"""Who may be ranked: programs that pass every case of their last grading run, unchanged
-since. (Which cases are timed is grader/timed_runs.py's: Gradescope's value uses it too.)"""
+"""Who may be ranked: programs that pass every case of their last grading run (the
+instructor's decided verdicts counting), unchanged since. (Which cases are timed is
+grader/timed_runs.py's: Gradescope's value uses it too.)"""
 
 from collections.abc import Sequence
 from pathlib import Path
 
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.model import VERDICT_ORDER, Verdict
+from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.score import report
 from grader.store import Store, SubmissionRow
 from grader.submissions import Submission, load
@@ -25,13 +26,13 @@ def eligibility(
     current = load(folder, config)
     if current.content_hash != row.content_hash or current.problem:
         return None, "changed since it was graded: run grade first"
-    result = report(store, row, cases)
-    graded = [o for o in result.outcomes if o.run is not None]
+    result = report(store, row, cases)  # the instructor's decided verdicts count
+    graded = [o for o in result.outcomes if o.decided]
     if not graded:
         return None, "not graded yet: run grade first"
     if result.build is not None and not result.build.ok:
         return None, "build failed"
-    failures = failure_summary([o.run.verdict for o in graded if o.run is not None])
+    failures = failure_summary([o.verdict or NOT_GRADED for o in graded])
     if failures:
         return None, failures
     if len(graded) < len(result.outcomes):
@@ -40,7 +41,7 @@ def eligibility(
     return current, None
 
 
-def failure_summary(verdicts: Sequence[Verdict]) -> str:
+def failure_summary(verdicts: Sequence[str]) -> str:
     """E.g. "WA on 3 cases, TLE on 1 case"; empty when every verdict is AC."""
     parts = []
     for verdict in VERDICT_ORDER:

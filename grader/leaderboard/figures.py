@@ -8,6 +8,11 @@ from grader import __version__
 from grader.leaderboard.standings import Standings, Timed
 from grader.timing import EXACT_MAX_TOTAL, Summary, smallest_p_value
 
+# What a program's figure is (shown with every leaderboard, and kept with its session).
+STATISTIC = (
+    "CPU time (user + sys of the process tree), run i of every timed case summed: one total per run"
+)
+
 
 def document(
     board: Standings,
@@ -36,8 +41,7 @@ def document(
             "cases": [{"id": c.id, "version": c.version} for c in board.session.cases],
             "noise_floor": settings.noise_floor,
             "alpha": settings.alpha,
-            "statistic": "CPU time (user + sys of the process tree), run i of every timed "
-            "case summed: one total per run",
+            "statistic": STATISTIC,
             "test": "Mann-Whitney U, two-sided, "
             + (
                 "exact (mid-ranks, ties allowed)"

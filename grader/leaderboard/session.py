@@ -13,6 +13,7 @@ class Ineligible:
     id: str
     language: str
     reason: str
+    content_hash: str = ""  # as graded (for the recorded session)
 
 
 @dataclass

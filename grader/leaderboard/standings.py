@@ -2,7 +2,7 @@
 warnings about timings measured far apart."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grader.cases import Case
 from grader.config import CourseConfig
@@ -25,6 +25,7 @@ class Timed:
     problem: str | None  # why it cannot be ranked (failed or incomplete runs)
     first_run: float = 0.0  # timestamps of the stored runs
     last_run: float = 0.0
+    failed: bool = False  # a timed run failed (else a problem is runs still missing)
 
     @property
     def cpu_total(self) -> Summary:
@@ -88,6 +89,7 @@ def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> T
         problem,
         min(stamps, default=0.0),
         max(stamps, default=0.0),
+        bool(bad),
     )
 
 
@@ -101,16 +103,18 @@ class Standings:
     startups: dict[str, Timed]  # by language
     ineligible: list[Ineligible]
     beats: dict[str, list[str]]  # program id -> ids it is directly significantly faster than
+    unranked: list[Timed] = field(default_factory=list)  # timed, but failed or incomplete
 
 
 def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
     runs = config.leaderboard.runs
     ineligible = list(session.ineligible)
-    measured = []
+    measured, unranked = [], []
     for program in session.programs:
         result = timed(store, program, session.cases, runs)
         if result.problem:
             ineligible.append(Ineligible(program.id, program.language.name, result.problem))
+            unranked.append(result)
         else:
             measured.append(result)
     samples = {t.program.id: t.cpu_total.runs for t in measured}
@@ -125,7 +129,7 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
     for program in session.startups:
         result = timed(store, program, session.cases, runs)
         startups[program.language.name] = result
-    return Standings(session, config, ranked, startups, ineligible, beats)
+    return Standings(session, config, ranked, startups, ineligible, beats, unranked)
 
 
 def board_caveats(board: Standings, span_minutes: float = 15) -> list[str]:

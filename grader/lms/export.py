@@ -12,7 +12,16 @@ its import accepts without damaging anything it holds:
   student is excused;
 - a score above the LMS's maximum (Canvas's Points Possible, Moodle's Maximum Grade,
   which Moodle's upload enforces by dropping the row without a word) is named, and
-  `scale` writes every score as a share of the LMS's maximum instead.
+  `scale` writes every score as a share of the LMS's maximum instead;
+- every member of a team (grader.teams) gets the team's score in their own row: a row
+  is matched to the submission whose team has a member with one of the row's ids; a
+  member no row knows is named, and so is each team written to several rows;
+- the speed bonus (grader.bonus) is added to the score of every member of a team
+  ranked 1, in the LMS's points (after `scale`), and named per row; Canvas can take it
+  in a column of its own instead (`bonus_column`: Canvas makes it an assignment).
+  Moodle's worksheet upload reads one grade per participant: there it is added;
+- the instructor's decisions (`grader override`) are in the score, and named with
+  their reasons (in Moodle's feedback comment too).
 
 Canvas (lib/gradebook_importer.rb) reads a header whose first columns are Student
 (or LastName, FirstName) and ID, and whose student columns end with Section; the
@@ -26,6 +35,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from grader.bonus import Award
 from grader.errors import GraderError
 from grader.late import NOT_LATE, Lateness
 from grader.lms import worksheet
@@ -33,6 +43,7 @@ from grader.lms.roster import Roster, first_holding, first_match, number, write_
 from grader.model import Verdict
 from grader.score import SubmissionReport, format_score
 from grader.submission_meta import read_meta
+from grader.teams import Team, Teams
 
 DEFAULT_ASSIGNMENT = "Scramble Squares"
 _CANVAS_ASSIGNMENT = re.compile(r"^.+ \(\d+\)$")  # Canvas heads them "Name (assignment id)"
@@ -58,6 +69,10 @@ class Matched:
     late: list[str] = field(default_factory=list)  # "id: raw 5, penalty -1 (note), final 4"
     over: list[str] = field(default_factory=list)  # scores above the LMS's maximum
     notes: list[str] = field(default_factory=list)
+    teams: list[str] = field(default_factory=list)  # "Team (id): 5 to Ada, Bo": each team's rows
+    unknown_members: list[str] = field(default_factory=list)  # team members no row knows
+    bonus: list[str] = field(default_factory=list)  # "Ada: +15 (speed bonus)", per row
+    decided: list[str] = field(default_factory=list)  # "id: the instructor's decision"
 
 
 @dataclass(frozen=True)
@@ -75,27 +90,72 @@ class _Scale:
 
 
 def _match(
-    reports: Sequence[SubmissionReport], roster: Roster, out: Matched
+    reports: Sequence[SubmissionReport], roster: Roster, out: Matched, teams: Teams | None
 ) -> dict[int, SubmissionReport]:
-    """Roster row index -> its submission (the first one sharing an id with the row);
-    the submissions no row matches go to out.unmatched."""
+    """Roster row index -> its submission: the first whose team has a member sharing an
+    id with the row (a submission without known members: by the ids its import
+    recorded). A team's replaced submission gets no row. The submissions no row matches
+    go to out.unmatched, team members no row knows to out.unknown_members."""
     metas = [read_meta(r.submission.folder) for r in reports]
-    first = first_holding(
-        (meta.ids() if meta else set()) | {r.submission.id} for r, meta in zip(reports, metas)
-    )
+    id_sets: list[set[str]] = []
+    for r, meta in zip(reports, metas):
+        team = teams.of(r.submission.id) if teams is not None else None
+        if team is not None and not team.counts:
+            id_sets.append(set())  # its team's newer submission counts
+        elif team is not None and team.members:
+            id_sets.append(set().union(*(m.ids for m in team.members)))
+        else:
+            id_sets.append((meta.ids() if meta else set()) | {r.submission.id})
+    first = first_holding(id_sets)
     found = {}
+    known: set[str] = set()
     for index, row in enumerate(roster.rows):
-        position = first_match(roster.ids(row), first)
+        ids = roster.ids(row)
+        known |= ids
+        position = first_match(ids, first)
         if position is not None:
             found[index] = reports[position]
     used = {id(r) for r in found.values()}
-    out.unmatched = [r.submission.id for r in reports if id(r) not in used]
+    out.unmatched = [
+        r.submission.id for r, ids in zip(reports, id_sets) if ids and id(r) not in used
+    ]
     out.anonymous = [
         r.submission.id
         for r, meta in zip(reports, metas)
         if id(r) not in used and meta is not None and meta.anonymous_id
     ]
+    for r in reports:
+        team = teams.of(r.submission.id) if teams is not None else None
+        if team is None or not team.counts or len(team.members) < 2:
+            continue  # a student alone no row knows is an unmatched submission
+        out.unknown_members += [
+            f"{m.shown} of {team.name} ({r.submission.id})"
+            for m in team.members
+            if not m.ids & known
+        ]
     return found
+
+
+def _team_lines(
+    matched: dict[int, SubmissionReport],
+    roster: Roster,
+    teams: Teams | None,
+    cells: dict[int, str],
+    out: Matched,
+) -> None:
+    """Each team of several written to the roster: its name, the score, its rows."""
+    if teams is None:
+        return
+    rows: dict[str, list[int]] = {}
+    for index, result in matched.items():
+        rows.setdefault(result.submission.id, []).append(index)
+    for sid, indices in sorted(rows.items()):
+        team = teams.of(sid)
+        if len(team.members) < 2:
+            continue
+        names = [roster.name(roster.rows[i]) or "?" for i in indices]
+        written = sorted({cells[i] for i in indices})
+        out.teams.append(f"{team.name} ({sid}): {' / '.join(written)} to {', '.join(names)}")
 
 
 def _cell(
@@ -106,8 +166,10 @@ def _cell(
     scale: _Scale,
     missing_as_zero: bool,
     out: Matched,
+    bonus: float = 0.0,
 ) -> str:
-    """The score to write, or the roster's own cell where there is no new one."""
+    """The score to write (with `bonus` added), or the roster's own cell where there is
+    no new one."""
     if result is None or not result.complete:
         why = "no submission" if result is None else "not completely graded (run `grader grade`)"
         if old.strip():
@@ -121,16 +183,27 @@ def _cell(
         )
         return old
     if late.percent or late.late_marker:
-        out.late.append(
+        line = (
             f"{result.submission.id}: raw {format_score(result.score)}, penalty "
             f"-{format_score(late.penalty(result.score))} ({late.note}), final "
             f"{format_score(late.final(result.score))}"
         )
-    written = scale.points(late.final(result.score))
+        if line not in out.late:  # a team's, once for all its members
+            out.late.append(line)
+    written = scale.points(late.final(result.score)) + bonus
+    if bonus:
+        out.bonus.append(f"{name}: +{format_score(bonus)} (speed bonus)")
     if scale.theirs is not None and written > scale.theirs:
         out.over.append(f"{name}: {format_score(written)} > {format_score(scale.theirs)}")
     out.filled += 1
     return format_score(written)
+
+
+def _decided(matched: dict[int, SubmissionReport], out: Matched) -> None:
+    for result in sorted(
+        {id(r): r for r in matched.values()}.values(), key=lambda r: r.submission.id
+    ):
+        out.decided += [f"{result.submission.id}: {d.describe()}" for d in result.decisions]
 
 
 def _points(result: SubmissionReport, late: Lateness, scale: _Scale) -> str:
@@ -184,33 +257,61 @@ def canvas(
     assignment: str | None = None,
     missing_as_zero: bool = False,
     scale: bool = False,
+    teams: Teams | None = None,
+    bonus: Award | None = None,
+    bonus_column: str | None = None,
 ) -> Matched:
+    """`bonus_column`: the speed bonus in a column of that name (Canvas makes it an
+    assignment of its own), not added to the score."""
     out = Matched()
     identity = canvas_identity(roster)
     target = _canvas_column(roster, assignment)
+    if bonus_column is not None and bonus_column in (target, *identity):
+        raise LmsExportError(
+            f"--bonus-column {bonus_column!r}: that column holds the score or a student's "
+            "identity; name another"
+        )
     out.column = target
     picks = list(range(len(identity)))
     existing = roster.column(target)
+    extra = roster.column(bonus_column) if bonus_column is not None else None
     points = None
     for row in roster.preamble:
         if existing is not None and "Points Possible" in row[0]:
             points = number(row[existing])
     sizes = _Scale(_our_maximum(reports), points, scale)
     _maximum_note(sizes, "Canvas's Points Possible", out)
-    rows = [identity + [target]]
+    rows = [identity + [target] + ([bonus_column] if bonus_column is not None else [])]
     for row in roster.preamble:  # "Points Possible" (and a posting-policy row): keep them
         cell = row[existing] if existing is not None else ""
         if not cell.strip() and "Points Possible" in row[0]:
             cell = format_score(sizes.ours)
-        rows.append([row[i] for i in picks] + [cell])
-    matched = _match(reports, roster, out)
+        added = []
+        if bonus_column is not None:
+            old = row[extra] if extra is not None else ""
+            added = [old if old.strip() or "Points Possible" not in row[0] else "0"]
+        rows.append([row[i] for i in picks] + [cell] + added)
+    matched = _match(reports, roster, out, teams)
+    cells = {}
     for index, row in enumerate(roster.rows):
         result = matched.get(index)
         late = lateness.get(result.submission.id, NOT_LATE) if result else NOT_LATE
         name = roster.name(row) or row[identity.index("ID") if "ID" in identity else 0]
         old = row[existing] if existing is not None else ""
-        cell = _cell(result, late, old, name, sizes, missing_as_zero, out)
-        rows.append([row[i] for i in picks] + [cell])
+        given = bonus.of(result.submission.id) if bonus is not None and result else 0.0
+        inline = given if bonus_column is None else 0.0
+        cell = _cell(result, late, old, name, sizes, missing_as_zero, out, inline)
+        cells[index] = cell
+        added = []
+        if bonus_column is not None:
+            old_bonus = row[extra] if extra is not None else ""
+            graded = result is not None and result.complete and old.strip().upper() != EXCUSED
+            added = [format_score(given) if graded else old_bonus]
+            if graded and given:
+                out.bonus.append(f"{name}: +{format_score(given)} in {bonus_column!r}")
+        rows.append([row[i] for i in picks] + [cell] + added)
+    _team_lines(matched, roster, teams, cells, out)
+    _decided(matched, out)
     out.text = write_rows(roster, rows)
     return out
 
@@ -237,7 +338,13 @@ def _canvas_column(roster: Roster, assignment: str | None) -> str:
 # ------------------------------------------------------------------ Moodle
 
 
-def summary(result: SubmissionReport, late: Lateness, scale: float | None = None) -> str:
+def summary(
+    result: SubmissionReport,
+    late: Lateness,
+    scale: float | None = None,
+    bonus: float = 0.0,
+    team: Team | None = None,
+) -> str:
     """The one line written into Moodle's "Feedback comments"."""
     passed = sum(1 for o in result.counted if o.verdict == Verdict.AC)
     score = f"{format_score(result.score)}/{format_score(result.max_score)}"
@@ -249,8 +356,14 @@ def summary(result: SubmissionReport, late: Lateness, scale: float | None = None
         )
     else:
         text += f"score {score}"
+    if bonus:
+        text += f"; speed bonus +{format_score(bonus)} (ranked 1 on the leaderboard)"
     if scale is not None:
         text += f" (written as {format_score(scale)})"
+    for decision in result.decisions:
+        text += f"; {decision.describe()}"
+    if team is not None and len(team.members) > 1:
+        text += f"; team {team.name}"
     return text.replace("\n", " ") + "."
 
 
@@ -261,6 +374,8 @@ def moodle(
     *,
     missing_as_zero: bool = False,
     scale: bool = False,
+    teams: Teams | None = None,
+    bonus: Award | None = None,
 ) -> Matched:
     """Moodle's offline grading worksheet (Assignment > "Upload grading worksheet"): the
     downloaded worksheet with Grade filled and a one-line summary as feedback."""
@@ -290,19 +405,25 @@ def moodle(
             f"the worksheet has no {worksheet.FEEDBACK!r} column (feedback comments are off "
             "in the assignment): no summary written"
         )
-    matched = _match(reports, roster, out)
+    matched = _match(reports, roster, out, teams)
     rows = [list(roster.header)]
+    cells = {}
     for index, row in enumerate(roster.rows):
         row = list(row)
         result = matched.get(index)
         late = lateness.get(result.submission.id, NOT_LATE) if result else NOT_LATE
         name = roster.name(row) or row[roster.header.index(worksheet.IDENTIFIER)]
-        row[grade] = _cell(result, late, row[grade], name, sizes, missing_as_zero, out)
+        given = bonus.of(result.submission.id) if bonus is not None and result else 0.0
+        row[grade] = _cell(result, late, row[grade], name, sizes, missing_as_zero, out, given)
+        cells[index] = row[grade]
         if result is not None and result.complete and feedback is not None:
             old = row[feedback].strip()
             if not old or SUMMARY.fullmatch(old):
                 shown = sizes.points(late.final(result.score)) if sizes.scale else None
-                row[feedback] = summary(result, late, shown)
+                team = teams.of(result.submission.id) if teams is not None else None
+                row[feedback] = summary(result, late, shown, given, team)
         rows.append(row)
+    _team_lines(matched, roster, teams, cells, out)
+    _decided(matched, out)
     out.text = write_rows(roster, rows)
     return out

@@ -100,10 +100,7 @@ def _incoming(key: str, entry: dict) -> Incoming:
     for person in submitters:
         others.extend(str(person[k]) for k in ("sid", "email") if person.get(k))
     subid = key.split("_", 1)[1] if key.startswith("submission_") else key
-    members = tuple(
-        TeamMember(str(p.get("sid") or p.get("email") or ""), str(p.get("name", "")))
-        for p in submitters
-    )
+    members = tuple(_member(person) for person in submitters)
     return Incoming(
         student_id=safe_id(ident),
         name=" & ".join(str(s.get("name", "")) for s in submitters),
@@ -114,6 +111,13 @@ def _incoming(key: str, entry: dict) -> Incoming:
         time_source=META_FILE,
         team=Team(members=members) if len(members) > 1 else None,
     )
+
+
+def _member(person: dict) -> TeamMember:
+    """A submitter: known by their sid, else their e-mail; the e-mail kept beside a sid
+    (a roster may know either)."""
+    ids = [str(person[k]) for k in ("sid", "email") if person.get(k)]
+    return TeamMember(ids[0] if ids else "", str(person.get("name", "")), tuple(ids[1:]))
 
 
 def _time(value) -> datetime | None:

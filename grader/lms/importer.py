@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from grader.atomic import atomic_output
 from grader.bounded import read_limited
 from grader.lms import canvas, gradescope, moodle, worksheet
+from grader.lms.groups import GroupSet
 from grader.lms.incoming import Incoming, Parsed
 from grader.lms.paths import conflicts
 from grader.lms.roster import Roster, first_holding, first_match
@@ -75,10 +76,11 @@ def import_archive(
     limits: UnpackLimits = DEFAULT_LIMITS,
     times: SubmissionTimes | None = None,
     teams: bool = False,
+    groups: GroupSet | None = None,
 ) -> ImportResult:
     """`times`: Canvas's submission times (--times); `teams`: a Moodle assignment with
     team submissions (also told by the download's default group or the worksheet's
-    Group column)."""
+    Group column); `groups`: Canvas's group set export (--teams GROUPS.csv)."""
     if kind not in FORMATS:
         raise ArchiveError(f"unknown LMS {kind!r} (known: {', '.join(sorted(FORMATS))})")
     unpacked = read_zip(archive, limits)
@@ -91,6 +93,8 @@ def import_archive(
     downloaded = _download_time(unpacked, kind, Path(archive).name, result)
     if kind == "canvas":
         _canvas_times(parsed, times, result)
+        if groups is not None:
+            _canvas_groups(parsed, groups, result)
     elif kind == "moodle":
         _moodle_sheet(parsed, roster, result)
     into = Path(into)
@@ -169,6 +173,33 @@ def _canvas_times(parsed: Parsed, times: SubmissionTimes | None, result: ImportR
         when = times.by_id.get(student.anonymous_id or student.lms_user_id)
         if when is not None:
             student.submitted_at, student.time_source = when, times.source
+
+
+def _canvas_groups(parsed: Parsed, groups: GroupSet, result: ImportResult) -> None:
+    """Canvas downloads one member's submission per group: the group set names the
+    team it is for, and every member's ids join the folder's (a roster finds each)."""
+    alone = []
+    for student in parsed.students:
+        team = groups.team_of(student.lms_user_id) if student.lms_user_id else None
+        if team is None:
+            alone.append(student.student_id)
+            continue
+        student.team = team
+        student.other_ids = tuple(
+            dict.fromkeys(
+                [
+                    *student.other_ids,
+                    *(i for m in team.members for i in (m.lms_user_id, *m.other_ids)),
+                ]
+            )
+        )
+    if alone:
+        why = (
+            "an anonymous download names no user"
+            if any(s.anonymous_id for s in parsed.students)
+            else "in no group of the set: each graded as one student's"
+        )
+        result.notes.append(f"{groups.source}: {', '.join(alone)}: {why}")
 
 
 def _moodle_sheet(parsed: Parsed, roster: Roster | None, result: ImportResult) -> None:

@@ -11,7 +11,8 @@ from grader.cases import Case
 from grader.counterexamples import reason_without_search
 from grader.late import Lateness
 from grader.schemas import validate
-from grader.score import CaseOutcome, SubmissionReport
+from grader.score import CaseOutcome, Decision, SubmissionReport
+from grader.teams import Teams
 
 
 def results_document(
@@ -21,10 +22,12 @@ def results_document(
     lateness: Mapping[str, Lateness] | None = None,
     course: dict | None = None,
     skipped: Sequence = (),
+    teams: Teams | None = None,
 ) -> dict:
     """The document; `lateness` adds each submission's penalty and final score, `course`
     what of the course configuration the scores depend on (for regrade diffs), `skipped`
-    the entries of the class folder not graded (grader.submissions.Skipped)."""
+    the entries of the class folder not graded (grader.submissions.Skipped), `teams` who
+    handed in each submission."""
     document: dict = {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
@@ -41,7 +44,8 @@ def results_document(
             for c in cases
         ],
         "submissions": [
-            _submission(report, (lateness or {}).get(report.submission.id)) for report in reports
+            _submission(report, (lateness or {}).get(report.submission.id), teams)
+            for report in reports
         ],
         "skipped": [{"name": entry.name, "reason": entry.reason} for entry in skipped],
     }
@@ -50,7 +54,7 @@ def results_document(
     return document
 
 
-def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
+def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | None) -> dict:
     sub = report.submission
     entry = {
         "id": sub.id,
@@ -75,7 +79,10 @@ def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
             "ignored": [{"name": name, "reason": why} for name, why in report.files_ignored],
         },
         "cases": [_case(outcome) for outcome in report.outcomes],
+        "overrides": [_decision(d) for d in report.decisions],
     }
+    if teams is not None:
+        entry["team"] = teams.as_json(sub.id)
     if late is not None:
         # Raw score stays in "score"; the penalty and what is left sit beside it.
         entry["penalty"] = late.penalty(report.score)
@@ -90,6 +97,22 @@ def _submission(report: SubmissionReport, late: Lateness | None) -> dict:
     return entry
 
 
+def _decision(decision: Decision) -> dict:
+    o = decision.override
+    return {
+        "case": o.case_id or None,
+        "verdict": o.verdict,
+        "points": o.points,
+        "reason": o.reason,
+        "recorded_at": datetime.fromtimestamp(o.recorded_at, timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "judged": o.judged,
+        "review": decision.review,
+        "text": decision.describe(),
+    }
+
+
 def _case(outcome: CaseOutcome) -> dict:
     run = outcome.run
     entry: dict = {
@@ -97,6 +120,8 @@ def _case(outcome: CaseOutcome) -> dict:
         "verdict": outcome.verdict,
         "policy_failure": outcome.policy_failure,
     }
+    if outcome.decision is not None:
+        entry["judged"] = outcome.judged
     if run is not None:
         entry.update(
             cpu_seconds=run.cpu_seconds,

@@ -1,6 +1,7 @@
 """What `grade`, `check` and `show` print."""
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
 
 from tabulate import tabulate
 
@@ -9,6 +10,7 @@ from grader.late import NOT_LATE, Lateness
 from grader.model import VERDICT_ORDER, Verdict
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
+from grader.teams import Team, Teams
 from grader.text import printable, shorten
 
 SHOWN_LINES = 40  # of each text of a counterexample in a terminal (its file has all)
@@ -23,25 +25,36 @@ def summary_table(
     reports: Sequence[SubmissionReport],
     cpu_limit: float | None = None,
     lateness: Mapping[str, Lateness] | None = None,
+    teams: Teams | None = None,
 ) -> str:
     """One row per submission; with `lateness`, the penalty and final score beside the
-    raw score; with `cpu_limit`, a last column names the submissions sensitive to it."""
+    raw score; with `teams`, who handed it in when a team of several did or it was
+    replaced; with `cpu_limit`, a last column names the submissions sensitive to it."""
     policy = any(r.policy_note for r in reports)  # shown apart only when there is something
-    headers: tuple[str, ...] = ("id", "language", "score" if lateness is None else "raw")
+    teamed = teams is not None and any(
+        len(t.members) != 1 or t.replaced_by for t in teams.by_submission.values()
+    )
+    decided = any(r.overridden for r in reports)
+    headers: tuple[str, ...] = ("id",)
+    if teamed:
+        headers += ("team",)
+    headers += ("language", "score" if lateness is None else "raw")
     if policy:
         headers += ("policy-dependent",)
     if lateness is not None:
         headers += ("penalty", "final", "late")
     headers += ("verdicts", "build")
+    if decided:
+        headers += ("the instructor's decisions",)
     if cpu_limit is not None:
         headers += ("time limit",)
     rows = []
     for r in reports:
-        row: tuple[str, ...] = (
-            r.submission.id,
-            r.submission.language,
-            f"{format_score(r.score)}/{format_score(r.max_score)}",
-        )
+        row: tuple[str, ...] = (r.submission.id,)
+        if teamed:
+            assert teams is not None, "teamed: there are teams"
+            row += (team_cell(teams.of(r.submission.id)),)
+        row += (r.submission.language, f"{format_score(r.score)}/{format_score(r.max_score)}")
         if policy:
             row += (r.policy_note,)
         if lateness is not None:
@@ -52,10 +65,68 @@ def summary_table(
                 shorten(late.note, 30),
             )
         row += (verdict_summary(r), shorten(r.build_status, 60 if lateness is None else 40))
+        if decided:
+            row += (decisions_cell(r),)
         if cpu_limit is not None:
             row += (_sensitive(r, cpu_limit),)
         rows.append(row)
     return tabulate(rows, headers=headers)
+
+
+def team_cell(team: Team, width: int = 40) -> str:
+    """Who handed it in: the team's name and members' ids, or which submission replaced it."""
+    if team.replaced_by:
+        return f"replaced by {team.replaced_by}"
+    if not team.members:
+        return shorten(f"{team.name}: members unknown", width)
+    return shorten(f"{team.name}: {', '.join(m.id for m in team.members)}", width)
+
+
+def team_report(team: Team) -> str:
+    """`show`'s line on who handed it in."""
+    members = ", ".join(m.shown for m in team.members) or "unknown (not in the LMS's download)"
+    if team.source == "alone":
+        line = f"handed in by {members} (alone)"
+    else:
+        line = f"team {team.name} (from {team.source}): {members}"
+    if team.replaced_by:
+        line += (
+            f"\nreplaced by {team.replaced_by}: the team handed in twice, its newer "
+            "submission counts"
+        )
+    return line
+
+
+def decisions_cell(report: SubmissionReport, width: int = 60) -> str:
+    """The instructor's decisions in one cell: the first with its reason, how many more,
+    and whether any needs review."""
+    decisions = report.decisions
+    if not decisions:
+        return ""
+    more = f" (+{len(decisions) - 1} more)" if len(decisions) > 1 else ""
+    review = " [review]" if any(d.needs_review for d in decisions) else ""
+    return shorten(decisions[0].describe(), width) + more + review
+
+
+def decisions_report(report: SubmissionReport) -> str:
+    """`show`'s lines on the instructor's decisions ("" when none)."""
+    lines = []
+    weights = {o.case.id: o.case.weight for o in report.outcomes}
+    for decision in report.decisions:
+        o = decision.override
+        when = datetime.fromtimestamp(o.recorded_at, timezone.utc).isoformat(timespec="seconds")
+        lines.append(f"  {decision.describe(weights.get(o.case_id))}  (recorded {when})")
+        if decision.needs_review:
+            lines.append(
+                f"    needs review: {decision.review}; it still applies (record it again to "
+                "confirm it, or --clear it)"
+            )
+    for orphan in report.orphans:
+        lines.append(
+            f"  on case {orphan.case_id}, which the manifest no longer has: applies to nothing "
+            f"({orphan.reason})"
+        )
+    return "decisions of the instructor (overrides):\n" + "\n".join(lines) if lines else ""
 
 
 def _sensitive(report: SubmissionReport, cpu_limit: float) -> str:
@@ -95,6 +166,8 @@ def case_report(
             }.get(report.policy_cases, " (policy-dependent)")
         elif outcome.policy_dependent and report.policy_cases == "apart":
             label += " (policy-dependent: scored apart)"
+        if outcome.decision is not None:
+            label += f" (the instructor's decision; judged {outcome.judged or 'not graded'})"
         verdict = outcome.verdict or "not graded"
         timing = ""
         if run is not None and run.cpu_seconds is not None:

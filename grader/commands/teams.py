@@ -1,0 +1,69 @@
+"""`grader teams [--roster CSV]`: every team of the last `grade` run, its members and its
+submission (grader/teams.py tells them: the LMS import's, else the course's teams file,
+else the student alone), what was replaced, and with the LMS's roster (Canvas's
+gradebook, Moodle's worksheet) the members it does not know, who would get no score."""
+
+import argparse
+from pathlib import Path
+
+from tabulate import tabulate
+
+from grader.config import load_config
+from grader.errors import UsageError
+from grader.last_run import graded_ids
+from grader.lms.roster import read_roster
+from grader.store import DB_NAME, Store
+from grader.teams import class_teams, teams_file
+
+
+def add_parser(sub) -> None:
+    command = sub.add_parser(
+        "teams", help="every team of the last grade run, its members and its submission"
+    )
+    command.add_argument(
+        "--roster",
+        type=Path,
+        help="the LMS's gradebook CSV or grading worksheet: name the members it does not know",
+    )
+    command.add_argument("--results", type=Path, default=Path("results"))
+    command.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = args.results / DB_NAME
+    if not path.exists():
+        raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    config = load_config(args.course)
+    roster = None if args.roster is None else read_roster(args.roster)  # RosterError: one line
+    graded = graded_ids(args.results)
+    with Store(path) as store:
+        rows = [row for row in store.submissions() if graded is None or row.id in graded]
+    teams = class_teams(rows, config)  # TeamsError: one line naming the bad data
+    table = []
+    for team in sorted(teams.by_submission.values(), key=lambda t: (t.name, t.submission_id)):
+        submission = team.submission_id
+        if team.replaced_by:
+            submission += f" (replaced by {team.replaced_by})"
+        members = ", ".join(m.shown for m in team.members) or "unknown"
+        table.append((team.name, team.source, submission, members))
+    print(tabulate(table, headers=("team", "from", "submission", "members")))
+    for note in teams.notes:
+        print(f"note: {note}")
+    if roster is not None:
+        known = set().union(*(roster.ids(row) for row in roster.rows))
+        for team in teams.by_submission.values():
+            if team.counts:
+                for member in team.members:
+                    if not member.ids & known:
+                        who = member.shown
+                        if team.source != "alone":
+                            who += f" of {team.name} ({team.submission_id})"
+                        print(f"not in {args.roster.name}: {who}: no score reaches them")
+    counting = [t for t in teams.by_submission.values() if t.counts]
+    students = sum(len(t.members) for t in counting)
+    file = teams_file(config)
+    print(
+        f"\n{len(counting)} teams, {students} students"
+        + (f"; teams file {file}" if file is not None else "")
+    )
+    return 0

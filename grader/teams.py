@@ -1,0 +1,347 @@
+"""Who handed in each submission: its team of one or more students, and which submission
+counts when a team handed in twice.
+
+Where a submission's team comes from, first found first:
+1. what the LMS says, as the import recorded it in the folder's `.lms.json`
+   (grader.submission_meta): Gradescope's submitters, a Moodle team folder and the
+   worksheet's Group column, a Canvas group set (`import canvas --teams GROUPS.csv`);
+2. for a folder whose import recorded no team (or one made by hand), the course's
+   teams file (`[teams] file` in course.toml, relative to it): a CSV with a header,
+   one row per member, the column `team` naming the team's submission folder and
+   `member` the member by any id the roster knows (an optional `name` column names them);
+3. else the student alone: a team of one, known by the folder's id (and every id the
+   import recorded).
+
+A student belongs to one team: an id in two teams is an error naming both. A team that
+handed in twice (two folders of one LMS group, or of the same members) counts its newer
+submission: by the submission times the LMS gave, else when the downloads were made,
+else the files' modification times; the other is replaced and named so. Nothing here
+reads a roster: which members the roster knows is the LMS exports' to say.
+"""
+
+import csv
+import dataclasses
+import io
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from grader.bounded import read_limited
+from grader.config import CourseConfig
+from grader.errors import GraderError
+from grader.submission_meta import META_NAME, SubmissionMeta, parse_time, read_meta
+from grader.text import safe_name
+
+# Where a team came from: an LMS's import, the course's teams file, or nobody (alone).
+TeamSource = Literal["gradescope", "moodle", "canvas", "teams file", "alone"]
+MAX_TEAMS_FILE_BYTES = 4 << 20
+TEAM_COLUMN, MEMBER_COLUMN, NAME_COLUMN = "team", "member", "name"
+
+
+class TeamsError(GraderError):
+    """The teams cannot be told (a student in two teams, a bad teams file); str() is one
+    line naming the problem."""
+
+
+@dataclass(frozen=True)
+class Member:
+    id: str  # as its source names them: LMS user id, sid, teams file's member, folder id
+    name: str = ""
+    other_ids: tuple[str, ...] = ()  # the same student's other ids a roster may use
+
+    @property
+    def ids(self) -> frozenset[str]:
+        return frozenset(i for i in (self.id, *self.other_ids) if i)
+
+    @property
+    def shown(self) -> str:
+        return f"{self.id} ({self.name})" if self.name and self.name != self.id else self.id
+
+
+@dataclass(frozen=True)
+class Team:
+    submission_id: str
+    name: str
+    source: TeamSource
+    members: tuple[Member, ...]  # () when the LMS named a team but not its members
+    replaced_by: str = ""  # the team's newer submission, which counts instead of this one
+
+    @property
+    def counts(self) -> bool:
+        """Whether this submission is the team's result (not replaced by a newer one)."""
+        return not self.replaced_by
+
+
+@dataclass(frozen=True)
+class Teams:
+    by_submission: Mapping[str, Team]
+    notes: tuple[str, ...] = ()  # for people: replaced submissions, rows naming no folder
+
+    def of(self, submission_id: str) -> Team:
+        return self.by_submission[submission_id]
+
+    @property
+    def replaced(self) -> dict[str, str]:
+        """Replaced submission -> the team's submission that counts."""
+        return {sid: t.replaced_by for sid, t in self.by_submission.items() if t.replaced_by}
+
+    def as_json(self, submission_id: str) -> dict:
+        """A submission's team as results.json holds it."""
+        team = self.of(submission_id)
+        return {
+            "name": team.name,
+            "source": team.source,
+            "members": [
+                {"id": m.id, "name": m.name, "other_ids": list(m.other_ids)} for m in team.members
+            ],
+            "replaced_by": team.replaced_by or None,
+        }
+
+
+def teams_file(config: CourseConfig) -> Path | None:
+    """The course's teams file ([teams] file, relative to course.toml), None when unset."""
+    if not config.teams.file:
+        return None
+    base = config.source.parent if config.source is not None else Path.cwd()
+    return base / config.teams.file
+
+
+def class_teams(submissions: Iterable, config: CourseConfig) -> Teams:
+    """The teams of a class's submissions (anything with an `id` and a `folder`: the
+    submissions found, or the store's rows of a grading run), with the course's file."""
+    return resolve([(s.id, s.folder) for s in submissions], teams_file(config))
+
+
+def resolve(folders: Iterable[tuple[str, Path | str]], file: Path | None = None) -> Teams:
+    """The team of each submission, given as (id, folder); `file`: the course's teams
+    file. TeamsError when a student is in two teams or the file cannot be used."""
+    submissions = [(sid, Path(folder)) for sid, folder in folders]
+    metas = {sid: read_meta(folder) for sid, folder in submissions}
+    notes: list[str] = []
+    rows = _read_teams_file(file) if file is not None else {}
+    by_folder = {sid: sid for sid, _ in submissions} | {
+        folder.name: sid for sid, folder in submissions
+    }
+    for named in rows:
+        if named not in by_folder:
+            notes.append(
+                f"{file}: team {named!r} names no submission folder of the class "
+                "(its members have no submission)"
+            )
+    teams: dict[str, Team] = {}
+    keys: dict[str, tuple] = {}
+    from_file = {by_folder[name]: members for name, members in rows.items() if name in by_folder}
+    alone = []
+    for sid, _folder in submissions:
+        meta = metas[sid]
+        if meta is not None and meta.team is not None:
+            teams[sid], keys[sid] = _lms_team(sid, meta)
+            if sid in from_file:
+                notes.append(
+                    f"{file}: team {sid!r}: the {meta.lms.capitalize()} import recorded its "
+                    "team, which takes precedence"
+                )
+            if not meta.team.members:
+                notes.append(
+                    f"{sid}: {meta.lms.capitalize()} names the team {meta.team.group_name!r} "
+                    "but not its members (import again with the grading worksheet, --roster)"
+                )
+        elif sid in from_file:
+            members = from_file[sid]
+            teams[sid] = Team(sid, sid, "teams file", members)
+            keys[sid] = ("members", frozenset(m.id for m in members))
+        else:
+            member = _alone(sid, meta)
+            teams[sid] = Team(sid, member.name or sid, "alone", (member,))
+            keys[sid] = ("members", frozenset({member.id}))
+            alone.append(sid)
+    if file is not None and alone:
+        shown = ", ".join(alone[:10]) + (f" and {len(alone) - 10} more" if len(alone) > 10 else "")
+        notes.append(f"not in {file.name}: {shown} (each graded as one student's)")
+    _one_team_each(teams, keys)
+    replaced = _handed_in_twice(submissions, metas, teams, keys, notes)
+    for sid, (newer, _) in replaced.items():
+        teams[sid] = dataclasses.replace(teams[sid], replaced_by=newer)
+    return Teams(teams, tuple(notes))
+
+
+def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, tuple]:
+    told = meta.team
+    assert told is not None, "called for a folder whose import recorded a team"
+    members = tuple(Member(m.lms_user_id, m.name, m.other_ids) for m in told.members)
+    if told.default_group:
+        key: tuple = (meta.lms, "default group")
+    elif told.group_id or told.group_name:
+        key = (meta.lms, "group", told.group_id or told.group_name)
+    else:  # Gradescope numbers no groups: a group is its members
+        key = ("members", frozenset(m.id for m in members))
+    name = told.group_name or meta.name or sid
+    return Team(sid, name, _LMS_SOURCES.get(meta.lms, "alone"), members), key
+
+
+_LMS_SOURCES: dict[str, TeamSource] = {
+    "gradescope": "gradescope",
+    "moodle": "moodle",
+    "canvas": "canvas",
+}
+
+
+def _alone(sid: str, meta: SubmissionMeta | None) -> Member:
+    if meta is None:
+        return Member(sid)
+    return Member(sid, meta.name, tuple(sorted(meta.ids() - {sid})))
+
+
+def _read_teams_file(path: Path) -> dict[str, tuple[Member, ...]]:
+    """The teams file: {the team's submission folder: its members}, in file order."""
+    try:
+        text = read_limited(path, MAX_TEAMS_FILE_BYTES).decode("utf-8-sig")
+    except OSError as error:
+        raise TeamsError(
+            f"{path}: cannot read the teams file ([teams] file in course.toml): "
+            f"{error.strerror or error}"
+        ) from None
+    except UnicodeDecodeError as error:
+        raise TeamsError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = [name.strip().lower() for name in next(reader, [])]
+    if TEAM_COLUMN not in header or MEMBER_COLUMN not in header:
+        raise TeamsError(
+            f"{path}: the teams file needs a header with the columns {TEAM_COLUMN!r} (the "
+            f"team's submission folder) and {MEMBER_COLUMN!r} (any id the roster knows), "
+            f"not {', '.join(map(repr, header)) or 'nothing'}"
+        )
+    team, member = header.index(TEAM_COLUMN), header.index(MEMBER_COLUMN)
+    name = header.index(NAME_COLUMN) if NAME_COLUMN in header else None
+    found: dict[str, list[Member]] = {}
+    for number, row in enumerate(reader, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        row = row + [""] * (len(header) - len(row))
+        folder, ident = row[team].strip(), row[member].strip()
+        if not folder or not ident:
+            missing = TEAM_COLUMN if not folder else MEMBER_COLUMN
+            raise TeamsError(f"{path}: line {number}: no {missing}")
+        listed = found.setdefault(folder, [])
+        if all(m.id != ident for m in listed):
+            listed.append(Member(ident, row[name].strip() if name is not None else ""))
+    return {folder: tuple(members) for folder, members in found.items()}
+
+
+def _one_team_each(teams: Mapping[str, Team], keys: Mapping[str, tuple]) -> None:
+    """A student belongs to one team: an id in teams of two identities is an error. (Two
+    submissions of one team share a member, and are the team handing in twice.)"""
+    first: dict[str, tuple[str, Member]] = {}
+    problems = []
+    for sid, team in teams.items():
+        for member in team.members:
+            other, seen = first.setdefault(member.id, (sid, member))
+            if other != sid and keys[other] != keys[sid]:
+                problems.append(
+                    f"a student in two teams: {(seen if seen.name else member).shown} is in "
+                    f"{_named(teams[other])} and in {_named(team)}"
+                )
+    _raise_first(problems)
+
+
+def _named(team: Team) -> str:
+    """A team as messages name it: 'Team Rocket' (group-12, moodle), pair (teams file)."""
+    where = [] if team.source == "alone" else [team.source]
+    if team.name != team.submission_id:
+        return f"{team.name!r} ({', '.join([safe_name(team.submission_id), *where])})"
+    return safe_name(team.submission_id) + (f" ({where[0]})" if where else "")
+
+
+def _handed_in_twice(
+    submissions: Sequence[tuple[str, Path]],
+    metas: Mapping[str, SubmissionMeta | None],
+    teams: Mapping[str, Team],
+    keys: Mapping[str, tuple],
+    notes: list[str],
+) -> dict[str, tuple[str, str]]:
+    """Replaced submission -> (the team's newer one, why it is newer)."""
+    by_key: dict[tuple, list[tuple[str, Path]]] = {}
+    for sid, folder in submissions:
+        if teams[sid].members or keys[sid][0] != "members":  # no members: nobody to match
+            by_key.setdefault(keys[sid], []).append((sid, folder))
+    replaced: dict[str, tuple[str, str]] = {}
+    problems = []
+    for group in by_key.values():
+        if len(group) < 2:
+            continue
+        newest: tuple[str, Path] | None = min(group)
+        for other in sorted(group)[1:]:
+            assert newest is not None
+            newest = _newer(newest, other, metas)[0]
+            if newest is None:
+                problems.append(
+                    f"{_named(teams[group[0][0]])} handed in twice "
+                    f"({', '.join(sorted(sid for sid, _ in group))}) and nothing tells which "
+                    "is newer: remove the older folder"
+                )
+                break
+        if newest is None:
+            continue
+        for other in sorted(group):
+            if other != newest:
+                why = _newer(newest, other, metas)[1]
+                replaced[other[0]] = (newest[0], why)
+                notes.append(
+                    f"replaced: {other[0]} ({_named(teams[other[0]])} handed in twice: its "
+                    f"newer submission {newest[0]} counts: {why})"
+                )
+    _raise_first(problems)
+    return replaced
+
+
+def _newer(
+    a: tuple[str, Path], b: tuple[str, Path], metas: Mapping[str, SubmissionMeta | None]
+) -> tuple[tuple[str, Path] | None, str]:
+    """The newer of two submissions of one team and why; (None, "") when nothing tells."""
+    ma, mb = metas[a[0]], metas[b[0]]
+    for what, ta, tb in (
+        ("submitted", ma and ma.submitted, mb and mb.submitted),
+        ("downloaded", ma and parse_time(ma.downloaded_at), mb and parse_time(mb.downloaded_at)),
+        ("files modified", _modified(a[1]), _modified(b[1])),
+    ):
+        if not ta or not tb:
+            continue
+        ta, tb = _comparable(ta, tb)
+        if ta != tb:
+            newer, older = (a, b) if ta > tb else (b, a)
+            stamps = (ta, tb) if ta > tb else (tb, ta)
+            return newer, (
+                f"{what} {stamps[0].isoformat(sep=' ', timespec='seconds')}, "
+                f"{older[0]} {what} {stamps[1].isoformat(sep=' ', timespec='seconds')}"
+            )
+    return None, ""
+
+
+def _comparable(a: datetime, b: datetime) -> tuple[datetime, datetime]:
+    if (a.tzinfo is None) != (b.tzinfo is None):  # as the import compares downloads
+        return a.replace(tzinfo=None), b.replace(tzinfo=None)
+    return a, b
+
+
+def _modified(folder: Path) -> datetime | None:
+    """When the newest of the folder's files was last written (not its metadata)."""
+    newest = None
+    for root, _, files in os.walk(folder):
+        for name in files:
+            if name == META_NAME:
+                continue
+            try:
+                stamp = os.lstat(os.path.join(root, name)).st_mtime
+            except OSError:
+                continue
+            newest = stamp if newest is None else max(newest, stamp)
+    return None if newest is None else datetime.fromtimestamp(newest)
+
+
+def _raise_first(problems: Sequence[str]) -> None:
+    if problems:
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise TeamsError(problems[0] + more)
