@@ -197,6 +197,10 @@ def comparable(results_json: Path) -> dict:
         for case in sub["cases"]:
             for key in ("cpu_seconds", "wall_seconds", "peak_memory_kb"):
                 case.pop(key, None)
+            # A class graded on a cluster is not searched for public puzzles that fail alike
+            # (each case says so): the verdicts and diagnoses are what must agree.
+            case.pop("counterexample", None)
+            case.pop("counterexample_reason", None)
             if case["verdict"] == "TLE":
                 case.pop("signal", None)
                 case["diagnosis"] = case["diagnosis"].split(":")[0]  # "ran out of time"
