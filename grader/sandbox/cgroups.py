@@ -325,8 +325,17 @@ class RunGroup:
         for parent, path in self.paths:
             if parent.memory:
                 name = "memory.max_usage_in_bytes" if parent.version == 1 else "memory.peak"
-                with contextlib.suppress(OSError):
-                    (path / name).write_text("0")
+                self._write(path / name, b"0")
+
+    def _write(self, path: Path, data: bytes) -> None:
+        """A control file written through a descriptor kept open (best effort)."""
+        try:
+            fd = self._open.get(path)
+            if fd is None:
+                fd = self._open[path] = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+            os.pwrite(fd, data, 0)
+        except OSError:
+            pass
 
     def procs_files(self) -> list[Path]:
         return [path / "cgroup.procs" for _, path in self.paths]
@@ -376,9 +385,10 @@ class RunGroup:
         return GroupUsage(self.cpu_seconds(), peak, self.oom_kills(), refused)
 
     def kill(self) -> None:
-        """Every process still in the group."""
+        """Every process still in the group (usually none: then nothing more is done)."""
         for _, path in self.paths:
-            _kill_members(path)
+            if self._read(path / "cgroup.procs").strip():
+                _kill_members(path)
 
     def close(self) -> None:
         self._finalizer()

@@ -357,10 +357,8 @@ int main(int argc, char **argv) {
             int status = 0;
             while (waitpid(running, &status, 0) < 0 && errno == EINTR) {}
             running = 0;
-            /* Before answering: the grader reads the cgroup's counters once we have,
-             * and this work is no run's. */
-            fresh_network(); /* the run's namespace is left to it alone */
             say(ctl, "reaped %d", status);
+            fresh_network(); /* the run's namespace is left to it alone */
         } else if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
             struct request r;
             if (parse(buf, n, &r) != 0) {
