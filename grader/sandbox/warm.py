@@ -217,15 +217,25 @@ class WarmRuns:
         self._discard()
         uid, lock = self.slots.acquire() if self.slots is not None else (None, None)
         try:
-            group = self.cgroups.group("zygote") if self.cgroups is not None else None
+            group = self._group()
         except BaseException:
             if lock is not None:
                 os.close(lock)
             raise
-        held = _Held.start(self, workdir, uid, lock, group)  # lock and group: held's now
+        held = _Held.start(self, workdir, uid, lock, group)  # the lock is held's now
         readable_by(uid, workdir)  # once: another folder at this path is another zygote
         self._local.zygote = _Zygote(key, workdir, uid, held, self.name)
         return self._local.zygote, True
+
+    def _group(self) -> RunGroup | None:
+        """This thread's runs' cgroup, kept from zygote to zygote (its runs are one after
+        the other; making one per zygote costs more than a run)."""
+        if self.cgroups is None:
+            return None
+        group = getattr(self._local, "group", None)
+        if group is None:
+            group = self._local.group = self.cgroups.group("runs")
+        return group
 
     def _discard(self) -> None:
         current = getattr(self._local, "zygote", None)
@@ -243,9 +253,9 @@ class _Held:
     stage: Path
     stage_lock: int  # flock on the stage folder: see _sweep
     lock: int | None  # the sandbox uid's (root)
-    # The cgroup of the zygote's runs, one after the other, each measured by the
-    # counters' difference (a group per run would cost more than the rest of the
-    # run's set-up); each run's init joins it, the zygote stays out.
+    # The cgroup of the zygote's runs (its thread's: see WarmRuns._group), one after the
+    # other, each measured by the counters' difference; each run's init joins it, the
+    # zygote stays out.
     group: RunGroup | None
 
     @classmethod
@@ -263,8 +273,6 @@ class _Held:
         except BaseException:
             if lock is not None:
                 os.close(lock)
-            if group is not None:
-                group.close()
             raise
         passed = [theirs.fileno()]
         joins: list[int] = []
@@ -293,8 +301,6 @@ class _Held:
             os.close(stage_lock)
             if lock is not None:
                 os.close(lock)
-            if group is not None:
-                group.close()
             raise
         finally:
             theirs.close()
@@ -325,8 +331,8 @@ class _Held:
             )
 
     def stop(self) -> None:
-        """bwrap killed, and every namespace of it with it. The rest (the runs' cgroup,
-        whose counters the run still reads) goes when the zygote is discarded."""
+        """bwrap killed, and every namespace of it with it. The rest goes when the zygote
+        is discarded (the run still reads its cgroup's counters)."""
         with contextlib.suppress(ProcessLookupError):
             self.proc.kill()
         self.proc.wait()
@@ -344,9 +350,6 @@ class _Held:
         if self.lock is not None:
             os.close(self.lock)
             self.lock = None
-        if self.group is not None:
-            self.group.close()
-            self.group = None
         shutil.rmtree(self.stage, ignore_errors=True)
         os.close(self.stage_lock)
 
