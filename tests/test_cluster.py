@@ -41,6 +41,8 @@ HOSTILE = Path(__file__).resolve().parent / "hostile"
 # (endless-loop on "symmetric"), RTE (crash on "lightbulbs"), WA, PE, CE, AC.
 EXAMPLE_CASES = ("sample", "lightbulbs", "symmetric", "many-solutions", "one-solution", "crlf")
 LIMITS = """
+[counterexamples]
+runs = 0
 [limits]
 cpu_seconds = 2
 wall_seconds = 6

@@ -78,6 +78,8 @@ stdout_kb = 64
 stderr_kb = 64
 [languages.c]
 build = ["gcc", "-O2", "-std=gnu17", "-o", "puzzlesolver", "{{{{sources}}}}"]
+[counterexamples]
+runs = 0  # attacks, not mistakes: no public puzzle to look for (tests/test_feedback_*)
 """
 JOBS = 3
 MARGIN = 2.0  # seconds past a wall limit that killing and reaping the tree may take
