@@ -11,6 +11,11 @@ and machines without a C compiler). A warm zygote serves one workdir: the last f
 is the mean overhead when the workdir changes every --per-workdir runs (one submission's
 cases), zygote start-ups included. The machine's load average is printed too: on a busy
 machine every extra process hand-off waits for a core, so the overhead grows with load.
+
+Where the grader makes cgroups, it also times how a run's first process moves into its
+cgroup after some idle time (--idle-ms, as between two runs of a grading): through v1's
+``tasks`` (its own thread, what the sandboxes do) and through ``cgroup.procs`` (a whole
+process: the kernel's global lock, whose writer waits for an RCU grace period).
 """
 
 import argparse
@@ -27,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.model import Limits  # noqa: E402
 from grader.sandbox import BubblewrapSandbox, RlimitSandbox, SandboxUnavailable  # noqa: E402
+from grader.sandbox.cgroups import runs_cgroups  # noqa: E402
 
 SOURCE = '#include <stdio.h>\nint main(int c, char **v) { printf("%s\\n", v[1]); return 0; }\n'
 BUDGET_MS = 5.0
@@ -131,6 +137,54 @@ def amortized(box, folder: Path, runs: int, per_workdir: int) -> None:
     )
 
 
+def moves(runs: int, idle_ms: float) -> None:
+    """Median time a new single-threaded process takes to move itself into a cgroup,
+    idle_ms after the last move, each way."""
+    cgroups, absent = runs_cgroups(True)
+    if cgroups is None:
+        print(f"cgroup moves: not measured ({absent})")
+        return
+    group = cgroups.group("bench")
+    ways = {
+        "tasks (used)": group.open_joins(),
+        "cgroup.procs": [os.open(p, os.O_WRONLY | os.O_CLOEXEC) for p in group.procs_files()],
+    }
+    print(
+        f"a new process moving itself into a run's cgroup, {idle_ms:g} ms after the last "
+        f"move ({cgroups.describe()}), {runs} moves each way:"
+    )
+    try:
+        for label, fds in ways.items():
+            taken = [_move(fds, idle_ms / 1000) for _ in range(runs)]
+            print(
+                f"  {label:13} median {statistics.median(taken) * 1000:7.3f} ms   "
+                f"max {max(taken) * 1000:7.3f} ms"
+            )
+    finally:
+        for fds in ways.values():
+            for fd in fds:
+                os.close(fd)
+        group.close()
+        cgroups.close()
+
+
+def _move(fds: list[int], idle: float) -> float:
+    time.sleep(idle)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        start = time.perf_counter()
+        for fd in fds:
+            os.write(fd, b"0")
+        os.write(write, str(time.perf_counter() - start).encode())
+        os._exit(0)
+    os.close(write)
+    taken = float(os.read(read, 64))
+    os.close(read)
+    os.waitpid(pid, 0)
+    return taken
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
@@ -141,6 +195,7 @@ def main() -> int:
         default=31,
         help="runs per workdir for the amortized figure (default: 31 cases)",
     )
+    parser.add_argument("--idle-ms", type=float, default=50.0, help="before each cgroup move")
     args = parser.parse_args()
     if shutil.which("gcc") is None:
         print("gcc not found: nothing to measure", file=sys.stderr)
@@ -170,6 +225,7 @@ def main() -> int:
             measure(box, work, args.runs)
             if getattr(box, "mode", None) == "warm":
                 amortized(box, work, max(args.runs, 4 * args.per_workdir), args.per_workdir)
+    moves(min(args.runs, 40), args.idle_ms)
     return 0
 
 

@@ -9,8 +9,8 @@
  * It makes itself a child subreaper, so that every process the program starts stays
  * in its tree whatever it does (double fork, setsid). It starts the program in a
  * session of its own with the rlimits (LIMITS: resource:soft:hard joined by commas),
- * in the run's cgroup (JOINS: descriptors of its cgroup.procs files joined by commas,
- * or "-"), under the seccomp filter (SECCOMP: the BPF program in hex, or "-"), as UID
+ * in the run's cgroup (JOINS: descriptors of the files it moves itself in by, see
+ * grader/sandbox/cgroups.py, joined by commas, or "-"), under the seccomp filter (SECCOMP: the BPF program in hex, or "-"), as UID
  * when that is not -1, with /dev/null as standard input. Where no cgroup holds the
  * memory limit (MEMORY_KB, else 0), it polls the memory its tree holds every 5 ms
  * (private anonymous and shared memory, memfds) and kills the tree past the limit: a JVM (no

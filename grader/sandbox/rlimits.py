@@ -400,7 +400,7 @@ class RlimitSandbox(Sandbox):
         values = rlimit_values(limits, memory.address_space, nproc)
         encoded = ",".join(f"{which}:{soft}:{hard}" for which, (soft, hard) in values)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        joins = group.group.open_procs() if group is not None else []
+        joins = group.group.open_joins() if group is not None else []
         try:
             argv = [
                 *self.reaper,

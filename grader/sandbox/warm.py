@@ -114,7 +114,7 @@ class ZygoteSpawn:
     control_fd: int
     uid: int | None
     seccomp_fd: int | None
-    joins: tuple[int, ...] = ()  # its cgroup's cgroup.procs files, open for writing
+    joins: tuple[int, ...] = ()  # its cgroup's files to join it by (RunGroup.open_joins)
 
 
 def build_zygote(slots: UidSlots | None) -> Path | None:
@@ -278,7 +278,7 @@ class _Held:
         joins: list[int] = []
         seccomp_fd = None
         try:
-            joins = group.open_procs() if group is not None else []
+            joins = group.open_joins() if group is not None else []
             passed += joins
             if runs.seccomp is not None:
                 seccomp_fd, writer = os.pipe()

@@ -6,11 +6,12 @@
  * which also documents the whole arrangement and the protocol).
  *
  * Usage: zygote CONTROL_FD [JOIN_FD...]
- *   CONTROL_FD: a SOCK_SEQPACKET socket to the grader; JOIN_FD: the cgroup.procs files of
- *   the runs' cgroup, open for writing (none where the grader has no cgroups). Each
- *   run's init moves itself in before it starts the program, so every process of the
- *   run is born there; the grader measures each run by the counters' difference. The
- *   zygote itself stays out: the group's memory limit never kills it.
+ *   CONTROL_FD: a SOCK_SEQPACKET socket to the grader; JOIN_FD: the files of the
+ *   runs' cgroup a process moves itself in by (v1's tasks, v2's cgroup.procs: see
+ *   grader/sandbox/cgroups.py), open for writing (none where the grader has no
+ *   cgroups). Each run's init moves itself in before it starts the program, so every
+ *   process of the run is born there; the grader measures each run by the counters'
+ *   difference. The zygote itself stays out: the group's memory limit never kills it.
  *
  * Control messages, grader -> zygote:
  *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
@@ -54,7 +55,7 @@
 #define FIELDS 12 /* before argc */
 #define MAX_FDS 3
 
-#define MAX_JOINS 8 /* one cgroup.procs file per hierarchy */
+#define MAX_JOINS 8 /* one file per hierarchy */
 static int joins[MAX_JOINS], njoins;
 
 struct request {
