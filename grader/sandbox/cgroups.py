@@ -292,26 +292,54 @@ class RunGroup:
     def __init__(self, paths: list[tuple[_Parent, Path]]) -> None:
         self.paths = paths
         self._limits: tuple[Limits, int] | None = None
-        self._open: dict[Path, int] = {}  # counter files kept open: read twice a run at least
+        # Counter files kept open: read at least twice a run.
+        self._open: dict[tuple[str, int], int] = {}
+        # Where each counter is read (the file, and the key of its line: None for the
+        # file's first number), worked out once: a warm worker reads them every run.
+        self._cpu: tuple[str, str | None] | None = None
+        self._cpu_unit = 1.0
+        self._peak: str | None = None
+        self._oom: tuple[str, str | None] | None = None
+        self._refused: tuple[str, str | None] | None = None
+        for parent, path in paths:
+            v1 = parent.version == 1
+            if parent.cpu and self._cpu is None:
+                self._cpu = (
+                    (f"{path}/cpuacct.usage", None) if v1 else (f"{path}/cpu.stat", "usage_usec")
+                )
+                self._cpu_unit = 1e9 if v1 else 1e6
+            if parent.memory:
+                self._peak = f"{path}/memory.{'max_usage_in_bytes' if v1 else 'peak'}"
+                self._oom = (f"{path}/memory.{'oom_control' if v1 else 'events'}", "oom_kill")
+            if parent.pids:
+                self._refused = (f"{path}/pids.events", "max")
+        # Every process of a run joins every hierarchy: one list of members says it all.
+        self._members = f"{paths[0][1]}/cgroup.procs" if paths else None
         # A group kept for many runs goes with the thread or the sandbox that kept it.
         self._finalizer = weakref.finalize(self, _close, self._open, [p for _, p in paths])
 
-    def _read(self, path: Path) -> str:
+    def _fd(self, file: str, flags: int) -> int:
+        fd = self._open.get((file, flags))
+        if fd is None:
+            fd = self._open[file, flags] = os.open(file, flags | os.O_CLOEXEC)
+        return fd
+
+    def _read(self, file: str) -> str:
         """A counter file's content now (kernfs makes it afresh for a read at 0)."""
         try:
-            fd = self._open.get(path)
-            if fd is None:
-                fd = self._open[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            return os.pread(fd, 4096, 0).decode()
+            return os.pread(self._fd(file, os.O_RDONLY), 4096, 0).decode()
         except OSError:
             return ""
 
-    def _number(self, path: Path) -> int:
-        words = self._read(path).split()
-        return int(words[0]) if words and words[0].isdigit() else 0
-
-    def _keyed(self, path: Path, key: str) -> int:
-        for line in self._read(path).splitlines():
+    def _count(self, counter: tuple[str, str | None] | None) -> int:
+        """A counter's value (0 where it is not counted)."""
+        if counter is None:
+            return 0
+        file, key = counter
+        if key is None:
+            words = self._read(file).split()
+            return int(words[0]) if words and words[0].isdigit() else 0
+        for line in self._read(file).splitlines():
             name, _, value = line.partition(" ")
             if name == key and value.strip().isdigit():
                 return int(value)
@@ -326,21 +354,11 @@ class RunGroup:
 
     def reset_peak(self) -> None:
         """The memory peak from now on (v1; v2's memory.peak is reset per reader, from
-        Linux 6.12: where it cannot be, the peak is the group's since it was made)."""
-        for parent, path in self.paths:
-            if parent.memory:
-                name = "memory.max_usage_in_bytes" if parent.version == 1 else "memory.peak"
-                self._write(path / name, b"0")
-
-    def _write(self, path: Path, data: bytes) -> None:
-        """A control file written through a descriptor kept open (best effort)."""
-        try:
-            fd = self._open.get(path)
-            if fd is None:
-                fd = self._open[path] = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-            os.pwrite(fd, data, 0)
-        except OSError:
-            pass
+        Linux 6.12: where it cannot be, the peak is the group's since it was made).
+        Best effort."""
+        if self._peak is not None:
+            with contextlib.suppress(OSError):
+                os.pwrite(self._fd(self._peak, os.O_RDWR), b"0", 0)
 
     def procs_files(self) -> list[Path]:
         return [path / "cgroup.procs" for _, path in self.paths]
@@ -366,43 +384,26 @@ class RunGroup:
         return fds
 
     def cpu_seconds(self) -> float:
-        for parent, path in self.paths:
-            if parent.cpu and parent.version == 1:
-                return self._number(path / "cpuacct.usage") / 1e9
-            if parent.cpu:
-                return self._keyed(path / "cpu.stat", "usage_usec") / 1e6
-        return 0.0
+        return self._count(self._cpu) / self._cpu_unit
 
     def oom_kills(self) -> int:
-        for parent, path in self.paths:
-            if parent.memory and parent.version == 1:
-                return self._keyed(path / "memory.oom_control", "oom_kill")
-            if parent.memory:
-                return self._keyed(path / "memory.events", "oom_kill")
-        return 0
+        return self._count(self._oom)
 
     def usage(self) -> GroupUsage:
-        peak = refused = 0
-        for parent, path in self.paths:
-            if parent.memory and parent.version == 1:
-                peak = self._number(path / "memory.max_usage_in_bytes") // 1024
-            elif parent.memory:
-                peak = self._number(path / "memory.peak") // 1024
-            if parent.pids:
-                refused = self._keyed(path / "pids.events", "max")
-        return GroupUsage(self.cpu_seconds(), peak, self.oom_kills(), refused)
+        peak = self._count((self._peak, None) if self._peak else None) // 1024
+        return GroupUsage(self.cpu_seconds(), peak, self.oom_kills(), self._count(self._refused))
 
     def kill(self) -> None:
         """Every process still in the group (usually none: then nothing more is done)."""
-        for _, path in self.paths:
-            if self._read(path / "cgroup.procs").strip():
+        if self._members is not None and self._read(self._members).strip():
+            for _, path in self.paths:
                 _kill_members(path)
 
     def close(self) -> None:
         self._finalizer()
 
 
-def _close(descriptors: dict[Path, int], paths: list[Path]) -> None:
+def _close(descriptors: dict[tuple[str, int], int], paths: list[Path]) -> None:
     for fd in descriptors.values():
         os.close(fd)
     descriptors.clear()
