@@ -1,7 +1,7 @@
 """How much wall time the sandbox adds to one run of a tiny C program.
 
     .venv/bin/python bench/bench_sandbox.py [--runs 50] [--kind bubblewrap|rlimits|both]
-                                            [--per-workdir 31]
+                                            [--per-workdir 31] [--idle-ms 50] [--v2]
 
 Runs the same binary bare (subprocess.run, output captured) and through the sandbox,
 alternating, and prints the median of each, the median of the per-pair differences
@@ -15,7 +15,9 @@ machine every extra process hand-off waits for a core, so the overhead grows wit
 Where the grader makes cgroups, it also times how a run's first process moves into its
 cgroup after some idle time (--idle-ms, as between two runs of a grading): through v1's
 ``tasks`` (its own thread, what the sandboxes do) and through ``cgroup.procs`` (a whole
-process: the kernel's global lock, whose writer waits for an RCU grace period).
+process: the kernel's global lock, whose writer waits for an RCU grace period). With
+--v2 every sandbox and that figure use the v2 hierarchy alone, as on a machine that
+mounts no v1 one: there a run's first process is born in its group (clone3) instead.
 """
 
 import argparse
@@ -137,18 +139,17 @@ def amortized(box, folder: Path, runs: int, per_workdir: int) -> None:
     )
 
 
-def moves(runs: int, idle_ms: float) -> None:
+def moves(runs: int, idle_ms: float, versions: tuple[int, ...]) -> None:
     """Median time a new single-threaded process takes to move itself into a cgroup,
     idle_ms after the last move, each way."""
-    cgroups, absent = runs_cgroups(True)
+    cgroups, absent = runs_cgroups(True, versions)
     if cgroups is None:
         print(f"cgroup moves: not measured ({absent})")
         return
     group = cgroups.group("bench")
-    ways = {
-        "tasks (used)": group.open_joins(),
-        "cgroup.procs": [os.open(p, os.O_WRONLY | os.O_CLOEXEC) for p in group.procs_files()],
-    }
+    ways = {"cgroup.procs": [os.open(p, os.O_WRONLY | os.O_CLOEXEC) for p in group.procs_files()]}
+    if all(parent.version == 1 for parent in cgroups.parents):
+        ways["tasks (used)"] = group.open_joins()  # v2's way is clone3: zygote.c, reaper.c
     print(
         f"a new process moving itself into a run's cgroup, {idle_ms:g} ms after the last "
         f"move ({cgroups.describe()}), {runs} moves each way:"
@@ -196,6 +197,11 @@ def main() -> int:
         help="runs per workdir for the amortized figure (default: 31 cases)",
     )
     parser.add_argument("--idle-ms", type=float, default=50.0, help="before each cgroup move")
+    parser.add_argument(
+        "--v2",
+        action="store_true",
+        help="the runs' cgroups in the v2 hierarchy alone (as where no v1 one is mounted)",
+    )
     args = parser.parse_args()
     if shutil.which("gcc") is None:
         print("gcc not found: nothing to measure", file=sys.stderr)
@@ -205,18 +211,19 @@ def main() -> int:
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores; "
         f"running as uid {os.geteuid()}"
     )
+    versions = (2,) if args.v2 else (1, 2)
     boxes = []
     if args.kind in ("bubblewrap", "both"):
         for warm in (True, False):
             try:
-                box = BubblewrapSandbox(warm=warm)
+                box = BubblewrapSandbox(warm=warm, cgroup_versions=versions)
                 box.probe()
                 boxes.append(box)
             except SandboxUnavailable as exc:
                 print(f"bubblewrap: unavailable ({exc})")
                 break
     if args.kind in ("rlimits", "both"):
-        boxes.append(RlimitSandbox())
+        boxes.append(RlimitSandbox(cgroup_versions=versions))
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
@@ -225,7 +232,9 @@ def main() -> int:
             measure(box, work, args.runs)
             if getattr(box, "mode", None) == "warm":
                 amortized(box, work, max(args.runs, 4 * args.per_workdir), args.per_workdir)
-    moves(min(args.runs, 40), args.idle_ms)
+    for box in boxes:
+        print(f"{box.name}: {box.cgroups.describe() if box.cgroups else box.cgroups_absent}")
+    moves(min(args.runs, 40), args.idle_ms, versions)
     return 0
 
 

@@ -14,7 +14,7 @@ import pytest
 from grader.build import Artifact
 from grader.cases import Case
 from grader.config import DEFAULT_LANGUAGES, LanguageSpec
-from grader.judge import STDERR_TAIL_LINES, Judgement, command, judge, run_case
+from grader.judge import STDERR_TAIL_LINES, Judgement, command, judge, relative_paths, run_case
 from grader.model import Limits, Verdict
 from tests.fakes import FakeSandbox, result
 from tests.helpers import SAMPLE, SAMPLE_EXPECTED
@@ -49,14 +49,15 @@ def verdict_of(run, expected=SAMPLE_EXPECTED, limits=LIMITS, policy=()) -> Judge
 # ------------------------------------------------------------------ the verdict
 
 
-# (what happened, verdict): the first resource verdict wins, in the order
-# IE > OLE > MLE > TLE > RTE, because each of them cuts the output short.
+# (what happened, verdict, kind): the first resource verdict wins, in the order
+# IE > OLE > MLE > TLE > RTE, because each of them cuts the output short. The kind is
+# the failure's class as data (reports group by it; no text is searched).
 VERDICTS = [
-    (result(SAMPLE_EXPECTED), Verdict.AC),
-    (result(SAMPLE_EXPECTED.replace(b"\n\n", b"\n \n", 1)), Verdict.PE),
-    (result(SAMPLE_EXPECTED[:-40]), Verdict.WA),
-    (result(b"", exit_code=None, error="clone failed"), Verdict.IE),
-    (result(SAMPLE_EXPECTED, error="cgroup vanished", timed_out=True), Verdict.IE),
+    (result(SAMPLE_EXPECTED), Verdict.AC, ""),
+    (result(SAMPLE_EXPECTED.replace(b"\n\n", b"\n \n", 1)), Verdict.PE, "PE/white-space"),
+    (result(SAMPLE_EXPECTED[:-40]), Verdict.WA, "WA/missing"),
+    (result(b"", exit_code=None, error="clone failed"), Verdict.IE, "IE"),
+    (result(SAMPLE_EXPECTED, error="cgroup vanished", timed_out=True), Verdict.IE, "IE"),
     (
         result(
             b"x" * 1001,
@@ -67,25 +68,37 @@ VERDICTS = [
             timed_out=True,
         ),
         Verdict.OLE,
+        "OLE/stdout",
     ),
     (
         result(b"", exit_code=None, signal=signal.SIGKILL, memory_exceeded=True, timed_out=True),
         Verdict.MLE,
+        "MLE",
     ),
-    (result(b"", exit_code=None, signal=signal.SIGKILL, timed_out=True), Verdict.TLE),
-    (result(SAMPLE_EXPECTED, timed_out=True), Verdict.TLE),  # all printed, but too late
-    (result(SAMPLE_EXPECTED, exit_code=None, signal=signal.SIGSEGV), Verdict.RTE),
-    (result(SAMPLE_EXPECTED, exit_code=3), Verdict.RTE),
-    (result(SAMPLE_EXPECTED, exit_code=-1), Verdict.RTE),
+    (result(b"", exit_code=None, signal=signal.SIGKILL, timed_out=True), Verdict.TLE, "TLE"),
+    (result(SAMPLE_EXPECTED, timed_out=True), Verdict.TLE, "TLE"),  # all printed, but too late
+    (result(SAMPLE_EXPECTED, exit_code=None, signal=signal.SIGSEGV), Verdict.RTE, "RTE/SIGSEGV"),
+    (result(SAMPLE_EXPECTED, exit_code=3), Verdict.RTE, "RTE/exit"),
+    (result(SAMPLE_EXPECTED, exit_code=-1), Verdict.RTE, "RTE/exit"),
 ]
 
 
-@pytest.mark.parametrize("run, verdict", VERDICTS)
-def test_verdict(run, verdict):
+@pytest.mark.parametrize("run, verdict, kind", VERDICTS)
+def test_verdict(run, verdict, kind):
     judgement = verdict_of(run)
     assert judgement.verdict is verdict
+    assert judgement.kind == kind
     assert judgement.result is run
     assert (judgement.diagnosis == "") == (verdict is Verdict.AC)
+
+
+@pytest.mark.parametrize(
+    "printed, kind",
+    [(b"x" * 1001, "OLE/stdout"), (b"", "OLE/stderr")],
+)
+def test_the_kind_of_an_output_limit_names_the_stream(printed, kind):
+    run = result(printed, exit_code=None, signal=signal.SIGKILL, output_exceeded=True)
+    assert verdict_of(run).kind == kind
 
 
 # ------------------------------------------------------------------ what it says
@@ -375,7 +388,7 @@ def test_unreadable_expected_output_is_an_internal_error(tmp_path: Path):
     artifact = Artifact(ok=True, folder=tmp_path, log="")
     missing = tmp_path / "gone.out"
     judgement = run_case(artifact, DEFAULT_LANGUAGES["c"], case(expected=missing), sandbox, LIMITS)
-    assert judgement.verdict is Verdict.IE
+    assert judgement.verdict is Verdict.IE and judgement.kind == "IE"
     assert judgement.diagnosis.startswith("the grader could not read case sample: ")
     assert "gone.out" in judgement.diagnosis
     assert judgement.result is not None and judgement.result.stdout == SAMPLE_EXPECTED
@@ -389,3 +402,43 @@ def test_run_case_judges_against_the_cases_own_puzzle_file(tmp_path: Path):
     judgement = run_case(artifact, DEFAULT_LANGUAGES["c"], case(input=puzzle), sandbox, LIMITS)
     assert judgement.verdict is Verdict.WA
     assert "your program mishandles CRLF input" in judgement.diagnosis
+
+
+# ------------------------------------------------------------------ the program's paths
+
+
+@pytest.mark.parametrize(
+    "stderr, shown",
+    [
+        (
+            b'  File "/var/grader/builds/3f2a/puzzlesolver.py", line 7, in <module>\n',
+            b'  File "puzzlesolver.py", line 7, in <module>\n',
+        ),
+        (b"(/sandbox/copy/a+b.c:3) and /x/y/tiles.h:9", b"(a+b.c:3) and tiles.h:9"),
+        # not the program's file, or only a longer name that begins like it
+        (b"/usr/lib/python3/json/__init__.py:1", b"/usr/lib/python3/json/__init__.py:1"),
+        (b"/b/puzzlesolver.pyc /b/puzzlesolver.py2", b"/b/puzzlesolver.pyc /b/puzzlesolver.py2"),
+        (
+            b"puzzlesolver.py stays; /b/puzzlesolver.py, line 2",
+            b"puzzlesolver.py stays; puzzlesolver.py, line 2",
+        ),
+        (b"relative/puzzlesolver.py", b"relative/puzzlesolver.py"),
+    ],
+)
+def test_error_output_names_the_programs_files_as_the_submission_does(tmp_path, stderr, shown):
+    for name in ("puzzlesolver.py", "a+b.c", "tiles.h"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "folder.py").mkdir()  # a folder is not one of its files
+    run = result(b"/b/puzzlesolver.py on standard output", stderr=stderr + b" /x/folder.py")
+    changed = relative_paths(run, tmp_path)
+    assert changed.stderr == shown + b" /x/folder.py"
+    assert changed.stdout == run.stdout  # what is judged is left as printed
+
+
+def test_nothing_to_rename_leaves_the_run_as_it_is(tmp_path):
+    run = result(stderr=b"/b/puzzlesolver.py:1")
+    assert relative_paths(run, tmp_path) is run  # no files
+    assert relative_paths(run, tmp_path / "gone") is run  # no folder
+    (tmp_path / "puzzlesolver.py").write_text("")
+    quiet = result(b"/b/puzzlesolver.py")
+    assert relative_paths(quiet, tmp_path) is quiet  # no error output

@@ -13,7 +13,7 @@ from grader.build import Artifact
 from grader.cases import Case
 from grader.compare import POLICY_ONLY
 from grader.model import NOT_GRADED, Verdict
-from grader.score import CaseOutcome, SubmissionReport, format_score, report
+from grader.score import CaseOutcome, Decision, SubmissionReport, format_score, report
 from grader.store import BuildRow, OverrideRow, Store, SubmissionRow
 
 pytestmark = pytest.mark.fast
@@ -277,3 +277,26 @@ def test_a_decided_verdict_is_no_policy_failure_and_a_removed_case_keeps_its_dec
     assert not rep.outcomes[0].policy_failure and rep.policy_lost == 0
     assert (rep.score, rep.policy_score) == (0, 3)  # apart: outside the score
     assert [o.case_id for o in rep.orphans] == ["gone"]
+
+
+def _decision(case_id="b", verdict=None, points=None, judged="WA"):
+    row = OverrideRow("alice", case_id, verdict, points, "appeal granted", 0.0, "h", "v1", judged)
+    return Decision(row)
+
+
+@pytest.mark.parametrize(
+    "decision, weight, line",
+    [
+        (_decision(verdict="AC"), None, "b: AC instead of WA"),
+        (_decision(verdict="AC", judged=None), None, "b: AC instead of not graded"),
+        (_decision(points=0.5), 1.5, "b: 0.5 of 1.5 points (WA)"),
+        (_decision(points=0.5, judged=None), None, "b: 0.5 points (not graded)"),
+        (_decision(points=0.0, judged="TLE"), 2.0, "b: 0 of 2 points (TLE)"),
+        (_decision(case_id="", points=5.0, judged=None), None, "+5 points to the score"),
+        (_decision(case_id="", points=-2.5, judged=None), 3.0, "-2.5 points to the score"),
+    ],
+)
+def test_a_decision_says_what_was_decided_instead_of_what_and_why(decision, weight, line):
+    assert decision.describe(weight) == f"{line}, by the instructor: appeal granted"
+    assert decision.whole_submission == (decision.override.case_id == "")
+    assert not decision.needs_review

@@ -46,14 +46,14 @@ class Entry:
 
 
 def package_entries(prefix: str = "") -> list[Entry]:
-    """The grader package's own files (sources, schemas and the sandbox's zygote.c, so
+    """The grader package's own files (sources, schemas and the sandbox's C programs, so
     that the grader unpacked elsewhere runs the same warm sandbox; no caches)."""
     entries = []
     for path in sorted(GRADER_ROOT.rglob("*")):
         relative = path.relative_to(GRADER_ROOT)
         if not path.is_file() or "__pycache__" in relative.parts:
             continue
-        if path.suffix not in (".py", ".json", ".c"):
+        if path.suffix not in (".py", ".json", ".c", ".h"):
             continue
         entries.append(Entry(f"{prefix}grader/{relative.as_posix()}", path))
     return entries

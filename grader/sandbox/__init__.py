@@ -56,6 +56,7 @@ INSTALL_HINT = (
 
 # Set to "off": no cgroup per run even where one can be made (CPU time is then counted
 # as in a container without cgroups: what the run's reaper reaps, auto-reaping refused).
+# Set to "v2": the unified hierarchy only, as on a machine that mounts no v1 one.
 CGROUPS_ENV = "GRADER_CGROUPS"
 
 
@@ -63,8 +64,10 @@ def _print_to_stderr(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _cgroups_wanted() -> bool:
-    return os.environ.get(CGROUPS_ENV, "").strip().lower() != "off"
+def _cgroups_wanted() -> tuple[bool, tuple[int, ...]]:
+    """Whether runs get cgroups, and in hierarchies of which versions (GRADER_CGROUPS)."""
+    said = os.environ.get(CGROUPS_ENV, "").strip().lower()
+    return said != "off", (2,) if said == "v2" else (1, 2)
 
 
 def make_sandbox(
@@ -88,14 +91,14 @@ def make_sandbox(
         raise SandboxUnavailable(
             f"no isolation: bubblewrap needs Linux (this Python has no {NO_POSIX} module)"
         )
-    cgroups = _cgroups_wanted()
+    cgroups, versions = _cgroups_wanted()
     if kind == "rlimits":
         warn(f"sandbox: rlimits chosen: {FALLBACK_WARNING}")
-        return RlimitSandbox(cgroups=cgroups)
+        return RlimitSandbox(cgroups=cgroups, cgroup_versions=versions)
     if kind not in ("auto", "bubblewrap"):
         raise ValueError(f"unknown sandbox kind {kind!r} (expected auto, bubblewrap or rlimits)")
     try:
-        box = BubblewrapSandbox(extra_paths=extra_paths, cgroups=cgroups)
+        box = BubblewrapSandbox(extra_paths=extra_paths, cgroups=cgroups, cgroup_versions=versions)
         box.probe()
         return box
     except SandboxUnavailable as exc:
@@ -103,7 +106,7 @@ def make_sandbox(
         if kind == "bubblewrap":
             raise SandboxUnavailable(f"no isolation: {why}") from None
         warn(f"sandbox: bubblewrap not available ({why}): {FALLBACK_WARNING}")
-        return RlimitSandbox(cgroups=cgroups)
+        return RlimitSandbox(cgroups=cgroups, cgroup_versions=versions)
 
 
 UNISOLATED_HINT = (

@@ -379,6 +379,7 @@ class BubblewrapSandbox(Sandbox):
         extra_paths: Sequence[Path] = (),
         warm: bool = True,
         cgroups: bool = True,
+        cgroup_versions: tuple[int, ...] = (1, 2),
     ) -> None:
         if not sys.platform.startswith("linux"):
             raise SandboxUnavailable("bubblewrap needs Linux")
@@ -393,7 +394,7 @@ class BubblewrapSandbox(Sandbox):
         self.slots = UidSlots() if self.as_root else None
         # CPU time: a cgroup per run where one can be made, else what the run's init
         # reaps, with auto-reaping refused so that no process escapes it.
-        self.cgroups, self.cgroups_absent = runs_cgroups(cgroups)
+        self.cgroups, self.cgroups_absent = runs_cgroups(cgroups, cgroup_versions)
         self.accounting = CpuAccounting.CGROUP if self.cgroups else CpuAccounting.REAPED
         self.seccomp = seccomp_program(platform.machine(), refuse_autoreap=self.cgroups is None)
         self.etc_folder, self.dev_folder = prepared_folders(self.slots, extra_paths)
@@ -595,9 +596,10 @@ class BubblewrapSandbox(Sandbox):
         a += ["--ro-bind", str(spawn.stage), "/input"]
         a += ["--ro-bind", str(spawn.binary), ZYGOTE_PATH]
         a += self._seal(spawn.uid, spawn.workdir)
-        if spawn.seccomp_fd is not None:
-            a += ["--seccomp", str(spawn.seccomp_fd)]
-        return a + ["--", ZYGOTE_PATH, str(spawn.control_fd), *map(str, spawn.joins)]
+        # The filter is the programs': the zygote puts each under it (it clones with
+        # clone3, which the filter refuses, to start a run's init in its v2 cgroup).
+        seccomp = "-" if spawn.seccomp_fd is None else str(spawn.seccomp_fd)
+        return a + ["--", ZYGOTE_PATH, str(spawn.control_fd), seccomp, *map(str, spawn.joins)]
 
     def _namespaces(self, uid: int | None, caps: Sequence[str]) -> list[str]:
         a = [

@@ -19,20 +19,21 @@ Who may
     (Gradescope's): ``CgroupsUnavailable`` says why, and the sandboxes fall back to
     counting what the run's reaper reaps, with auto-reaping refused (seccomp.py).
 How a run joins
-    A process moved into the group before the program starts; its children inherit the
-    group. The run's first process moves itself, single-threaded, by writing "0" to
-    files it was given open (it cannot see /sys): v1's ``tasks``, v2's ``cgroup.procs``
-    (``open_joins``). A whole process moved by pid, or through ``cgroup.procs``, takes
-    a global lock whose writer waits for an RCU grace period when no process has moved
+    The run's first process is in the group before the program starts; its children
+    inherit it. A whole process moved by pid, or through ``cgroup.procs``, takes a
+    global lock whose writer waits for an RCU grace period when no process has moved
     lately: 5 to 20 ms measured on the 2-core machine, several times a small program's
-    whole run; one thread moving itself through v1's ``tasks`` takes no such lock
-    (tens of microseconds). The warm sandbox's zygote and the fallback's reaper pass
-    the files to the run's init or reaper; a one-shot bwrap's is moved by pid (a build).
+    whole run. So the warm sandbox's run init and the fallback's program, given the
+    groups open (they cannot see /sys: ``open_joins``), get in without it: in v1 one
+    thread moves itself through ``tasks``; in v2 the process is born in the group
+    (``clone3`` with ``CLONE_INTO_CGROUP``, Linux 5.7). A one-shot bwrap's is moved by
+    pid (a build, seconds long).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import itertools
 import os
@@ -152,8 +153,8 @@ class _Parent:
 class Cgroups:
     """The grader's parent groups; ``run_group`` makes one group per run."""
 
-    def __init__(self) -> None:
-        hierarchies = cgroupfs.hierarchies()
+    def __init__(self, versions: tuple[int, ...] = (1, 2)) -> None:
+        hierarchies = [h for h in cgroupfs.hierarchies() if h.version in versions]
         if not hierarchies:
             raise CgroupsUnavailable("no cgroup hierarchy is mounted where the grader can see it")
         name = f"{_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
@@ -298,6 +299,9 @@ class RunGroup:
         # file's first number), worked out once: a warm worker reads them every run.
         self._cpu: tuple[str, str | None] | None = None
         self._cpu_unit = 1.0
+        # Whether the CPU time is v2's, where a warm run's init is born (v1: it joins
+        # once its set-up is done: see open_joins).
+        self.counts_from_birth = False
         self._peak: str | None = None
         self._oom: tuple[str, str | None] | None = None
         self._refused: tuple[str, str | None] | None = None
@@ -308,6 +312,7 @@ class RunGroup:
                     (f"{path}/cpuacct.usage", None) if v1 else (f"{path}/cpu.stat", "usage_usec")
                 )
                 self._cpu_unit = 1e9 if v1 else 1e6
+                self.counts_from_birth = not v1
             if parent.memory:
                 self._peak = f"{path}/memory.{'max_usage_in_bytes' if v1 else 'peak'}"
                 self._oom = (f"{path}/memory.{'oom_control' if v1 else 'events'}", "oom_kill")
@@ -368,15 +373,21 @@ class RunGroup:
             procs.write_text(str(pid))
 
     def open_joins(self) -> list[int]:
-        """Files a single-threaded process that cannot see /sys writes "0" to, to move
-        itself in, open for writing: v1's ``tasks`` (its one thread: the kernel then
-        takes no global lock, whose writer waits for an RCU grace period, 5 to 20 ms
-        measured, when no process has moved lately), v2's ``cgroup.procs``."""
-        files = [path / ("tasks" if p.version == 1 else "cgroup.procs") for p, path in self.paths]
+        """How the run's first process gets in, for a process that cannot see /sys: v1's
+        ``tasks``, open for writing, to which a single-threaded process writes "0" to
+        move itself in; v2's folder (O_PATH), for ``clone3`` to start the process in the
+        group (where that is refused, the process writes "0" to the folder's
+        ``cgroup.procs``). Not through ``cgroup.procs`` when there is another way: a
+        whole process moved takes a global lock, whose writer waits for an RCU grace
+        period, 5 to 20 ms measured, when no process has moved lately; one thread moving
+        itself through ``tasks``, or a process born in the group, takes no such lock."""
         fds: list[int] = []
         try:
-            for file in files:
-                fds.append(os.open(file, os.O_WRONLY | os.O_CLOEXEC))
+            for parent, path in self.paths:
+                if parent.version == 1:
+                    fds.append(os.open(path / "tasks", os.O_WRONLY | os.O_CLOEXEC))
+                else:
+                    fds.append(os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
         except OSError:
             for fd in fds:
                 os.close(fd)
@@ -411,13 +422,14 @@ def _close(descriptors: dict[tuple[str, int], int], paths: list[Path]) -> None:
         _remove(path)
 
 
-def runs_cgroups(wanted: bool) -> tuple[Cgroups | None, str]:
-    """Cgroups for the runs, when wanted and this machine lets the grader make them;
-    else None and why not (one line, for the README's "which is in force")."""
+def runs_cgroups(wanted: bool, versions: tuple[int, ...] = (1, 2)) -> tuple[Cgroups | None, str]:
+    """Cgroups for the runs, when wanted and this machine lets the grader make them
+    (in hierarchies of these versions); else None and why not (one line, for the
+    README's "which is in force")."""
     if not wanted:
         return None, "cgroups turned off"
     try:
-        return Cgroups(), ""
+        return Cgroups(versions), ""
     except (CgroupsUnavailable, OSError) as exc:
         return None, str(exc)
 
@@ -444,7 +456,11 @@ class Metered:
     def oom_killed(self) -> bool:
         return self.group.oom_kills() > self.before.oom_kills
 
-    def usage(self) -> GroupUsage:
-        """Once the run is over."""
+    def usage(self, setup: float = 0.0) -> GroupUsage:
+        """Once the run is over; ``setup``, CPU time of the sandbox's own set-up that
+        a group counting from birth (v2) counted, is taken off."""
         self.group.kill()
-        return self.group.usage().since(self.before)
+        used = self.group.usage().since(self.before)
+        if setup and self.group.counts_from_birth:
+            used = dataclasses.replace(used, cpu_seconds=max(0.0, used.cpu_seconds - setup))
+        return used

@@ -34,7 +34,9 @@ def compiled(source: Path, folder: Path) -> Path | None:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         return None
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    # The headers beside it are part of it (#include "...").
+    parts = [source, *sorted(source.parent.glob("*.h"))]
+    digest = hashlib.sha256(b"".join(part.read_bytes() for part in parts)).hexdigest()[:16]
     final = folder / f"{source.stem}-{digest}"
     if final.is_file():
         return final

@@ -6,18 +6,18 @@
  *
  *   reaper STATUS_FD UID LIMITS JOINS SECCOMP MEMORY_KB -- COMMAND...
  *
- * It makes itself a child subreaper, so that every process the program starts stays
- * in its tree whatever it does (double fork, setsid). It starts the program in a
- * session of its own with the rlimits (LIMITS: resource:soft:hard joined by commas),
- * in the run's cgroup (JOINS: descriptors of the files it moves itself in by, see
- * grader/sandbox/cgroups.py, joined by commas, or "-"), under the seccomp filter (SECCOMP: the BPF program in hex, or "-"), as UID
- * when that is not -1, with /dev/null as standard input. Where no cgroup holds the
- * memory limit (MEMORY_KB, else 0), it polls the memory its tree holds every 5 ms
- * (private anonymous and shared memory, memfds) and kills the tree past the limit: a JVM (no
- * RLIMIT_AS) or shared memory is stopped within a few megabytes of it, whatever the
- * grader's own polls make of a loaded machine. When the program has ended,
- * or the grader sends SIGUSR1, it kills every process left in its tree and reaps them
- * all, then writes to STATUS_FD:
+ * It makes itself a child subreaper, so that every process the program starts stays in
+ * its tree whatever it does (double fork, setsid). It starts the program in a session
+ * of its own with the rlimits (LIMITS: resource:soft:hard joined by commas), in the
+ * run's cgroup (JOINS: descriptors of v1's tasks files and v2's folder, joined by
+ * commas, or "-": see cgroup_join.h), under the seccomp filter (SECCOMP: the BPF
+ * program in hex, or "-"), as UID when that is not -1, with /dev/null as standard
+ * input. Where no cgroup holds the memory limit (MEMORY_KB, else 0), it polls the
+ * memory its tree holds every 5 ms (private anonymous and shared memory, memfds) and
+ * kills the tree past the limit: a JVM (no RLIMIT_AS) or shared memory is stopped
+ * within a few megabytes of it, whatever the grader's own polls make of a loaded
+ * machine. When the program has ended, or the grader sends SIGUSR1, it kills every
+ * process left in its tree and reaps them all, then writes to STATUS_FD:
  *   "started <pid>" before the program runs, or "error <why>" (exit status 125: the
  *   grader's failure, never the program's; a command that cannot be executed too);
  *   "exit <wait status> <user us> <sys us> <peak rss kB> <own peak rss kB> <over kB>"
@@ -47,8 +47,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_join.h"
+
 #define MAX_LIMITS 16
-#define MAX_JOINS 8
 #define MAX_FILTER 4096 /* bytes of BPF: a few hundred in practice */
 #define MAX_TREE 4096   /* processes walked by one memory poll */
 #define POLL_NS 5000000 /* 5 ms between memory polls */
@@ -78,8 +79,7 @@ struct plan {
     int nlimits;
     int which[MAX_LIMITS];
     struct rlimit limits[MAX_LIMITS];
-    int njoins;
-    int joins[MAX_JOINS];
+    struct joins joins;
     unsigned char filter[MAX_FILTER];
     size_t filter_bytes;
     long long memory_kb;
@@ -102,8 +102,7 @@ static int parse_limits(char *text, struct plan *p) {
 static int parse_joins(char *text, struct plan *p) {
     if (strcmp(text, "-") == 0) return 0;
     for (char *item = strtok(text, ","); item; item = strtok(NULL, ",")) {
-        if (p->njoins >= MAX_JOINS) return -1;
-        p->joins[p->njoins++] = atoi(item);
+        if (add_join(&p->joins, atoi(item)) != 0) return -1;
     }
     return 0;
 }
@@ -123,7 +122,7 @@ static int parse_filter(const char *hex, struct plan *p) {
 
 /* In the forked child: never returns. A failure before the exec is ours, said on
  * `failed` (closed by the exec); one of the exec itself is the command's. */
-static void start_program(const struct plan *p, int failed) {
+static void start_program(const struct plan *p, int failed, int born_in) {
     if (setsid() < 0) goto fail;
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
@@ -133,10 +132,7 @@ static void start_program(const struct plan *p, int failed) {
     if (null != 0) close(null);
     for (int i = 0; i < p->nlimits; i++)
         if (setrlimit(p->which[i], &p->limits[i]) != 0) goto fail;
-    for (int i = 0; i < p->njoins; i++) { /* "0": this process, and all it will start */
-        if (write(p->joins[i], "0", 1) != 1) goto fail;
-        close(p->joins[i]);
-    }
+    if (move_in(&p->joins, born_in) != 0) goto fail; /* and all it will start */
     if (p->uid >= 0) {
         if (setgroups(0, NULL) != 0 || setresgid(p->uid, p->uid, p->uid) != 0 ||
             setresuid(p->uid, p->uid, p->uid) != 0)
@@ -288,7 +284,7 @@ static void kill_and_reap_all(void) {
 }
 
 int main(int argc, char **argv) {
-    static struct plan p;
+    static struct plan p = {.joins = {.folder = -1}};
     if (argc < 9 || strcmp(argv[7], "--") != 0) {
         fprintf(stderr, "usage: reaper STATUS_FD UID LIMITS JOINS SECCOMP MEMORY_KB -- COMMAND...\n");
         return 125;
@@ -314,17 +310,19 @@ int main(int argc, char **argv) {
         say(p.status_fd, "error pipe: %s\n", strerror(errno));
         return 125;
     }
-    pid_t child = fork();
+    int born_in;
+    pid_t child = clone_joined(&p.joins, 0, &born_in); /* a fork, in the v2 group */
     if (child < 0) {
         say(p.status_fd, "error fork: %s\n", strerror(errno));
         return 125;
     }
     if (child == 0) {
         close(failed[0]);
-        start_program(&p, failed[1]);
+        start_program(&p, failed[1], born_in);
     }
     close(failed[1]);
-    for (int i = 0; i < p.njoins; i++) close(p.joins[i]);
+    for (int i = 0; i < p.joins.nfiles; i++) close(p.joins.files[i]);
+    if (p.joins.folder >= 0) close(p.joins.folder);
     char said[1024];
     size_t length = 0;
     for (;;) { /* until the exec (or the exec's failure) closes it */

@@ -7,7 +7,8 @@ It makes itself a child subreaper, so every process the program starts stays in 
 tree whatever it does (double fork, setsid): orphans are re-parented to it, not to
 the grader. It starts the program in a session of its own with the rlimits (LIMITS:
 ``resource:soft:hard`` joined by commas), in the run's cgroup (JOINS: descriptors of
-its cgroup.procs files joined by commas, or "-"), under a seccomp filter (SECCOMP:
+v1's tasks files and v2's folder, see cgroups.py, joined by commas, or "-"), under a
+seccomp filter (SECCOMP:
 the BPF program in hex, or "-"), as UID when that is not -1 (the grader runs
 as root: the process limit then holds, and the program is not root), with its
 stdout and stderr and /dev/null as standard input. When the program has ended, or
@@ -26,6 +27,7 @@ import ctypes
 import os
 import resource
 import signal
+import stat
 import sys
 import warnings  # noqa: F401  os.execvp imports it: as the sandbox uid it may be unreadable
 
@@ -90,7 +92,12 @@ def _program(
         for which, soft, hard in limits:
             resource.setrlimit(which, (soft, hard))
         for fd in joins:  # "0": this process, and so all it will start
-            os.write(fd, b"0")
+            if stat.S_ISDIR(os.fstat(fd).st_mode):  # v2's folder (no clone3 from Python)
+                procs = os.open("cgroup.procs", os.O_WRONLY, dir_fd=fd)
+                os.write(procs, b"0")
+                os.close(procs)
+            else:  # v1's tasks
+                os.write(fd, b"0")
             os.close(fd)
         if uid >= 0:
             os.setgroups([])

@@ -231,12 +231,12 @@ class RlimitSandbox(Sandbox):
 
     name = "rlimits"
 
-    def __init__(self, *, cgroups: bool = True) -> None:
+    def __init__(self, *, cgroups: bool = True, cgroup_versions: tuple[int, ...] = (1, 2)) -> None:
         self.reaped = sys.platform.startswith("linux") and os.path.isdir("/proc/self")
         self.slots = UidSlots() if self.reaped and os.geteuid() == 0 else None
         # CPU time: a cgroup per run where one can be made; else what the reaper reaps,
         # with auto-reaping refused (seccomp); without a reaper (macOS), what was waited.
-        self.cgroups, self.cgroups_absent = runs_cgroups(cgroups and self.reaped)
+        self.cgroups, self.cgroups_absent = runs_cgroups(cgroups and self.reaped, cgroup_versions)
         self.reaper = self._reaper_command() if self.reaped else []
         self._local = threading.local()
         self.seccomp = (

@@ -357,12 +357,15 @@ def group_ending(
     cpu: float,
     peak_kb: int,
     watch: Supervisor,
+    *,
+    setup: float = 0.0,
 ) -> Ending:
     """How the run ended, with what its cgroup counted (once the run is over: whatever
-    is still in the group is killed first)."""
+    is still in the group is killed first). ``setup``: CPU time of the sandbox's own
+    that the group counted if it counts from birth (a warm run's init born in it)."""
     if group is None:
         return Ending(exit_code, sig, max(cpu, watch.cpu_seen), peak_kb, watch.peak_vm_kb)
-    counted = group.usage()
+    counted = group.usage(setup)
     if counted.oom_kills:
         # Killed at the group's limit: the memory the kernel counted (it includes the
         # files the run cached, so it is the peak only of a run that reached the limit).

@@ -9,9 +9,12 @@ Why
 Made once per zygote (one per worker thread, for one workdir)
     bwrap, exactly as for a one-shot run (bubblewrap.py), with the network, uts, ipc,
     pid, mount and, not root, user namespaces; the same read-only tree; the workdir
-    read-only at its own path (made readable by the sandbox uid here, not per run); /input bound read-only from the zygote's stage folder
-    (the grader's, world-readable: the input is copied there before each run); the
-    seccomp filter and no_new_privs. The zygote keeps CAP_SYS_ADMIN (and, as root,
+    read-only at its own path (made readable by the sandbox uid here, not per run);
+    /input bound read-only from the zygote's stage folder (the grader's,
+    world-readable: the input is copied there before each run); no_new_privs. The
+    seccomp filter is the program's: the zygote puts each program under it just
+    before its exec (the zygote itself uses clone3, which the filter refuses, to start
+    a run's init in its v2 cgroup). The zygote keeps CAP_SYS_ADMIN (and, as root,
     CAP_SETUID and CAP_SETGID) to make each run; the program never has a capability.
     As root the zygote holds one sandbox uid for its life: no two runs at once share it.
 Fresh for each run
@@ -454,8 +457,8 @@ class _Zygote:
             return error_result(self.name, said, wall)
         if record.startswith(b"error "):
             return error_result(self.name, f"sandbox: {record[6:].decode(errors='replace')}", wall)
-        code, sig, cpu, peak = _reported(bytes(record), watch.peak_rss_kb)
-        ending = group_ending(run.group, code, sig, cpu, peak, watch)
+        code, sig, cpu, peak, setup = _reported(bytes(record), watch.peak_rss_kb)
+        ending = group_ending(run.group, code, sig, cpu, peak, watch, setup=setup)
         return run_result(
             self.name, limits, capture, ending, watch.reason, wall, run.memory, run.accounting
         )
@@ -502,15 +505,17 @@ class _Run:
     start: float
 
 
-def _reported(record: bytes, peak_seen_kb: int) -> tuple[int | None, int | None, float, int]:
-    """(exit code, signal, CPU time, peak kB) from the init's report; without one, we
-    killed the tree before the program ended (the polls then know the CPU time)."""
+def _reported(record: bytes, peak_seen_kb: int) -> tuple[int | None, int | None, float, int, float]:
+    """(exit code, signal, CPU time, peak kB, the init's set-up CPU time where it was
+    born in the run's cgroup) from the init's report; without one, we killed the tree
+    before the program ended (the polls then know the CPU time)."""
     fields = record.split()
-    if len(fields) == 5 and fields[0] == b"exit":
-        status, user_us, system_us, peak_kb = (int(x) for x in fields[1:])
+    if len(fields) == 6 and fields[0] == b"exit":
+        status, user_us, system_us, peak_kb, setup_us = (int(x) for x in fields[1:])
         code, sig = decode_wait_status(status)
-        return code, sig, (user_us + system_us) / 1e6, max(peak_kb, peak_seen_kb)
-    return None, signal.SIGKILL, 0.0, peak_seen_kb
+        cpu = (user_us + system_us) / 1e6
+        return code, sig, cpu, max(peak_kb, peak_seen_kb), setup_us / 1e6
+    return None, signal.SIGKILL, 0.0, peak_seen_kb, 0.0
 
 
 def _request(

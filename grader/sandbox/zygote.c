@@ -1,17 +1,21 @@
 /*
  * The warm sandbox's zygote: started once per worker inside bubblewrap (which made the
- * network, uts and outer pid and mount namespaces, the root tree, the seccomp filter
- * and no_new_privs), it then starts one run per request in namespaces of its own.
+ * network, uts and outer pid and mount namespaces, the root tree and no_new_privs), it
+ * then starts one run per request in namespaces of its own, the program under the
+ * seccomp filter (the zygote and the run's init are not: clone3 is theirs).
  * The grader compiles it with the system C compiler (see grader/sandbox/warm.py,
  * which also documents the whole arrangement and the protocol).
  *
- * Usage: zygote CONTROL_FD [JOIN_FD...]
- *   CONTROL_FD: a SOCK_SEQPACKET socket to the grader; JOIN_FD: the files of the
- *   runs' cgroup a process moves itself in by (v1's tasks, v2's cgroup.procs: see
- *   grader/sandbox/cgroups.py), open for writing (none where the grader has no
- *   cgroups). Each run's init moves itself in before it starts the program, so every
- *   process of the run is born there; the grader measures each run by the counters'
- *   difference. The zygote itself stays out: the group's memory limit never kills it.
+ * Usage: zygote CONTROL_FD SECCOMP_FD [JOIN_FD...]
+ *   CONTROL_FD: a SOCK_SEQPACKET socket to the grader; SECCOMP_FD: a pipe holding the
+ *   programs' seccomp filter (classic BPF), or "-"; JOIN_FD: the runs' cgroup, one per
+ *   hierarchy (none where the grader has no cgroups): v1's tasks file, open for
+ *   writing, or v2's folder (see grader/sandbox/cgroups.py). Each run's init is in the
+ *   group before it starts the program, so every process of the run is born there; the
+ *   grader measures each run by the counters' difference. The init is born in the v2
+ *   group (clone3), or, where clone3 is refused, moves itself in through the folder's
+ *   cgroup.procs; it moves itself into each v1 group through tasks once its namespaces
+ *   are made. The zygote itself stays out: the group's memory limit never kills it.
  *
  * Control messages, grader -> zygote:
  *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
@@ -22,9 +26,11 @@
  * "reaped <wait status>" after a "reap".
  * Run's init -> status socket: "started" (the grader learns its pid from the socket's
  * credentials) or "error <why>"; at the end "exit <wait status> <user us> <sys us>
- * <peak rss kB>" of the program and of every process it started: once the program has
- * ended, the init kills whatever is left and reaps it all before it reports, so a
- * child nobody waited for counts as much as one waited for.
+ * <peak rss kB> <set-up us>": the first four of the program and of every process it
+ * started (once the program has ended, the init kills whatever is left and reaps it
+ * all before it reports, so a child nobody waited for counts as much as one waited
+ * for); the last, the CPU time of the init's own set-up where it was born in the
+ * group (counted there, not the program's), else 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,14 +55,22 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <time.h>
+
+#include "cgroup_join.h"
 
 #define MAX_MESSAGE 65536
 #define MAX_ARGS 1024
 #define FIELDS 12 /* before argc */
 #define MAX_FDS 3
 
-#define MAX_JOINS 8 /* one file per hierarchy */
-static int joins[MAX_JOINS], njoins;
+static struct joins joined = {.folder = -1};
+
+#define MAX_FILTER 4096
+static unsigned char filter[MAX_FILTER];
+static size_t filter_bytes;
 
 struct request {
     long long uid, gid, cpu_soft, cpu_hard, as, nproc, fsize, nofile, tmp_bytes, shm_bytes;
@@ -178,6 +192,15 @@ static void program(const struct request *r) {
     struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct none[2] = {{0}};
     if (syscall(SYS_capset, &header, none) != 0) _exit(126);
+    if (filter_bytes > 0) {
+        struct sock_fprog program = {(unsigned short)(filter_bytes / 8),
+                                     (struct sock_filter *)filter};
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) {
+            dprintf(2, "sandbox: seccomp: %s\n", strerror(errno));
+            _exit(126);
+        }
+    }
     execvp(r->argv[0], r->argv);
     /* Not the program's failure (it never ran): a missing interpreter, a build that
      * made no program. The grader reports it as its own. */
@@ -245,7 +268,13 @@ static void loopback_up(void) {
  * for it; then kills every process left in the namespace (as pid 1, kill(-1) reaches
  * them all) and reaps them, so that RUSAGE_CHILDREN holds the CPU time of every
  * process the program started; reports, exits. */
-static void init(const struct request *r) {
+static long long cpu_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+static void init(const struct request *r, int born_in) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char options[64];
     snprintf(options, sizeof options, "mode=1777,size=%lld", r->tmp_bytes);
@@ -274,12 +303,11 @@ static void init(const struct request *r) {
     }
     /* Into the runs' cgroup ("0": this process), so that every process the program
      * ever starts is counted there, whoever reaps it. */
-    for (int i = 0; i < njoins; i++) {
-        if (write(joins[i], "0", 1) != 1) {
-            say(r->status, "error join the run's cgroup: %s", strerror(errno));
-            _exit(1);
-        }
+    if (move_in(&joined, born_in) != 0) {
+        say(r->status, "error join the run's cgroup: %s", strerror(errno));
+        _exit(1);
     }
+    long long setup_us = born_in ? cpu_us() : 0;
     say(r->status, "started");
     pid_t child = fork();
     if (child < 0) {
@@ -303,10 +331,10 @@ static void init(const struct request *r) {
     }
     struct rusage usage;
     getrusage(RUSAGE_CHILDREN, &usage);
-    say(r->status, "exit %d %lld %lld %ld", status,
+    say(r->status, "exit %d %lld %lld %ld %lld", status,
         (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec,
         (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec,
-        usage.ru_maxrss);
+        usage.ru_maxrss, setup_us);
     _exit(0);
 }
 
@@ -322,27 +350,44 @@ static void fresh_network(void) {
 
 /* The run's init: pid 1 of a new pid namespace, in new mount and ipc namespaces (ipc
  * objects outlive processes: none may pass to the next run), in the network namespace
- * made for it (fresh_network). A raw clone, as bwrap's own: the child goes on like a
- * fork's (a fresh stack copy), pid 1 at once. */
+ * made for it (fresh_network); in the runs' v2 cgroup from birth where there is one
+ * (cgroup_join.h). A raw clone, as bwrap's own: the child goes on like a fork's (a
+ * fresh stack copy), pid 1 at once. */
 static pid_t start(int ctl, struct request *r) {
-    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD,
-                               NULL, NULL, NULL, NULL);
+    int born_in;
+    pid_t pid = clone_joined(&joined, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC, &born_in);
     if (pid == 0) {
         close(ctl);
-        init(r);
+        init(r, born_in);
     }
     return pid;
 }
 
+/* The programs' filter, read once (the pipe's writer is closed). */
+static void read_filter(const char *fd_text) {
+    if (strcmp(fd_text, "-") == 0) return;
+    int fd = atoi(fd_text);
+    ssize_t n;
+    while (filter_bytes < sizeof filter &&
+           (n = read(fd, filter + filter_bytes, sizeof filter - filter_bytes)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        filter_bytes += (size_t)n;
+    }
+    close(fd);
+    if (filter_bytes % 8 != 0 || filter_bytes == sizeof filter) {
+        fprintf(stderr, "zygote: a malformed seccomp filter\n");
+        exit(2);
+    }
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: zygote CONTROL_FD [JOIN_FD...]\n");
+    if (argc < 3) {
+        fprintf(stderr, "usage: zygote CONTROL_FD SECCOMP_FD [JOIN_FD...]\n");
         return 2;
     }
-    for (int i = 2; i < argc && njoins < MAX_JOINS; i++) {
-        joins[njoins] = atoi(argv[i]);
-        fcntl(joins[njoins++], F_SETFD, FD_CLOEXEC); /* the runs' inits use them, no program */
-    }
+    read_filter(argv[2]);
+    for (int i = 3; i < argc; i++) add_join(&joined, atoi(argv[i])); /* no program's */
     int ctl = atoi(argv[1]);
     fcntl(ctl, F_SETFD, FD_CLOEXEC); /* no program may ever hold it */
     signal(SIGPIPE, SIG_IGN);
