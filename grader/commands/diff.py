@@ -2,9 +2,9 @@
 it (both kept in the results folder)."""
 
 import argparse
-from pathlib import Path
 
 from grader import regrade
+from grader.commands.options import add_results_option
 from grader.errors import UsageError
 
 
@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
         "diff",
         help="what the last grade run changed (per student, old and new verdicts and scores)",
     )
-    changes.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(changes)
     changes.set_defaults(func=run)
 
 

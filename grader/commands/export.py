@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 
 from grader.commands.console import warn_unknown_times
+from grader.commands.options import add_results_option
 from grader.config import load_config
 from grader.exports.common import ExportError
 from grader.last_run import graded
@@ -52,7 +53,7 @@ def add_parser(sub) -> argparse._SubParsersAction:
         "verdict, the speed bonus (an LMS's own upload: export canvas or moodle)",
     )
     gradebook.add_argument("out", type=Path, metavar="OUT.csv")
-    gradebook.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(gradebook)
     gradebook.add_argument(
         "--bom", action="store_true", help="start with a UTF-8 byte-order mark (for Excel)"
     )
@@ -60,7 +61,7 @@ def add_parser(sub) -> argparse._SubParsersAction:
 
     pages = kinds.add_parser("html", help="a feedback page per submission")
     pages.add_argument("out", type=Path, metavar="OUT_DIR")
-    pages.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(pages)
     pages.add_argument(
         "--student",
         action="store_true",

@@ -14,6 +14,7 @@ from grader.cases import Case, default_manifest, load_cases
 from grader.commands.console import run_with_progress, say, warn, warn_unknown_times
 from grader.commands.options import (
     add_jobs_option,
+    add_results_option,
     add_sandbox_option,
     grading_sandbox,
     positive_jobs,
@@ -45,7 +46,7 @@ class Puzzles(NamedTuple):
 def add_parser(sub) -> None:
     grade = sub.add_parser("grade", help="grade every submission in a folder")
     grade.add_argument("folder", nargs="?", type=Path, default=Path("submissions"))
-    grade.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(grade)
     add_jobs_option(grade)
     grade.add_argument(
         "--force", action="store_true", help="rebuild and rerun even what is already graded"

@@ -2,13 +2,17 @@
 the leaderboard files into the results folder (grader/leaderboard/ does the work)."""
 
 import argparse
-from pathlib import Path
 
 from grader.cases import default_manifest, load_cases
 from grader.commands.console import progress_bar, warn
-from grader.commands.options import add_sandbox_option, grading_sandbox, with_sandbox_choice
+from grader.commands.options import (
+    add_results_option,
+    add_sandbox_option,
+    graded_results,
+    grading_sandbox,
+    with_sandbox_choice,
+)
 from grader.config import load_config
-from grader.errors import UsageError
 from grader.store import DB_NAME, Store, results_folder
 
 
@@ -16,7 +20,7 @@ def add_parser(sub) -> None:
     board = sub.add_parser(
         "leaderboard", help="time the programs that pass every case and rank them (instructors)"
     )
-    board.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(board)
     board.add_argument(
         "--anonymize",
         action="store_true",
@@ -43,8 +47,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.course)
     config = with_sandbox_choice(config, args)
     cases = load_cases(args.manifest or default_manifest())
-    if not (args.results / DB_NAME).exists():
-        raise UsageError(f"{args.results / DB_NAME}: no results yet (run `grader grade` first)")
+    graded_results(args.results)
     lb.timed_cases(cases, config)  # a bad [leaderboard] cases is said before anything runs
     graded = graded_ids(args.results)  # the last grade run's submissions, not older ones
     with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:

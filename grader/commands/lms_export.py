@@ -21,6 +21,7 @@ import argparse
 from pathlib import Path
 
 from grader.commands.console import warn, warn_unknown_times
+from grader.commands.options import add_results_option
 from grader.errors import UsageError
 
 
@@ -50,7 +51,7 @@ def add_parser(kinds) -> None:
         help="write the speed bonus in a column of its own (Canvas makes it an assignment, "
         "e.g. 'Speed bonus'), not added to the score",
     )
-    canvas.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(canvas)
     canvas.set_defaults(func=run_canvas)
 
     moodle = kinds.add_parser(
@@ -72,7 +73,7 @@ def add_parser(kinds) -> None:
         help="refused: Moodle's worksheet upload reads one grade per participant, so the "
         "speed bonus is added to it",
     )
-    moodle.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(moodle)
     moodle.set_defaults(func=run_moodle)
 
     for lms, where in (
@@ -84,7 +85,7 @@ def add_parser(kinds) -> None:
             help=f"each student's feedback page in a zip for the LMS ({where})",
         )
         pages.add_argument("out", type=Path, metavar="OUT.zip")
-        pages.add_argument("--results", type=Path, default=Path("results"))
+        add_results_option(pages)
         pages.set_defaults(func=run_feedback, lms=lms)
 
 

@@ -3,12 +3,14 @@ alike everywhere."""
 
 import argparse
 import dataclasses
+from pathlib import Path
 
 from grader.cgroupfs import usable_cpus
 from grader.commands.console import warn
 from grader.config import SANDBOX_CHOICES, CourseConfig
 from grader.errors import UsageError
 from grader.sandbox import Sandbox, isolating_sandbox
+from grader.store import DB_NAME
 
 
 def add_sandbox_option(command: argparse.ArgumentParser) -> None:
@@ -46,3 +48,16 @@ def positive_jobs(jobs: int | None) -> int:
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
     return jobs
+
+
+def add_results_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--results", type=Path, default=Path("results"))
+
+
+def graded_results(results: Path, name: str = DB_NAME) -> Path:
+    """A file `grader grade` writes into the results folder (its database, by
+    default), or UsageError (one line) before any grading made it."""
+    path = results / name
+    if not path.exists():
+        raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    return path

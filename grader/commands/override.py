@@ -16,14 +16,14 @@ review: record it again to confirm it, or --clear it.
 import argparse
 import math
 import time
-from pathlib import Path
 
 from grader.cases import default_manifest, load_cases
+from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
 from grader.errors import UsageError
 from grader.model import Verdict
 from grader.score import format_score, report
-from grader.store import DB_NAME, OverrideRow, Store
+from grader.store import OverrideRow, Store
 from grader.text import safe_name
 
 VERDICTS = tuple(v.value for v in Verdict if v != Verdict.IE)  # IE is the grader's, never decided
@@ -50,14 +50,12 @@ def add_parser(sub) -> None:
     )
     what.add_argument("--clear", action="store_true", help="remove the decision")
     command.add_argument("--reason", help="why (shown wherever the decision is)")
-    command.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(command)
     command.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path = args.results / DB_NAME
-    if not path.exists():
-        raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    path = graded_results(args.results)
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
     reason = " ".join((args.reason or "").split())

@@ -2,9 +2,9 @@
 came from and its late penalty when it was imported from an LMS."""
 
 import argparse
-from pathlib import Path
 
 from grader.cases import default_manifest, load_cases
+from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
 from grader.errors import UsageError
 from grader.last_run import graded_ids
@@ -18,7 +18,7 @@ from grader.reports.terminal import (
     team_report,
 )
 from grader.score import report
-from grader.store import DB_NAME, Store
+from grader.store import Store
 from grader.submission_meta import read_meta
 from grader.teams import class_teams
 from grader.text import safe_name
@@ -27,14 +27,12 @@ from grader.text import safe_name
 def add_parser(sub) -> None:
     show = sub.add_parser("show", help="one submission's full report")
     show.add_argument("id")
-    show.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(show)
     show.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path = args.results / DB_NAME
-    if not path.exists():
-        raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    path = graded_results(args.results)
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
     with Store(path) as store:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
-from grader.errors import UsageError
 from grader.last_run import graded_ids
 from grader.lms.roster import read_roster
-from grader.store import DB_NAME, Store
+from grader.store import Store
 from grader.teams import class_teams, teams_file
 
 
@@ -25,14 +25,12 @@ def add_parser(sub) -> None:
         type=Path,
         help="the LMS's gradebook CSV or grading worksheet: name the members it does not know",
     )
-    command.add_argument("--results", type=Path, default=Path("results"))
+    add_results_option(command)
     command.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path = args.results / DB_NAME
-    if not path.exists():
-        raise UsageError(f"{path}: no results yet (run `grader grade` first)")
+    path = graded_results(args.results)
     config = load_config(args.course)
     roster = None if args.roster is None else read_roster(args.roster)  # RosterError: one line
     graded = graded_ids(args.results)
