@@ -13,9 +13,11 @@ import pytest
 
 from grader.build import Artifact
 from grader.cases import Case
+from grader.causes import root_cause
 from grader.config import DEFAULT_LANGUAGES, LanguageSpec
 from grader.judge import STDERR_TAIL_LINES, Judgement, command, judge, relative_paths, run_case
 from grader.model import Limits, Verdict
+from grader.source_facts import ProgramFacts
 from tests.fakes import FakeSandbox, result
 from tests.helpers import SAMPLE, SAMPLE_EXPECTED
 
@@ -442,3 +444,35 @@ def test_nothing_to_rename_leaves_the_run_as_it_is(tmp_path):
     (tmp_path / "puzzlesolver.py").write_text("")
     quiet = result(b"/b/puzzlesolver.py")
     assert relative_paths(quiet, tmp_path) is quiet  # no error output
+
+
+# ------------------------------------------------------------------ the cause told first
+
+
+def test_the_cause_the_source_shows_comes_before_the_symptoms():
+    facts = ProgramFacts(reads_stdin="scanf", language="c")
+    run = result(b"")  # read nothing from its empty standard input, printed nothing
+    symptoms = judge(run, case(), SAMPLE_EXPECTED, PUZZLE, LIMITS)
+    judgement = judge(run, case(), SAMPLE_EXPECTED, PUZZLE, LIMITS, facts)
+    cause = root_cause(symptoms.verdict, facts)
+    assert cause is not None and cause.kind == "input-stdin"
+    assert judgement.verdict is symptoms.verdict
+    assert judgement.diagnosis == f"{cause.text}\n{symptoms.diagnosis}"
+    assert judgement.kind == f"{symptoms.verdict}/input-stdin"
+    assert judgement.result is run
+
+
+def test_a_program_that_reads_its_argument_has_no_cause_told():
+    facts = ProgramFacts(reads_stdin="scanf", uses_arguments=True, language="c")
+    run = result(b"")
+    assert judge(run, case(), SAMPLE_EXPECTED, PUZZLE, LIMITS, facts) == judge(
+        run, case(), SAMPLE_EXPECTED, PUZZLE, LIMITS
+    )
+
+
+def test_run_case_passes_what_the_source_shows(tmp_path: Path):
+    sandbox = FakeSandbox(on_run=lambda request: result(b""))
+    artifact = Artifact(ok=True, folder=tmp_path, log="")
+    facts = ProgramFacts(reads_stdin="scanf", language="c")
+    judged = run_case(artifact, DEFAULT_LANGUAGES["c"], case(), sandbox, LIMITS, facts)
+    assert judged.kind.endswith("/input-stdin")
