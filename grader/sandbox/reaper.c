@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -53,6 +54,9 @@
 #define MAX_FILTER 4096 /* bytes of BPF: a few hundred in practice */
 #define MAX_TREE 4096   /* processes walked by one memory poll */
 #define POLL_NS 5000000 /* 5 ms between memory polls */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
 static volatile sig_atomic_t asked = 0;    /* SIGUSR1 before the program started */
 static volatile pid_t program = 0;
@@ -255,13 +259,16 @@ static long long tree_kb(void) {
 }
 
 /* Until the program ends, the tree's memory polled: killed past the limit. Returns
- * what the tree held then (0 if it never passed it). */
+ * what the tree held then (0 if it never passed it). Between two polls it waits on a
+ * pidfd of the program (Linux 5.3), so that its end is seen at once, not at the next
+ * poll (2.5 ms later on average, every run); where there is none, it sleeps. */
 static long long watch_memory(pid_t child, long long limit_kb, int *status) {
     long long over = 0;
+    int ended = (int)syscall(SYS_pidfd_open, child, 0); /* close-on-exec, readable at the end */
     struct timespec pause = {0, POLL_NS};
     for (;;) {
         pid_t done = waitpid(child, status, WNOHANG);
-        if (done == child || (done < 0 && errno != EINTR)) return over;
+        if (done == child || (done < 0 && errno != EINTR)) break;
         if (!over) {
             long long held = tree_kb();
             if (held > limit_kb) {
@@ -269,8 +276,15 @@ static long long watch_memory(pid_t child, long long limit_kb, int *status) {
                 kill_children();
             }
         }
-        nanosleep(&pause, NULL);
+        struct pollfd end = {ended, POLLIN, 0};
+        if (ended >= 0 && ppoll(&end, 1, &pause, NULL) < 0 && errno != EINTR) {
+            close(ended); /* not to be waited on after all: sleep from now on */
+            ended = -1;
+        }
+        if (ended < 0) nanosleep(&pause, NULL);
     }
+    if (ended >= 0) close(ended);
+    return over;
 }
 
 /* Every process of the tree killed and reaped (their CPU time into our rusage). */
