@@ -596,9 +596,11 @@ class BubblewrapSandbox(Sandbox):
         a += ["--ro-bind", str(spawn.stage), "/input"]
         a += ["--ro-bind", str(spawn.binary), ZYGOTE_PATH]
         a += self._seal(spawn.uid, spawn.workdir)
-        # The filter is the programs': the zygote puts each under it (it clones with
-        # clone3, which the filter refuses, to start a run's init in its v2 cgroup).
-        seccomp = "-" if spawn.seccomp_fd is None else str(spawn.seccomp_fd)
+        seccomp = "-"  # the zygote's own filter for its programs: see ZygoteSpawn
+        if spawn.seccomp_fd is not None and spawn.clone_into:
+            seccomp = str(spawn.seccomp_fd)
+        elif spawn.seccomp_fd is not None:
+            a += ["--seccomp", str(spawn.seccomp_fd)]
         return a + ["--", ZYGOTE_PATH, str(spawn.control_fd), seccomp, *map(str, spawn.joins)]
 
     def _namespaces(self, uid: int | None, caps: Sequence[str]) -> list[str]:

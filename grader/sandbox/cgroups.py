@@ -365,6 +365,11 @@ class RunGroup:
             with contextlib.suppress(OSError):
                 os.pwrite(self._fd(self._peak, os.O_RDWR), b"0", 0)
 
+    @property
+    def clone_into(self) -> bool:
+        """Whether a run's first process is born in the group (a v2 one: open_joins)."""
+        return any(parent.version == 2 for parent, _ in self.paths)
+
     def procs_files(self) -> list[Path]:
         return [path / "cgroup.procs" for _, path in self.paths]
 

@@ -11,10 +11,10 @@ Made once per zygote (one per worker thread, for one workdir)
     pid, mount and, not root, user namespaces; the same read-only tree; the workdir
     read-only at its own path (made readable by the sandbox uid here, not per run);
     /input bound read-only from the zygote's stage folder (the grader's,
-    world-readable: the input is copied there before each run); no_new_privs. The
-    seccomp filter is the program's: the zygote puts each program under it just
-    before its exec (the zygote itself uses clone3, which the filter refuses, to start
-    a run's init in its v2 cgroup). The zygote keeps CAP_SYS_ADMIN (and, as root,
+    world-readable: the input is copied there before each run); the seccomp filter
+    and no_new_privs, but where the runs' cgroup is v2's: there the zygote starts each
+    run's init in it with clone3, which the filter refuses, and puts each program under
+    the filter itself, just before its exec. The zygote keeps CAP_SYS_ADMIN (and, as root,
     CAP_SETUID and CAP_SETGID) to make each run; the program never has a capability.
     As root the zygote holds one sandbox uid for its life: no two runs at once share it.
 Fresh for each run
@@ -118,6 +118,11 @@ class ZygoteSpawn:
     uid: int | None
     seccomp_fd: int | None
     joins: tuple[int, ...] = ()  # its cgroup's files to join it by (RunGroup.open_joins)
+    # A v2 group among them: the zygote starts each run's init in it with clone3, which
+    # the seccomp filter refuses, so the zygote puts each program under the filter
+    # itself (a filter per run costs about 0.2 ms); otherwise bwrap puts the zygote
+    # under it once, for all its runs.
+    clone_into: bool = False
 
 
 def build_zygote(slots: UidSlots | None) -> Path | None:
@@ -289,7 +294,14 @@ class _Held:
                 os.write(writer, runs.seccomp)  # a few hundred bytes: fits the pipe
                 os.close(writer)
             spawn = ZygoteSpawn(
-                workdir, stage, runs.binary, theirs.fileno(), uid, seccomp_fd, tuple(joins)
+                workdir,
+                stage,
+                runs.binary,
+                theirs.fileno(),
+                uid,
+                seccomp_fd,
+                tuple(joins),
+                group is not None and group.clone_into,
             )
             proc = subprocess.Popen(
                 runs.spawn_argv(spawn),

@@ -2,13 +2,15 @@
  * The warm sandbox's zygote: started once per worker inside bubblewrap (which made the
  * network, uts and outer pid and mount namespaces, the root tree and no_new_privs), it
  * then starts one run per request in namespaces of its own, the program under the
- * seccomp filter (the zygote and the run's init are not: clone3 is theirs).
+ * seccomp filter: bwrap's, or, where the runs' cgroup is v2's, its own (the zygote
+ * starts each run's init there with clone3, which the filter refuses).
  * The grader compiles it with the system C compiler (see grader/sandbox/warm.py,
  * which also documents the whole arrangement and the protocol).
  *
  * Usage: zygote CONTROL_FD SECCOMP_FD [JOIN_FD...]
  *   CONTROL_FD: a SOCK_SEQPACKET socket to the grader; SECCOMP_FD: a pipe holding the
- *   programs' seccomp filter (classic BPF), or "-"; JOIN_FD: the runs' cgroup, one per
+ *   programs' seccomp filter (classic BPF), put on each program before its exec, or
+ *   "-" (bwrap put the zygote under it); JOIN_FD: the runs' cgroup, one per
  *   hierarchy (none where the grader has no cgroups): v1's tasks file, open for
  *   writing, or v2's folder (see grader/sandbox/cgroups.py). Each run's init is in the
  *   group before it starts the program, so every process of the run is born there; the
