@@ -193,7 +193,7 @@ def test_a_traceback_names_the_programs_files_as_the_submission_does(tmp_path):
     expected.write_bytes(Case(SAMPLE).expected)
     traceback = (
         f'Traceback (most recent call last):\n  File "{build}/puzzlesolver.py", line 1, in '
-        '<module>\n  File "/tmp/sandbox-q1/work/puzzlesolver.py", line 1\n'
+        '<module>\n  File "/tmp/sandbox-q1/build/puzzlesolver.py", line 1\n'
         "ModuleNotFoundError: No module named 'numpy'\n"
     ).encode()
     sandbox = FakeSandbox(on_run=lambda request: result(exit_code=1, stderr=traceback))

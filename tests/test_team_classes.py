@@ -240,6 +240,13 @@ def winners_line(board) -> str:
 # Who each class's members are, and what each gets: the two fast teams' members 2 + 15,
 # the slow team's 2, the team failing the hidden case 1 (its programs pass one of two).
 WON, SLOWER, FAILED = ("2", "15"), ("2", "0"), ("1", "0")
+# The scores a Canvas class of the example teams uploads: a correct program's 2 and the
+# bonus of 15 to every member of the two rank-1 teams.
+WITH_BONUS = dict.fromkeys(["1001", "1002", "1003", "1004"], "17") | {
+    "1005": "2",
+    "1006": "1",
+    "1007": "1",
+}
 
 
 @pytest.mark.slow
@@ -291,15 +298,7 @@ def test_gradescope_submitters_through_grade_leaderboard_and_every_export(tmp_pa
     }
     # Canvas's gradebook knows them by SIS id (the sid): the bonus added to the score
     grades, done = canvas_scores(tmp_path, base, results)
-    assert {sid: g["Scramble Squares (88)"] for sid, g in grades.items()} == {
-        "1001": "17",
-        "1002": "17",
-        "1003": "17",
-        "1004": "17",
-        "1005": "2",
-        "1006": "1",
-        "1007": "1",
-    }
+    assert {sid: g["Scramble Squares (88)"] for sid, g in grades.items()} == WITH_BONUS
     assert "team: Ada Lovelace & Grace Hopper (S1): 17 to Lovelace, Ada, Hopper, Grace" in done.out
     assert "bonus: Lovelace, Ada: +15 (speed bonus)" in done.out
     assert "4 score(s) above the LMS's maximum" in done.err and "extra credit" in done.err
@@ -441,15 +440,7 @@ def test_a_canvas_group_set_through_grade_leaderboard_and_every_export(tmp_path)
         ("1006", "1007"): FAILED,
     }
     grades, done = canvas_scores(tmp_path, base, results)
-    assert {sid: g["Scramble Squares (88)"] for sid, g in grades.items()} == {
-        "1001": "17",
-        "1002": "17",
-        "1003": "17",
-        "1004": "17",
-        "1005": "2",
-        "1006": "1",
-        "1007": "1",
-    }
+    assert {sid: g["Scramble Squares (88)"] for sid, g in grades.items()} == WITH_BONUS
     assert "team: Rocket (1001): 17 to Lovelace, Ada, Hopper, Grace" in done.out
     # The bonus in a column of its own: the scores stay within Points Possible
     grades, done = canvas_scores(tmp_path, base, results, "--bonus-column", "Speed bonus")
