@@ -33,7 +33,6 @@ How a run joins
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import itertools
 import os
@@ -299,9 +298,6 @@ class RunGroup:
         # file's first number), worked out once: a warm worker reads them every run.
         self._cpu: tuple[str, str | None] | None = None
         self._cpu_unit = 1.0
-        # Whether the CPU time is v2's, where a warm run's init is born (v1: it joins
-        # once its set-up is done: see open_joins).
-        self.counts_from_birth = False
         self._peak: str | None = None
         self._oom: tuple[str, str | None] | None = None
         self._refused: tuple[str, str | None] | None = None
@@ -312,7 +308,6 @@ class RunGroup:
                     (f"{path}/cpuacct.usage", None) if v1 else (f"{path}/cpu.stat", "usage_usec")
                 )
                 self._cpu_unit = 1e9 if v1 else 1e6
-                self.counts_from_birth = not v1
             if parent.memory:
                 self._peak = f"{path}/memory.{'max_usage_in_bytes' if v1 else 'peak'}"
                 self._oom = (f"{path}/memory.{'oom_control' if v1 else 'events'}", "oom_kill")
@@ -461,11 +456,7 @@ class Metered:
     def oom_killed(self) -> bool:
         return self.group.oom_kills() > self.before.oom_kills
 
-    def usage(self, setup: float = 0.0) -> GroupUsage:
-        """Once the run is over; ``setup``, CPU time of the sandbox's own set-up that
-        a group counting from birth (v2) counted, is taken off."""
+    def usage(self) -> GroupUsage:
+        """Once the run is over."""
         self.group.kill()
-        used = self.group.usage().since(self.before)
-        if setup and self.group.counts_from_birth:
-            used = dataclasses.replace(used, cpu_seconds=max(0.0, used.cpu_seconds - setup))
-        return used
+        return self.group.usage().since(self.before)

@@ -51,6 +51,7 @@ from pathlib import Path
 from grader.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import (
     SANDBOX_PATH,
+    InputStage,
     Sandbox,
     SetupError,
     check_request,
@@ -605,6 +606,7 @@ class _Lane:
         self._finalizer = weakref.finalize(self, _close_lane, lock, self.private)
         (self.private / "input").mkdir()
         os.chmod(self.private / "input", 0o755)  # whatever the umask (Gradescope's: 077)
+        self.inputs = InputStage(self.private / "input")
         (self.private / "tmp").mkdir(mode=0o700)
         os.chown(self.private / "tmp", self.uid, self.uid)
         os.chown(self.private, 0, self.uid)
@@ -628,15 +630,8 @@ class _Lane:
 
     def stage(self, input_file: Path | None) -> str | None:
         """The input, copied in (root's, read-only); where the program sees it."""
-        folder = self.private / "input"
-        for old in os.listdir(folder):
-            os.unlink(folder / old)
-        if input_file is None:
-            return None
-        seen = folder / ("input" + input_file.suffix)
-        shutil.copyfile(input_file, seen)
-        os.chmod(seen, 0o444)
-        return str(seen)
+        staged = self.inputs.put(input_file)
+        return None if staged is None else str(staged)
 
     def _empty_tmp(self) -> None:
         tmp = self.private / "tmp"

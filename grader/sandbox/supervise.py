@@ -92,7 +92,8 @@ class Supervisor:
 
     ``poll`` returns the live tree's usage (or None when it cannot tell); ``kill``
     kills the whole tree. Without ``exited`` the run is over when every pipe is
-    closed (bwrap: they close when its namespace is gone). With it (the fallback), the
+    closed (bwrap: they close when its namespace is gone), or, for one of ``extra``,
+    has been marked ``finish``ed (a warm run's init has reported). With it (the fallback), the
     run is over when the main process has exited, ``on_exit`` has killed its group and
     the pipes are closed, or a short grace later if an escaped process still holds them.
     """
@@ -123,6 +124,7 @@ class Supervisor:
         # from the polls (the last one taken just before a kill).
         self.cpu_seen = 0.0
         self.extra: dict[int, Callable[[bytes], None]] = {}
+        self._finished: set[int] = set()  # descriptors read to the end that matters
         self._ended = exited is None
         self._give_up = math.inf
 
@@ -156,10 +158,15 @@ class Supervisor:
                     data = os.read(key.fd, READ_CHUNK)
                     if data:
                         handlers[key.fd](data)
-                    else:
+                    if not data or key.fd in self._finished:
                         sel.unregister(key.fd)
         finally:
             sel.close()
+
+    def finish(self, fd: int) -> None:
+        """An ``extra`` descriptor has said all it will that matters (a handler's call):
+        the run may be over before it closes."""
+        self._finished.add(fd)
 
     def _check_exit(self, now: float) -> None:
         if not self._ended and self.exited is not None and self.exited():
@@ -357,15 +364,12 @@ def group_ending(
     cpu: float,
     peak_kb: int,
     watch: Supervisor,
-    *,
-    setup: float = 0.0,
 ) -> Ending:
     """How the run ended, with what its cgroup counted (once the run is over: whatever
-    is still in the group is killed first). ``setup``: CPU time of the sandbox's own
-    that the group counted if it counts from birth (a warm run's init born in it)."""
+    is still in the group is killed first)."""
     if group is None:
         return Ending(exit_code, sig, max(cpu, watch.cpu_seen), peak_kb, watch.peak_vm_kb)
-    counted = group.usage(setup)
+    counted = group.usage()
     if counted.oom_kills:
         # Killed at the group's limit: the memory the kernel counted (it includes the
         # files the run cached, so it is the peak only of a run that reached the limit).

@@ -12,36 +12,48 @@ Made once per zygote (one per worker thread, for one workdir)
     read-only at its own path (made readable by the sandbox uid here, not per run);
     /input bound read-only from the zygote's stage folder (the grader's,
     world-readable: the input is copied there before each run); the seccomp filter
-    and no_new_privs, but where the runs' cgroup is v2's: there the zygote starts each
-    run's init in it with clone3, which the filter refuses, and puts each program under
-    the filter itself, just before its exec. The zygote keeps CAP_SYS_ADMIN (and, as root,
-    CAP_SETUID and CAP_SETGID) to make each run; the program never has a capability.
+    and no_new_privs, but where the runs' cgroup is v2's: there each program is born
+    in it with clone3, which the filter refuses, and the zygote puts each program under
+    the filter itself, just before its exec. The zygote keeps CAP_SYS_ADMIN (and, as
+    root, CAP_SETUID and CAP_SETGID) to make each run, and drops every capability from
+    its bounding set once: the program never has one, nor can gain one.
     As root the zygote holds one sandbox uid for its life: no two runs at once share it.
 Fresh for each run
     A new pid namespace, whose pid 1 (the run's init, the zygote's child) starts the
     program; a new mount namespace with its own /proc and its own /tmp tmpfs (the
     workdir bound again on top when it lies under /tmp); a new ipc namespace (as root,
-    System V shared memory capped at an eighth of the memory limit in all); a new
-    network namespace, loopback only (made ahead by the zygote between runs: sockets
-    in TIME_WAIT, /proc/net and its counters never pass from one run to the next); a
-    new session; the rlimits; as root the zygote's sandbox uid; no capabilities; the CPU
-    affinity the grader's thread has at that moment (the leaderboard pins one core).
+    System V shared memory capped at an eighth of the memory limit in all) and a new
+    network namespace, loopback only, both made ahead by the zygote between runs
+    (System V objects, sockets in TIME_WAIT, /proc/net and its counters never pass
+    from one run to the next); a new session; the rlimits; as root the zygote's
+    sandbox uid; no capabilities; the CPU affinity the grader's thread has at that
+    moment (the leaderboard pins one core).
 Shared by the runs of one zygote
     The uts namespace (no capability to change it), the read-only tree.
     Not root, the zygote and the run's init have the program's uid in the sandbox's
-    user namespace: they count against its process limit (two of it).
+    user namespace: they count against its RLIMIT_NPROC (two of it), not against its
+    cgroup's process limit.
 Ending, killing, accounting
-    The init waits for the program; then it kills whatever is left in the namespace
-    (kill(-1) from pid 1), reaps it all, reports the program's wait status and the
-    rusage of everything it reaped (a child nobody waited for counts as much as one
-    waited for), and exits. The grader learns the init's
-    pid from the status socket's credentials, polls the tree through
-    /proc/<init>/root/proc as for a one-shot run, and kills the init (and so the
-    namespace) on a limit. The zygote reaps the init only when the grader says so
-    after the run, so the pid cannot be reused while the grader may still signal it,
-    and answers once the namespace is gone: when ``run`` returns, nothing of the run
-    is left. The program is pid 2, not pid 1: signals work as anywhere (a program that
-    aborts is reported with SIGABRT, not as exit status 134 as bwrap reports it).
+    The program joins the runs' cgroup before its exec (born in it, with v2); the
+    zygote and the init stay out. The init waits for the program; then it kills
+    whatever is left in the namespace (kill(-1) from pid 1), reaps it all, reports the
+    program's wait status and the rusage of everything it reaped (a child nobody
+    waited for counts as much as one waited for), and exits. The init sends the
+    grader a pidfd of itself with its "started" (and its pid in the status socket's
+    credentials): the grader polls the tree through /proc/<init>/root/proc as for a
+    one-shot run, keeping a poll only while that pidfd says the init is alive (the
+    zygote reaps the init as soon as it ends, after which its pid may be another
+    process's), and kills the init (and so the namespace) through the pidfd on a
+    limit. When ``run`` returns, every process of the program has ended and been
+    reaped, and the run's cgroup counted all it did: the init's report says so, and
+    the run's result needs nothing more. The init's own end (its namespaces, the
+    mounts of its /tmp and /proc) takes a few tenths of a millisecond more: the
+    zygote says "reaped" once it is over, and the grader waits for that word before
+    the next run reads its counters (that /tmp's memory is no longer counted by then),
+    or at once when the run was killed (the namespace's processes die with the init,
+    and are counted once gone). The program is pid 2, not pid 1: signals work as
+    anywhere (a program that aborts is reported with SIGABRT, not as exit status 134
+    as bwrap reports it).
 Lifetime
     A worker's zygote serves one workdir (the same path replaced by a rebuild counts as
     another); a run of another starts a new one. bwrap's --die-with-parent ends it
@@ -59,6 +71,7 @@ import contextlib
 import fcntl
 import os
 import resource
+import select
 import shutil
 import signal
 import socket
@@ -73,13 +86,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.model import Limits, RunResult
-from grader.sandbox.base import SetupError, check_request, error_result, guarded, substitute
+from grader.sandbox.base import (
+    InputStage,
+    SetupError,
+    check_request,
+    error_result,
+    guarded,
+    substitute,
+)
 from grader.sandbox.cgroups import Cgroups, Metered, RunGroup
 from grader.sandbox.compiled import built_for
 from grader.sandbox.supervise import (
     Capture,
     Memory,
     Supervisor,
+    Usage,
     decode_wait_status,
     group_ending,
     memory_of,
@@ -100,7 +121,6 @@ _MAX_REQUEST = 65535  # zygote.c's buffer, less its terminating NUL
 _REPLY_SECONDS = 10.0  # the zygote answers at once: this only catches a wedged one
 _REAP_SECONDS = 30.0  # tearing down a namespace of big processes can take a while
 _CLOSE_SECONDS = 2.0
-_SANDBOX_PROCESSES = 1  # in the runs' group beside the program's: the run's init
 
 
 class _Broken(Exception):
@@ -207,10 +227,11 @@ class WarmRuns:
         input_file: Path | None,
         memory_rlimit: bool,
     ) -> RunResult:
+        zygote.settle()  # the last run's namespaces gone: their memory is no longer counted
         group = zygote.held.group
         metered = None
         if group is not None:
-            group.set_limits(limits, _SANDBOX_PROCESSES)
+            group.set_limits(limits, 0)  # the group holds the program's processes alone
             metered = Metered.continuing(group)
         memory = memory_of(memory_rlimit, build=False)
         nproc = nproc_of(limits, self.cgroups)
@@ -265,6 +286,10 @@ class _Held:
     # other, each measured by the counters' difference; each run's init joins it, the
     # zygote stays out.
     group: RunGroup | None
+    inputs: InputStage = field(init=False)  # the stage folder's input, run after run
+
+    def __post_init__(self) -> None:
+        self.inputs = InputStage(self.stage)
 
     @classmethod
     def start(
@@ -378,6 +403,9 @@ class _Zygote:
         self.workdir = workdir
         self.uid = uid
         self.held = held
+        # The last run's init may still be ending (its namespaces, their mounts): the
+        # zygote's "reaped" is not heard yet.
+        self.unsettled = False
         self._finalizer = weakref.finalize(self, held.release)
 
     def alive(self) -> bool:
@@ -420,90 +448,139 @@ class _Zygote:
 
     def _stage(self, input_file: Path | None) -> str | None:
         """The input copied into the stage folder (the program's /input); its name there."""
-        for old in os.listdir(self.held.stage):
-            os.unlink(self.held.stage / old)
-        if input_file is None:
-            return None
-        name = "input" + input_file.suffix
-        shutil.copyfile(input_file, self.held.stage / name)
-        os.chmod(self.held.stage / name, 0o444)
-        return f"/input/{name}"
+        staged = self.held.inputs.put(input_file)
+        return None if staged is None else f"/input/{staged.name}"
 
     def _send(self, request: bytes, fds: list[int]) -> None:
+        """The request; the zygote answers only if it starts nothing (see _started)."""
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
         try:
             self.held.control.sendmsg([request], rights)
-            said = self.held.control.recv(512)
         except OSError as exc:
             raise _Broken(f"the zygote is gone ({exc.strerror or exc})") from None
-        if said != b"cloned":
-            raise _Broken(said.decode(errors="replace") or "the zygote is gone")
 
     def _follow(self, status: socket.socket, out_r: int, err_r: int, run: _Run) -> RunResult:
         """From the run's start to its end: nothing is left of it when this returns."""
-        try:
-            pid = _started(status)
-        except BaseException:
-            self._reap()
-            raise
+        pid, pidfd = _started(status, self.held.control)
         limits = run.limits
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
         record = bytearray()
+        reported: list[bool] = []
 
         def kill() -> None:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)  # unreaped until we say so: still the init
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+        def heard(data: bytes) -> None:
+            record.extend(data[:512])
+            if data.startswith(b"exit "):  # every process of the run is reaped
+                reported.append(True)
+                watch.finish(status.fileno())
 
         every = poll_seconds(run.memory.address_space)
-        poll = with_group_cpu(lambda: sandbox_usage(pid), run.group)
+        poll = with_group_cpu(_while_alive(pidfd, lambda: sandbox_usage(pid)), run.group)
         watch = Supervisor(limits, capture, poll=poll, poll_every=every, kill=kill)
-        watch.extra[status.fileno()] = lambda data: record.extend(data[:512])
+        watch.extra[status.fileno()] = heard
         try:
             watch.watch(out_r, err_r, run.start)
         finally:
-            kill()  # a no-op when the run ended by itself
-            self._reap()
+            if not reported:
+                kill()
+            os.close(pidfd)
+            self.unsettled = True
         wall = time.monotonic() - run.start
+        if not reported:
+            # Killed, or the init failed: the rest of the namespace dies with the init,
+            # and is counted once it is gone.
+            self.settle()
         if record.startswith(b"error cannot start the program: "):
             said = record[6:].split(b"exit ")[0].decode(errors="replace")
             return error_result(self.name, said, wall)
         if record.startswith(b"error "):
             return error_result(self.name, f"sandbox: {record[6:].decode(errors='replace')}", wall)
-        code, sig, cpu, peak, setup = _reported(bytes(record), watch.peak_rss_kb)
-        ending = group_ending(run.group, code, sig, cpu, peak, watch, setup=setup)
+        code, sig, cpu, peak = _reported(bytes(record), watch.peak_rss_kb)
+        ending = group_ending(run.group, code, sig, cpu, peak, watch)
         return run_result(
             self.name, limits, capture, ending, watch.reason, wall, run.memory, run.accounting
         )
 
-    def _reap(self) -> None:
-        """Until the run's namespace is gone. A zygote that cannot say so is stopped:
-        killing bwrap takes every namespace of it down (it is discarded before the
-        next run)."""
+    def settle(self) -> None:
+        """Until the zygote says the last run's init is reaped, its namespaces gone (it
+        says so unasked, as soon as they are): a run's result needs only its report,
+        the next run's counters need the last run's /tmp gone. A zygote that does not
+        say so is stopped: killing bwrap takes every namespace of it down."""
+        if not self.unsettled:
+            return
+        self.unsettled = False
         control = self.held.control
         try:
             control.settimeout(_REAP_SECONDS)
-            control.send(b"reap")
             said = control.recv(512)
         except OSError:
             said = b""
         if not said.startswith(b"reaped"):
             self.held.stop()
+            raise _Broken(said.decode(errors="replace") or "the zygote did not end the last run")
 
 
-def _started(status: socket.socket) -> int:
-    """The run's init said it has started: its pid, from the message's credentials."""
+_CREDENTIALS = struct.calcsize("3i")
+_STARTED_SPACE = socket.CMSG_SPACE(_CREDENTIALS) + socket.CMSG_SPACE(struct.calcsize("i"))
+
+
+def _started(status: socket.socket, control: socket.socket) -> tuple[int, int]:
+    """The run's init said it has started: its pid (the message's credentials) and a
+    pidfd of it. Where nothing started, the zygote says why on ``control`` and closes
+    the run's descriptors, so the status socket ends first."""
     try:
         status.settimeout(_REPLY_SECONDS)
-        said, ancillary, _, _ = status.recvmsg(512, socket.CMSG_SPACE(struct.calcsize("3i")))
+        said, ancillary, _, _ = status.recvmsg(512, _STARTED_SPACE)
         status.settimeout(None)
     except OSError as exc:
         raise _Broken(f"the run did not start ({exc})") from None
-    if said != b"started":
-        raise _Broken(said.decode(errors="replace") or "the run did not start")
+    pid, pidfd = None, None
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
-            return struct.unpack("3i", payload[:12])[0]
-    raise _Broken("the run's init sent no credentials")
+            pid = struct.unpack("3i", payload[:_CREDENTIALS])[0]
+        elif level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            for fd in array.array("i", payload[: len(payload) - len(payload) % 4]):
+                if pidfd is None:
+                    pidfd = fd
+                else:
+                    os.close(fd)
+    if said == b"started" and pid is not None and pidfd is not None:
+        return pid, pidfd
+    if pidfd is not None:
+        os.close(pidfd)
+    if not said:
+        said = _zygote_error(control)
+    raise _Broken(said.decode(errors="replace") or "the run did not start")
+
+
+def _zygote_error(control: socket.socket) -> bytes:
+    """Why the zygote started nothing, said before it closed the run's descriptors
+    (nothing if it is gone, or if it started a run whose init ended unheard)."""
+    waited = control.gettimeout()
+    try:
+        control.setblocking(False)
+        said = control.recv(512)
+    except OSError:
+        said = b""
+    finally:
+        control.settimeout(waited)
+    return said[6:] if said.startswith(b"error ") else b""
+
+
+def _while_alive(pidfd: int, poll: Callable[[], Usage | None]) -> Callable[[], Usage | None]:
+    """A poll of the run's tree through its init's pid, kept only if the init is still
+    alive after it (a pidfd is readable once its process has ended): read after the
+    zygote reaped the init, the pid could have been another process's."""
+
+    def polled() -> Usage | None:
+        usage = poll()
+        ended = select.select([pidfd], [], [], 0)[0]
+        return None if ended else usage
+
+    return polled
 
 
 @dataclass(frozen=True)
@@ -517,17 +594,16 @@ class _Run:
     start: float
 
 
-def _reported(record: bytes, peak_seen_kb: int) -> tuple[int | None, int | None, float, int, float]:
-    """(exit code, signal, CPU time, peak kB, the init's set-up CPU time where it was
-    born in the run's cgroup) from the init's report; without one, we killed the tree
-    before the program ended (the polls then know the CPU time)."""
+def _reported(record: bytes, peak_seen_kb: int) -> tuple[int | None, int | None, float, int]:
+    """(exit code, signal, CPU time, peak kB) from the init's report; without one, we
+    killed the tree before the program ended (the polls then know the CPU time)."""
     fields = record.split()
-    if len(fields) == 6 and fields[0] == b"exit":
-        status, user_us, system_us, peak_kb, setup_us = (int(x) for x in fields[1:])
+    if len(fields) == 5 and fields[0] == b"exit":
+        status, user_us, system_us, peak_kb = (int(x) for x in fields[1:])
         code, sig = decode_wait_status(status)
         cpu = (user_us + system_us) / 1e6
-        return code, sig, cpu, max(peak_kb, peak_seen_kb), setup_us / 1e6
-    return None, signal.SIGKILL, 0.0, peak_seen_kb, 0.0
+        return code, sig, cpu, max(peak_kb, peak_seen_kb)
+    return None, signal.SIGKILL, 0.0, peak_seen_kb
 
 
 def _request(

@@ -12,27 +12,31 @@
  *   programs' seccomp filter (classic BPF), put on each program before its exec, or
  *   "-" (bwrap put the zygote under it); JOIN_FD: the runs' cgroup, one per
  *   hierarchy (none where the grader has no cgroups): v1's tasks file, open for
- *   writing, or v2's folder (see grader/sandbox/cgroups.py). Each run's init is in the
- *   group before it starts the program, so every process of the run is born there; the
- *   grader measures each run by the counters' difference. The init is born in the v2
- *   group (clone3), or, where clone3 is refused, moves itself in through the folder's
- *   cgroup.procs; it moves itself into each v1 group through tasks once its namespaces
- *   are made. The zygote itself stays out: the group's memory limit never kills it.
+ *   writing, or v2's folder (see grader/sandbox/cgroups.py). Each run's program is in
+ *   the group before its exec, so every process of the run is born there; the grader
+ *   measures each run by the counters' difference. The program is born in the v2 group
+ *   (clone3), or, where clone3 is refused, moves itself in through the folder's
+ *   cgroup.procs; it moves itself into each v1 group through tasks. The zygote and the
+ *   run's init stay out: the group's memory limit never kills them, and once the init
+ *   has reaped the program's every process, the counters are the run's, whatever the
+ *   init still does to end (its namespaces, their mounts).
  *
  * Control messages, grader -> zygote:
  *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
  *   nofile tmp_bytes shm_bytes cpus cwd argc argv...; with SCM_RIGHTS: the run's stdout and
- *   stderr (write ends) and its status socket.
- *   "reap": wait until the run's init is dead (its namespace with it), then answer.
- * Zygote -> grader: "ready" once; "cloned" or "error <why>" after a "run";
- * "reaped <wait status>" after a "reap".
- * Run's init -> status socket: "started" (the grader learns its pid from the socket's
- * credentials) or "error <why>"; at the end "exit <wait status> <user us> <sys us>
- * <peak rss kB> <set-up us>": the first four of the program and of every process it
- * started (once the program has ended, the init kills whatever is left and reaps it
- * all before it reports, so a child nobody waited for counts as much as one waited
- * for); the last, the CPU time of the init's own set-up where it was born in the
- * group (counted there, not the program's), else 0.
+ *   stderr (write ends) and its status socket. Sent only once the last run is reaped.
+ * Zygote -> grader: "ready" once; "error <why>" when a "run" starts nothing (nothing is
+ * said when it starts: the run's init says so); "reaped <wait status>" as soon as the
+ * run's init has ended and the zygote has reaped it (its namespaces are gone by then):
+ * the zygote waits for that end (a pidfd) and for the next message at once, so the
+ * grader never has to ask, nor wait for an answer to a question.
+ * Run's init -> status socket: "started", with a pidfd of itself (SCM_RIGHTS: the
+ * grader's kills and polls can never reach another process that has its pid once the
+ * zygote has reaped it) and the socket's credentials (its pid), or "error <why>"; at
+ * the end "exit <wait status> <user us> <sys us> <peak rss kB>" of the program and
+ * of every process it started: once the program has ended, the init kills whatever
+ * is left and reaps it all before it reports, so a child nobody waited for counts as
+ * much as one waited for, and nothing of the run's is left in its cgroup.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -67,6 +72,9 @@
 #define MAX_ARGS 1024
 #define FIELDS 12 /* before argc */
 #define MAX_FDS 3
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
 static struct joins joined = {.folder = -1};
 
@@ -89,6 +97,34 @@ static void say(int fd, const char *format, ...) {
     va_end(args);
     if (n > (int)sizeof line - 1) n = sizeof line - 1;
     if (send(fd, line, n, MSG_NOSIGNAL) < 0) _exit(1); /* the grader is gone */
+}
+
+/* "started", with a pidfd of the init itself (Linux 5.3) and, as the socket asks, its
+ * credentials. */
+static void say_started(int fd) {
+    int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (self < 0) {
+        say(fd, "error pidfd_open: %s", strerror(errno));
+        _exit(1);
+    }
+    char text[] = "started";
+    struct iovec iov = {text, sizeof text - 1};
+    union {
+        char space[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.space;
+    msg.msg_controllen = sizeof control.space;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &self, sizeof self);
+    if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0) _exit(1); /* the grader is gone */
+    close(self);
 }
 
 static int receive(int ctl, char *buf, int fds[MAX_FDS], int *nfds) {
@@ -162,7 +198,8 @@ static void pin(const char *cpus) {
     sched_setaffinity(0, sizeof set, &set); /* best effort, as for any program */
 }
 
-/* The program: a fresh session, its pipes, the limits, the sandbox uid, no capability. */
+/* The program: a fresh session, its pipes, the limits, the sandbox uid, no capability
+ * (none bounded either: see drop_bounding_set). In the run's cgroup already. */
 static void program(const struct request *r) {
     setsid();
     int null = open("/dev/null", O_RDONLY);
@@ -181,8 +218,6 @@ static void program(const struct request *r) {
         dprintf(2, "sandbox: chdir %s: %s\n", r->cwd, strerror(errno));
         _exit(126);
     }
-    for (int cap = 0; cap <= 63; cap++) /* none can ever come back: not even bounded */
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) _exit(126);
     if (r->uid >= 0) {
         if (setgroups(0, NULL) != 0 || setresgid(r->gid, r->gid, r->gid) != 0 ||
             setresuid(r->uid, r->uid, r->uid) != 0) {
@@ -208,6 +243,38 @@ static void program(const struct request *r) {
      * made no program. The grader reports it as its own. */
     say(3, "error cannot start the program: %s: %s", r->argv[0], strerror(errno));
     _exit(127);
+}
+
+/* The program's first process, in the run's cgroup before anything else: every
+ * process it starts is born there, whoever reaps it. */
+static void enter(const struct request *r, int born_in) {
+    if (move_in(&joined, born_in) != 0) {
+        say(r->status, "error join the run's cgroup: %s", strerror(errno));
+        _exit(126);
+    }
+    program(r);
+}
+
+static char program_stack[64 * 1024] __attribute__((aligned(16)));
+
+static int program_entry(void *request) {
+    enter(request, 0);
+    return 126; /* not reached: program() execs or exits */
+}
+
+/* The program's first process: born in the v2 group where there is one (a fork:
+ * clone3 gives no vfork on a stack of its own from C), else vfork-like: it starts on a
+ * stack of its own in this memory, this process suspended until its exec (no copy of
+ * it to make, then drop, then fault in), and moves itself into each v1 group. */
+static pid_t start_program(struct request *r) {
+    if (joined.folder >= 0) {
+        int born_in;
+        pid_t pid = clone_joined(&joined, 0, &born_in);
+        if (pid == 0) enter(r, born_in);
+        return pid;
+    }
+    return clone(program_entry, program_stack + sizeof program_stack,
+                 CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)r);
 }
 
 /* Bind the folder open as `keep` at `path` (parents made as needed), read-only and
@@ -270,13 +337,7 @@ static void loopback_up(void) {
  * for it; then kills every process left in the namespace (as pid 1, kill(-1) reaches
  * them all) and reaps them, so that RUSAGE_CHILDREN holds the CPU time of every
  * process the program started; reports, exits. */
-static long long cpu_us(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
-static void init(const struct request *r, int born_in) {
+static void init(struct request *r) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char options[64];
     snprintf(options, sizeof options, "mode=1777,size=%lld", r->tmp_bytes);
@@ -303,20 +364,12 @@ static void init(const struct request *r, int born_in) {
         say(r->status, "error limit System V shared memory: %s", strerror(errno));
         _exit(1);
     }
-    /* Into the runs' cgroup ("0": this process), so that every process the program
-     * ever starts is counted there, whoever reaps it. */
-    if (move_in(&joined, born_in) != 0) {
-        say(r->status, "error join the run's cgroup: %s", strerror(errno));
-        _exit(1);
-    }
-    long long setup_us = born_in ? cpu_us() : 0;
-    say(r->status, "started");
-    pid_t child = fork();
+    say_started(r->status);
+    pid_t child = start_program(r);
     if (child < 0) {
-        say(r->status, "error fork: %s", strerror(errno));
+        say(r->status, "error clone: %s", strerror(errno));
         _exit(1);
     }
-    if (child == 0) program(r);
     close(r->out);
     close(r->err);
     int status = 0;
@@ -333,36 +386,71 @@ static void init(const struct request *r, int born_in) {
     }
     struct rusage usage;
     getrusage(RUSAGE_CHILDREN, &usage);
-    say(r->status, "exit %d %lld %lld %ld %lld", status,
+    say(r->status, "exit %d %lld %lld %ld", status,
         (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec,
         (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec,
-        usage.ru_maxrss, setup_us);
+        usage.ru_maxrss);
     _exit(0);
 }
 
-/* A network namespace for the next run, made ahead (it costs a millisecond or two,
- * between runs rather than in one): the zygote moves into it, the next run's init
- * inherits it, and the zygote moves on to another once that run is over. Sockets in
- * TIME_WAIT, /proc/net and its counters outlive a run's processes: no run may find
- * another's. Failing that, the zygote ends: the grader starts a new one. */
-static void fresh_network(void) {
-    if (unshare(CLONE_NEWNET) != 0) _exit(1);
+/* Network and ipc namespaces for the next run, made ahead (between runs rather than in
+ * one: the network one alone costs half a millisecond): the zygote moves into them, the
+ * next run's init inherits them, and the zygote moves on to others once that run is
+ * over. Sockets in TIME_WAIT, /proc/net and its counters, System V objects outlive a
+ * run's processes: no run may find another's. The zygote itself uses neither. Failing
+ * that, the zygote ends: the grader starts a new one. */
+static void fresh_namespaces(void) {
+    if (unshare(CLONE_NEWNET | CLONE_NEWIPC) != 0) _exit(1);
     loopback_up();
 }
 
-/* The run's init: pid 1 of a new pid namespace, in new mount and ipc namespaces (ipc
- * objects outlive processes: none may pass to the next run), in the network namespace
- * made for it (fresh_network); in the runs' v2 cgroup from birth where there is one
- * (cgroup_join.h). A raw clone, as bwrap's own: the child goes on like a fork's (a
- * fresh stack copy), pid 1 at once. */
+/* No capability can ever come back to a program, not even a bounded one: the bounding
+ * set dropped once, inherited by every run (the zygote keeps the effective ones it
+ * needs to make runs; it never execs). */
+static void drop_bounding_set(void) {
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+            fprintf(stderr, "zygote: drop the capability bounding set: %s\n", strerror(errno));
+            exit(2);
+        }
+}
+
+/* The run's init: pid 1 of a new pid namespace, in a new mount namespace, in the
+ * network and ipc namespaces made for it (fresh_namespaces). A raw clone, as bwrap's
+ * own: the child goes on like a fork's (a fresh stack copy), pid 1 at once. */
 static pid_t start(int ctl, struct request *r) {
-    int born_in;
-    pid_t pid = clone_joined(&joined, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC, &born_in);
+    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL,
+                               NULL, NULL);
     if (pid == 0) {
         close(ctl);
-        init(r, born_in);
+        init(r);
     }
     return pid;
+}
+
+/* The run's init has ended: reaped (its namespaces are gone by then), the grader told,
+ * the next run's network and ipc namespaces made. */
+static void reap(int ctl, pid_t *running, int *ended) {
+    int status = 0;
+    while (waitpid(*running, &status, 0) < 0 && errno == EINTR) {}
+    close(*ended);
+    *running = 0, *ended = -1;
+    say(ctl, "reaped %d", status);
+    fresh_namespaces(); /* the run's were left to it alone */
+}
+
+/* Until the control socket is readable; a run's init that ends meanwhile is reaped
+ * first. */
+static int await_message(int ctl, pid_t *running, int *ended) {
+    for (;;) {
+        struct pollfd ready[2] = {{ctl, POLLIN, 0}, {*ended, POLLIN, 0}};
+        if (poll(ready, *ended >= 0 ? 2 : 1, -1) < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (*ended >= 0 && ready[1].revents) reap(ctl, running, ended);
+        else return 0;
+    }
 }
 
 /* The programs' filter, read once (the pipe's writer is closed). */
@@ -394,31 +482,32 @@ int main(int argc, char **argv) {
     fcntl(ctl, F_SETFD, FD_CLOEXEC); /* no program may ever hold it */
     signal(SIGPIPE, SIG_IGN);
     static char buf[MAX_MESSAGE];
-    fresh_network();
+    drop_bounding_set();
+    fresh_namespaces();
     say(ctl, "ready");
     pid_t running = 0;
+    int ended = -1; /* a pidfd of the running init */
     for (;;) {
         int fds[MAX_FDS], nfds = 0;
+        if (await_message(ctl, &running, &ended) != 0) return 1;
         int n = receive(ctl, buf, fds, &nfds);
         if (n < 0) return 0; /* the grader closed the socket: done */
-        if (strcmp(buf, "reap") == 0 && running > 0) {
-            int status = 0;
-            while (waitpid(running, &status, 0) < 0 && errno == EINTR) {}
-            running = 0;
-            say(ctl, "reaped %d", status);
-            fresh_network(); /* the run's namespace is left to it alone */
-        } else if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
+        if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
             struct request r;
             if (parse(buf, n, &r) != 0) {
                 say(ctl, "error malformed request");
             } else {
                 r.out = fds[0], r.err = fds[1], r.status = fds[2];
                 running = start(ctl, &r);
+                ended = running > 0 ? (int)syscall(SYS_pidfd_open, running, 0) : -1;
                 if (running < 0) {
                     running = 0;
                     say(ctl, "error clone: %s", strerror(errno));
-                } else {
-                    say(ctl, "cloned");
+                } else if (ended < 0) {
+                    say(ctl, "error pidfd_open: %s", strerror(errno));
+                    kill(running, SIGKILL);
+                    while (waitpid(running, NULL, 0) < 0 && errno == EINTR) {}
+                    running = 0;
                 }
             }
         } else {
