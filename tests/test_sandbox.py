@@ -987,6 +987,18 @@ def test_the_program_runs_under_the_seccomp_filter(counted_box, progs):
     assert result.stdout.split() == [b"NoNewPrivs:", b"1", b"Seccomp:", b"2"], result
 
 
+def test_the_program_holds_no_capability(counted_box, progs):
+    """Nothing effective, permitted or ambient, whoever starts it; a warm run's program
+    has none left to gain either (its zygote dropped the whole bounding set once; any
+    other can gain none on exec anyway: no_new_privs, the test above)."""
+    result = counted_box.run(["grep", "^Cap", "/proc/self/status"], progs, QUICK)
+    held = dict(line.split(b":") for line in result.stdout.splitlines())
+    assert set(held) == {b"CapInh", b"CapPrm", b"CapEff", b"CapBnd", b"CapAmb"}, result
+    assert all(int(held[name], 16) == 0 for name in (b"CapPrm", b"CapEff", b"CapAmb"))
+    if getattr(counted_box, "mode", "") == "warm":
+        assert int(held[b"CapBnd"], 16) == 0 and int(held[b"CapInh"], 16) == 0, held
+
+
 def test_no_nested_user_namespace(bwrap, progs):
     result = bwrap.run(["sh", "-c", "unshare -U true && echo escaped"], progs, QUICK)
     assert b"escaped" not in result.stdout and result.exit_code != 0
