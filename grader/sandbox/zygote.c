@@ -99,6 +99,16 @@ static void say(int fd, const char *format, ...) {
     if (send(fd, line, n, MSG_NOSIGNAL) < 0) _exit(1); /* the grader is gone */
 }
 
+/* A message of one part, with room for descriptors. */
+static struct msghdr message(struct iovec *iov, void *room, size_t size) {
+    struct msghdr msg = {0};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = room;
+    msg.msg_controllen = size;
+    return msg;
+}
+
 /* "started", with a pidfd of the init itself (Linux 5.3) and, as the socket asks, its
  * credentials. */
 static void say_started(int fd) {
@@ -113,11 +123,7 @@ static void say_started(int fd) {
         char space[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
     } control;
-    struct msghdr msg = {0};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.space;
-    msg.msg_controllen = sizeof control.space;
+    struct msghdr msg = message(&iov, control.space, sizeof control.space);
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
@@ -133,11 +139,7 @@ static int receive(int ctl, char *buf, int fds[MAX_FDS], int *nfds) {
         char space[CMSG_SPACE(MAX_FDS * sizeof(int))];
         struct cmsghdr align;
     } control;
-    struct msghdr msg = {0};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.space;
-    msg.msg_controllen = sizeof control.space;
+    struct msghdr msg = message(&iov, control.space, sizeof control.space);
     ssize_t n;
     do n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
     if (n <= 0) return -1;
