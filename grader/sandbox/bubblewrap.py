@@ -601,7 +601,8 @@ class BubblewrapSandbox(Sandbox):
             seccomp = str(spawn.seccomp_fd)
         elif spawn.seccomp_fd is not None:
             a += ["--seccomp", str(spawn.seccomp_fd)]
-        return a + ["--", ZYGOTE_PATH, str(spawn.control_fd), seccomp, *map(str, spawn.joins)]
+        fds = [spawn.control_fd, seccomp, spawn.stage_fd, *spawn.joins]
+        return a + ["--", ZYGOTE_PATH, *map(str, fds)]
 
     def _namespaces(self, uid: int | None, caps: Sequence[str]) -> list[str]:
         a = [

@@ -11,7 +11,8 @@ Made once per zygote (one per worker thread, for one workdir)
     pid, mount and, not root, user namespaces; the same read-only tree; the workdir
     read-only at its own path (made readable by the sandbox uid here, not per run);
     /input bound read-only from the zygote's stage folder (the grader's,
-    world-readable: the input is copied there before each run); the seccomp filter
+    world-readable: the zygote copies each run's input there, through a descriptor
+    of the folder no program holds); the seccomp filter
     and no_new_privs, but where the runs' cgroup is v2's: there each program is born
     in it with clone3, which the filter refuses, and the zygote puts each program under
     the filter itself, just before its exec. The zygote keeps CAP_SYS_ADMIN (and, as
@@ -87,7 +88,6 @@ from pathlib import Path
 
 from grader.model import Limits, RunResult
 from grader.sandbox.base import (
-    InputStage,
     SetupError,
     check_request,
     error_result,
@@ -118,6 +118,7 @@ from grader.sandbox.uids import UidSlots, pipes_for, readable_by
 ZYGOTE_PATH = "/.zygote"
 _SOURCE = Path(__file__).with_name("zygote.c")
 _MAX_REQUEST = 65535  # zygote.c's buffer, less its terminating NUL
+_INPUT_NAME = 64  # zygote.c's MAX_INPUT_NAME
 _REPLY_SECONDS = 10.0  # the zygote answers at once: this only catches a wedged one
 _REAP_SECONDS = 30.0  # tearing down a namespace of big processes can take a while
 _CLOSE_SECONDS = 2.0
@@ -135,6 +136,7 @@ class ZygoteSpawn:
     stage: Path
     binary: Path
     control_fd: int
+    stage_fd: int  # the stage folder, where the zygote writes each run's input
     uid: int | None
     seccomp_fd: int | None
     joins: tuple[int, ...] = ()  # its cgroup's files to join it by (RunGroup.open_joins)
@@ -286,10 +288,6 @@ class _Held:
     # other, each measured by the counters' difference; each run's init joins it, the
     # zygote stays out.
     group: RunGroup | None
-    inputs: InputStage = field(init=False)  # the stage folder's input, run after run
-
-    def __post_init__(self) -> None:
-        self.inputs = InputStage(self.stage)
 
     @classmethod
     def start(
@@ -307,7 +305,7 @@ class _Held:
             if lock is not None:
                 os.close(lock)
             raise
-        passed = [theirs.fileno()]
+        passed = [theirs.fileno(), stage_lock]
         joins: list[int] = []
         seccomp_fd = None
         try:
@@ -323,6 +321,7 @@ class _Held:
                 stage,
                 runs.binary,
                 theirs.fileno(),
+                stage_lock,
                 uid,
                 seccomp_fd,
                 tuple(joins),
@@ -424,8 +423,14 @@ class _Zygote:
         group: Metered | None,
         accounting: str,
     ) -> RunResult:
-        command = substitute(argv, self._stage(input_file))
-        request = _request(command, self.workdir, limits, memory.address_space, nproc, self.uid)
+        name = "" if input_file is None else "input" + input_file.suffix
+        if len(os.fsencode(name)) >= _INPUT_NAME:
+            raise SetupError(f"the input file's suffix is too long: {input_file}")
+        command = substitute(argv, f"/input/{name}" if name else None)
+        request = _request(
+            command, self.workdir, name, limits, memory.address_space, nproc, self.uid
+        )
+        given = [] if input_file is None else [_opened(input_file)]
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -433,9 +438,9 @@ class _Zygote:
             pipes_for(self.uid, out_r, err_r)
             status.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
             start = time.monotonic()
-            self._send(request, [out_w, err_w, theirs.fileno()])
+            self._send(request, [out_w, err_w, theirs.fileno(), *given])
         finally:
-            for fd in (out_w, err_w):
+            for fd in (out_w, err_w, *given):
                 os.close(fd)
             theirs.close()
         run = _Run(limits, memory, group, accounting, start)
@@ -445,11 +450,6 @@ class _Zygote:
             for fd in (out_r, err_r):
                 os.close(fd)
             status.close()
-
-    def _stage(self, input_file: Path | None) -> str | None:
-        """The input copied into the stage folder (the program's /input); its name there."""
-        staged = self.held.inputs.put(input_file)
-        return None if staged is None else f"/input/{staged.name}"
 
     def _send(self, request: bytes, fds: list[int]) -> None:
         """The request; the zygote answers only if it starts nothing (see _started)."""
@@ -606,9 +606,18 @@ def _reported(record: bytes, peak_seen_kb: int) -> tuple[int | None, int | None,
     return None, signal.SIGKILL, 0.0, peak_seen_kb
 
 
+def _opened(input_file: Path) -> int:
+    """The input, for the zygote to copy into the stage folder."""
+    try:
+        return os.open(input_file, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise SetupError(f"cannot read the input file {input_file}: {exc.strerror}") from None
+
+
 def _request(
     command: list[str],
     workdir: Path,
+    input_name: str,
     limits: Limits,
     address_space: bool,
     nproc: int,
@@ -633,6 +642,7 @@ def _request(
         sysv_shm_bytes(limits),
         cpus,
         workdir,
+        input_name,
         len(command),
         *command,
     ]

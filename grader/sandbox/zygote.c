@@ -7,10 +7,13 @@
  * The grader compiles it with the system C compiler (see grader/sandbox/warm.py,
  * which also documents the whole arrangement and the protocol).
  *
- * Usage: zygote CONTROL_FD SECCOMP_FD [JOIN_FD...]
+ * Usage: zygote CONTROL_FD SECCOMP_FD STAGE_FD [JOIN_FD...]
  *   CONTROL_FD: a SOCK_SEQPACKET socket to the grader; SECCOMP_FD: a pipe holding the
  *   programs' seccomp filter (classic BPF), put on each program before its exec, or
- *   "-" (bwrap put the zygote under it); JOIN_FD: the runs' cgroup, one per
+ *   "-" (bwrap put the zygote under it); STAGE_FD: the stage folder, the grader's,
+ *   where the zygote copies each run's input (the programs see it read-only at
+ *   /input, bound there by bwrap; the zygote writes through this descriptor, which
+ *   no program ever holds); JOIN_FD: the runs' cgroup, one per
  *   hierarchy (none where the grader has no cgroups): v1's tasks file, open for
  *   writing, or v2's folder (see grader/sandbox/cgroups.py). Each run's program is in
  *   the group before its exec, so every process of the run is born there; the grader
@@ -23,8 +26,12 @@
  *
  * Control messages, grader -> zygote:
  *   "run" NUL, then NUL-terminated fields: uid gid cpu_soft cpu_hard as nproc fsize
- *   nofile tmp_bytes shm_bytes cpus cwd argc argv...; with SCM_RIGHTS: the run's stdout and
- *   stderr (write ends) and its status socket. Sent only once the last run is reaped.
+ *   nofile tmp_bytes shm_bytes cpus cwd input argc argv...; with SCM_RIGHTS: the run's
+ *   stdout and stderr (write ends), its status socket and, where `input` names one
+ *   ("input.txt"; empty: none), the input file, read: the zygote copies it into the
+ *   stage folder under that name, the one file there, read-only to all (a copy: the
+ *   grader's own file may be readable by the grader alone). Sent only once the last
+ *   run is reaped.
  * Zygote -> grader: "ready" once; "error <why>" when a "run" starts nothing (nothing is
  * said when it starts: the run's init says so); "reaped <wait status>" as soon as the
  * run's init has ended and the zygote has reaped it (its namespaces are gone by then):
@@ -54,6 +61,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/sendfile.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -70,13 +78,16 @@
 
 #define MAX_MESSAGE 65536
 #define MAX_ARGS 1024
-#define FIELDS 12 /* before argc */
-#define MAX_FDS 3
+#define FIELDS 13 /* before argc */
+#define MAX_FDS 4
+#define MAX_INPUT_NAME 64
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
 
 static struct joins joined = {.folder = -1};
+static int stage = -1;                 /* the stage folder (STAGE_FD) */
+static char staged[MAX_INPUT_NAME];    /* the file in it now, or "" */
 
 #define MAX_FILTER 4096
 static unsigned char filter[MAX_FILTER];
@@ -84,7 +95,7 @@ static size_t filter_bytes;
 
 struct request {
     long long uid, gid, cpu_soft, cpu_hard, as, nproc, fsize, nofile, tmp_bytes, shm_bytes;
-    const char *cpus, *cwd;
+    const char *cpus, *cwd, *input;
     char *argv[MAX_ARGS + 1];
     int out, err, status;
 };
@@ -172,7 +183,11 @@ static int parse(char *buf, int n, struct request *r) {
     for (int i = 0; i < 10; i++) *numbers[i] = atoll(field[i]);
     r->cpus = field[10];
     r->cwd = field[11];
-    int argc = atoi(field[12]);
+    r->input = field[12];
+    if (*r->input && (strncmp(r->input, "input", 5) != 0 || strchr(r->input, '/') ||
+                      strlen(r->input) >= MAX_INPUT_NAME))
+        return -1;
+    int argc = atoi(field[FIELDS]);
     if (argc < 1 || argc > MAX_ARGS || FIELDS + 1 + argc != count) return -1;
     for (int i = 0; i < argc; i++) r->argv[i] = field[FIELDS + 1 + i];
     r->argv[argc] = NULL;
@@ -430,6 +445,48 @@ static pid_t start(int ctl, struct request *r) {
     return pid;
 }
 
+/* The run's input (`input`, read from the grader's file), alone in the stage folder,
+ * read-only to all; none when the run has none. 0, or -1 with errno. */
+static int stage_input(const char *name, int input) {
+    if (*staged && unlinkat(stage, staged, 0) != 0 && errno != ENOENT) return -1;
+    *staged = '\0';
+    if (!*name) return 0;
+    int copy = openat(stage, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+    if (copy < 0) return -1;
+    snprintf(staged, sizeof staged, "%s", name);
+    ssize_t n = fchmod(copy, 0444); /* whatever the umask */
+    while (n >= 0 && (n = sendfile(copy, input, NULL, 1 << 24)) > 0) {}
+    int saved = errno;
+    close(copy);
+    errno = saved;
+    return n < 0 ? -1 : 0;
+}
+
+/* A "run": its input staged, its init started, or why not said. */
+static void serve(int ctl, char *buf, int n, int *fds, int nfds, pid_t *running, int *ended) {
+    struct request r;
+    if (parse(buf, n, &r) != 0 || nfds != (*r.input ? 4 : 3)) {
+        say(ctl, "error malformed request");
+        return;
+    }
+    if (stage_input(r.input, *r.input ? fds[3] : -1) != 0) {
+        say(ctl, "error stage the input: %s", strerror(errno));
+        return;
+    }
+    r.out = fds[0], r.err = fds[1], r.status = fds[2];
+    *running = start(ctl, &r);
+    *ended = *running > 0 ? (int)syscall(SYS_pidfd_open, *running, 0) : -1;
+    if (*running < 0) {
+        *running = 0;
+        say(ctl, "error clone: %s", strerror(errno));
+    } else if (*ended < 0) {
+        say(ctl, "error pidfd_open: %s", strerror(errno));
+        kill(*running, SIGKILL);
+        while (waitpid(*running, NULL, 0) < 0 && errno == EINTR) {}
+        *running = 0;
+    }
+}
+
 /* The run's init has ended: reaped (its namespaces are gone by then), the grader told,
  * the next run's network and ipc namespaces made. */
 static void reap(int ctl, pid_t *running, int *ended) {
@@ -474,12 +531,14 @@ static void read_filter(const char *fd_text) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: zygote CONTROL_FD SECCOMP_FD [JOIN_FD...]\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: zygote CONTROL_FD SECCOMP_FD STAGE_FD [JOIN_FD...]\n");
         return 2;
     }
     read_filter(argv[2]);
-    for (int i = 3; i < argc; i++) add_join(&joined, atoi(argv[i])); /* no program's */
+    stage = atoi(argv[3]);
+    fcntl(stage, F_SETFD, FD_CLOEXEC);
+    for (int i = 4; i < argc; i++) add_join(&joined, atoi(argv[i])); /* no program's */
     int ctl = atoi(argv[1]);
     fcntl(ctl, F_SETFD, FD_CLOEXEC); /* no program may ever hold it */
     signal(SIGPIPE, SIG_IGN);
@@ -494,24 +553,8 @@ int main(int argc, char **argv) {
         if (await_message(ctl, &running, &ended) != 0) return 1;
         int n = receive(ctl, buf, fds, &nfds);
         if (n < 0) return 0; /* the grader closed the socket: done */
-        if (strcmp(buf, "run") == 0 && running == 0 && nfds == 3) {
-            struct request r;
-            if (parse(buf, n, &r) != 0) {
-                say(ctl, "error malformed request");
-            } else {
-                r.out = fds[0], r.err = fds[1], r.status = fds[2];
-                running = start(ctl, &r);
-                ended = running > 0 ? (int)syscall(SYS_pidfd_open, running, 0) : -1;
-                if (running < 0) {
-                    running = 0;
-                    say(ctl, "error clone: %s", strerror(errno));
-                } else if (ended < 0) {
-                    say(ctl, "error pidfd_open: %s", strerror(errno));
-                    kill(running, SIGKILL);
-                    while (waitpid(running, NULL, 0) < 0 && errno == EINTR) {}
-                    running = 0;
-                }
-            }
+        if (strcmp(buf, "run") == 0 && running == 0) {
+            serve(ctl, buf, n, fds, nfds, &running, &ended);
         } else {
             say(ctl, "error unexpected message");
         }
