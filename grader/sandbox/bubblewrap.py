@@ -588,8 +588,8 @@ class BubblewrapSandbox(Sandbox):
         """A warm sandbox over one workdir (see warm.py): the same namespaces and tree,
         but /tmp and /proc are mounted per run, /input is the zygote's stage folder."""
         # to make the run (its namespaces, its loopback up, as root its System V limits);
-        # to drop the bounding capabilities
-        caps = ["CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETPCAP"]
+        # to drop the bounding capabilities; to return to its own mount namespace (setns)
+        caps = ["CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETPCAP", "CAP_SYS_CHROOT"]
         caps += [] if spawn.uid is None else ["CAP_SETUID", "CAP_SETGID"]
         a = self._namespaces(spawn.uid, caps)
         a += self._tree(spawn.workdir, False, ["--perms", "0755", "--dir", "/tmp"])

@@ -59,7 +59,9 @@ class GroupUsage:
     """What a group counted: its counters as read, or (``since``) a run's share."""
 
     cpu_seconds: float
-    peak_memory_kb: int  # 0 where no memory hierarchy is used
+    # 0 where no memory hierarchy is used, and where no process was killed at the
+    # limit (the peak is then the processes' own: it counts the files the run cached)
+    peak_memory_kb: int
     oom_kills: int  # processes the kernel killed at the group's memory limit
     processes_refused: int  # forks refused at the group's process limit
 
@@ -401,8 +403,11 @@ class RunGroup:
         return self._count(self._oom)
 
     def usage(self) -> GroupUsage:
-        peak = self._count((self._peak, None) if self._peak else None) // 1024
-        return GroupUsage(self.cpu_seconds(), peak, self.oom_kills(), self._count(self._refused))
+        """The counters; the memory peak only once a process was killed at the limit
+        (a warm worker reads them twice a run: each file read costs)."""
+        oom = self.oom_kills()
+        peak = self._count((self._peak, None) if self._peak and oom else None) // 1024
+        return GroupUsage(self.cpu_seconds(), peak, oom, self._count(self._refused))
 
     def kill(self) -> None:
         """Every process still in the group (usually none: then nothing more is done)."""

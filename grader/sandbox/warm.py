@@ -70,6 +70,7 @@ from __future__ import annotations
 import array
 import contextlib
 import fcntl
+import functools
 import os
 import resource
 import select
@@ -207,7 +208,12 @@ class WarmRuns:
         memory_rlimit: bool,
     ) -> RunResult:
         def work() -> RunResult:
-            check_request(argv, workdir, input_file)
+            # The command is checked once per workdir (its runs cannot change it); the
+            # input, when the zygote is handed it.
+            command = (argv[0] if argv else "", workdir)
+            if getattr(self._local, "checked", None) != command:
+                check_request(argv, workdir, None)
+                self._local.checked = command
             for _ in range(2):  # a reused zygote may have died: then once more, afresh
                 zygote, fresh = self._zygote(workdir)
                 try:
@@ -243,7 +249,7 @@ class WarmRuns:
         st = os.stat(workdir)
         key = (str(workdir), st.st_dev, st.st_ino)
         current: _Zygote | None = getattr(self._local, "zygote", None)
-        if current is not None and current.key == key and current.alive():
+        if current is not None and current.key == key:  # if it died, the run says so
             return current, False
         self._discard()
         uid, lock = self.slots.acquire() if self.slots is not None else (None, None)
@@ -406,9 +412,6 @@ class _Zygote:
         # zygote's "reaped" is not heard yet.
         self.unsettled = False
         self._finalizer = weakref.finalize(self, held.release)
-
-    def alive(self) -> bool:
-        return self.held.proc.poll() is None
 
     def close(self) -> None:
         self._finalizer()
@@ -624,32 +627,34 @@ def _request(
     uid: int | None,
 ) -> bytes:
     """A "run" message for zygote.c (its header comment gives the fields)."""
+    cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+    fields = [cpus, str(workdir), input_name, str(len(command)), *command]
+    encoded = [os.fsencode(f) for f in fields]
+    if any(b"\0" in f for f in encoded):
+        raise SetupError("a NUL character in the command")
+    message = _limits_fields(limits, address_space, nproc, uid) + b"\0".join(encoded) + b"\0"
+    if len(message) > _MAX_REQUEST:
+        raise SetupError("the command is too long")
+    return message
+
+
+@functools.lru_cache(maxsize=64)
+def _limits_fields(limits: Limits, address_space: bool, nproc: int, uid: int | None) -> bytes:
+    """The message's head, up to the CPUs: the same for every run of a course's limits
+    (worked out once: every warm run sends one)."""
     values = dict(rlimit_values(limits, address_space, nproc))
     cpu_soft, cpu_hard = values[resource.RLIMIT_CPU]
-    address_space_bytes = values.get(resource.RLIMIT_AS, (0, 0))[0]
-    cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
     owner = -1 if uid is None else uid
-    fields = [
+    numbers = [
         owner,
         owner,
         cpu_soft,
         cpu_hard,
-        address_space_bytes,
+        values.get(resource.RLIMIT_AS, (0, 0))[0],
         values[resource.RLIMIT_NPROC][0],
         values[resource.RLIMIT_FSIZE][0],
         values[resource.RLIMIT_NOFILE][0],
         tmpfs_bytes(limits),
         sysv_shm_bytes(limits),
-        cpus,
-        workdir,
-        input_name,
-        len(command),
-        *command,
     ]
-    encoded = [os.fsencode(str(f)) for f in fields]
-    if any(b"\0" in f for f in encoded):
-        raise SetupError("a NUL character in the command")
-    message = b"run\0" + b"".join(f + b"\0" for f in encoded)
-    if len(message) > _MAX_REQUEST:
-        raise SetupError("the command is too long")
-    return message
+    return b"run\0" + b"".join(b"%d\0" % n for n in numbers)

@@ -328,13 +328,24 @@ static int set_sysctl(const char *path, long long value) {
 }
 
 /* System V shared memory outlives every process that attached it, so no poll of the
- * tree's processes sees a segment nobody has attached: the run's ipc namespace allows
- * at most shm_bytes of segments in all (part of the slack over the memory limit). */
+ * tree's processes sees a segment nobody has attached: the run's ipc namespace (the
+ * zygote's own until the run starts: see fresh_namespaces) allows at most shm_bytes of
+ * segments in all (part of the slack over the memory limit). Only the namespace's
+ * root may set that (the grader runs as root); not root, the user namespace maps no
+ * root, and the kernel's own bound holds (see warm.py): no error then. Written when
+ * the namespace is made, with the last run's figure, and again only if a run wants
+ * another. 0, or -1 with errno. */
+static long long shm_capped = -1; /* in the ipc namespace made for the next run */
+
 static int cap_sysv_shm(long long shm_bytes) {
-    if (shm_bytes <= 0) return 0;
+    if (shm_bytes <= 0 || shm_bytes == shm_capped) return 0;
     long page = sysconf(_SC_PAGESIZE);
-    return set_sysctl("/proc/sys/kernel/shmmax", shm_bytes) ||
-           set_sysctl("/proc/sys/kernel/shmall", (shm_bytes + page - 1) / page);
+    if (set_sysctl("/proc/sys/kernel/shmmax", shm_bytes) ||
+        set_sysctl("/proc/sys/kernel/shmall", (shm_bytes + page - 1) / page)) {
+        if (errno != EACCES) return -1;
+    }
+    shm_capped = shm_bytes; /* or as near as can be: not root, nothing to try again */
+    return 0;
 }
 
 /* The run's own network namespace has a loopback, down: bring it up, as bwrap does. */
@@ -358,8 +369,7 @@ static void init(struct request *r) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char options[64];
     snprintf(options, sizeof options, "mode=1777,size=%lld", r->tmp_bytes);
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
         say(r->status, "error mount /proc: %s", strerror(errno));
         _exit(1);
     }
@@ -373,12 +383,6 @@ static void init(struct request *r) {
     }
     if (under_tmp && rebind(keep, r->cwd) != 0) {
         say(r->status, "error bind %s: %s", r->cwd, strerror(errno));
-        _exit(1);
-    }
-    /* Only the namespace's root may (the grader runs as root); not root, the user
-     * namespace maps no root, and the kernel's own bound holds (see warm.py). */
-    if (cap_sysv_shm(r->shm_bytes) != 0 && errno != EACCES) {
-        say(r->status, "error limit System V shared memory: %s", strerror(errno));
         _exit(1);
     }
     say_started(r->status);
@@ -410,15 +414,30 @@ static void init(struct request *r) {
     _exit(0);
 }
 
-/* Network and ipc namespaces for the next run, made ahead (between runs rather than in
- * one: the network one alone costs half a millisecond): the zygote moves into them, the
- * next run's init inherits them, and the zygote moves on to others once that run is
- * over. Sockets in TIME_WAIT, /proc/net and its counters, System V objects outlive a
- * run's processes: no run may find another's. The zygote itself uses neither. Failing
- * that, the zygote ends: the grader starts a new one. */
+/* Network, ipc and mount namespaces for the next run, made ahead (between runs rather
+ * than in one: the network one alone costs half a millisecond, a copy of the mount
+ * tree a tenth): the zygote moves into them, the next run's init inherits them, and
+ * the zygote moves on to others once that run is over. Sockets in TIME_WAIT,
+ * /proc/net and its counters, System V objects outlive a run's processes: no run may
+ * find another's. The zygote itself uses none of them: the mounts the init makes
+ * there (its /proc, its /tmp) do not concern it. Failing that, the zygote ends: the
+ * grader starts a new one. */
+static int own_mounts = -1; /* the zygote's own mount namespace: bwrap's tree */
+
 static void fresh_namespaces(void) {
-    if (unshare(CLONE_NEWNET | CLONE_NEWIPC) != 0) _exit(1);
+    if (unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS) != 0 ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) /* no mount reaches out */
+        _exit(1);
     loopback_up();
+    long long wanted = shm_capped;
+    shm_capped = -1; /* a new ipc namespace: the kernel's bounds */
+    cap_sysv_shm(wanted);
+}
+
+/* Back in the zygote's own mount namespace: the last run's, held by no one else now
+ * (its init is reaped), goes with every mount of it, its /tmp's memory freed. */
+static void leave_run_mounts(void) {
+    if (setns(own_mounts, CLONE_NEWNS) != 0) _exit(1);
 }
 
 /* No capability can ever come back to a program, not even a bounded one: the bounding
@@ -432,12 +451,11 @@ static void drop_bounding_set(void) {
         }
 }
 
-/* The run's init: pid 1 of a new pid namespace, in a new mount namespace, in the
- * network and ipc namespaces made for it (fresh_namespaces). A raw clone, as bwrap's
- * own: the child goes on like a fork's (a fresh stack copy), pid 1 at once. */
+/* The run's init: pid 1 of a new pid namespace, in the network, ipc and mount
+ * namespaces made for it (fresh_namespaces). A raw clone, as bwrap's own: the child
+ * goes on like a fork's (a fresh stack copy), pid 1 at once. */
 static pid_t start(int ctl, struct request *r) {
-    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL,
-                               NULL, NULL);
+    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
     if (pid == 0) {
         close(ctl);
         init(r);
@@ -473,6 +491,10 @@ static void serve(int ctl, char *buf, int n, int *fds, int nfds, pid_t *running,
         say(ctl, "error stage the input: %s", strerror(errno));
         return;
     }
+    if (cap_sysv_shm(r.shm_bytes) != 0) {
+        say(ctl, "error limit System V shared memory: %s", strerror(errno));
+        return;
+    }
     r.out = fds[0], r.err = fds[1], r.status = fds[2];
     *running = start(ctl, &r);
     *ended = *running > 0 ? (int)syscall(SYS_pidfd_open, *running, 0) : -1;
@@ -487,13 +509,14 @@ static void serve(int ctl, char *buf, int n, int *fds, int nfds, pid_t *running,
     }
 }
 
-/* The run's init has ended: reaped (its namespaces are gone by then), the grader told,
- * the next run's network and ipc namespaces made. */
+/* The run's init has ended: reaped, its namespaces gone (the mount one as the zygote
+ * leaves it), the grader told, the next run's namespaces made. */
 static void reap(int ctl, pid_t *running, int *ended) {
     int status = 0;
     while (waitpid(*running, &status, 0) < 0 && errno == EINTR) {}
     close(*ended);
     *running = 0, *ended = -1;
+    leave_run_mounts();
     say(ctl, "reaped %d", status);
     fresh_namespaces(); /* the run's were left to it alone */
 }
@@ -544,6 +567,11 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     static char buf[MAX_MESSAGE];
     drop_bounding_set();
+    own_mounts = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+    if (own_mounts < 0) {
+        fprintf(stderr, "zygote: own mount namespace: %s\n", strerror(errno));
+        return 2;
+    }
     fresh_namespaces();
     say(ctl, "ready");
     pid_t running = 0;
