@@ -21,14 +21,15 @@ Made once per zygote (one per worker thread, for one workdir)
     As root the zygote holds one sandbox uid for its life: no two runs at once share it.
 Fresh for each run
     A new pid namespace, whose pid 1 (the run's init, the zygote's child) starts the
-    program; a new mount namespace with its own /proc and its own /tmp tmpfs (the
-    workdir bound again on top when it lies under /tmp); a new ipc namespace (as root,
-    System V shared memory capped at an eighth of the memory limit in all) and a new
-    network namespace, loopback only, both made ahead by the zygote between runs
-    (System V objects, sockets in TIME_WAIT, /proc/net and its counters never pass
-    from one run to the next); a new session; the rlimits; as root the zygote's
-    sandbox uid; no capabilities; the CPU affinity the grader's thread has at that
-    moment (the leaderboard pins one core).
+    program; a new mount namespace (a private copy of the zygote's tree) where the init
+    mounts the run's own /proc and /tmp tmpfs (the workdir bound again on top when it
+    lies under /tmp); a new ipc namespace (as root, System V shared memory capped at an
+    eighth of the memory limit in all); a new network namespace, loopback only. The
+    zygote makes the last three ahead, between runs, and returns to its own mount
+    namespace once a run is over (System V objects, sockets in TIME_WAIT, /proc/net and
+    its counters, mounts never pass from one run to the next). A new session; the
+    rlimits; as root the zygote's sandbox uid; no capabilities; the CPU affinity the
+    grader's thread has at that moment (the leaderboard pins one core).
 Shared by the runs of one zygote
     The uts namespace (no capability to change it), the read-only tree.
     Not root, the zygote and the run's init have the program's uid in the sandbox's
