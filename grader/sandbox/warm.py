@@ -292,8 +292,8 @@ class _Held:
     stage_lock: int  # flock on the stage folder: see _sweep
     lock: int | None  # the sandbox uid's (root)
     # The cgroup of the zygote's runs (its thread's: see WarmRuns._group), one after the
-    # other, each measured by the counters' difference; each run's init joins it, the
-    # zygote stays out.
+    # other, each measured by the counters' difference; each run's program joins it,
+    # the zygote and the run's init stay out.
     group: RunGroup | None
 
     @classmethod
