@@ -506,6 +506,8 @@ static void serve(int ctl, char *buf, int n, int *fds, int nfds, pid_t *running,
         kill(*running, SIGKILL);
         while (waitpid(*running, NULL, 0) < 0 && errno == EINTR) {}
         *running = 0;
+        leave_run_mounts(); /* whatever it mounted there goes */
+        fresh_namespaces();
     }
 }
 
