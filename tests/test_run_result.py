@@ -90,3 +90,29 @@ def test_an_out_of_memory_message_far_from_the_limit_is_not_mle(memory):
 def test_a_fork_refused_at_the_process_limit_is_flagged():
     assert flags(GROUP, ending(1, None, refused=3)).processes_exceeded
     assert not flags(GROUP, ending(1, None)).processes_exceeded
+
+
+# (processes the OOM killer killed, the group's peak when it did (0: unknown), whose
+#  failure: "run" is MLE, "machine" is the grader's own, retried)
+OOM_KILLS = [
+    (1, 100, "run"),  # at the group's own limit
+    (1, 90, "run"),
+    (1, 89, "machine"),  # well under it: the whole machine ran out of memory
+    (2, 12, "machine"),
+    (1, 0, "run"),  # the peak unknown (cgroup v2 before Linux 5.19): the run's, as ever
+    (0, 12, "run"),  # no kill: nothing to say
+]
+
+
+@pytest.mark.parametrize("kills, group_peak_mb, whose", OOM_KILLS)
+def test_an_oom_kill_under_the_groups_limit_is_the_machines_failure(kills, group_peak_mb, whose):
+    end = Ending(None, signal.SIGKILL, 0.2, 10 * MB, 0, kills, 0, group_peak_mb * MB)
+    result = flags(GROUP, end)
+    if whose == "machine":
+        assert not result.memory_exceeded
+        assert result.error == (
+            "the grading machine ran out of memory: the kernel killed a process of the "
+            f"run while the run held {group_peak_mb} MB of its 100 MB"
+        )
+    else:
+        assert result.error is None and result.memory_exceeded == (kills > 0)

@@ -311,7 +311,9 @@ class RunGroup:
                 )
                 self._cpu_unit = 1e9 if v1 else 1e6
             if parent.memory:
-                self._peak = f"{path}/memory.{'max_usage_in_bytes' if v1 else 'peak'}"
+                # v2's memory.peak is Linux 5.19's: before it, the peak is not known.
+                peak = f"{path}/memory.{'max_usage_in_bytes' if v1 else 'peak'}"
+                self._peak = peak if os.path.exists(peak) else None
                 self._oom = (f"{path}/memory.{'oom_control' if v1 else 'events'}", "oom_kill")
             if parent.pids:
                 self._refused = (f"{path}/pids.events", "max")

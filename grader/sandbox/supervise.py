@@ -30,6 +30,8 @@ _STDERR_TAIL = 4096
 # memory to the limit, or to the JVM's heap; its address space to RLIMIT_AS) failed
 # for want of memory: measured, never read from what it printed.
 _MLE_FRACTION = 0.9
+# A group the OOM killer reached below this share of its limit: the machine's OOM.
+_MACHINE_OOM_FRACTION = 0.9
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -218,8 +220,11 @@ class Ending:
     cpu_seconds: float
     peak_memory_kb: int
     peak_vm_kb: int = 0  # the largest address space a poll saw
-    oom_kills: int = 0  # processes its cgroup's memory limit killed
+    oom_kills: int = 0  # processes of its cgroup the kernel's OOM killer killed
     processes_refused: int = 0  # forks its cgroup's process limit refused
+    # The cgroup's memory peak when the OOM killer killed one of its processes (0 where
+    # it cannot be read): at the group's own limit it is the limit itself.
+    group_peak_kb: int = 0
 
 
 @dataclass(frozen=True)
@@ -272,7 +277,8 @@ def run_result(
         or ending.signal == signal.SIGXCPU
     )
     failed = ending.signal is not None or ending.exit_code not in (0, None)
-    memory_exceeded = (
+    machine = machine_out_of_memory(limits, ending)
+    memory_exceeded = machine is None and (
         reason == "memory"
         or ending.oom_kills > 0
         or (reason is None and failed and memory.failed_for_want(limits, ending))
@@ -292,6 +298,22 @@ def run_result(
         sandbox=name,
         processes_exceeded=ending.processes_refused > 0,
         cpu_accounting=str(accounting),  # a CpuAccounting value
+        error=machine,
+    )
+
+
+def machine_out_of_memory(limits: Limits, ending: Ending) -> str | None:
+    """Why the run is the machine's failure, when the kernel's OOM killer killed a
+    process of it while its cgroup held well under its own limit: the whole machine
+    ran out of memory (the group's own limit kills only once the group is at it). Its
+    cgroup counts such a kill like one at its limit; only the group's peak tells them
+    apart, so where that peak is unknown the kill stays the run's."""
+    limit_kb = limits.memory_mb * 1024
+    if ending.oom_kills == 0 or not 0 < ending.group_peak_kb < _MACHINE_OOM_FRACTION * limit_kb:
+        return None
+    return (
+        "the grading machine ran out of memory: the kernel killed a process of the run "
+        f"while the run held {ending.group_peak_kb // 1024} MB of its {limits.memory_mb} MB"
     )
 
 
@@ -382,6 +404,7 @@ def group_ending(
         watch.peak_vm_kb,
         counted.oom_kills,
         counted.processes_refused,
+        counted.peak_memory_kb,
     )
 
 
