@@ -593,7 +593,7 @@ def test_clone_joined_starts_the_child_in_the_v2_group(tmp_path):
         "    struct joins j = {.folder = -1};\n"
         "    add_join(&j, open(argv[1], O_PATH | O_DIRECTORY));\n"
         "    int born_in;\n"
-        "    pid_t pid = clone_joined(&j, 0, &born_in);\n"
+        "    pid_t pid = clone_joined(&j, &born_in);\n"
         "    if (pid == 0) {\n"
         '        printf("born_in %d\\n", born_in);\n'
         "        fflush(stdout);\n"

@@ -1,5 +1,5 @@
 /*
- * How zygote.c's run inits and reaper.c's programs get into the run's cgroup (see
+ * How zygote.c's and reaper.c's programs get into the run's cgroup (see
  * grader/sandbox/cgroups.py, open_joins): v1 groups come as their tasks file, to which
  * the process writes "0" to move itself in; a v2 group comes as its folder, in which
  * clone3 starts the process (CLONE_INTO_CGROUP, Linux 5.7), or, where clone3 is
@@ -48,13 +48,13 @@ static int add_join(struct joins *j, int fd) {
     return 0;
 }
 
-/* A child (fork-like: it goes on from here with 0) with `namespaces`, born in the v2
- * group where there is one and clone3 is allowed; *born_in says whether it was. */
-static pid_t clone_joined(const struct joins *j, uint64_t namespaces, int *born_in) {
+/* A child (fork-like: it goes on from here with 0), born in the v2 group where there
+ * is one and clone3 is allowed; *born_in says whether it was. */
+static pid_t clone_joined(const struct joins *j, int *born_in) {
     *born_in = 0;
     if (j->folder >= 0) {
         struct clone3_args args = {0};
-        args.flags = namespaces | CLONE_INTO_CGROUP;
+        args.flags = CLONE_INTO_CGROUP;
         args.exit_signal = SIGCHLD;
         args.cgroup = (uint64_t)j->folder;
         pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
@@ -63,7 +63,7 @@ static pid_t clone_joined(const struct joins *j, uint64_t namespaces, int *born_
             return pid;
         }
     }
-    return (pid_t)syscall(SYS_clone, namespaces | SIGCHLD, NULL, NULL, NULL, NULL);
+    return (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
 }
 
 /* In the child, single-threaded: into every group it was not born in. 0, or -1 with

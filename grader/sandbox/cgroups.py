@@ -19,11 +19,11 @@ Who may
     (Gradescope's): ``CgroupsUnavailable`` says why, and the sandboxes fall back to
     counting what the run's reaper reaps, with auto-reaping refused (seccomp.py).
 How a run joins
-    The run's first process is in the group before the program starts; its children
-    inherit it. A whole process moved by pid, or through ``cgroup.procs``, takes a
+    The program is in the group before its exec; every process it starts inherits
+    it. A whole process moved by pid, or through ``cgroup.procs``, takes a
     global lock whose writer waits for an RCU grace period when no process has moved
     lately: 5 to 20 ms measured on the 2-core machine, several times a small program's
-    whole run. So the warm sandbox's run init and the fallback's program, given the
+    whole run. So the warm sandbox's and the fallback's programs, given the
     groups open (they cannot see /sys: ``open_joins``), get in without it: in v1 one
     thread moves itself through ``tasks``; in v2 the process is born in the group
     (``clone3`` with ``CLONE_INTO_CGROUP``, Linux 5.7). A one-shot bwrap's is moved by
@@ -59,10 +59,11 @@ class GroupUsage:
     """What a group counted: its counters as read, or (``since``) a run's share."""
 
     cpu_seconds: float
-    # 0 where no memory hierarchy is used, and where no process was killed at the
-    # limit (the peak is then the processes' own: it counts the files the run cached)
+    # Read only once the OOM killer killed a process of the group (else the peak is
+    # the processes' own: the group's counts the files the run cached); 0 where no
+    # memory hierarchy is used or the kernel keeps no peak (v2 before Linux 5.19).
     peak_memory_kb: int
-    oom_kills: int  # processes the kernel killed at the group's memory limit
+    oom_kills: int  # processes of the group the kernel's OOM killer killed, whoever's OOM
     processes_refused: int  # forks refused at the group's process limit
 
     def since(self, before: GroupUsage) -> GroupUsage:

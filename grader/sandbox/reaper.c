@@ -325,7 +325,7 @@ int main(int argc, char **argv) {
         return 125;
     }
     int born_in;
-    pid_t child = clone_joined(&p.joins, 0, &born_in); /* a fork, in the v2 group */
+    pid_t child = clone_joined(&p.joins, &born_in); /* a fork, in the v2 group */
     if (child < 0) {
         say(p.status_fd, "error fork: %s\n", strerror(errno));
         return 125;

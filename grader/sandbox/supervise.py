@@ -94,8 +94,8 @@ class Supervisor:
 
     ``poll`` returns the live tree's usage (or None when it cannot tell); ``kill``
     kills the whole tree. Without ``exited`` the run is over when every pipe is
-    closed (bwrap: they close when its namespace is gone), or, for one of ``extra``,
-    has been marked ``finish``ed (a warm run's init has reported). With it (the fallback), the
+    closed (bwrap: they close when its namespace is gone) or, one of ``extra``, marked
+    ``finish``ed (a warm run's init has reported). With ``exited`` (the fallback), the
     run is over when the main process has exited, ``on_exit`` has killed its group and
     the pipes are closed, or a short grace later if an escaped process still holds them.
     """
@@ -169,6 +169,9 @@ class Supervisor:
         """An ``extra`` descriptor has said all it will that matters (a handler's call):
         the run may be over before it closes."""
         self._finished.add(fd)
+
+    def finished(self, fd: int) -> bool:
+        return fd in self._finished
 
     def _check_exit(self, now: float) -> None:
         if not self._ended and self.exited is not None and self.exited():

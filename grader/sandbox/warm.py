@@ -469,7 +469,6 @@ class _Zygote:
         limits = run.limits
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)
         record = bytearray()
-        reported: list[bool] = []
 
         def kill() -> None:
             with contextlib.suppress(ProcessLookupError):
@@ -478,7 +477,6 @@ class _Zygote:
         def heard(data: bytes) -> None:
             record.extend(data[:512])
             if data.startswith(b"exit "):  # every process of the run is reaped
-                reported.append(True)
                 watch.finish(status.fileno())
 
         every = poll_seconds(run.memory.address_space)
@@ -488,6 +486,7 @@ class _Zygote:
         try:
             watch.watch(out_r, err_r, run.start)
         finally:
+            reported = watch.finished(status.fileno())
             if not reported:
                 kill()
             os.close(pidfd)

@@ -286,7 +286,7 @@ static int program_entry(void *request) {
 static pid_t start_program(struct request *r) {
     if (joined.folder >= 0) {
         int born_in;
-        pid_t pid = clone_joined(&joined, 0, &born_in);
+        pid_t pid = clone_joined(&joined, &born_in);
         if (pid == 0) enter(r, born_in);
         return pid;
     }
