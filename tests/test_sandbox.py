@@ -16,6 +16,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -35,6 +36,7 @@ from grader.sandbox import (
 from grader.sandbox import warm as warm_module
 from grader.sandbox.cgroups import Cgroups
 from grader.sandbox.warm import WarmRuns, ZygoteSpawn, build_zygote
+from grader.sandbox.writable import writable_places
 from tests.helpers import processes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,6 +156,55 @@ C_PROGRAMS = {
         int main(void) {
             char b[65536]; memset(b, 'e', sizeof b);
             for (;;) fwrite(b, 1, sizeof b, stderr);
+        }""",
+    # Every call that reports or drops the page cache's state, each tried on a file of
+    # the system's (argv[1]); what each returns. Then the same reads without RWF_NOWAIT
+    # and an advice that leaves the cache alone: they must still work.
+    "page_cache": r"""
+        #define _GNU_SOURCE
+        #include <errno.h>
+        #include <fcntl.h>
+        #include <stdio.h>
+        #include <string.h>
+        #include <sys/mman.h>
+        #include <sys/syscall.h>
+        #include <sys/uio.h>
+        #include <unistd.h>
+        #ifndef __NR_cachestat
+        #define __NR_cachestat 451
+        #endif
+        #ifndef __NR_process_madvise
+        #define __NR_process_madvise 440
+        #endif
+        static void said(const char *call, long r) {
+            printf("%s=%s\n", call, r < 0 ? strerrorname_np(errno) : "ok");
+        }
+        int main(int argc, char **argv) {
+            int fd = open(argv[1], O_RDONLY);
+            if (fd < 0) { perror("open"); return 2; }
+            char byte; struct iovec v = {&byte, 1};
+            void *map = mmap(0, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+            unsigned char vec[1];
+            struct { unsigned long long off, len; } range = {0, 4096};
+            unsigned long long stat[8];
+            long ctx = 0;
+            said("mincore", mincore(map, 4096, vec));
+            said("cachestat", syscall(__NR_cachestat, fd, &range, stat, 0));
+            errno = posix_fadvise(fd, 0, 4096, POSIX_FADV_DONTNEED);
+            said("fadvise", errno ? -1 : 0);
+            said("readahead", readahead(fd, 0, 4096));
+            said("preadv2_nowait", preadv2(fd, &v, 1, 0, RWF_NOWAIT));
+            said("pwritev2_nowait", pwritev2(1, &v, 1, -1, RWF_NOWAIT));
+            said("madvise_willneed", madvise(map, 4096, MADV_WILLNEED));
+            said("madvise_cold", madvise(map, 4096, MADV_COLD));
+            said("madvise_pageout", madvise(map, 4096, MADV_PAGEOUT));
+            said("process_madvise", syscall(__NR_process_madvise, -1, &v, 1, MADV_COLD, 0));
+            said("io_setup", syscall(SYS_io_setup, 1, &ctx));
+            said("io_uring_setup", syscall(SYS_io_uring_setup, 1, stat));
+            said("mq_open", syscall(SYS_mq_open, "probe", O_CREAT | O_RDWR, 0600, 0));
+            said("control_preadv2", preadv2(fd, &v, 1, 0, 0));
+            said("control_madvise_dontneed", madvise(map, 4096, MADV_DONTNEED));
+            return 0;
         }""",
     "bigfile": r"""
         #include <stdio.h>
@@ -988,6 +1039,18 @@ def test_the_program_runs_under_the_seccomp_filter(counted_box, progs):
     assert result.stdout.split() == [b"NoNewPrivs:", b"1", b"Seccomp:", b"2"], result
 
 
+def test_no_call_reports_or_drops_the_page_cache(counted_box, progs):
+    """Which pages of a system file are cached is state every run shares: no program may
+    read it (mincore, cachestat, a read that fails rather than wait), drop it (fadvise,
+    madvise), or ask through an interface the filter cannot see into (AIO, io_uring),
+    in any mode; ordinary reads and advice that leaves the cache alone still work."""
+    result = counted_box.run(["./page_cache", "/usr/bin/env"], progs, QUICK)
+    said = dict(line.split("=") for line in result.stdout.decode().split())
+    controls = {name: said.pop(name) for name in list(said) if name.startswith("control_")}
+    assert said and set(said.values()) == {"EPERM"}, (said, result.stderr)
+    assert set(controls.values()) == {"ok"}, controls
+
+
 def test_the_program_holds_no_capability(counted_box, progs):
     """Nothing effective, permitted or ambient, whoever starts it; a warm run's program
     has none left to gain either (its zygote dropped the whole bounding set once; any
@@ -1328,6 +1391,56 @@ def test_fallback_as_root_runs_a_sandbox_uid_under_the_process_limit(fallback, p
         ["./forkbomb", marker], progs, Limits(processes=20, cpu_seconds=1, wall_seconds=2)
     )
     assert bomb.timed_out and _alive_with(marker) == []
+
+
+@pytest.fixture
+def shared_places(tmp_path):
+    """Places any user may write, as a container may have them beyond /tmp: a folder
+    that is world-writable below /tmp, and a world-writable file. The fallback scans the
+    machine when it starts: a fallback made after these exist knows them."""
+    tag = uuid.uuid4().hex[:12]
+    folder = Path(tempfile.gettempdir()) / f"shared-{tag}"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    board = Path(tempfile.gettempdir()) / f"board-{tag}.txt"
+    board.write_text("as the machine had it\n")
+    board.chmod(0o666)
+    writable_places.cache_clear()
+    yield folder, board
+    shutil.rmtree(folder, ignore_errors=True)
+    board.unlink(missing_ok=True)
+    writable_places.cache_clear()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="as root only: the fallback's own uid owns what it leaves"
+)
+def test_the_fallback_leaves_nothing_where_its_uid_could_write(shared_places, progs):
+    """Whatever a run wrote anywhere its uid can write (found by the scan at start-up,
+    not a fixed list: /run/lock, a world-writable folder below /tmp, a world-writable
+    file) is gone once the run is, so no later run finds an input kept there."""
+    folder, board = shared_places
+    box = RlimitSandbox()
+    assert {str(folder), "/tmp", "/dev/shm"} <= set(box.places.folders)
+    places = [str(folder), "/tmp", "/dev/shm", "/var/tmp", "/run/lock"]
+    script = (
+        "for d in " + " ".join(places) + "; do "
+        '[ -w "$d" ] || continue; echo kept > "$d/kept-$$"; mkdir -p "$d/dir-$$/deep"; '
+        'echo kept > "$d/dir-$$/deep/file"; mkfifo "$d/fifo-$$"; ln -s /etc "$d/link-$$"; '
+        "done; echo kept >> " + str(board) + "; id -u"
+    )
+    result = box.run(["sh", "-c", script], progs, QUICK)
+    uid = int(result.stdout)
+    assert uid >= 70000, result
+    left = [
+        entry.path
+        for place in places
+        if os.path.isdir(place)
+        for entry in os.scandir(place)
+        if entry.stat(follow_symlinks=False).st_uid == uid
+    ]
+    assert left == []
+    assert board.read_text() == "as the machine had it\n"
 
 
 # --- choosing a sandbox ------------------------------------------------------------------

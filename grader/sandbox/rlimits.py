@@ -53,6 +53,7 @@ from grader.sandbox.base import (
     SANDBOX_PATH,
     InputStage,
     Sandbox,
+    SandboxUnavailable,
     SetupError,
     check_request,
     guarded,
@@ -86,6 +87,7 @@ from grader.sandbox.uids import (
     workdir_for,
     workdir_for_owner,
 )
+from grader.sandbox.writable import KEPT_BYTES, WritablePlaces, writable_places
 
 FALLBACK_WARNING = (
     "running without isolation (rlimits and a private temporary folder only); "
@@ -197,27 +199,15 @@ def _remove_sysv(uid: int) -> None:
                 getattr(libc, call)(int(row[ident]), _IPC_RMID, None)
 
 
-_SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-def _remove_files_of(uid: int) -> None:
-    """What a run as a sandbox uid left in the machine's world-writable folders (the
-    fallback has no /tmp of its own): removed, as its processes are."""
-    for folder in _SHARED_WRITABLE:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                continue
+def _places() -> WritablePlaces:
+    """The places, or SandboxUnavailable where one could not be restored after a run."""
+    places = writable_places()
+    if places.unkept:
+        raise SandboxUnavailable(
+            f"the rlimits fallback cannot restore {places.unkept[0]} after a run: it is "
+            f"writable by every user and larger than {KEPT_BYTES >> 20} MB"
+        )
+    return places
 
 
 def _search_path(uid: int | None) -> str:
@@ -235,6 +225,8 @@ class RlimitSandbox(Sandbox):
     def __init__(self, *, cgroups: bool = True, cgroup_versions: tuple[int, ...] = (1, 2)) -> None:
         self.reaped = sys.platform.startswith("linux") and os.path.isdir("/proc/self")
         self.slots = UidSlots() if self.reaped and os.geteuid() == 0 else None
+        # Where a sandbox uid can write on this machine: swept after each of its runs.
+        self.places = _places() if self.slots is not None else None
         # CPU time: a cgroup per run where one can be made; else what the reaper reaps,
         # with auto-reaping refused (seccomp); without a reaper (macOS), what was waited.
         self.cgroups, self.cgroups_absent = runs_cgroups(cgroups and self.reaped, cgroup_versions)
@@ -325,7 +317,10 @@ class RlimitSandbox(Sandbox):
         cwd = lane.work_for(workdir)
         command = _moved(substitute(argv, lane.stage(input_file)), workdir, cwd)
         memory = memory_of(memory_rlimit, build=False)
-        return self._spawn(command, cwd, lane.private, limits, memory, start, lane.uid)
+        try:
+            return self._spawn(command, cwd, lane.private, limits, memory, start, lane.uid)
+        finally:
+            lane.empty_tmp()  # nothing of a run outlives it, even in its own folder
 
     @staticmethod
     def _stage(
@@ -501,7 +496,8 @@ class RlimitSandbox(Sandbox):
                 run.record += _leftover(run.status)
             if run.uid is not None:
                 _remove_sysv(run.uid)
-                _remove_files_of(run.uid)
+                assert self.places is not None, "a sandbox uid only where places were scanned"
+                self.places.sweep(run.uid)
         wall = time.monotonic() - start
         fields = bytes(run.record).split()
         if len(fields) != 7 or fields[0] != b"exit":
@@ -625,7 +621,7 @@ class _Lane:
             shutil.copytree(workdir, work, symlinks=True)
             readable_by(self.uid, work)
             self.copied = key
-        self._empty_tmp()
+        self.empty_tmp()
         return work
 
     def stage(self, input_file: Path | None) -> str | None:
@@ -633,7 +629,7 @@ class _Lane:
         staged = self.inputs.put(input_file)
         return None if staged is None else str(staged)
 
-    def _empty_tmp(self) -> None:
+    def empty_tmp(self) -> None:
         tmp = self.private / "tmp"
         for entry in os.scandir(tmp):
             if entry.is_dir(follow_symlinks=False):
