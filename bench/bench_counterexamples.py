@@ -1,16 +1,16 @@
 """How many failing hidden cases get a public puzzle that fails the same way, and what
-the search costs (issue 25).
+the probes cost (issues 25, 31, 32).
 
     .venv/bin/python bench/bench_counterexamples.py [--jobs 2] [--runs 10] [CLASS ...]
 
 Each class (default: the example class submissions/ and the programs made for each
-mistake, tests/mistakes/) is graded on the real cases in the grading sandbox, into a
-scratch store, with the search off; then the search (grader.counterexamples) runs over
-that store as `grade` runs it, with [counterexamples] runs = --runs, and is timed alone:
-its wall time is the extra time a grading run pays. Then it runs again on the same
-store, as a resumed or repeated `grade` would (nothing left to run). Prints, per class
-and per submission: failing hidden cases (CE and IE apart: nothing ran), how many got a
-puzzle (a public case, free, or a pool puzzle), the pool runs made, and the times.
+mistake, tests/mistakes/) is built once, then graded twice on the real cases in the
+grading sandbox, each time into a scratch store: without probes ([counterexamples]
+runs = 0) and with them (runs = --runs: grader.counterexamples.choose_probes, run after
+the public cases and before the hidden ones). The difference of the two wall times is
+what the probes cost a grading run. Prints, per class and per submission: failing
+hidden cases (CE and IE apart: nothing ran), how many got a puzzle (a public case or a
+probe), the probes run, and the times.
 """
 
 import argparse
@@ -24,9 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader import counterexamples  # noqa: E402
+from grader.build import build  # noqa: E402
 from grader.cases import default_manifest, load_cases  # noqa: E402
 from grader.config import CounterexamplesConfig, load_config  # noqa: E402
-from grader.counterexamples import Searcher  # noqa: E402
 from grader.grading import execute, plan  # noqa: E402
 from grader.pool import load_pool  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
@@ -44,27 +45,29 @@ def bench(klass: Path, runs: int, jobs: int) -> Counter:
     sandbox = make_sandbox("auto", warn=lambda message: None)
     submissions = discover(klass, config)
     total: Counter = Counter()
+    probes = counterexamples.choose_probes(cases, pool, runs)
     with tempfile.TemporaryDirectory(prefix="bench-counterexamples-") as tmp:
         builds = Path(tmp) / "builds"
-        with Store(Path(tmp) / "grader.db") as store:
+        for sub in submissions:  # built once: both gradings find the builds made
+            build(sub, builds, sandbox, config.build_limits)
+        with Store(Path(tmp) / "without.db") as store:
             began = time.monotonic()
             execute(plan(submissions, cases, store), store, sandbox, config, builds, jobs=jobs)
             graded = time.monotonic() - began
-            searcher = Searcher(store, cases, pool, config, sandbox, builds)
+        with Store(Path(tmp) / "grader.db") as store:
             began = time.monotonic()
-            searcher.run(submissions, jobs)
-            searched = time.monotonic() - began
-            began = time.monotonic()
-            searcher.run(submissions, jobs)
-            again = time.monotonic() - began
+            work = plan(submissions, cases, store, probes=probes)
+            execute(work, store, sandbox, config, builds, jobs=jobs)
+            counterexamples.record(store, submissions, cases, pool)
+            probed = time.monotonic() - began
             print(
                 f"\n{klass.relative_to(ROOT)}/: {len(submissions)} submissions, "
                 f"{len(cases)} cases ({sum(not c.public for c in cases)} hidden), "
-                f"{len(pool)} pool puzzles, budget {runs} runs per submission"
+                f"{len(pool)} pool puzzles, {len(probes)} probes per submission"
             )
             print(
                 f"  {'submission':<17} {'failing hidden':>14} {'found':>5} "
-                f"{'public':>6} {'pool':>4} {'pool runs':>9}   none found because"
+                f"{'public':>6} {'pool':>4} {'probes':>9}   none found because"
             )
             for sub in submissions:
                 row, why = _submission(store, sub, cases)
@@ -72,22 +75,19 @@ def bench(klass: Path, runs: int, jobs: int) -> Counter:
                 reasons = "; ".join(sorted(why))
                 print(
                     f"  {sub.id:<17} {row['failing']:>14} {row['found']:>5} "
-                    f"{row['public']:>6} {row['pool']:>4} {row['pool runs']:>9}   {reasons}"
+                    f"{row['public']:>6} {row['pool']:>4} {row['probes']:>9}   {reasons}"
                 )
     share = total["found"] / total["failing"] if total["failing"] else 0
     print(
         f"  {'all':<17} {total['failing']:>14} {total['found']:>5} {total['public']:>6} "
-        f"{total['pool']:>4} {total['pool runs']:>9}"
+        f"{total['pool']:>4} {total['probes']:>9}"
     )
     print(
         f"  found for {total['found']} of {total['failing']} failing hidden cases "
-        f"({share:.0%}); {total['pool runs']} pool runs"
+        f"({share:.0%}); {total['probes']} probes run"
     )
-    print(f"  grading (runs on every case, search off): {graded:.1f} s wall")
-    print(
-        f"  search: {searched:.1f} s wall (+{searched / graded:.0%} of the grading); "
-        f"repeated on the same store: {again:.2f} s"
-    )
+    print(f"  grading without probes: {graded:.1f} s wall; with them: {probed:.1f} s")
+    print(f"  the probes cost {probed - graded:+.1f} s ({(probed - graded) / graded:+.0%})")
     return total
 
 
@@ -108,7 +108,7 @@ def _submission(store: Store, sub, cases) -> tuple[Counter, set[str]]:
             row[decided.source] += 1
         else:
             reasons.add(decided.reason if decided is not None else "not searched")
-    row["pool runs"] = len(store.pool_runs(sub.id, sub.content_hash))
+    row["probes"] = len(store.pool_runs(sub.id, sub.content_hash))
     return row, reasons
 
 

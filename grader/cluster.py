@@ -31,7 +31,7 @@ from grader.build import Artifact
 from grader.cases import Case
 from grader.config import CourseConfig
 from grader.errors import GraderError
-from grader.grading import Built, Judged, Outcome, Plan
+from grader.grading import Built, HiddenStarting, Judged, Outcome, Plan, Skipped
 from grader.judge import Judgement
 from grader.model import Verdict
 from grader.submissions import Submission
@@ -96,10 +96,11 @@ def workers_sandbox(config: CourseConfig) -> str:
 
 @dataclass
 class _Unit:
-    """One submission's build and run tasks, and the cases not delivered yet."""
+    """One submission's build and run tasks, and the cases and probes not delivered yet."""
 
     sub: Submission
     cases: list[Case]
+    probes: list[Case] = field(default_factory=list)
     futures: dict[object, list[Case] | None] = field(default_factory=dict)  # None: build
 
 
@@ -121,18 +122,24 @@ class ClusterExecutor:
 
         pending: list[_Unit] = []
         for sub in work.submissions:
-            if sub.id not in work.todo:
+            if not work.has_work(sub.id):
                 continue
             if sub.problem is not None:  # nothing to send: CE with the reason, here
                 deliver(Built(sub, Artifact(False, Path(), sub.problem)))
             else:
-                pending.append(_Unit(sub, list(work.todo[sub.id])))
+                pending.append(
+                    _Unit(sub, list(work.todo.get(sub.id, ())), list(work.probes.get(sub.id, ())))
+                )
         if not pending:
             return
         self.client.register_plugin(self.plugin)
         self.tag = uuid.uuid4().hex[:12]  # task keys of this run only: a rerun starts afresh
+        probes = {p for unit in pending for p in unit.probes}
         self.case_data = self.client.submit(
-            _case_data, _case_payload(self.cases), key=f"grader-cases-{self.tag}", pure=False
+            _case_data,
+            _case_payload([*self.cases, *probes]),
+            key=f"grader-cases-{self.tag}",
+            pure=False,
         )
         self.deliver, self.force = deliver, force
         self.done = as_completed()
@@ -163,7 +170,7 @@ class ClusterExecutor:
             in_flight += 1
 
     def _submit(self, unit: _Unit) -> None:
-        from grader.cluster_worker import Source, build_task, run_task
+        from grader.cluster_worker import Source, build_task
 
         sub = unit.sub
         assert sub.source is not None and sub.language is not None, "planned: buildable"
@@ -196,9 +203,38 @@ class ClusterExecutor:
             pure=False,
         )
         unit.futures = {built: None}
-        size = self.config.cluster.cases_per_task
-        for start in range(0, len(unit.cases), size):
-            chunk = unit.cases[start : start + size]
+        # Public cases, then the probes, then (once all of those have ended: they are
+        # its tasks' dependencies) the hidden cases (grader.grading).
+        public = [case for case in unit.cases if case.public]
+        visible = self._runs(unit, name, key, "public", built, source, public, [])
+        if unit.probes:
+            visible += self._runs(unit, name, key, "probe", built, source, unit.probes, visible)
+        hidden = [case for case in unit.cases if not case.public]
+        if hidden:
+            self.deliver(HiddenStarting(sub))
+            self._runs(unit, name, key, "hidden", built, source, hidden, visible)
+        for future in unit.futures:
+            self.owner[future] = unit
+            self.done.add(future)
+
+    def _runs(
+        self,
+        unit: _Unit,
+        name: str,
+        key: str,
+        kind: str,
+        built: object,
+        source: object,
+        cases: list[Case],
+        after: list,
+    ) -> list:
+        """Tasks of `cases` (probes: one task) that start once `after` have ended."""
+        from grader.cluster_worker import run_task
+
+        size = len(cases) if kind == "probe" else self.config.cluster.cases_per_task
+        futures = []
+        for start in range(0, len(cases), size):
+            chunk = cases[start : start + size]
             future = self.client.submit(
                 run_task,
                 name,
@@ -208,13 +244,14 @@ class ClusterExecutor:
                 self.case_data,
                 self.config.limits,
                 self.config.build_limits,
-                key=f"grader-run-{start}-{key}",
+                list(after),
+                kind == "probe",
+                key=f"grader-{kind}-{start}-{key}",
                 pure=False,
             )
             unit.futures[future] = chunk
-        for future in unit.futures:
-            self.owner[future] = unit
-            self.done.add(future)
+            futures.append(future)
+        return futures
 
     def _finished(self, future, unit: _Unit) -> None:
         if future not in unit.futures or future.status == "cancelled":
@@ -237,23 +274,31 @@ class ClusterExecutor:
             self.deliver(Built(unit.sub, Artifact(False, Path(), why, internal=True)))
         else:
             for case in chunk:
-                self.deliver(Judged(unit.sub, case, Judgement(Verdict.IE, why)))
+                if case in unit.probes:
+                    self.deliver(Skipped(unit.sub, case))
+                else:
+                    self.deliver(Judged(unit.sub, case, Judgement(Verdict.IE, why)))
             self._forget(unit, chunk)
 
     def _deliver(self, unit: _Unit, chunk, result) -> None:
         if chunk is None:
             self.deliver(Built(unit.sub, result))
             if not result.ok:
-                unit.cases = []
+                unit.cases, unit.probes = [], []
             return
         by_id = {case.id: case for case in chunk}
+        probe = all(case in unit.probes for case in chunk)
         for case_id, judgement in result:
-            self.deliver(Judged(unit.sub, by_id[case_id], judgement))
+            case = by_id[case_id]
+            if judgement is None:
+                self.deliver(Skipped(unit.sub, case))
+            else:
+                self.deliver(Judged(unit.sub, case, judgement, probe=probe))
         self._forget(unit, chunk)
 
     def _forget(self, unit: _Unit, chunk: list[Case]) -> None:
-        delivered = {case.id for case in chunk}
-        unit.cases = [case for case in unit.cases if case.id not in delivered]
+        unit.cases = [case for case in unit.cases if case not in chunk]
+        unit.probes = [case for case in unit.probes if case not in chunk]
 
     def _refused(self, error, unit: _Unit) -> None:
         """Name the worker once, close it, send what is left of the unit again."""
@@ -268,7 +313,7 @@ class ClusterExecutor:
         workers = set(self.client.scheduler_info().get("workers", {})) - self.refused
         if not workers:
             raise ClusterError(f"no worker left that can grade: {error}")
-        if unit.cases:
+        if unit.cases or unit.probes:
             self._submit(unit)
 
     def _close_worker(self, address: str) -> None:

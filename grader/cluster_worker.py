@@ -27,6 +27,7 @@ from grader.atomic import atomic_output
 from grader.build import Artifact, build
 from grader.cases import Case
 from grader.config import LanguageSpec
+from grader.grading import LIMIT_VERDICTS
 from grader.judge import Judgement, run_case
 from grader.model import Limits, Verdict
 from grader.sandbox import Sandbox, SandboxUnavailable, make_sandbox
@@ -175,9 +176,15 @@ def run_task(
     data: CaseData,
     limits: Limits,
     build_limits: Limits,
-) -> list[tuple[str, Judgement]]:
+    after: Sequence[list] = (),
+    probes: bool = False,
+) -> list[tuple[str, Judgement | None]]:
     """Some cases of one submission whose build (`built`, maybe on another worker)
-    succeeded: (case id, judgement) each, outputs cut to what the store keeps."""
+    succeeded: (case id, judgement) each, outputs cut to what the store keeps. `after`:
+    the results of the tasks that had to end first (the public runs before the probes,
+    everything visible before the hidden runs). `probes`: these are probes, run one
+    after the other, none (judgement None) once a public run or a probe reached a
+    limit (grader.grading)."""
     if not built.ok:
         return []  # the client records CE/IE for every case from the build itself
     plugin = _plugin(name)
@@ -186,11 +193,20 @@ def run_task(
         why = f"the build that worked on another worker failed here: {artifact.log[:300]}"
         return [(case.id, Judgement(Verdict.IE, why)) for case in cases]
     sandbox = plugin.sandbox()
-    results = []
+    stop = probes and any(
+        judgement is not None and judgement.verdict in LIMIT_VERDICTS
+        for results in after
+        for _, judgement in results
+    )
+    results: list[tuple[str, Judgement | None]] = []
     for case in cases:
+        if stop:
+            results.append((case.id, None))
+            continue
         judgement = run_case(
             artifact, source.language, plugin.local_case(case, data), sandbox, limits, source.facts
         )
+        stop = probes and judgement.verdict in LIMIT_VERDICTS
         results.append((case.id, _trimmed(judgement)))
     return results
 

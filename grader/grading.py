@@ -5,12 +5,21 @@ Where the work runs is an Executor: threads on this machine, or a Dask
 cluster (grader.cluster). Either way every outcome is stored by one writer,
 under a lock, the moment it arrives, so an interrupted run keeps everything
 that finished; the next run skips it.
+
+What a student sees comes only from runs that could not have learned a hidden input
+(the store's `exposed`). So within a submission every run whose output may be shown
+runs first: its public cases, then its probes (pool puzzles alike to the hidden
+cases, grader.counterexamples.choose_probes), and only once all of them have ended,
+its hidden cases. A run started after a hidden run of the same submission (a public
+case added to a class graded already, say) is stored as exposed. Probes are skipped
+when a public case reached a limit (each would likely cost the whole limit again),
+and stop at the first one that does.
 """
 
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import NamedTuple, Protocol
@@ -27,7 +36,7 @@ from grader.submissions import Submission
 
 class EventKind(str, Enum):
     BUILD = "build"  # a submission's build finished (or could not start): `artifact`
-    RUN = "run"  # one case was judged: `case` and `verdict`
+    RUN = "run"  # one case or probe was judged (`case` and `verdict`), or skipped (no verdict)
 
     def __str__(self) -> str:
         return self.value
@@ -49,31 +58,64 @@ def pending_cases(store: Store, sub: Submission, cases: Sequence[Case]) -> list[
     return [case for case in cases if (case.id, case.version) not in done]
 
 
+# Verdicts of a run stopped at one of its limits: probes after one would likely cost it too.
+LIMIT_VERDICTS = frozenset({Verdict.TLE, Verdict.MLE, Verdict.OLE})
+
+
 @dataclass
 class Plan:
-    """What a grading run will do: per submission, the cases still to judge."""
+    """What a grading run will do: per submission, the cases still to judge and the
+    probes still to run (both by submission id), and which submissions have started a
+    hidden run already (what they run now is exposed)."""
 
     submissions: list[Submission]
     todo: dict[str, list[Case]]
+    probes: dict[str, list[Case]] = field(default_factory=dict)
+    exposed: set[str] = field(default_factory=set)
 
     @property
     def total(self) -> int:
-        return sum(len(cases) for cases in self.todo.values())
+        return sum(len(cases) for cases in self.todo.values()) + sum(
+            len(probes) for probes in self.probes.values()
+        )
+
+    def public(self, sub_id: str) -> list[Case]:
+        return [case for case in self.todo.get(sub_id, ()) if case.public]
+
+    def hidden(self, sub_id: str) -> list[Case]:
+        return [case for case in self.todo.get(sub_id, ()) if not case.public]
+
+    def has_work(self, sub_id: str) -> bool:
+        return bool(self.todo.get(sub_id) or self.probes.get(sub_id))
 
 
 def plan(
-    submissions: Sequence[Submission], cases: Sequence[Case], store: Store, *, force: bool = False
+    submissions: Sequence[Submission],
+    cases: Sequence[Case],
+    store: Store,
+    *,
+    probes: Sequence[Case] = (),
+    force: bool = False,
 ) -> Plan:
-    """Record the submissions and work out what is left to grade."""
-    todo: dict[str, list[Case]] = {}
+    """Record the submissions and work out what is left to grade: the cases not judged
+    yet, and the probes not run yet (none for a submission already exposed: their
+    output could not be shown)."""
+    work = Plan(list(submissions), {})
     for sub in submissions:
         store.record_submission(sub)
         if force:
             store.forget(sub.id)
         pending = pending_cases(store, sub, cases)
         if pending:
-            todo[sub.id] = pending
-    return Plan(list(submissions), todo)
+            work.todo[sub.id] = pending
+        if store.exposed(sub.id, sub.content_hash):
+            work.exposed.add(sub.id)
+        elif sub.problem is None:
+            ran = store.pool_runs(sub.id, sub.content_hash)
+            left = [p for p in probes if (p.id, p.version) not in ran]
+            if left:
+                work.probes[sub.id] = left
+    return work
 
 
 class Built(NamedTuple):
@@ -84,14 +126,28 @@ class Built(NamedTuple):
 
 
 class Judged(NamedTuple):
-    """One run finished and was judged."""
+    """One run finished and was judged (`probe`: a pool puzzle's, not a case's)."""
 
     submission: Submission
     case: Case
     judgement: Judgement
+    probe: bool = False
 
 
-Outcome = Built | Judged
+class HiddenStarting(NamedTuple):
+    """The submission's hidden runs start now: every run of it from here on is exposed."""
+
+    submission: Submission
+
+
+class Skipped(NamedTuple):
+    """A probe not run (a public case or an earlier probe reached a limit)."""
+
+    submission: Submission
+    case: Case
+
+
+Outcome = Built | Judged | HiddenStarting | Skipped
 
 
 class Executor(Protocol):
@@ -100,9 +156,11 @@ class Executor(Protocol):
     hands every outcome to `deliver` as it finishes, and `grade` stores it."""
 
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
-        """Build each submission in work.todo and run its pending cases, calling
-        deliver(Built) once its build is done and deliver(Judged) for each run (none
-        after a failed build). Delivering the same outcome twice is harmless."""
+        """Build each submission with work to do, then run its public cases, then its
+        probes (deliver(Skipped) for each one not run: see the module docstring), then,
+        once all of those have ended, deliver(HiddenStarting) and run its hidden cases;
+        deliver(Built) once its build is done, deliver(Judged) for each run (none after
+        a failed build). Delivering the same outcome twice is harmless."""
 
 
 def grade(
@@ -147,13 +205,21 @@ class _Recorder:
         self.lock = threading.Lock()
         self.built: set[str] = set()
         self.judged: set[tuple[str, str]] = set()
+        self.probed: set[tuple[str, str]] = set()
 
     def deliver(self, outcome: Outcome) -> None:
         with self.lock:
             if isinstance(outcome, Built):
                 self._built(outcome.submission, outcome.artifact)
+            elif isinstance(outcome, HiddenStarting):
+                sub = outcome.submission
+                self.store.record_exposure(sub.id, sub.content_hash)
+            elif isinstance(outcome, Skipped):
+                self._skipped(outcome.submission, outcome.case)
+            elif outcome.probe:
+                self._probed(outcome.submission, outcome.case, outcome.judgement)
             else:
-                sub, case, judgement = outcome
+                sub, case, judgement, _ = outcome
                 self._judged(
                     sub,
                     case,
@@ -163,6 +229,31 @@ class _Recorder:
                     judgement.policy_only,
                     judgement.kind,
                 )
+
+    def _exposed(self, sub: Submission, case: Case) -> bool:
+        """Could this run have learned a hidden input: its own is hidden, or the
+        submission had started a hidden run before this grading run planned it."""
+        return not case.public or sub.id in self.work.exposed
+
+    def _probed(self, sub: Submission, puzzle: Case, judgement: Judgement) -> None:
+        if (sub.id, puzzle.id) in self.probed:
+            return
+        self.probed.add((sub.id, puzzle.id))
+        self.store.record_pool_run(
+            sub,
+            puzzle,
+            judgement.verdict,
+            judgement.kind,
+            judgement.diagnosis,
+            judgement.result,
+            exposed=self._exposed(sub, puzzle),
+        )
+        self.on_event(Event(EventKind.RUN, sub, puzzle, judgement.verdict))
+
+    def _skipped(self, sub: Submission, puzzle: Case) -> None:
+        if (sub.id, puzzle.id) not in self.probed:
+            self.probed.add((sub.id, puzzle.id))
+            self.on_event(Event(EventKind.RUN, sub, puzzle))
 
     def _built(self, sub: Submission, artifact: Artifact) -> None:
         if sub.id in self.built:
@@ -177,6 +268,8 @@ class _Recorder:
         diagnosis = _build_diagnosis(sub, artifact)
         for case in self.work.todo.get(sub.id, ()):
             self._judged(sub, case, verdict, diagnosis, None)
+        for puzzle in self.work.probes.get(sub.id, ()):
+            self._skipped(sub, puzzle)
 
     def _judged(
         self,
@@ -192,7 +285,14 @@ class _Recorder:
             return
         self.judged.add((sub.id, case.id))
         self.store.record_run(
-            sub, case, verdict, diagnosis, result, policy_only=policy_only, kind=kind
+            sub,
+            case,
+            verdict,
+            diagnosis,
+            result,
+            policy_only=policy_only,
+            kind=kind,
+            exposed=self._exposed(sub, case),
         )
         self.on_event(Event(EventKind.RUN, sub, case, verdict))
 
@@ -222,6 +322,20 @@ class _BuildOnce:
             return artifact
 
 
+class _Phases:
+    """One submission's runs after its build, in order: public cases, then probes (one
+    task, one after the other), then hidden cases once everything before has ended."""
+
+    def __init__(self, sub: Submission, artifact: Artifact, work: Plan) -> None:
+        self.sub, self.artifact = sub, artifact
+        self.public = work.public(sub.id)
+        self.probes = list(work.probes.get(sub.id, ()))
+        self.hidden = work.hidden(sub.id)
+        self.stage = "built"  # then public, probes, hidden, done
+        self.open = 0  # runs of the current phase not finished yet
+        self.limit_reached = False  # a public case stopped at a limit: no probes
+
+
 class ThreadExecutor:
     """`jobs` threads on this machine (each sandboxed program is its own process, so
     threads suffice); builds go to cache_root."""
@@ -233,16 +347,17 @@ class ThreadExecutor:
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
         once = _BuildOnce()
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            self.pool, self.deliver = pool, deliver
             running = {
                 pool.submit(self._build, sub, force, once, deliver)
                 for sub in work.submissions
-                if sub.id in work.todo
+                if work.has_work(sub.id)
             }
             try:
                 while running:
                     finished, running = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        running |= self._follow_up(future, pool, work.todo, deliver)
+                        running |= self._follow_up(future.result(), work)
             except BaseException:
                 for future in running:
                     future.cancel()
@@ -263,28 +378,66 @@ class ThreadExecutor:
         deliver(built)  # in the worker thread: stored even if the run is interrupted now
         return built
 
-    def _run(
-        self, sub: Submission, case: Case, artifact: Artifact, deliver: Callable[[Outcome], None]
-    ) -> None:
+    def _judge(self, phases: _Phases, case: Case) -> Judgement:
+        sub = phases.sub
         assert sub.language is not None, "built: it has a language"
-        judgement = run_case(
-            artifact, sub.language, case, self.sandbox, self.config.limits, sub.facts
+        return run_case(
+            phases.artifact, sub.language, case, self.sandbox, self.config.limits, sub.facts
         )
-        deliver(Judged(sub, case, judgement))
 
-    def _follow_up(
-        self,
-        future: Future,
-        pool: ThreadPoolExecutor,
-        todo: dict[str, list[Case]],
-        deliver: Callable[[Outcome], None],
-    ) -> set[Future]:
-        """After a good build: its runs."""
-        outcome = future.result()
-        if not isinstance(outcome, Built) or not outcome.artifact.ok:
-            return set()
-        sub, artifact = outcome
-        return {pool.submit(self._run, sub, case, artifact, deliver) for case in todo[sub.id]}
+    def _run(self, phases: _Phases, case: Case) -> _Phases:
+        judgement = self._judge(phases, case)
+        if case.public and judgement.verdict in LIMIT_VERDICTS:
+            phases.limit_reached = True
+        self.deliver(Judged(phases.sub, case, judgement))
+        return phases
+
+    def _probe(self, phases: _Phases) -> _Phases:
+        """The probes one after the other, none after one that reached a limit."""
+        stop = phases.limit_reached
+        for puzzle in phases.probes:
+            if stop:
+                self.deliver(Skipped(phases.sub, puzzle))
+                continue
+            judgement = self._judge(phases, puzzle)
+            stop = judgement.verdict in LIMIT_VERDICTS
+            self.deliver(Judged(phases.sub, puzzle, judgement, probe=True))
+        return phases
+
+    def _follow_up(self, done: Built | _Phases, work: Plan) -> set[Future]:
+        """What may start now that `done` has: after a good build, its first phase;
+        once a phase's last run has ended, the next phase."""
+        if isinstance(done, Built):
+            return (
+                self._next(_Phases(done.submission, done.artifact, work))
+                if done.artifact.ok
+                else set()
+            )
+        done.open -= 1
+        return self._next(done) if done.open == 0 else set()
+
+    def _next(self, phases: _Phases) -> set[Future]:
+        """The next phase that has runs, started."""
+        if phases.stage == "built":
+            phases.stage = "public"
+            if phases.public:
+                return self._start(phases, phases.public)
+        if phases.stage == "public":
+            phases.stage = "probes"
+            if phases.probes:
+                phases.open = 1
+                return {self.pool.submit(self._probe, phases)}
+        if phases.stage == "probes":
+            phases.stage = "hidden"
+            if phases.hidden:
+                self.deliver(HiddenStarting(phases.sub))
+                return self._start(phases, phases.hidden)
+        phases.stage = "done"
+        return set()
+
+    def _start(self, phases: _Phases, cases: list[Case]) -> set[Future]:
+        phases.open = len(cases)
+        return {self.pool.submit(self._run, phases, case) for case in cases}
 
 
 def _build_diagnosis(sub: Submission, artifact: Artifact) -> str:

@@ -27,8 +27,9 @@ from grader.text import safe_name
 
 # 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, the tables
 # pool_runs and counterexamples, the instructor's overrides and the leaderboard's
-# recorded sessions (older databases are migrated on opening).
-SCHEMA_VERSION = 4
+# recorded sessions; 5: runs.exposed and pool_runs.exposed, the table exposures (older
+# databases are migrated on opening).
+SCHEMA_VERSION = 5
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
 
 _SCHEMA = """
@@ -75,6 +76,10 @@ CREATE TABLE IF NOT EXISTS runs (
     -- The kind of failure (grader.judge.Judgement.kind, "WA/missing"); '' for AC, for CE
     -- (nothing ran), or stored before schema 4.
     kind TEXT NOT NULL DEFAULT '',
+    -- 1: the run could have learned a hidden input (its own input is hidden, or a hidden
+    -- run of this submission had started before it): nothing a student sees comes from
+    -- it. 0: it could not. Runs stored before schema 5: 1 (their order is unknown).
+    exposed INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
 -- Runs on puzzles of the pool (grader.pool), made to find a puzzle a student may see that
@@ -89,7 +94,16 @@ CREATE TABLE IF NOT EXISTS pool_runs (
     diagnosis TEXT NOT NULL,
     output BLOB,                -- zlib, as runs.output
     created_at REAL NOT NULL,
+    exposed INTEGER NOT NULL DEFAULT 1,  -- as runs.exposed
     PRIMARY KEY (submission_id, content_hash, puzzle_id, puzzle_version)
+);
+-- When a submission's first hidden run was started: every run of it started later could
+-- have learned a hidden input (runs.exposed). `forget` (a regrade from scratch) clears it.
+CREATE TABLE IF NOT EXISTS exposures (
+    submission_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    PRIMARY KEY (submission_id, content_hash)
 );
 -- Per failing case: the puzzle a student may see that fails the same way, shown whole,
 -- or none and why (a found one has puzzle_id; reason is then '').
@@ -203,6 +217,7 @@ class RunRow:
     policy_only: bool | None  # see the runs table; None: stored by schema 1, not decided yet
     cpu_accounting: str  # a CpuAccounting value; "" when nothing ran or stored before it
     kind: str = ""  # the kind of failure ("WA/missing"); "" for AC, CE, or stored before it
+    exposed: bool = True  # it could have learned a hidden input (see the runs table)
 
 
 _RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
@@ -213,6 +228,7 @@ def _run_row(row: tuple) -> RunRow:
     values["verdict"] = Verdict(values["verdict"])
     if values["policy_only"] is not None:
         values["policy_only"] = bool(values["policy_only"])  # stored as 0 or 1
+    values["exposed"] = bool(values["exposed"])
     return RunRow(**values)
 
 
@@ -223,6 +239,7 @@ class PoolRunRow:
     verdict: str
     kind: str
     diagnosis: str
+    exposed: bool  # as RunRow.exposed
 
 
 @dataclass(frozen=True)
@@ -379,7 +396,7 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] in ("1", "2", "3"):
+        elif row[0] in ("1", "2", "3", "4"):
             self._migrate(int(row[0]))
         elif row[0] != str(SCHEMA_VERSION):
             raise StoreError(
@@ -394,7 +411,11 @@ class Store:
         1 to 3 did not keep a failure's kind: '' (the search for a public puzzle that
         fails alike says the case must be graded again). Schema 4's tables (pool runs,
         counterexamples, overrides, leaderboard sessions) are made empty by _SCHEMA, as
-        in a new file."""
+        in a new file. Schemas 1 to 4 did not keep whether a run could have learned a
+        hidden input, and ran hidden and public cases in any order: every stored run is
+        exposed (a student sees none of its output until it is graded again), and the
+        counterexamples found among them are dropped (the next `grade` finds them
+        among runs a student may see)."""
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")
             if version < 2:
@@ -402,6 +423,10 @@ class Store:
             for table in ("runs", "timings"):  # a table made just now has it already
                 _add_column(db, table, "cpu_accounting TEXT NOT NULL DEFAULT ''")
             _add_column(db, "runs", "kind TEXT NOT NULL DEFAULT ''")
+            for table in ("runs", "pool_runs"):
+                _add_column(db, table, "exposed INTEGER NOT NULL DEFAULT 1")
+            # Found among runs made after the hidden ones: found again at the next grade.
+            db.execute("DELETE FROM counterexamples")
             db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
@@ -467,10 +492,12 @@ class Store:
         *,
         policy_only: bool = False,
         kind: str = "",
+        exposed: bool = True,
     ) -> None:
         """One finished run; `result` is the RunResult, None when nothing ran (CE);
         `policy_only`: the failure is decided only by the case's policy rules; `kind`:
-        the kind of failure (grader.judge.Judgement.kind)."""
+        the kind of failure (grader.judge.Judgement.kind); `exposed`: it could have
+        learned a hidden input (the runs table says when)."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
         output = zlib.compress(kept) if kept else None
         r = result
@@ -479,7 +506,7 @@ class Store:
                 "INSERT OR REPLACE INTO runs (submission_id, content_hash, case_id, case_version,"
                 " verdict, exit_code, signal, cpu_seconds, wall_seconds, peak_memory_kb,"
                 " output_size, diagnosis, stderr, output, sandbox, created_at, policy_only,"
-                " cpu_accounting, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " cpu_accounting, kind, exposed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -500,6 +527,7 @@ class Store:
                     int(policy_only),
                     r.cpu_accounting if r else "",
                     kind,
+                    int(exposed),
                 ),
             )
 
@@ -522,12 +550,15 @@ class Store:
         kind: str,
         diagnosis: str,
         result: RunResult | None,
+        *,
+        exposed: bool = True,
     ) -> None:
-        """One run on a pool puzzle (`result` its RunResult, None when nothing ran)."""
+        """One run on a pool puzzle (`result` its RunResult, None when nothing ran;
+        `exposed` as in record_run)."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO pool_runs VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO pool_runs VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -538,8 +569,27 @@ class Store:
                     diagnosis,
                     zlib.compress(kept) if kept else None,
                     time.time(),
+                    int(exposed),
                 ),
             )
+
+    def record_exposure(self, submission_id: str, content_hash: str) -> None:
+        """The submission's first hidden run is starting now (a later call keeps the
+        first time)."""
+        with self._write() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO exposures VALUES (?, ?, ?)",
+                (submission_id, content_hash, time.time()),
+            )
+
+    def exposed(self, submission_id: str, content_hash: str) -> bool:
+        """A hidden run of this submission has started: what it runs now could have
+        learned a hidden input."""
+        row = self.db.execute(
+            "SELECT 1 FROM exposures WHERE submission_id=? AND content_hash=?",
+            (submission_id, content_hash),
+        ).fetchone()
+        return row is not None
 
     def record_counterexample(self, sub: Submission, case: Case, found: CounterexampleRow) -> None:
         """What the search found for a failing case (found.case_id is case.id)."""
@@ -565,7 +615,7 @@ class Store:
     def forget(self, submission_id: str) -> None:
         """Drop a submission's runs (for --force)."""
         with self._write() as db:
-            for table in ("runs", "pool_runs", "counterexamples"):
+            for table in ("runs", "pool_runs", "counterexamples", "exposures"):
                 db.execute(f"DELETE FROM {table} WHERE submission_id = ?", (submission_id,))
 
     # ------------------------------------------------------------ reads
@@ -637,11 +687,14 @@ class Store:
     def pool_runs(self, submission_id: str, content_hash: str) -> dict[tuple[str, str], PoolRunRow]:
         """Stored runs of this content on pool puzzles, by (puzzle id, puzzle version)."""
         rows = self.db.execute(
-            "SELECT puzzle_id, puzzle_version, verdict, kind, diagnosis FROM pool_runs"
+            "SELECT puzzle_id, puzzle_version, verdict, kind, diagnosis, exposed FROM pool_runs"
             " WHERE submission_id=? AND content_hash=?",
             (submission_id, content_hash),
         )
-        return {(row[0], row[1]): PoolRunRow(*row) for row in rows}
+        return {
+            (row[0], row[1]): PoolRunRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]))
+            for row in rows
+        }
 
     def pool_output(
         self, submission_id: str, content_hash: str, puzzle_id: str, puzzle_version: str

@@ -1,7 +1,9 @@
-"""The search for a public puzzle that fails like a failing case (grader.counterexamples):
-the walk itself, and a grading run's search with a fake sandbox over the real cases and
-the real pool: the budget, what is stored, a rerun that runs nothing again, a score the
-search never touches. The same with real programs: tests/test_feedback_rules.py."""
+"""A public puzzle that fails like a failing case (grader.counterexamples), and the order
+that keeps hidden inputs out of what a student sees (grader.grading): which probes a
+class runs, the pick among the runs a student may see, and a grading run with a fake
+sandbox over the real cases and the real pool: public cases, then probes, then hidden
+cases; what is stored and labelled exposed; a rerun that runs nothing again; a score the
+probes never touch. The same with real programs: tests/test_feedback_rules.py."""
 
 import signal
 from dataclasses import replace
@@ -9,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from grader import counterexamples
 from grader.cases import load_cases
-from grader.commands.grade import CLUSTER_NOT_SEARCHED
 from grader.config import CounterexamplesConfig, load_config
-from grader.counterexamples import LEGACY, Found, Searcher, Target, not_searched, search
+from grader.counterexamples import LEGACY, Seen, Target, choose_probes, find
 from grader.grading import execute, plan
 from grader.model import Verdict
-from grader.pool import load_pool
+from grader.pool import Likeness, load_pool
 from grader.puzzle import parse_puzzle
 from grader.score import report
 from grader.store import Store
@@ -29,58 +31,91 @@ MANIFEST = ROOT / "testcases" / "manifest.json"
 CASES = load_cases(MANIFEST)
 POOL = load_pool(MANIFEST)
 BY_ID = {case.id: case for case in CASES + POOL}
+PUBLIC = [case for case in CASES if case.public]
+HIDDEN = [case for case in CASES if not case.public]
 
 
 def target(case_id, kind):
     return Target(BY_ID[case_id], kind)
 
 
-# ------------------------------------------------------------------ the walk
+def seen(puzzle_id, kind, source="pool"):
+    return Seen(BY_ID[puzzle_id], kind, source)
 
 
-def test_a_known_candidate_costs_nothing_and_the_first_of_the_kind_is_taken():
-    ran = []
-    found = search(
+# ------------------------------------------------------------------ which probes
+
+
+def test_probes_are_pool_puzzles_alike_to_the_hidden_cases_first_within_the_budget():
+    probes = choose_probes(CASES, POOL, 10)
+    assert len(probes) == 10 and len(set(probes)) == 10
+    assert all(p in POOL for p in probes)
+    likeness = Likeness()
+    # Each hidden case in turn offers its most alike puzzle (unless a public case is as
+    # alike: that one is run anyway), until the budget is spent.
+    firsts = []
+    for case in HIDDEN:
+        best = likeness.ranked(case, [c for c in PUBLIC + POOL if c != case])[0]
+        if best in POOL and best not in firsts:
+            firsts.append(best)
+    assert probes == firsts[:10]
+
+
+def test_the_budget_bounds_the_probes_and_zero_means_none():
+    assert choose_probes(CASES, POOL, 0) == []
+    assert choose_probes(CASES, POOL, 3) == choose_probes(CASES, POOL, 10)[:3]
+    everything = choose_probes(CASES, POOL, 1000)
+    assert set(everything) == set(POOL)  # with room enough, the whole pool in turns
+
+
+def test_a_class_without_a_pool_has_no_probes():
+    assert choose_probes(CASES, [], 10) == []
+
+
+# ------------------------------------------------------------------ the pick
+
+
+def test_the_most_alike_puzzle_that_failed_the_same_way_is_taken():
+    found = find(
         [target("ties", "WA/order")],
-        lambda t: [BY_ID["sample"], BY_ID["ties-1"], BY_ID["ties-2"]],
-        known={BY_ID["sample"]: ""},
-        run=lambda case: ran.append(case.id) or {"ties-1": "WA/missing"}.get(case.id, "WA/order"),
-        budget=10,
+        [seen("sample", "", "public"), seen("ties-1", "WA/missing"), seen("ties-2", "WA/order")],
     )
-    assert found == {"ties": Found(BY_ID["ties-2"])} and ran == ["ties-1", "ties-2"]
-
-
-def test_targets_take_turns_and_the_budget_bounds_the_runs():
-    ran = []
-    targets = [target("ties", "WA/order"), target("crlf", "PE/white-space")]
-    lists = {"ties": [BY_ID["ties-1"], BY_ID["ties-2"]], "crlf": [BY_ID["crlf-1"], BY_ID["sample"]]}
-    found = search(
-        targets,
-        lambda t: lists[t.case.id],
-        known={BY_ID["sample"]: "PE/white-space"},
-        run=lambda case: ran.append(case.id) or "AC",
-        budget=2,
+    assert found == {"ties": seen("ties-2", "WA/order")}
+    alike = find(
+        [target("ties", "WA/order")],
+        [seen("ties-1", "WA/order"), seen("sample", "WA/order", "public")],
     )
-    # One run each, in turns; then only what is known: the sample, free, fails like crlf.
-    assert ran == ["ties-1", "crlf-1"]
-    assert found["crlf"] == Found(BY_ID["sample"])
-    assert found["ties"].puzzle is None and found["ties"].reason == (
-        "none found within the 2 extra runs allowed per submission "
-        "([counterexamples] runs in course.toml)"
+    assert alike["ties"] == seen("ties-1", "WA/order")  # the most alike of the two
+
+
+def test_a_public_case_gets_another_puzzle_no_larger_than_itself():
+    big = max(POOL, key=lambda p: p.expected.stat().st_size)
+    small = min(POOL, key=lambda p: p.expected.stat().st_size)
+    case = BY_ID["sample"]
+    assert big.expected.stat().st_size > case.expected.stat().st_size
+    found = find(
+        [target("sample", "WA/order")],
+        [Seen(big, "WA/order", "pool"), Seen(case, "WA/order", "public")],
     )
+    assert isinstance(found["sample"], str)  # neither itself nor a larger one
+    found = find([target("sample", "WA/order")], [Seen(small, "WA/order", "pool")])
+    assert found["sample"] == Seen(small, "WA/order", "pool")
 
 
-def test_why_none_was_found():
-    hidden, public = target("ties", "WA/order"), target("sample", "WA/order")
-    none = search([hidden], lambda t: [BY_ID["ties-1"]], {}, lambda case: "AC", 10)
-    assert none["ties"].reason == "none of the 1 public puzzle fails this way"
-    empty = search([public], lambda t: [], {}, lambda case: "AC", 10)
-    assert empty["sample"].reason == "there is no other public puzzle no larger than it to try"
-    legacy = search([target("ties", "")], lambda t: [BY_ID["ties-1"]], {}, lambda c: "", 10)
-    assert legacy["ties"] == Found(None, LEGACY)
+def test_why_none_was_found_in_plain_words():
+    none = find([target("ties", "WA/order")], [seen("ties-1", "")])
+    assert none["ties"] == (
+        "none of the 1 public puzzle your program was run on fails this way: "
+        "it fails so only on puzzles you cannot see"
+    )
+    empty = find([target("sample", "WA/order")], [])
+    assert empty["sample"] == (
+        "your program was run on no other public puzzle no larger than this one to compare with"
+    )
+    assert find([target("ties", "")], [seen("ties-1", "")])["ties"] == LEGACY
 
 
-# ------------------------------------------------------------------ a grading run's search
+# ------------------------------------------------------------------ a grading run
 
 HAND_OUT = set("YGRB")
 
@@ -93,25 +128,55 @@ def crashes_beyond_four_colours(request: Request):
     return result(request.input_file.with_suffix(".out").read_bytes())
 
 
-def graded(tmp_path: Path, on_run, runs=10):
+def graded(tmp_path: Path, on_run, runs=10, store=None):
     config = replace(load_config(), counterexamples=CounterexamplesConfig(runs))
     submission(tmp_path / "class", "amy", "puzzlesolver.py", "print()\n")
     subs = discover(tmp_path / "class", config)
     sandbox = FakeSandbox(on_run=on_run)
+    store = store or Store(tmp_path / "grader.db")
+    probes = choose_probes(CASES, POOL, runs)
+    execute(plan(subs, CASES, store, probes=probes), store, sandbox, config, tmp_path / "builds")
+    counterexamples.record(store, subs, CASES, POOL)
+    return store, subs, sandbox
+
+
+def kind(request: Request) -> str:
+    """What a run was on: a public case, a pool puzzle (a probe), a hidden case."""
+    return "pool" if "pool" in request.input_file.parts else request.input_file.parent.name
+
+
+def kinds(sandbox):
+    return [kind(request) for request in sandbox.runs()]
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_public_cases_then_probes_then_hidden_cases(tmp_path, jobs):
+    config = replace(load_config(), counterexamples=CounterexamplesConfig(10))
+    for name in ("amy", "bob"):
+        submission(tmp_path / "class", name, "puzzlesolver.py", f"print({name!r})\n")
+    subs = discover(tmp_path / "class", config)
+    sandbox = FakeSandbox(on_run=crashes_beyond_four_colours)
     store = Store(tmp_path / "grader.db")
-    execute(plan(subs, CASES, store), store, sandbox, config, tmp_path / "builds")
-    before = report(store, store.recorded("amy"), CASES)
-    searcher = Searcher(store, CASES, POOL, config, sandbox, tmp_path / "builds")
-    return store, subs, sandbox, searcher, before
+    work = plan(subs, CASES, store, probes=choose_probes(CASES, POOL, 10))
+    execute(work, store, sandbox, config, tmp_path / "builds", jobs=jobs)
+    by_workdir: dict = {}
+    for request in sandbox.runs():
+        by_workdir.setdefault(request.workdir, []).append(kind(request))
+    assert len(by_workdir) == 2
+    for order in by_workdir.values():
+        last_visible = max(i for i, kind in enumerate(order) if kind != "hidden")
+        first_hidden = order.index("hidden")
+        assert last_visible < first_hidden, order
+        assert order.count("public") == len(PUBLIC) and order.count("hidden") == len(HIDDEN)
+    for sub in subs:
+        runs = store.runs(sub.id, sub.content_hash)
+        assert {run.case_id for run in runs.values() if run.exposed} == {c.id for c in HIDDEN}
+        assert not any(p.exposed for p in store.pool_runs(sub.id, sub.content_hash).values())
+        assert store.exposed(sub.id, sub.content_hash)
 
 
-def pool_runs(sandbox):
-    return [r for r in sandbox.runs() if "pool" in r.input_file.parts]
-
-
-def test_each_failing_hidden_case_gets_a_puzzle_that_fails_alike_within_the_budget(tmp_path):
-    store, subs, sandbox, searcher, before = graded(tmp_path, crashes_beyond_four_colours)
-    searcher.run(subs)
+def test_each_failing_hidden_case_gets_a_puzzle_that_fails_alike(tmp_path):
+    store, subs, sandbox = graded(tmp_path, crashes_beyond_four_colours)
     after = report(store, store.recorded("amy"), CASES)
     failing = [o for o in after.outcomes if o.verdict == Verdict.RTE]
     assert {o.case.id for o in failing} >= {"lightbulbs", "demopuzzle", "letters", "letters-26"}
@@ -121,63 +186,89 @@ def test_each_failing_hidden_case_gets_a_puzzle_that_fails_alike_within_the_budg
         assert found.input == BY_ID[found.puzzle_id].input.read_bytes()
         assert found.expected == BY_ID[found.puzzle_id].expected.read_bytes()
         assert found.diagnosis.startswith("the program crashed: killed by signal 6 (SIGABRT")
-    assert len(pool_runs(sandbox)) <= 10
-    assert store.pool_runs("amy", subs[0].content_hash)  # each stored
-    # None of it counts: the same score, the same verdicts.
-    assert (after.score, after.verdict_counts) == (before.score, before.verdict_counts)
+    assert (
+        kinds(sandbox).count("public") == len(PUBLIC)
+        and len(store.pool_runs("amy", subs[0].content_hash)) == 10
+    )
+
+
+def test_the_probes_change_no_score(tmp_path):
+    with_probes = report(
+        *_store_and_row(graded(tmp_path / "a", crashes_beyond_four_colours)), CASES
+    )
+    without = report(
+        *_store_and_row(graded(tmp_path / "b", crashes_beyond_four_colours, runs=0)), CASES
+    )
+    assert (with_probes.score, with_probes.verdict_counts) == (
+        without.score,
+        without.verdict_counts,
+    )
+
+
+def _store_and_row(graded_run):
+    store, subs, _ = graded_run
+    return store, store.recorded(subs[0].id)
 
 
 def test_a_rerun_runs_nothing_again_and_finds_the_same(tmp_path):
-    store, subs, sandbox, searcher, _ = graded(tmp_path, crashes_beyond_four_colours)
-    searcher.run(subs)
+    store, subs, sandbox = graded(tmp_path, crashes_beyond_four_colours)
     first = store.counterexamples("amy", subs[0].content_hash)
     runs = len(sandbox.runs())
-    Searcher(store, CASES, POOL, searcher.config, sandbox, tmp_path / "builds").run(subs)
-    assert len(sandbox.runs()) == runs
+    _, _, again = graded(tmp_path, crashes_beyond_four_colours, store=store)
+    assert again.runs() == [] and len(sandbox.runs()) == runs
     assert store.counterexamples("amy", subs[0].content_hash) == first
 
 
-def test_an_interrupted_search_resumes_within_what_is_left_of_the_budget(tmp_path):
-    store, subs, sandbox, searcher, _ = graded(tmp_path, crashes_beyond_four_colours, runs=3)
-    sub = subs[0]
-    # As if a first search stopped after two runs on the pool (their results stored).
-    for puzzle in (BY_ID["letters-26-1"], BY_ID["letters-1"]):
-        judged = crashes_beyond_four_colours(Request([], Path(), puzzle.input, False))
-        store.record_pool_run(sub, puzzle, Verdict.RTE, "RTE/SIGABRT", "crashed", judged)
-    searcher.run(subs)
-    assert len(pool_runs(sandbox)) <= 1  # 3 allowed, 2 spent before
+def test_no_probe_after_a_public_case_reached_a_limit(tmp_path):
+    def loops_on_the_sample(request: Request):
+        if request.input_file.name == "sample.txt":
+            return result(exit_code=None, signal=signal.SIGKILL, cpu=10.5, timed_out=True)
+        return crashes_beyond_four_colours(request)
+
+    store, subs, sandbox = graded(tmp_path, loops_on_the_sample)
+    assert "pool" not in kinds(sandbox) and store.pool_runs("amy", subs[0].content_hash) == {}
 
 
-def test_a_failure_no_public_puzzle_shares_says_so(tmp_path):
-    secret = BY_ID["crlf-no-final-newline"].input.read_bytes()
+def test_the_probes_stop_at_the_first_that_reaches_a_limit(tmp_path):
+    first = choose_probes(CASES, POOL, 10)[0]
 
-    def fails_one_hidden_case(request: Request):
-        expected = request.input_file.with_suffix(".out").read_bytes()
-        if request.input_file.read_bytes() == secret:
-            return result(expected + b"\n")
-        return result(expected)
+    def loops_on_the_first_probe(request: Request):
+        if request.input_file == first.input:
+            return result(exit_code=None, signal=signal.SIGKILL, cpu=10.5, timed_out=True)
+        return crashes_beyond_four_colours(request)
 
-    store, subs, sandbox, searcher, _ = graded(tmp_path, fails_one_hidden_case, runs=100)
-    searcher.run(subs)
+    store, subs, sandbox = graded(tmp_path, loops_on_the_first_probe)
+    assert kinds(sandbox).count("public") == len(PUBLIC)
+    ran = store.pool_runs("amy", subs[0].content_hash)
+    assert list(ran) == [(first.id, first.version)] and kinds(sandbox).count("hidden") == len(
+        HIDDEN
+    )
+
+
+def test_a_run_after_the_hidden_cases_is_exposed_and_never_shown(tmp_path):
+    """A public case added to a class graded already runs after its hidden cases: what
+    it printed could hold a hidden input, so it stands for no counterexample, and the
+    submission runs no probe any more."""
+    cases = [case for case in CASES if case.id != "lightbulbs"]
+    config = replace(load_config(), counterexamples=CounterexamplesConfig(10))
+    submission(tmp_path / "class", "amy", "puzzlesolver.py", "print()\n")
+    subs = discover(tmp_path / "class", config)
+    store = Store(tmp_path / "grader.db")
+    sandbox = FakeSandbox(on_run=crashes_beyond_four_colours)
+    execute(plan(subs, cases, store), store, sandbox, config, tmp_path / "builds")
+    work = plan(subs, CASES, store, probes=choose_probes(CASES, POOL, 10))
+    assert (
+        work.todo == {"amy": [BY_ID["lightbulbs"]]} and work.probes == {} and "amy" in work.exposed
+    )
+    execute(work, store, sandbox, config, tmp_path / "builds")
+    counterexamples.record(store, subs, CASES, POOL)
+    late = store.runs("amy", subs[0].content_hash)[("lightbulbs", BY_ID["lightbulbs"].version)]
+    assert late.verdict == Verdict.RTE and late.exposed
     found = store.counterexamples("amy", subs[0].content_hash)
-    (only,) = found.values()
-    assert only.case_id == "crlf-no-final-newline" and not only.found
-    tried = len(POOL) + sum(case.public for case in CASES)
-    assert only.reason == f"none of the {tried} public puzzles fails this way"
-    assert len(pool_runs(sandbox)) == len(POOL)
+    assert all(row.puzzle_id != "lightbulbs" for row in found.values())
 
 
-def test_no_search_when_the_course_turns_it_off(tmp_path):
-    store, subs, sandbox, searcher, _ = graded(tmp_path, crashes_beyond_four_colours, runs=0)
-    searcher.run(subs)
-    assert pool_runs(sandbox) == []
-    reasons = {row.reason for row in store.counterexamples("amy", subs[0].content_hash).values()}
-    assert reasons == {"the search is off ([counterexamples] runs = 0 in course.toml)"}
-
-
-def test_a_class_graded_on_a_cluster_says_it_was_not_searched(tmp_path):
-    store, subs, sandbox, _, _ = graded(tmp_path, crashes_beyond_four_colours)
-    not_searched(store, subs, CASES, CLUSTER_NOT_SEARCHED)
-    found = store.counterexamples("amy", subs[0].content_hash)
-    assert found and {row.reason for row in found.values()} == {CLUSTER_NOT_SEARCHED}
-    assert pool_runs(sandbox) == []
+def test_a_regrade_from_scratch_starts_unexposed(tmp_path):
+    store, subs, _ = graded(tmp_path, crashes_beyond_four_colours)
+    work = plan(subs, CASES, store, probes=choose_probes(CASES, POOL, 10), force=True)
+    assert "amy" not in work.exposed and work.probes["amy"]

@@ -261,4 +261,25 @@ def test_a_schema_3_database_opens_with_no_override_and_no_session(tmp_path):
         store.db.execute("UPDATE meta SET value='3' WHERE key='schema'")
     with Store(tmp_path / "g.db") as store:
         assert store.overrides("amy") == [] and store.last_leaderboard_session() is None
-        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("4",)
+        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("5",)
+
+
+def test_a_schema_4_database_has_every_run_exposed(tmp_path):
+    """Schema 4 ran hidden and public cases in any order and kept no label: every run
+    it stored could have learned a hidden input, and no student sees its output."""
+    with Store(tmp_path / "g.db") as store:
+        store.record_run(sub(), case("c1"), Verdict.WA, "x", result(b"bad"), exposed=False)
+        store.record_pool_run(sub(), case("p1"), Verdict.WA, "WA/x", "y", None, exposed=False)
+        store.db.execute("DROP TABLE exposures")
+        for table in ("runs", "pool_runs"):
+            store.db.execute(f"ALTER TABLE {table} DROP COLUMN exposed")
+            store.db.execute(f"ALTER TABLE {table} ADD COLUMN old INTEGER")  # as if it never had it
+        store.db.execute("UPDATE meta SET value='4' WHERE key='schema'")
+    with Store(tmp_path / "g.db") as store:
+        assert store.runs("amy", "h1")[("c1", "v1")].exposed
+        assert store.pool_runs("amy", "h1")[("p1", "v1")].exposed
+        assert not store.exposed("amy", "h1")
+        store.record_exposure("amy", "h1")
+        assert store.exposed("amy", "h1") and not store.exposed("amy", "h2")
+        store.forget("amy")  # a regrade from scratch starts unexposed
+        assert not store.exposed("amy", "h1")

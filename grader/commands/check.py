@@ -5,11 +5,11 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from grader import counterexamples
 from grader.cases import default_manifest, load_cases
 from grader.commands.console import run_with_progress, warn
 from grader.commands.options import add_jobs_option, positive_jobs
 from grader.config import load_config
-from grader.counterexamples import Searcher
 from grader.errors import UsageError
 from grader.grading import ThreadExecutor, plan
 from grader.pool import load_pool
@@ -51,13 +51,12 @@ def run(args: argparse.Namespace) -> int:
         folder = Path(tmp)
         with Store(folder / DB_NAME) as store:
             sandbox = make_sandbox(config.sandbox, warn=warn)
-            work = plan(submissions, cases, store)
+            pool = load_pool(manifest)
+            probes = counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
+            work = plan(submissions, cases, store, probes=probes)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, False)
-            searcher = Searcher(
-                store, cases, load_pool(manifest), config, sandbox, folder / "builds"
-            )
-            searcher.run(submissions)
+            counterexamples.record(store, submissions, cases, pool)
             result = report(store, store.recorded(submissions[0].id), cases, config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from grader import regrade
+from grader import counterexamples, regrade
 from grader.cases import Case, default_manifest, load_cases
 from grader.commands.console import run_with_progress, say, warn, warn_unknown_times
 from grader.commands.options import (
@@ -21,7 +21,6 @@ from grader.commands.options import (
     with_sandbox_choice,
 )
 from grader.config import CourseConfig, load_config
-from grader.counterexamples import Searcher, not_searched
 from grader.errors import UsageError
 from grader.grading import ThreadExecutor, plan
 from grader.late import lateness_of, worth_showing
@@ -190,28 +189,24 @@ def _grade_into(
     address: str,
 ) -> tuple[str, list[SubmissionReport]]:
     """Plan and grade into the store in `folder`, on a cluster when `address` is set, else
-    on `jobs` threads here, then search for each failing case a public puzzle that fails
+    on `jobs` threads here, then find for each failing case a public puzzle that fails
     alike; the sandbox the programs ran in, and every report."""
     cases, pool = puzzles
+    probes = counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
     with Store(folder / DB_NAME) as store:
-        work = plan(submissions, cases, store, force=force)
+        work = plan(submissions, cases, store, probes=probes, force=force)
         if address:
             sandbox_name = _grade_on_cluster(address, work, store, config, cases, force)
-            not_searched(store, submissions, cases, CLUSTER_NOT_SEARCHED)
         else:
             sandbox = grading_sandbox(config)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, force)
-            Searcher(store, cases, pool, config, sandbox, folder / "builds").run(submissions, jobs)
             sandbox_name = sandbox.name
+        counterexamples.record(store, submissions, cases, pool)
         reports = [
             report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
         ]
     return sandbox_name, reports
-
-
-# The programs were built on the workers; the search runs where the grading does.
-CLUSTER_NOT_SEARCHED = "not searched: graded on a cluster (grade on this machine to search)"
 
 
 def _grade_on_cluster(address, work, store, config, cases, force) -> str:

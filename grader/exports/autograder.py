@@ -19,10 +19,10 @@ import time
 import traceback
 from pathlib import Path
 
+from grader import counterexamples
 from grader.cases import Case, load_cases
 from grader.cgroupfs import usable_cpus
 from grader.config import CourseConfig, load_config
-from grader.counterexamples import Searcher
 from grader.errors import GraderError
 from grader.exports.common import ExportError
 from grader.exports.gradescope import (
@@ -197,16 +197,17 @@ def grade(
         _shut_out(source)
     with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:  # 0700, a random name
         with Store(Path(tmp) / DB_NAME) as store:
+            pool = load_pool(source / "testcases" / "manifest.json")
+            probes = counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
             execute(
-                plan([submission], cases, store),
+                plan([submission], cases, store, probes=probes),
                 store,
                 sandbox,
                 config,
                 Path(tmp) / "builds",
                 jobs=jobs,
             )
-            pool = load_pool(source / "testcases" / "manifest.json")
-            Searcher(store, cases, pool, config, sandbox, Path(tmp) / "builds").run([submission])
+            counterexamples.record(store, [submission], cases, pool)
             result = report(store, store.recorded(submission.id), cases, config.policy_cases)
             cpu = None
             if result.all_accepted:  # timed as `grader leaderboard` times it
