@@ -8,14 +8,14 @@ statistic, on which timed cases, every submission it considered.
 
 A session says who is fastest only among what it measured, so it is used only while
 it still describes the class at the time of the export; else no one gets the bonus and
-the reasons name the programs to measure again (`grader leaderboard` measures only
-what is missing). It is stale when, since it was recorded:
+the reasons name the programs to measure again (in a new session, on puzzles drawn
+afresh: grader.leaderboard.draws). It is stale when, since it was recorded:
 - a submission that passes every case now (hidden ones included, the instructor's
   decided verdicts counting; not replaced by its team's newer one) was not timed in it:
   new, handed in again, newly passing (a regrade, a decision), or not timed then;
 - a submission it ranked no longer passes every case, or was replaced or handed in
   again (the winners may change);
-- a timed case changed (its timings measured another puzzle).
+- the timed cases changed (its puzzles were drawn for other ones).
 So only a program passing every case at the time of the export can win.
 """
 
@@ -82,7 +82,8 @@ def award(
             (),
             stale,
             f"no speed bonus: the leaderboard session of {when} no longer describes the "
-            f"class: {shown}; run `grader leaderboard` (it measures only what changed)",
+            f"class: {shown}; draw new puzzles (`testcases draw`) and run `grader "
+            "leaderboard --puzzles` again",
         )
     winners = tuple(p.program_id for p in session.winners)
     if not winners:
@@ -107,9 +108,13 @@ def _stale(
     config: CourseConfig,
 ) -> list[str]:
     reasons = []
-    timed = tuple((case.id, case.version) for case in timed_cases(cases, config))
-    if set(timed) != set(session.cases):
-        changed = sorted({cid for cid, _ in set(timed) ^ set(session.cases)})
+    timed = timed_cases(cases, config)
+    if session.draw is not None:  # its puzzles were drawn from the timed cases' families
+        changed = sorted({case.id for case in timed} ^ set(session.families))
+    else:
+        versions = {(case.id, case.version) for case in timed}
+        changed = sorted({cid for cid, _ in versions ^ set(session.cases)})
+    if changed:
         reasons.append(
             f"the timed cases changed since ({', '.join(changed)}): every program must be "
             "measured again"

@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from grader.text import PrintableStream
+
 EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a writer whose reader left
 
@@ -31,7 +33,17 @@ def run_entry_point(
     prefix: str, work: Callable[[], int], on_interrupt: Callable[[], None] | None = None
 ) -> int:
     """work(), with every GraderError as `prefix: message` on stderr and its exit
-    status; Ctrl-C as exit 130 (after on_interrupt); a closed stdout (`| head`) quietly."""
+    status; Ctrl-C as exit 130 (after on_interrupt); a closed stdout (`| head`) quietly.
+    Whatever it writes to stdout and stderr has its control characters escaped."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
+    try:
+        return _run(prefix, work, on_interrupt)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(prefix: str, work: Callable[[], int], on_interrupt: Callable[[], None] | None) -> int:
     try:
         status = work()
         sys.stdout.flush()

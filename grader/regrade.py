@@ -148,8 +148,9 @@ def render(result: Diff, *, headline: str) -> str:
     if result.reviews:
         lines.append(
             f"{len(result.reviews)} decision(s) of the instructor need review (the run each "
-            "was decided on changed; each still applies: `grader override` it again to "
-            "confirm, or --clear it):"
+            "was decided on changed; one made on other content [waiting] counts for nothing "
+            "until you confirm it: `grader override ID [--case CASE] --confirm`, or --clear "
+            "it):"
         )
         lines.extend(f"  {review}" for review in result.reviews)
     return "\n".join(lines)

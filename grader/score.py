@@ -2,10 +2,13 @@
 instructor's decisions (`grader override`) taken into them.
 
 A decision on a case gives the case a verdict or points in place of the judge's; one
-on the whole submission adds points to its score (negative: docked). A decision still
-applies when the run it was made on changes (new content, a new version of the case,
-another verdict from the judge), and says so (`review`), for the instructor to look at
-it again.
+on the whole submission adds points to its score (negative: docked). A decision is bound
+to the content it was made on: once the submission's content or the case changes, it
+stays visible, flagged for review, but waits (`waiting`): it counts toward neither the
+score, the leaderboard's eligibility nor the bonus until the instructor confirms it
+for the new content (`grader override ID --confirm`) or makes a new one. When only the
+judge's verdict changed (a regrade of the same program on the same case), it still
+applies and is flagged for review.
 """
 
 from collections import Counter
@@ -24,10 +27,17 @@ class Decision:
 
     override: OverrideRow
     review: str = ""  # why it needs another look: the run it was made on changed
+    # It was made on other content (the submission's or the case's): it counts for
+    # nothing until confirmed for this content.
+    waiting: bool = False
 
     @property
     def needs_review(self) -> bool:
         return bool(self.review)
+
+    @property
+    def counts(self) -> bool:
+        return not self.waiting
 
     @property
     def whole_submission(self) -> bool:
@@ -45,7 +55,8 @@ class Decision:
         else:
             of = f" of {format_score(weight)}" if weight is not None else ""
             what = f"{o.case_id}: {format_score(o.points or 0)}{of} points ({judged})"
-        return f"{what}, by the instructor: {o.reason}"
+        waits = " [waiting: made on other content, it counts for nothing until confirmed]"
+        return f"{what}, by the instructor: {o.reason}" + (waits if self.waiting else "")
 
 
 @dataclass(frozen=True)
@@ -59,9 +70,11 @@ class CaseOutcome:
 
     @property
     def verdict(self) -> Verdict | None:
-        """The verdict that counts: the instructor's when they decided one."""
-        if self.decision is not None and self.decision.override.verdict is not None:
-            return Verdict(self.decision.override.verdict)
+        """The verdict that counts: the instructor's when they decided one (on this
+        content)."""
+        if self.decision is not None and self.decision.counts:
+            if self.decision.override.verdict is not None:
+                return Verdict(self.decision.override.verdict)
         return self.judged
 
     @property
@@ -76,8 +89,10 @@ class CaseOutcome:
 
     @property
     def decided_points(self) -> float | None:
-        """The points the instructor gave the case, None when they gave none."""
-        return self.decision.override.points if self.decision is not None else None
+        """The points the instructor gave the case (on this content), None when none."""
+        if self.decision is None or not self.decision.counts:
+            return None
+        return self.decision.override.points
 
     def points(self, forgive: bool) -> float:
         """What the case adds to the score (`forgive`: a policy failure counts as passed)."""
@@ -128,7 +143,8 @@ class SubmissionReport:
     def score(self) -> float:
         forgive = self.policy_cases == "forgive"
         cases = sum(o.points(forgive) for o in self.counted)
-        added = (self.adjustment.override.points or 0) if self.adjustment is not None else 0
+        adjustment = self.adjustment
+        added = (adjustment.override.points or 0) if adjustment and adjustment.counts else 0
         return max(0.0, cases + added)  # docked points take a score to 0, never below
 
     @property
@@ -140,6 +156,11 @@ class SubmissionReport:
     @property
     def overridden(self) -> bool:
         return bool(self.decisions)
+
+    @property
+    def waiting(self) -> list[Decision]:
+        """Decisions made on other content: shown, counted nowhere until confirmed."""
+        return [d for d in self.decisions if d.waiting]
 
     @property
     def max_score(self) -> float:
@@ -239,18 +260,20 @@ def report(
 def _decision(
     override: OverrideRow, submission: SubmissionRow, case: Case | None, run: RunRow | None
 ) -> Decision:
-    """The decision, and why it needs review when the run it was made on changed."""
+    """The decision, why it needs review when the run it was made on changed, and
+    whether it waits (it was made on other content)."""
     changed = []
     if override.content_hash != submission.content_hash:
         changed.append("the submission's content changed")
     if case is not None and override.case_version != case.version:
         changed.append(f"case {case.id} changed")
+    waiting = bool(changed)
     if case is not None and not changed and (run.verdict if run else None) != override.judged:
         changed.append(
             f"the judge now says {run.verdict if run else 'not graded'} "
             f"(was {override.judged or 'not graded'})"
         )
-    return Decision(override, "; ".join(changed))
+    return Decision(override, "; ".join(changed), waiting)
 
 
 def format_score(value: float) -> str:

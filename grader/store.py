@@ -172,7 +172,10 @@ CREATE TABLE IF NOT EXISTS leaderboard_sessions (
     last_run REAL,
     statistic TEXT NOT NULL,
     settings TEXT NOT NULL,      -- JSON: runs, warmup, noise_floor, alpha
-    cases TEXT NOT NULL          -- JSON: [[case id, version], ...], the timed cases
+    cases TEXT NOT NULL,         -- JSON: [[case id, version], ...], the timed puzzles
+    -- JSON: the puzzles drawn for it (grader.leaderboard.draws: seed, digest, each puzzle
+    -- with its family, its text and its expected output's SHA-256); NULL before schema 5
+    draw TEXT
 );
 CREATE TABLE IF NOT EXISTS leaderboard_programs (
     session_id INTEGER NOT NULL,
@@ -188,6 +191,7 @@ CREATE TABLE IF NOT EXISTS leaderboard_programs (
 
 
 DB_NAME = "grader.db"  # the database `grader grade` keeps in its results folder
+_SESSION_COLUMNS = "id, recorded_at, first_run, last_run, statistic, settings, cases, draw"
 
 
 def kept_output(verdict: Verdict, stdout: bytes) -> bytes:
@@ -331,8 +335,14 @@ class LeaderboardSession:
     last_run: float | None
     statistic: str
     settings: dict  # runs, warmup, noise_floor, alpha
-    cases: tuple[tuple[str, str], ...]  # (id, version) of each timed case
+    cases: tuple[tuple[str, str], ...]  # (id, version) of each timed puzzle
     programs: tuple[SessionProgram, ...]
+    draw: dict | None = None  # the puzzles drawn for it (None: recorded before draws)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The timed cases its puzzles were drawn from."""
+        return tuple(p["family"] for p in (self.draw or {}).get("puzzles", ()))
 
     @property
     def winners(self) -> list[SessionProgram]:
@@ -423,6 +433,7 @@ class Store:
             for table in ("runs", "timings"):  # a table made just now has it already
                 _add_column(db, table, "cpu_accounting TEXT NOT NULL DEFAULT ''")
             _add_column(db, "runs", "kind TEXT NOT NULL DEFAULT ''")
+            _add_column(db, "leaderboard_sessions", "draw TEXT")
             for table in ("runs", "pool_runs"):
                 _add_column(db, table, "exposed INTEGER NOT NULL DEFAULT 1")
             # Found among runs made after the hidden ones: found again at the next grade.
@@ -777,7 +788,7 @@ class Store:
             db.execute("BEGIN IMMEDIATE")
             cursor = db.execute(
                 "INSERT INTO leaderboard_sessions (recorded_at, first_run, last_run, statistic,"
-                " settings, cases) VALUES (?,?,?,?,?,?)",
+                " settings, cases, draw) VALUES (?,?,?,?,?,?,?)",
                 (
                     session.recorded_at,
                     session.first_run,
@@ -785,6 +796,7 @@ class Store:
                     session.statistic,
                     json.dumps(session.settings, sort_keys=True),
                     json.dumps([list(pair) for pair in session.cases]),
+                    None if session.draw is None else json.dumps(session.draw),
                 ),
             )
             number = cursor.lastrowid
@@ -808,11 +820,21 @@ class Store:
 
     def last_leaderboard_session(self) -> LeaderboardSession | None:
         row = self.db.execute(
-            "SELECT id, recorded_at, first_run, last_run, statistic, settings, cases"
-            " FROM leaderboard_sessions ORDER BY id DESC LIMIT 1"
+            f"SELECT {_SESSION_COLUMNS} FROM leaderboard_sessions ORDER BY id DESC LIMIT 1"
         ).fetchone()
-        if row is None:
-            return None
+        return None if row is None else self._session(row)
+
+    def session_of_draw(self, digest: str) -> LeaderboardSession | None:
+        """The first recorded session that timed the draw with this digest, if any."""
+        for row in self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM leaderboard_sessions WHERE draw IS NOT NULL"
+            " ORDER BY id"
+        ):
+            if json.loads(row[7]).get("digest") == digest:
+                return self._session(row)
+        return None
+
+    def _session(self, row: tuple) -> LeaderboardSession:
         programs = self.db.execute(
             "SELECT program_id, content_hash, outcome, rank, cpu_median_s, reason"
             " FROM leaderboard_programs WHERE session_id=? ORDER BY program_id",
@@ -827,6 +849,7 @@ class Store:
             json.loads(row[5]),
             tuple((str(cid), str(version)) for cid, version in json.loads(row[6])),
             tuple(SessionProgram(*program) for program in programs),
+            json.loads(row[7]) if row[7] is not None else None,
         )
 
     # ------------------------------------------------------------ overrides

@@ -80,3 +80,19 @@ def student_view(report: SubmissionReport) -> list[ShownCase]:
             hidden += 1
             shown.append(ShownCase(outcome, f"hidden case {hidden}", f"hidden-{hidden}", None, ""))
     return shown
+
+
+def shown_decisions(report: SubmissionReport) -> list[str]:
+    """The instructor's decisions that count, as a student may read them: a hidden
+    case's by no name."""
+    hidden = {o.case.id for o in report.outcomes if not o.case.public}
+    texts = []
+    for decision in report.decisions:
+        if not decision.counts:
+            continue
+        override = decision.override
+        if override.case_id in hidden:
+            texts.append(f"a hidden case: decided by the instructor: {override.reason}")
+        else:
+            texts.append(decision.describe())
+    return texts

@@ -22,6 +22,22 @@ def _escape(match: "re.Match") -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
+class PrintableStream:
+    """A text stream (stdout, stderr) whose every write goes through printable(): a
+    name, an output or a message of a student's, however it reaches a command's output,
+    can never drive the terminal (clear the screen, write a hyperlink, hide a line)."""
+
+    def __init__(self, stream) -> None:
+        self.unguarded = stream  # for a progress bar, which draws with \r itself
+
+    def write(self, text: str) -> int:
+        self.unguarded.write(printable(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.unguarded, name)
+
+
 def cut(text: str, limit: int) -> str:
     """At most `limit` characters of a long text (a log, a diagnosis), and a last
     line saying how much was cut."""

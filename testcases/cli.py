@@ -125,6 +125,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     pool.add_argument("--seed", type=int, default=1000, help="the first seed (default %(default)s)")
 
+    drw = commands.add_parser(
+        "draw",
+        help="draw fresh puzzles for one leaderboard session: one per timed case, from "
+        "the family its generator declares, expected outputs cross-checked",
+    )
+    drw.add_argument(
+        "--seed",
+        type=int,
+        help="the draw's seed (default: a new random one); the same seed draws the same puzzles",
+    )
+    drw.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="CASE",
+        help="draw for this timed case only (repeatable; default: every timed case)",
+    )
+    drw.add_argument(
+        "-o", "--output", type=Path, required=True, help="the draw file to write (JSON)"
+    )
+
     ver = commands.add_parser(
         "verify", help="check the manifest, the files and every expected output"
     )
@@ -255,6 +276,19 @@ def _pool(args) -> int:
     return 0
 
 
+def _draw(args) -> int:
+    import json
+
+    from testcases.draw import draw, seeded
+
+    seed = seeded(args.seed)
+    document = draw(args.manifest, seed, args.family)
+    _write((json.dumps(document, indent=1) + "\n").encode("utf-8"), args.output)
+    counts = ", ".join(f"{p['family']}: {p['solutions']}" for p in document["puzzles"])
+    print(f"draw: seed {seed}, {len(document['puzzles'])} puzzles ({counts}) -> {args.output}")
+    return 0
+
+
 def _verify(args) -> int:
     from testcases.verify import verify  # imports grader.cases, needed only here
 
@@ -287,6 +321,7 @@ _COMMANDS = {
     "add": _add,
     "rebuild": _rebuild,
     "pool": _pool,
+    "draw": _draw,
     "verify": _verify,
     "verify-examples": _verify_examples,
     "timelimit": _timelimit,

@@ -22,6 +22,7 @@ KEY_ORDER = (
     "policy",
     "tags",
     "seed",
+    "generator",
     "description",
 )
 

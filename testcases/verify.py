@@ -70,11 +70,13 @@ def _case_problems(ps, dlx, case: Case) -> list[str]:
             f"puzzle calls for {list(result.policy)}"
         )
     if dlx is not None and not difference:
-        problems += _cross_check(ps, dlx, puzzle, name, expected)
+        problems += cross_check(ps, dlx, puzzle, name, expected)
     return problems
 
 
-def _cross_check(ps, dlx, puzzle, name: str, expected: bytes) -> list[str]:
+def cross_check(ps, dlx, puzzle, name: str, expected: bytes) -> list[str]:
+    """What differs between the reference's expected output and reference.dlx's
+    (empty when they agree)."""
     try:
         boards = list(dlx.solve(puzzle))
         drawn = ps.render(puzzle, boards).encode("ascii")

@@ -194,3 +194,38 @@ def gradescope_isolation():
     from grader.exports.gradescope import Isolation
 
     return Isolation("bubblewrap", "the container lets it make namespaces", "", "cgroup")
+
+
+def draw_of(manifest: Path, out: Path, seed: int = 1, ids=None) -> Path:
+    """A draw file as `testcases draw` writes it (grader/schemas/draw.schema.json), whose
+    puzzles are the manifest's timed cases themselves (or the cases `ids`), each standing
+    for its own family: for tests that time real programs without drawing (a real draw
+    of the shipped families takes seconds; tests/test_draws.py draws for real). Their
+    expected outputs are the reference's (`testcases verify` checks them)."""
+    data = json.loads(Path(manifest).read_text())
+    chosen = [e for e in data["cases"] if (e["id"] in ids if ids else e.get("timed"))]
+    puzzles = []
+    for entry in chosen:
+        expected = (Path(manifest).parent / entry["expected"]).read_bytes().decode("ascii")
+        count = expected.split("\n\n", 1)[1].split("\n", 1)[0] if "\n\n" in expected else ""
+        puzzles.append(
+            {
+                "id": f"{entry['id']}-d{seed}",
+                "family": entry["id"],
+                "input": (Path(manifest).parent / entry["input"]).read_bytes().decode("ascii"),
+                "expected": expected,
+                "solutions": int(count.split()[0]) if count[:1].isdigit() else 0,
+                "policy": entry["policy"],
+                "generator": entry.get("generator", {}),
+            }
+        )
+    document = {
+        "version": 1,
+        "seed": seed,
+        "drawn_at": "2026-01-01T00:00:00+00:00",
+        "cross_checked": True,
+        "puzzles": puzzles,
+    }
+    out = Path(out)
+    out.write_text(json.dumps(document))
+    return out

@@ -103,7 +103,7 @@ def test_a_class_that_changed_since_the_session_gets_no_bonus(store, change, sta
     found = decide(store, ("a", "b", "c", "d") if store.submission("d") else ("a", "b", "c"))
     assert found.winners == () and found.of("a") == 0
     assert any(reason.startswith(stale) for reason in found.stale), found.stale
-    assert stale in found.note and "run `grader leaderboard`" in found.note
+    assert stale in found.note and "run `grader leaderboard --puzzles` again" in found.note
 
 
 def test_a_changed_timed_case_or_an_incomplete_timing_is_stale_a_failed_one_not(store):
@@ -118,6 +118,21 @@ def test_a_changed_timed_case_or_an_incomplete_timing_is_stale_a_failed_one_not(
     failed = SessionProgram("c", "h-c", "failed", reason="failed while being timed: WA")
     store.record_leaderboard_session(session(RANKED[0], RANKED[1], failed))
     assert decide(store).winners == ("a",)
+
+
+def test_a_session_on_drawn_puzzles_stands_for_the_timed_cases_it_drew_from(store):
+    """Its puzzles are its own (fresh each session): what must not change is the timed
+    cases they were drawn from."""
+    drawn = {"seed": 7, "digest": "x", "puzzles": [{"id": "t-d7", "family": "t"}]}
+    on_draw = dataclasses.replace(session(*RANKED, cases=(("t-d7", "p1"),)), draw=drawn)
+    store.record_leaderboard_session(on_draw)
+    assert decide(store).winners == ("a",)
+    assert store.last_leaderboard_session().families == ("t",)
+    other = {**drawn, "puzzles": [{"id": "h-d7", "family": "h"}]}
+    store.record_leaderboard_session(dataclasses.replace(on_draw, draw=other))
+    assert decide(store).stale == (
+        "the timed cases changed since (h, t): every program must be measured again",
+    )
 
 
 def test_a_replaced_submission_never_makes_a_session_stale(store):

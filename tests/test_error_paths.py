@@ -24,7 +24,7 @@ from grader.schemas import validate
 from grader.store import Store, StoreError
 from grader.submissions import discover
 from tests.fakes import FakeSandbox, result
-from tests.helpers import ROOT, small_cases, submission
+from tests.helpers import ROOT, draw_of, small_cases, submission
 
 pytestmark = pytest.mark.fast
 
@@ -227,25 +227,35 @@ def test_a_program_with_missing_runs_is_timing_incomplete(tmp_path):
         assert timed(store, program, cases, runs=3).problem is None
 
 
-def test_gradescope_and_the_leaderboard_choose_timed_cases_alike(tmp_path):
+def test_gradescopes_leaderboard_times_the_drawn_puzzles_of_the_timed_cases(tmp_path):
+    """As the leaderboard does: the draw the export put in the zip, one puzzle for each
+    case `grader leaderboard` would time; no draw, no leaderboard; a draw without one
+    of them is one clear error."""
     import dataclasses
+    import shutil
 
-    from grader.config import ConfigError
-    from grader.exports.gradescope import leaderboard_cases
-    from grader.leaderboard import timed_cases
+    from grader.draws import DrawError
+    from grader.exports.gradescope import DRAW_IN_ZIP, leaderboard_puzzles
 
-    cases = load_cases(small_cases(tmp_path / "cases"))
-    config = load_config()
-    assert leaderboard_cases(config, cases) == []  # nothing timed: no leaderboard entry
+    manifest = small_cases(tmp_path / "cases")
+    cases = load_cases(manifest)
     chosen = dataclasses.replace(
-        config, leaderboard=dataclasses.replace(config.leaderboard, cases=(cases[1].id,))
+        load_config(),
+        leaderboard=dataclasses.replace(load_config().leaderboard, cases=(cases[1].id,)),
     )
-    assert leaderboard_cases(chosen, cases) == [c.id for c in timed_cases(cases, chosen)]
-    unknown = dataclasses.replace(
-        config, leaderboard=dataclasses.replace(config.leaderboard, cases=("no-such-case",))
+    assert leaderboard_puzzles(tmp_path, chosen, cases, tmp_path / "drawn") == []
+    (tmp_path / DRAW_IN_ZIP).parent.mkdir()
+    shutil.copy(
+        draw_of(manifest, tmp_path / "d.json", ids=[c.id for c in cases]), tmp_path / DRAW_IN_ZIP
     )
-    with pytest.raises(ConfigError, match="no case 'no-such-case'"):
-        leaderboard_cases(unknown, cases)
+    (puzzle,) = leaderboard_puzzles(tmp_path, chosen, cases, tmp_path / "drawn")
+    assert (
+        puzzle.id == f"{cases[1].id}-d1"
+        and puzzle.input.read_bytes() == cases[1].input.read_bytes()
+    )
+    shutil.copy(draw_of(manifest, tmp_path / "d.json", ids=[cases[0].id]), tmp_path / DRAW_IN_ZIP)
+    with pytest.raises(DrawError, match=f"no puzzle drawn for the timed case '{cases[1].id}'"):
+        leaderboard_puzzles(tmp_path, chosen, cases, tmp_path / "drawn")
 
 
 @pytest.mark.parametrize(

@@ -29,11 +29,19 @@ from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.exports.common import ExportError
 from grader.exports.gradebook_csv import read_ranks
-from grader.exports.gradescope import gradescope_results, leaderboard_cases
+from grader.exports.gradescope import gradescope_results, published
 from grader.exports.student_kit import KIT, build_student_kit
 from grader.last_run import graded
 from grader.schemas import validate
-from tests.helpers import LIGHTBULBS, NO_SOLUTION, ROOT, SAMPLE, gradescope_isolation, make_cases
+from tests.helpers import (
+    LIGHTBULBS,
+    NO_SOLUTION,
+    ROOT,
+    SAMPLE,
+    draw_of,
+    gradescope_isolation,
+    make_cases,
+)
 
 SUBMISSIONS = ROOT / "submissions"
 REAL_MANIFEST = ROOT / "testcases" / "manifest.json"
@@ -216,7 +224,19 @@ def test_csv_takes_ranks_from_the_leaderboard(graded_class, tmp_path):
     results = tmp_path / "results"
     shutil.copytree(graded_class.results, results)
     assert read_ranks(results).by_id is None
-    assert export("--manifest", graded_class.manifest, "leaderboard", "--results", results) == 0
+    draw = draw_of(graded_class.manifest, tmp_path / "draw.json")
+    assert (
+        export(
+            "--manifest",
+            graded_class.manifest,
+            "leaderboard",
+            "--results",
+            results,
+            "--puzzles",
+            draw,
+        )
+        == 0
+    )
     board = json.loads((results / "leaderboard.json").read_text())
     expected = {entry["id"]: str(entry["rank"]) for entry in board["ranked"]}
     assert set(expected) == {"ada-c", WEIRD_ID}
@@ -235,7 +255,14 @@ def test_csv_leaves_ranks_empty_for_an_anonymized_leaderboard(graded_class, tmp_
     shutil.copytree(graded_class.results, results)
     assert (
         export(
-            "--manifest", graded_class.manifest, "leaderboard", "--results", results, "--anonymize"
+            "--manifest",
+            graded_class.manifest,
+            "leaderboard",
+            "--results",
+            results,
+            "--anonymize",
+            "--puzzles",
+            draw_of(graded_class.manifest, tmp_path / "draw.json"),
         )
         == 0
     )
@@ -304,13 +331,17 @@ def test_exports_refuse_wrong_output_paths(graded_class, tmp_path, capsys):
 # ------------------------------------------------------------------ Gradescope results.json
 
 
+TIMED_TOTALS = [0.01234, 0.01256, 0.01221]  # as if timed on the drawn puzzles
+
+
 def gradescope_documents(graded_class) -> dict:
-    config = load_config()
     with graded(graded_class.results, graded_class.manifest) as results:
-        timed = leaderboard_cases(config, results.cases)
         return {
             r.submission.id: gradescope_results(
-                r, timed=timed, isolation=gradescope_isolation(), execution_time=1.4
+                r,
+                isolation=gradescope_isolation(),
+                execution_time=1.4,
+                leaderboard_cpu=TIMED_TOTALS,
             )
             for r in results.reports
         }
@@ -339,8 +370,33 @@ def test_gradescope_results_fit_the_specification(graded_class):
     assert all(t["status"] == "passed" for t in ada["tests"])
     assert ada["tests"][2]["tags"] == ["hidden", "letters"]
     board = ada["leaderboard"]
-    assert len(board) == 1 and board[0]["order"] == "asc" and board[0]["value"] > 0
+    # the median, to the two digits the rank test could tell apart at best
+    assert board == [{"name": "CPU time (s)", "value": 0.012, "order": "asc"}]
     assert "leaderboard" in documents[WEIRD_ID]
+
+
+def test_a_hidden_cases_output_shows_its_verdict_not_its_run(graded_class):
+    """What Gradescope shows once grades are published: a hidden case's verdict and a
+    public puzzle that failed alike, never what its run printed (the diagnosis quotes
+    the expected output, and so the hidden input) nor its time (a program can spell
+    its input in how long it runs)."""
+    documents = gradescope_documents(graded_class)
+    for document in documents.values():
+        for test in document["tests"]:
+            if test["visibility"] != "after_published":
+                continue
+            assert " s CPU" not in test["output"], test
+            assert "line " not in test["output"].split("public puzzle")[0], test
+    hidden = [
+        test
+        for document in documents.values()
+        for test in document["tests"]
+        if test["visibility"] == "after_published" and test["status"] == "failed"
+    ]
+    assert hidden  # failing hidden cases: the verdict, then the public puzzle at once
+    for test in hidden:
+        verdict, words = test["output"].split("\n\n")[0].split(": ", 1)
+        assert verdict == test["extra_data"]["verdict"] and "\n" not in words, test["output"]
 
 
 def test_gradescope_results_of_failures(graded_class):
@@ -393,9 +449,10 @@ def test_gradescope_schema_refuses_what_the_specification_does_not_allow(
 @pytest.fixture(scope="module")
 def autograder_zip(tmp_path_factory):
     """The autograder for the real case set, public and hidden."""
-    out = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
-    assert export("export", "gradescope", out) == 0
-    return out
+    folder = tmp_path_factory.mktemp("gradescope")
+    draw = draw_of(REAL_MANIFEST, folder / "draw.json")
+    assert export("export", "gradescope", folder / "autograder.zip", "--puzzles", draw) == 0
+    return folder / "autograder.zip"
 
 
 def test_autograder_zip_holds_the_grader_and_every_case(autograder_zip, tmp_path):
@@ -432,7 +489,8 @@ def test_autograder_zip_holds_the_grader_and_every_case(autograder_zip, tmp_path
 
 def test_autograder_zip_is_reproducible(autograder_zip, tmp_path):
     again = tmp_path / "again.zip"
-    assert export("export", "gradescope", again) == 0
+    draw = draw_of(REAL_MANIFEST, tmp_path / "draw.json")  # the same draw as the fixture's
+    assert export("export", "gradescope", again, "--puzzles", draw) == 0
     assert again.read_bytes() == autograder_zip.read_bytes()
 
 
@@ -495,7 +553,7 @@ def test_run_autograder_in_a_gradescope_layout(autograder_zip, tmp_path):
     config = load_config(ROOT / "course.toml")
     totals = correct["extra_data"]["leaderboard_cpu_runs_s"]
     assert len(totals) == config.leaderboard.runs
-    assert correct["leaderboard"][0]["value"] == pytest.approx(statistics.median(totals), abs=1e-4)
+    assert correct["leaderboard"][0]["value"] == published(statistics.median(totals))
     assert correct["extra_data"]["language"] == "c"
     assert correct["extra_data"]["sandbox"] == "bubblewrap"
     log = (root / "results" / "stdout").read_text()

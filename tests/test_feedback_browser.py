@@ -16,7 +16,7 @@ from urllib.parse import unquote
 import pytest
 
 from grader.cli import main as grader_main
-from grader.exports.feedback_html import page_names, visible
+from grader.exports.feedback_html import page_names, tokens
 from grader.exports.textdiff import line_diff
 from grader.reports.html_page import CSP
 from tests.helpers import CHROMIUM, HEADLESS_FLAGS
@@ -144,11 +144,16 @@ def test_failures_show_a_diff_with_white_space_visible(pages):
 
 
 def test_visible_white_space_and_diff_rows():
-    assert visible("a b\tc\r\n") == (
-        'a<span class="ws">·</span>b<span class="ws">→</span>c'
-        '<span class="esc">\\r</span><span class="eol">↵</span>'
-    )
-    assert visible("<&>\udcff") == '&lt;&amp;&gt;<span class="esc">\\xff</span>'
+    assert tokens("a b\tc\r\n") == [
+        ("", "a"),
+        ("ws", "·"),
+        ("", "b"),
+        ("ws", "→"),
+        ("", "c"),
+        ("esc", "\\r"),
+        ("eol", "↵"),
+    ]
+    assert tokens("<&>\udcff") == [("", "<&>"), ("esc", "\\xff")]
     diff = line_diff(b"a\nb\nc\n", b"a\nB\nc")  # one changed line, a missing final newline
     kinds = [(row.kind, row.expected_line, row.got_line) for row in diff.rows]
     assert kinds == [

@@ -179,7 +179,7 @@ def test_gradescope_shows_the_puzzle_with_the_hidden_test(graded):
     with last_run(tmp / "results", tmp / "cases" / "manifest.json") as results:
         one = next(r for r in results.reports if r.submission.id == "one-per-string")
         isolation = Isolation("bubblewrap", "the export's choice", "", "cgroup")
-        document = gradescope_results(one, timed=(), isolation=isolation, execution_time=1)
+        document = gradescope_results(one, isolation=isolation, execution_time=1)
     test = next(t for t in document["tests"] if t["name"].startswith("ties"))
     assert test["visibility"] == "after_published"
     assert (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, draw_of
 
 pytestmark = pytest.mark.slow
 
@@ -84,7 +84,20 @@ def test_grade_and_leaderboard_refuse_to_run_unisolated(no_bwrap, tmp_path, sand
     )
     assert chosen.returncode == 0, chosen.stderr
     assert "rlimits chosen" in chosen.stderr and "ada" in chosen.stdout
-    _refused(_grader(no_bwrap, tmp_path, "--course", course, "leaderboard", "--results", results))
+    draw = draw_of(ROOT / "testcases" / "manifest.json", tmp_path / "draw.json")
+    _refused(
+        _grader(
+            no_bwrap,
+            tmp_path,
+            "--course",
+            course,
+            "leaderboard",
+            "--results",
+            results,
+            "--puzzles",
+            draw,
+        )
+    )
 
 
 def test_rlimits_chosen_in_course_toml_grades(no_bwrap, tmp_path):

@@ -1,6 +1,7 @@
 """The leaderboard: statistics, the rank rule, eligibility, storage, and the
 whole command on the shipped example programs (real compilers, real sandbox)."""
 
+import html
 import itertools
 import json
 import os
@@ -33,7 +34,7 @@ from grader.timing import (
     smallest_p_value,
     summarize,
 )
-from tests.helpers import ROOT
+from tests.helpers import ROOT, draw_of
 from tests.test_store import case as store_case
 
 pytestmark = pytest.mark.fast
@@ -504,6 +505,28 @@ def test_markdown_cells_cannot_break_the_table():
     assert "crashed \\| then stopped" in text
 
 
+HOSTILE_NAME = (
+    "<img src=https:host>[l](https:host)![i](https://host/x.png)**b**https://host.example\x1b[2J"
+)
+
+
+def test_a_name_or_reason_a_student_chose_is_text_on_the_page_github_renders():
+    """leaderboard.md as GitHub renders it (cmark-gfm, with its autolink and tag filter
+    extensions): no image, no link, no markup from a name or a reason, every
+    character of them shown."""
+    import cmarkgfm
+
+    doc = _tiny_document(reason=f"two programs: {HOSTILE_NAME}.c and x.c")
+    doc["ranked"][0]["id"] = HOSTILE_NAME
+    doc["not_eligible"][0]["id"] = "`" + HOSTILE_NAME + "``"
+    page = cmarkgfm.github_flavored_markdown_to_html(markdown(doc))
+    assert "<img" not in page and "<a " not in page and "<strong>b" not in page
+    assert "\x1b" not in page and "\\x1b[2J" in page  # the escape shown, not kept
+    shown = html.unescape(page)
+    # the ranking, the bonus line, the per-case table; the ineligible name and reason
+    assert shown.count("<img src=https:host>[l](https:host)![i](https://host/x.png)**b**") == 5
+
+
 def _tiny_document(reason="WA on 1 case"):
     figures = {
         "cpu_median_s": 0.01,
@@ -603,14 +626,21 @@ def test_unknown_leaderboard_case_is_one_clear_error(tmp_path, capsys):
     course.write_text('[leaderboard]\ncases = ["no-such-case"]\n')
     (tmp_path / "res").mkdir()
     Store(tmp_path / "res" / "grader.db").close()
-    code = grader_main(["--course", str(course), "leaderboard", "--results", str(tmp_path / "res")])
+    draw = draw_of(ROOT / "testcases" / "manifest.json", tmp_path / "draw.json")
+    code = grader_main(
+        ["--course", str(course), "leaderboard", "--results", str(tmp_path / "res")]
+        + ["--puzzles", str(draw)]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "leaderboard.cases" in err and "no-such-case" in err
     assert "Traceback" not in err
 
 
 def test_leaderboard_before_grading_says_so(tmp_path, capsys):
-    code = grader_main(["leaderboard", "--results", str(tmp_path / "nothing")])
+    draw = draw_of(ROOT / "testcases" / "manifest.json", tmp_path / "draw.json")
+    code = grader_main(
+        ["leaderboard", "--results", str(tmp_path / "nothing"), "--puzzles", str(draw)]
+    )
     assert code == 2 and "run `grader grade` first" in capsys.readouterr().err
 
 
@@ -657,9 +687,16 @@ def _manifest(folder: Path, ids) -> Path:
     return manifest
 
 
-def _leaderboard(graded, *extra) -> dict:
+def _draw(graded, seed=1) -> Path:
+    return draw_of(graded["manifest"], graded["results"].parent / f"draw-{seed}.json", seed)
+
+
+def _leaderboard(graded, *extra, seed=1) -> dict:
+    """A session on puzzles drawn for it (the same draw may time the same programs again)."""
+    draw = _draw(graded, seed)
     code = grader_main(
-        graded["args"] + ["leaderboard", "--results", str(graded["results"]), *extra]
+        graded["args"]
+        + ["leaderboard", "--results", str(graded["results"]), "--puzzles", str(draw), *extra]
     )
     assert code == 0
     doc = json.loads((graded["results"] / "leaderboard.json").read_text())
@@ -678,7 +715,7 @@ def test_only_programs_passing_every_case_are_ranked(first_board, graded):
     assert sorted(e["id"] for e in doc["ranked"]) == sorted(EXAMPLES)
     reasons = {e["id"]: e["reason"] for e in doc["not_eligible"]}
     assert reasons == {"compile-error": "build failed", "crash": "RTE on 1 case"}
-    assert sorted(c["id"] for c in doc["settings"]["cases"]) == sorted(TIMED)
+    assert sorted(c["id"] for c in doc["settings"]["cases"]) == sorted(f"{t}-d1" for t in TIMED)
     assert doc["settings"]["runs"] == 11
     for entry in doc["ranked"]:
         assert len(entry["cpu_runs_s"]) == 11 and len(entry["cases"]) == len(TIMED)
@@ -736,19 +773,22 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
         from grader.sandbox import make_sandbox
 
         sandbox = make_sandbox(config.sandbox, warn=lambda message: None)
-        session = lb.prepare(store, cases, config, sandbox, graded["results"] / "builds")
+        draw = lb.load_draw(
+            _draw(graded), graded["results"] / "draws", lb.timed_cases(cases, config)
+        )
+        session = lb.prepare(store, cases, config, sandbox, graded["results"] / "builds", draw=draw)
         assert lb.plan_timing(store, session, config).total == 0
         ada = next(p for p in session.programs if p.id == "ada-c")
         with sqlite3.connect(graded["results"] / "grader.db") as db:  # as if interrupted
             db.execute(
                 "DELETE FROM timings WHERE program_id='ada-c' AND run_index >= 5 AND case_id=?",
-                (TIMED[0],),
+                (f"{TIMED[0]}-d1",),
             )
             db.execute("DELETE FROM timings WHERE program_id='startup/c' AND run_index = 0")
         work = lb.plan_timing(store, session, config)
         assert work.todo == {
-            ("ada-c", TIMED[0]): list(range(5, 11)),
-            **{("startup/c", cid): [0] for cid in TIMED},
+            ("ada-c", f"{TIMED[0]}-d1"): list(range(5, 11)),
+            **{("startup/c", f"{cid}-d1"): [0] for cid in TIMED},
         }
         timed_runs = []
         failed = lb.measure(
@@ -802,7 +842,8 @@ def test_nothing_is_timed_when_no_program_passes(tmp_path, capsys):
     args = ["--manifest", str(manifest)]
     results = str(tmp_path / "results")
     assert grader_main(args + ["grade", str(klass), "--results", results]) == 0
-    assert grader_main(args + ["leaderboard", "--results", results]) == 0
+    draw = draw_of(manifest, tmp_path / "draw.json")
+    assert grader_main(args + ["leaderboard", "--results", results, "--puzzles", str(draw)]) == 0
     doc = json.loads((tmp_path / "results" / "leaderboard.json").read_text())
     assert doc["ranked"] == [] and doc["startup"] == []
     assert doc["not_eligible"] == [{"id": "bob", "language": "python", "reason": "WA on 1 case"}]

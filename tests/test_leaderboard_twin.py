@@ -16,7 +16,7 @@ import pytest
 
 from grader.cli import main as grader_main
 from grader.sandbox import CGROUPS_ENV
-from tests.helpers import ROOT
+from tests.helpers import ROOT, draw_of
 from tests.test_leaderboard import _manifest
 
 pytestmark = pytest.mark.slow
@@ -51,7 +51,10 @@ def test_a_forking_twin_never_ranks_above_the_honest_program(
     results = tmp_path / "results"
     args = ["--course", str(course), "--manifest", str(manifest)]
     assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
-    assert grader_main(args + ["leaderboard", "--results", str(results)]) == 0
+    draw = draw_of(manifest, tmp_path / "draw.json")
+    assert (
+        grader_main(args + ["leaderboard", "--results", str(results), "--puzzles", str(draw)]) == 0
+    )
     doc = json.loads((results / "leaderboard.json").read_text())
     ranked = {entry["id"]: entry for entry in doc["ranked"]}
     assert set(ranked) == {"honest", "twin"}, doc["not_eligible"]
@@ -61,3 +64,56 @@ def test_a_forking_twin_never_ranks_above_the_honest_program(
     assert twin["cpu_median_s"] >= 0.9 * honest["cpu_median_s"], (honest, twin)
     expected = "cgroup" if cgroups == "on" else "reaped"
     assert doc["machine"]["cpu_accounting"] == expected, doc["machine"]
+
+
+def c_string(data: bytes) -> str:
+    """`data` as adjacent C string literals, one per line of it."""
+    lines = data.decode("ascii").splitlines(keepends=True) or [""]
+    escaped = (
+        line.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r").replace("\n", "\\n")
+        for line in lines
+    )
+    return "\n".join(f'"{line}"' for line in escaped)
+
+
+def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(tmp_path):
+    """A program that stores the answer to a timed case (learned, say, from figures
+    published before) and solves honestly otherwise: on that case itself it beats its
+    honest twin by far (what the leaderboard used to time); on puzzles drawn afresh for
+    the session (testcases draw, from the case's family) it does the same work and
+    never ranks above it."""
+    from testcases.draw import draw
+
+    klass = tmp_path / "class"
+    (klass / "honest").mkdir(parents=True)
+    (klass / "hardcoder").mkdir()
+    shutil.copy(HONEST, klass / "honest" / "puzzlesolver.c")
+    manifest = _manifest(tmp_path / "cases", ("timed-3-letters-a", "sample"))
+    learned = ROOT / "testcases" / "hidden"
+    source = (HOSTILE / "hardcoder" / "puzzlesolver.c").read_text()
+    source = source.replace("@HONEST@", HONEST.read_text())
+    source = source.replace("@PUZZLE@", c_string((learned / "timed-3-letters-a.txt").read_bytes()))
+    source = source.replace("@ANSWER@", c_string((learned / "timed-3-letters-a.out").read_bytes()))
+    (klass / "hardcoder" / "puzzlesolver.c").write_text(source)
+    course = tmp_path / "course.toml"
+    course.write_text("[leaderboard]\nruns = 7\nwarmup = 1\n")
+    results = tmp_path / "results"
+    args = ["--course", str(course), "--manifest", str(manifest)]
+    assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
+
+    def session(draw_file):
+        command = ["leaderboard", "--results", str(results), "--puzzles", str(draw_file)]
+        assert grader_main(args + command) == 0
+        doc = json.loads((results / "leaderboard.json").read_text())
+        ranked = {entry["id"]: entry for entry in doc["ranked"]}
+        assert set(ranked) == {"honest", "hardcoder"}, doc["not_eligible"]
+        return ranked["honest"], ranked["hardcoder"]
+
+    honest, cheat = session(draw_of(manifest, tmp_path / "old.json"))  # the timed case itself
+    assert cheat["rank"] < honest["rank"], (honest, cheat)  # it would win the bonus
+    assert cheat["cpu_median_s"] < 0.8 * honest["cpu_median_s"], (honest, cheat)
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(json.dumps(draw(manifest, seed=20261127)))
+    honest, cheat = session(fresh)
+    assert cheat["rank"] >= honest["rank"], (honest, cheat)
+    assert cheat["cpu_median_s"] >= 0.9 * honest["cpu_median_s"], (honest, cheat)

@@ -84,50 +84,61 @@ def test_a_decision_counts_at_once_and_survives_a_regrade_that_changes_its_run(k
         ("sample", "AC", None, ""),
     ]
 
-    # The student hands in again: the decision still applies, and needs review.
+    # The student hands in again: the decisions were made on the other program: shown,
+    # flagged, counting for nothing until the instructor confirms them.
     (root / "class" / "nosol" / "puzzlesolver.py").write_text(NO_SOLUTION_PY + "# v2\n")
     again = cli(*grade)
     assert again.code == 0, again.err
     assert "2 decision(s) of the instructor need review" in again.out
     assert (
         "nosol: sample: AC instead of WA, by the instructor: the grading machine ran out of "
-        "memory (the submission's content changed)" in again.out
+        "memory [waiting: made on other content, it counts for nothing until confirmed] "
+        "(the submission's content changed)" in again.out
     )
     row = next(line for line in again.out.splitlines() if line.startswith("nosol"))
-    assert "1.5/2" in row and "[review]" in row
+    assert "1/2" in row and "[review] [waiting]" in row
     diff = cli("diff", "--results", results)
     assert "2 decision(s) of the instructor need review" in diff.out
     shown = cli(*base, "show", "nosol", "--results", results)
-    assert "needs review: the submission's content changed; it still applies" in shown.out
+    assert "WA   sample" in shown.out and "score: 1/2" in shown.out
+    assert "waits: the submission's content changed; it counts toward neither" in shown.out
+    assert "grader override nosol --case sample --confirm" in shown.out
 
     pages = root / "pages"
     assert cli(*base, "export", "html", pages, "--results", results, "--student").code == 0
     page = (pages / "nosol.html").read_text()
-    assert "Decided by the instructor" in page and "the grading machine ran out of memory" in page
+    assert "Decided by the instructor" not in page and "ran out of memory" not in page
     grades = root / "grades.csv"
-    assert cli(*base, "export", "csv", grades, "--results", results).code == 0
+    exported = cli(*base, "export", "csv", grades, "--results", results)
+    assert exported.code == 0 and "2 decision(s) of yours wait" in exported.err
     rows = read_csv(grades)
     nosol = dict(zip(rows[0], next(row for row in rows if row[0] == "nosol")))
-    assert (nosol["score"], nosol["case:sample"]) == ("1.5", "AC")
-    assert nosol["overrides"] == (
-        "-0.5 points to the score, by the instructor: no README; sample: AC instead of WA, "
-        "by the instructor: the grading machine ran out of memory"
-    )
+    assert (nosol["score"], nosol["case:sample"]) == ("1", "WA")
+    assert nosol["overrides"].count("[waiting: made on other content") == 2
     sheet = moodle_worksheet(
         root / "worksheet.csv", [{"id": 7, "name": "No Sol", "email": "nosol"}], maximum="2.00"
     )
     done = cli(*base, "export", "moodle", root / "m.csv", "--roster", sheet, "--results", results)
-    assert "decided: nosol: -0.5 points to the score, by the instructor: no README" in done.out
-    feedback = moodle_reads((root / "m.csv").read_text(), maximum=2.0).feedback["7"]
-    assert feedback.endswith(
-        "; sample: AC instead of WA, by the instructor: the grading machine ran out of memory."
+    assert (
+        "decided: nosol: -0.5 points to the score, by the instructor: no README [waiting"
+        in done.out
     )
+    feedback = moodle_reads((root / "m.csv").read_text(), maximum=2.0).feedback["7"]
+    assert "instructor" not in feedback  # the student reads no decision that counts for nothing
 
-    # Confirmed again: no longer to review; cleared: the judge's verdict counts again.
-    decide(base, results, "nosol", "--case", "sample", "--verdict", "AC", "--reason", "confirmed")
+    # Confirmed for the new content: they count again, no longer to review; cleared: the
+    # judge's verdict counts again.
+    for case in ([], ["--case", "sample"]):
+        confirmed = decide(base, results, "nosol", *case, "--confirm")
+        assert confirmed.code == 0 and "confirmed for the content graded now" in confirmed.out
+    assert "nosol case sample: confirmed for the content graded now; score 0.5 -> 1.5/2" in (
+        confirmed.out
+    )
+    assert "need review" not in cli(*grade).out
+    page_again = cli(*base, "export", "html", pages, "--results", results, "--student")
+    assert page_again.code == 0 and "ran out of memory" in (pages / "nosol.html").read_text()
     cleared = decide(base, results, "nosol", "--case", "sample", "--clear")
     assert cleared.code == 0 and "nosol case sample: cleared; score 1.5 -> 0.5/2" in cleared.out
-    assert "1 decision(s) of the instructor need review" in cli(*grade).out
 
 
 @pytest.mark.parametrize(
@@ -147,7 +158,8 @@ def test_a_decision_counts_at_once_and_survives_a_regrade_that_changes_its_run(k
         (["nosol", "--points", "nan", "--reason", "x"], "--points must be a number"),
         (["nobody", "--points", "1", "--reason", "x"], "no submission 'nobody'"),
         (["nosol", "--case", "sample", "--clear"], "no decision on nosol case sample to clear"),
-        (["nosol", "--clear", "--reason", "x"], "--clear takes no --reason"),
+        (["nosol", "--clear", "--reason", "x"], "--clear and --confirm take no --reason"),
+        (["nosol", "--case", "sample", "--confirm"], "no decision on nosol case sample to confirm"),
     ],
 )
 def test_a_bad_decision_is_one_line_and_changes_nothing(klass, args, message):
@@ -183,4 +195,39 @@ def test_a_decided_verdict_makes_a_program_eligible_for_the_leaderboard(tmp_path
                 "amy", "sample", None, 1.0, "partial", 0.0, row.content_hash, cases[0].version, "WA"
             )
         )
+        assert lb.eligibility(row, store, cases, config) == (None, "WA on 1 case")
+
+
+def test_a_decision_made_on_other_content_makes_no_program_eligible(tmp_path):
+    """The instructor decided AC on one program; the student hands in another, still
+    wrong on that case: the old decision counts for nothing (no rank, no bonus) until
+    the instructor confirms it for this content."""
+    config = load_config()
+    cases = load_cases(make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION}))
+    (tmp_path / "amy").mkdir()
+    (tmp_path / "amy" / "puzzlesolver.py").write_text(NO_SOLUTION_PY)
+    first = load(tmp_path / "amy", config)
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(first)
+        decided_on = store.submission("amy")
+        store.record_override(
+            OverrideRow(
+                "amy",
+                "sample",
+                "AC",
+                None,
+                "appeal",
+                0.0,
+                decided_on.content_hash,
+                cases[0].version,
+                "WA",
+            )
+        )
+        (tmp_path / "amy" / "puzzlesolver.py").write_text(NO_SOLUTION_PY + "# faster\n")
+        second = load(tmp_path / "amy", config)
+        store.record_submission(second)
+        store.record_run(second, cases[0], Verdict.WA, "count line wrong")
+        store.record_run(second, cases[1], Verdict.AC, "")
+        row = store.submission("amy")
+        assert row.content_hash != decided_on.content_hash
         assert lb.eligibility(row, store, cases, config) == (None, "WA on 1 case")

@@ -246,24 +246,32 @@ def test_a_decision_on_an_ungraded_case_completes_it(store):
 
 
 @pytest.mark.parametrize(
-    "row, content, review",
+    "row, content, review, waiting",
     [
-        ({}, "h1", ""),
-        ({}, "h2", "the submission's content changed"),
-        ({"case_version": "v0"}, "h1", "case b changed"),
-        ({"judged": "TLE"}, "h1", "the judge now says WA (was TLE)"),
+        ({}, "h1", "", False),
+        ({}, "h2", "the submission's content changed", True),
+        ({"case_version": "v0"}, "h1", "case b changed", True),
+        ({"judged": "TLE"}, "h1", "the judge now says WA (was TLE)", False),
     ],
 )
-def test_a_decision_whose_run_changed_still_applies_and_needs_review(store, row, content, review):
+def test_a_decision_counts_only_on_the_content_it_was_made_on(store, row, content, review, waiting):
+    """Another program handed in, or another case: the decision waits (shown, flagged,
+    counted nowhere) until confirmed. The judge's verdict alone changed on the same
+    program and case: it still applies, flagged for review."""
     alice = sub(content_hash=content)
     store.record_submission(alice)
     for c, verdict in zip(CASES, ("AC", "WA", "AC", "AC")):
         store.record_run(alice, c, Verdict(verdict), "")
     decide(store, "b", verdict="AC", **row)
+    decide(store, "", points=-1, judged=None, case_version="")  # on h1 too
     rep = report(store, store.submission("alice"), CASES)
-    assert rep.outcomes[1].verdict == "AC" and rep.score == 6.75
-    assert rep.decisions[0].review == review
-    assert rep.decisions[0].needs_review is bool(review)
+    assert rep.outcomes[1].verdict == ("WA" if waiting else "AC")
+    docked = 0 if content == "h2" else 1  # the whole submission's decision waits too
+    assert rep.score == (6.25 if waiting else 6.75) - docked
+    decision = next(d for d in rep.decisions if d.override.case_id == "b")
+    assert decision.review == review and decision.needs_review is bool(review)
+    assert decision.waiting is waiting and (decision in rep.waiting) is waiting
+    assert decision.describe().endswith("until confirmed]") is waiting
 
 
 def test_a_decided_verdict_is_no_policy_failure_and_a_removed_case_keeps_its_decision(store):

@@ -235,12 +235,16 @@ def test_a_kgram_hash_depends_on_its_characters_alone():
     assert hashes[4] != hashes[1] and len(kgram_hashes("ab", 3)) == 0
 
 
-def test_marked_escapes_and_merges():
-    assert marked("a<b>&c", [(1, 4), (3, 5)]) == "a<mark>&lt;b&gt;&amp;</mark>c"
-    assert marked("x\x1by", []) == "x\\x1by"  # a terminal escape is shown, not kept
+def test_marked_merges_ranges_into_pieces():
+    assert marked("a<b>&c", [(1, 4), (3, 5)]) == [(False, "a"), (True, "<b>&"), (False, "c")]
+    assert marked("xy", []) == [(False, "xy")]
     # a range that starts or ends inside a word marks the whole word
-    assert marked("if ok: continue;", [(9, 12)]) == "if ok: <mark>continue</mark>;"
-    assert marked("a_b c", [(1, 2)]) == "<mark>a_b</mark> c"
+    assert marked("if ok: continue;", [(9, 12)]) == [
+        (False, "if ok: "),
+        (True, "continue"),
+        (False, ";"),
+    ]
+    assert marked("a_b c", [(1, 2)]) == [(True, "a_b"), (False, " c")]
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, expected_output, make_cases
+from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, draw_of, expected_output, make_cases
 from tests.lms_archives import (
     canvas_entry,
     canvas_gradebook,
@@ -188,11 +188,17 @@ def board_class(root, course=BOARD):
     return ["--course", root / "course.toml", "--manifest", manifest]
 
 
+def rank(root, base, results, seed=1):
+    """`grader leaderboard` on puzzles drawn for the session (the sample's family)."""
+    draw = draw_of(base[3], root / f"draw-{seed}.json", seed, ids=("sample",))
+    return cli(*base, "leaderboard", "--results", results, "--puzzles", draw)
+
+
 def grade_and_rank(root, base, folder):
     results = root / "results"
     graded = cli(*base, "grade", folder, "--results", results, "--jobs", "2")
     assert graded.code == 0, graded.err
-    board = cli(*base, "leaderboard", "--results", results)
+    board = rank(root, base, results)
     assert board.code == 0, board.err
     return results, graded, board
 
@@ -517,7 +523,7 @@ def test_a_hand_made_teams_file_the_bonus_and_a_stale_session(tmp_path):
     )
     grades, done = canvas_scores(tmp_path, base, results)
     assert {g["Scramble Squares (88)"] for sid, g in grades.items() if sid != "1007"} == {"2"}
-    assert "run `grader leaderboard` (it measures only what changed)" in done.out
+    assert "and run `grader leaderboard --puzzles` again" in done.out
     cleared = cli(*base, "override", "solo", "--case", "none", "--clear", "--results", results)
     assert cleared.code == 0
     assert csv_members(tmp_path, base, results)[0][("rocket", "S2")] == WON
@@ -528,7 +534,7 @@ def test_a_hand_made_teams_file_the_bonus_and_a_stale_session(tmp_path):
     members, done = csv_members(tmp_path, base, results)
     assert {bonus for _, bonus in members.values()} == {"0"}
     assert "rocket was handed in again since: measure it" in done.out
-    again = cli(*base, "leaderboard", "--results", results)
+    again = rank(tmp_path, base, results, seed=2)
     assert again.code == 0, again.err
     assert "session 2 recorded" in again.out
     members, done = csv_members(tmp_path, base, results)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from grader.grading import Event, EventKind, Executor, Plan, grade
 from grader.late import Lateness, unknown_times
 from grader.store import Store
+from grader.text import printable
 
 
 def warn(message: str) -> None:
@@ -35,7 +36,10 @@ def progress_bar(total: int):
     """The runs' progress on stderr (none when stderr is not a terminal)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, dynamic_ncols=True)
+    # The bar draws with \r: it writes past the guard that escapes control characters
+    # (grader.text.PrintableStream), so what it shows is made printable here.
+    stream = getattr(sys.stderr, "unguarded", sys.stderr)
+    return tqdm(total=total, unit="run", file=stream, disable=None, dynamic_ncols=True)
 
 
 def run_with_progress(work: Plan, store: Store, executor: Executor | None, force: bool) -> None:
@@ -54,8 +58,25 @@ def run_with_progress(work: Plan, store: Store, executor: Executor | None, force
             if event.kind is EventKind.RUN:
                 assert event.case is not None, "a run event names its case"
                 bar.set_postfix_str(
-                    f"{event.submission.id}/{event.case.id}: {event.verdict}", refresh=False
+                    printable(f"{event.submission.id}/{event.case.id}: {event.verdict}"),
+                    refresh=False,
                 )
                 bar.update(1)
 
         grade(work, store, executor, force=force, on_event=on_event)
+
+
+def warn_waiting(reports) -> None:
+    """Name the instructor's decisions that wait (made on other content): an export, the
+    leaderboard and the bonus count none of them."""
+    waiting = [(r.submission.id, d) for r in reports for d in r.waiting]
+    if not waiting:
+        return
+    warn(
+        f"{len(waiting)} decision(s) of yours wait (made on content the student has "
+        "since replaced, or on a case since changed): they count toward neither the "
+        "score, the leaderboard nor the bonus until you confirm them (grader override "
+        "ID [--case CASE] --confirm)"
+    )
+    for sid, decision in waiting:
+        warn(f"  {sid}: {decision.describe()}")

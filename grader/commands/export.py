@@ -15,7 +15,7 @@ csv and html read the last `grade` run from --results (default: results/).
 import argparse
 from pathlib import Path
 
-from grader.commands.console import warn_unknown_times
+from grader.commands.console import warn_unknown_times, warn_waiting
 from grader.commands.options import add_results_option
 from grader.config import load_config
 from grader.exports.common import ExportError
@@ -44,6 +44,14 @@ def add_parser(sub) -> argparse._SubParsersAction:
         help="grade nothing where Gradescope's container refuses the namespaces bubblewrap "
         "needs (by default: the unisolated fallback there, shut out of the autograder's "
         "files, and every results.json says so)",
+    )
+    gradescope.add_argument(
+        "--puzzles",
+        type=Path,
+        metavar="DRAW.json",
+        help="puzzles drawn by `testcases draw` for Gradescope's leaderboard, timed "
+        "instead of the hidden timed cases (whose inputs a published time could spell "
+        "out); without it, results.json has no leaderboard value",
     )
     gradescope.set_defaults(func=cmd_gradescope)
 
@@ -86,11 +94,20 @@ def cmd_gradescope(args) -> int:
     from grader.exports.gradescope import build_autograder
 
     made = build_autograder(
-        _zip_path(args.out), args.manifest, args.course, require_bubblewrap=args.require_bubblewrap
+        _zip_path(args.out),
+        args.manifest,
+        args.course,
+        require_bubblewrap=args.require_bubblewrap,
+        draw=args.puzzles,
+    )
+    board = (
+        f"its leaderboard times the {made.drawn} puzzles of {args.puzzles}"
+        if made.drawn
+        else "no leaderboard (export with --puzzles DRAW.json for one)"
     )
     print(
         f"{made.path}: Gradescope autograder with {made.public} public and {made.hidden} "
-        "hidden cases; upload it as the assignment's autograder (Ubuntu 22.04+ image)"
+        f"hidden cases, {board}; upload it as the assignment's autograder (Ubuntu 22.04+ image)"
     )
     return 0
 
@@ -108,6 +125,7 @@ def cmd_csv(args) -> int:
         warn_unknown_times(lateness)
         teams = class_teams([r.submission for r in results.reports], config)
         bonus = award(results.store, results.reports, teams, results.cases, config)
+        warn_waiting(results.reports)
         ranks = write_gradebook(
             args.out,
             results.reports,

@@ -2,9 +2,10 @@
 the leaderboard files into the results folder (grader/leaderboard/ does the work)."""
 
 import argparse
+from pathlib import Path
 
 from grader.cases import default_manifest, load_cases
-from grader.commands.console import progress_bar, warn
+from grader.commands.console import progress_bar, warn, warn_waiting
 from grader.commands.options import (
     add_results_option,
     add_sandbox_option,
@@ -14,6 +15,7 @@ from grader.commands.options import (
 )
 from grader.config import load_config
 from grader.store import DB_NAME, Store, results_folder
+from grader.text import printable
 
 
 def add_parser(sub) -> None:
@@ -21,6 +23,15 @@ def add_parser(sub) -> None:
         "leaderboard", help="time the programs that pass every case and rank them (instructors)"
     )
     add_results_option(board)
+    board.add_argument(
+        "--puzzles",
+        type=Path,
+        metavar="DRAW.json",
+        required=True,
+        help="the puzzles to time, drawn afresh for this session by `testcases draw` "
+        "(one per timed case, from its family): answers learned from an earlier session's "
+        "figures buy nothing",
+    )
     board.add_argument(
         "--anonymize",
         action="store_true",
@@ -51,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     lb.timed_cases(cases, config)  # a bad [leaderboard] cases is said before anything runs
     graded = graded_ids(args.results)  # the last grade run's submissions, not older ones
     with results_folder(args.results) as folder, Store(folder / DB_NAME) as store:
+        draw = lb.load_draw(
+            args.puzzles, folder / "leaderboard-draws", lb.timed_cases(cases, config)
+        )
         rows = [row for row in store.submissions() if graded is None or row.id in graded]
         teams = class_teams(rows, config)  # a team's replaced submission is never ranked
         if args.force_remeasure:
@@ -59,8 +73,16 @@ def run(args: argparse.Namespace) -> int:
             warn(caveat)
         sandbox = grading_sandbox(config)
         session = lb.prepare(
-            store, cases, config, sandbox, folder / "builds", only=graded, replaced=teams.replaced
+            store,
+            cases,
+            config,
+            sandbox,
+            folder / "builds",
+            only=graded,
+            replaced=teams.replaced,
+            draw=draw,
         )
+        lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)
         work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
@@ -68,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
 
                 def on_event(event: lb.TimedRunEvent) -> None:
                     step = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
-                    bar.set_postfix_str(f"{event.program.id}/{event.case.id} {step}", refresh=False)
+                    bar.set_postfix_str(
+                        printable(f"{event.program.id}/{event.case.id} {step}"), refresh=False
+                    )
                     bar.update(1)
 
                 failed = lb.measure(work, store, sandbox, config, on_event)
@@ -94,8 +118,12 @@ def run(args: argparse.Namespace) -> int:
         if made.key is not None:
             print(f"pseudonyms: {made.key} (private: do not publish it, nor {lb.SALT_FILE})")
         reports = [report(store, row, cases, config.policy_cases) for row in rows]
+        warn_waiting(reports)
         bonus = award(store, reports, teams, cases, config)
-    print(f"session {recorded.id} recorded in {folder / DB_NAME}: {bonus.note}")
+    print(
+        f"session {recorded.id} recorded in {folder / DB_NAME} (puzzles drawn with seed "
+        f"{draw.seed}): {bonus.note}"
+    )
     for winner in bonus.winners:
         team = teams.of(winner)
         members = ", ".join(m.shown for m in team.members) or "members unknown"

@@ -20,7 +20,7 @@ writes it), named as the LMS's upload finds its submission (grader/lms/feedback.
 import argparse
 from pathlib import Path
 
-from grader.commands.console import warn, warn_unknown_times
+from grader.commands.console import warn, warn_unknown_times, warn_waiting
 from grader.commands.options import add_results_option
 from grader.errors import UsageError
 
@@ -124,6 +124,7 @@ def _export(args, kind) -> int:
         warn_unknown_times(lateness)
         teams = class_teams([r.submission for r in results.reports], config)
         bonus = award(results.store, results.reports, teams, results.cases, config)
+        warn_waiting(results.reports)
         if kind == "canvas":
             assert roster is not None, "argparse requires --roster for canvas"
             made = export.canvas(

@@ -5,15 +5,21 @@ results database with its time and reason, outliving every regrade.
     grader override ID --case CASE --points P --reason TEXT          a case's points
     grader override ID --points P --reason TEXT                      points added to the
                                                                      score (negative: docked)
+    grader override ID [--case CASE] --confirm                       keep it for the content
+                                                                     graded now
     grader override ID [--case CASE] --clear                         remove the decision
 
 The score, the leaderboard's eligibility, every export and the feedback pages take it in
 at once; results.json and `grader diff` at the next `grader grade` (which grades nothing
-again for it). A decision whose run then changes still applies and is named as needing
-review: record it again to confirm it, or --clear it.
+again for it). A decision is bound to the content it was made on: when the student hands
+in again (or the case changes) it stays visible, flagged, but counts toward neither the
+score, the leaderboard nor the bonus until you --confirm it for the new content, make a
+new one, or --clear it. When only the judge's verdict changed, it still applies and is
+named as needing review.
 """
 
 import argparse
+import dataclasses
 import math
 import time
 
@@ -48,6 +54,12 @@ def add_parser(sub) -> None:
         help="with --case: the case's points (0 to its weight); without: points added to "
         "the score (negative: docked)",
     )
+    what.add_argument(
+        "--confirm",
+        action="store_true",
+        help="keep the decision for the content graded now (one made on other content "
+        "counts for nothing until confirmed)",
+    )
     what.add_argument("--clear", action="store_true", help="remove the decision")
     command.add_argument("--reason", help="why (shown wherever the decision is)")
     add_results_option(command)
@@ -59,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.course)
     cases = load_cases(args.manifest or default_manifest())
     reason = " ".join((args.reason or "").split())
-    if args.clear and reason:
-        raise UsageError("--clear takes no --reason: it removes the decision")
-    if not args.clear and not reason:
+    if (args.clear or args.confirm) and reason:
+        raise UsageError("--clear and --confirm take no --reason: they remove or keep the decision")
+    if not (args.clear or args.confirm) and not reason:
         raise UsageError("--reason is needed: say why (it is shown wherever the decision is)")
     case = None
     if args.case is not None:
@@ -86,25 +98,32 @@ def run(args: argparse.Namespace) -> int:
         before = report(store, row, cases, config.policy_cases)
         case_id = case.id if case is not None else ""
         where = f"{row.id}" + (f" case {case_id}" if case_id else "")
+        judged = None
+        if case is not None:
+            run_row = store.runs(row.id, row.content_hash).get((case.id, case.version))
+            judged = run_row.verdict if run_row is not None else None
+        bound = (row.content_hash, case.version if case is not None else "", judged)
         if args.clear:
             if store.clear_override(row.id, case_id) is None:
                 raise UsageError(f"no decision on {where} to clear")
             done = "cleared"
+        elif args.confirm:
+            old = next((o for o in store.overrides(row.id) if o.case_id == case_id), None)
+            if old is None:
+                raise UsageError(f"no decision on {where} to confirm")
+            store.record_override(
+                dataclasses.replace(
+                    old,
+                    recorded_at=time.time(),
+                    content_hash=bound[0],
+                    case_version=bound[1],
+                    judged=bound[2],
+                )
+            )
+            done = "confirmed for the content graded now"
         else:
-            judged = None
-            if case is not None:
-                run_row = store.runs(row.id, row.content_hash).get((case.id, case.version))
-                judged = run_row.verdict if run_row is not None else None
             decided = OverrideRow(
-                row.id,
-                case_id,
-                args.verdict,
-                args.points,
-                reason,
-                time.time(),
-                row.content_hash,
-                case.version if case is not None else "",
-                judged,
+                row.id, case_id, args.verdict, args.points, reason, time.time(), *bound
             )
             replaced = store.record_override(decided)
             done = "recorded" + (" (it replaces the decision before it)" if replaced else "")

@@ -30,7 +30,7 @@ from grader.exports.gradescope import (
     Isolation,
     failure_results,
     gradescope_results,
-    leaderboard_cases,
+    leaderboard_puzzles,
 )
 from grader.exports.timed import leaderboard_cpu
 from grader.grading import execute, plan
@@ -83,7 +83,6 @@ def main(argv: list[str] | None = None) -> int:
         result, cpu = grade(args.submission, config, cases, jobs, sandbox, args.source)
         document = gradescope_results(
             result,
-            timed=leaderboard_cases(config, cases),
             isolation=isolation,
             leaderboard_cpu=cpu,
             execution_time=time.monotonic() - started,
@@ -210,9 +209,8 @@ def grade(
             counterexamples.record(store, [submission], cases, pool)
             result = report(store, store.recorded(submission.id), cases, config.policy_cases)
             cpu = None
-            if result.all_accepted:  # timed as `grader leaderboard` times it
-                wanted = set(leaderboard_cases(config, cases))
-                timed = [c for c in cases if c.id in wanted]
+            if result.all_accepted:  # timed as `grader leaderboard` times it, on drawn puzzles
+                timed = leaderboard_puzzles(source, config, cases, Path(tmp) / "draw")
                 cpu = leaderboard_cpu(submission, timed, sandbox, config, Path(tmp) / "builds")
             return result, cpu
 

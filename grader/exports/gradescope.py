@@ -14,7 +14,8 @@ pool of public puzzles beside them (never the reference solver: grading needs on
 expected outputs).
 """
 
-from collections.abc import Collection, Sequence
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from grader import __version__
 from grader.cases import Case
 from grader.config import CourseConfig, default_course_file, load_config
+from grader.draws import load_draw
 from grader.exports.common import (
     Entry,
     case_entries,
@@ -35,7 +37,8 @@ from grader.exports.common import (
 from grader.exports.timed import statistic
 from grader.model import NOT_GRADED, Verdict
 from grader.reports.terminal import counterexample_lines
-from grader.score import CaseOutcome, SubmissionReport
+from grader.score import SubmissionReport
+from grader.student_view import ShownCase, student_view
 from grader.text import cut, printable
 from grader.timed_runs import timed_cases
 
@@ -160,6 +163,10 @@ class AutograderZip:
     path: Path
     public: int
     hidden: int
+    drawn: int = 0  # puzzles drawn for Gradescope's leaderboard (0: no leaderboard)
+
+
+DRAW_IN_ZIP = "leaderboard/draw.json"  # the draw Gradescope's leaderboard times
 
 
 def build_autograder(
@@ -168,14 +175,21 @@ def build_autograder(
     course: Path | None = None,
     *,
     require_bubblewrap: bool = False,
+    draw: Path | None = None,
 ) -> AutograderZip:
     """Write the Gradescope autograder zip for these cases and this course;
     ``require_bubblewrap``: refuse to grade where the container refuses namespaces
-    (by default the zip falls back, shut out of the autograder's files)."""
+    (by default the zip falls back, shut out of the autograder's files); ``draw``: the
+    puzzles Gradescope's leaderboard times (none: no leaderboard)."""
     cases, case_files = case_entries(manifest, keep=lambda case: True)
     case_files += pool_entries(manifest)
     course_file = Path(course) if course else default_course_file()
-    load_config(course)  # a broken configuration fails here, not on Gradescope
+    config = load_config(course)  # a broken configuration fails here, not on Gradescope
+    drawn = 0
+    if draw is not None:  # a draw that does not fit the course fails here too
+        with tempfile.TemporaryDirectory(prefix="draw-") as tmp:
+            drawn = len(load_draw(draw, Path(tmp), timed_cases(cases, config)).puzzles)
+        case_files.append(Entry(DRAW_IN_ZIP, Path(draw)))
     options = " \\\n    --require-bubblewrap" if require_bubblewrap else ""
     entries: list[Entry] = [
         Entry("setup.sh", SETUP_SH, executable=True),
@@ -194,32 +208,39 @@ def build_autograder(
         entries.append(Entry("course.toml", course_file))
     write_zip(out, entries)
     public = sum(case.public for case in cases)
-    return AutograderZip(Path(out), public, len(cases) - public)
+    return AutograderZip(Path(out), public, len(cases) - public, drawn)
 
 
 # ------------------------------------------------------------------ results.json
 
 
-def leaderboard_cases(config: CourseConfig, cases: Sequence[Case]) -> list[str]:
-    """The cases whose CPU time ranks correct programs: the leaderboard's own choice
-    (grader.timed_runs.timed_cases), checked the same way; none when no case is
-    timed (then there is no leaderboard, and grading goes on)."""
-    if not config.leaderboard.cases and not any(case.timed for case in cases):
+def leaderboard_puzzles(source: Path, config: CourseConfig, cases: Sequence[Case], folder: Path):
+    """The puzzles Gradescope's leaderboard times: the draw the export put in the zip
+    (none: no leaderboard, and grading goes on)."""
+    draw = source / DRAW_IN_ZIP
+    if not draw.is_file():
         return []
-    return [case.id for case in timed_cases(cases, config)]
+    return list(load_draw(draw, folder, timed_cases(cases, config)).puzzles)
+
+
+def published(seconds: float) -> float:
+    """A leaderboard value as Gradescope shows it, at once, to everyone: two significant
+    digits, what the rank test can tell apart at best (its noise floor is 3 %); more
+    would say more about the puzzles than about the program."""
+    return float(f"{seconds:.2g}")
 
 
 def gradescope_results(
     result: SubmissionReport,
     *,
-    timed: Collection[str],
     isolation: Isolation,
     execution_time: float,
     leaderboard_cpu: Sequence[float] | None = None,
 ) -> dict:
     """Gradescope's results.json for one graded submission: one test per case. The
-    leaderboard value: ``leaderboard_cpu`` when measured (exports/timed.py: the
-    statistic of `grader leaderboard`), else the graded runs' total CPU time."""
+    leaderboard value, for a program that passes every case: the statistic of `grader
+    leaderboard` (exports/timed.py) over ``leaderboard_cpu``, the totals of its timed
+    runs on the drawn puzzles, rounded (`published`); none without them."""
     document: dict[str, Any] = {
         "execution_time": round(execution_time),
         "output": submission_output(result),
@@ -236,16 +257,14 @@ def gradescope_results(
             "verdicts": dict(sorted(result.verdict_counts.items())),
         },
         "tests": [
-            _test(number, outcome, result.policy_cases)
-            for number, outcome in enumerate(result.outcomes, 1)
+            _test(number, shown, result.policy_cases)
+            for number, shown in enumerate(student_view(result), 1)
         ],
     }
-    cpu = _timed_cpu(result, timed)
-    if leaderboard_cpu:
-        cpu = statistic(leaderboard_cpu)
+    if leaderboard_cpu and result.all_accepted:
+        value = published(statistic(leaderboard_cpu))
         document["extra_data"]["leaderboard_cpu_runs_s"] = [round(t, 4) for t in leaderboard_cpu]
-    if cpu is not None and result.all_accepted:
-        document["leaderboard"] = [{"name": LEADERBOARD_NAME, "value": cpu, "order": "asc"}]
+        document["leaderboard"] = [{"name": LEADERBOARD_NAME, "value": value, "order": "asc"}]
     return document
 
 
@@ -267,7 +286,12 @@ def failure_results(cause: str, execution_time: float) -> dict:
     }
 
 
-def _test(number: int, outcome: CaseOutcome, policy_cases: str = "count") -> dict:
+def _test(number: int, shown: ShownCase, policy_cases: str = "count") -> dict:
+    """One case as Gradescope shows it to the student: what grader.student_view lets
+    them see (a hidden case's output shows its verdict and a public puzzle that failed
+    alike, never its diagnosis nor its figures); the figures of every run are in
+    extra_data, which Gradescope keeps for the instructor."""
+    outcome = shown.outcome
     case, run = outcome.case, outcome.run
     passed = outcome.verdict == Verdict.AC
     forgiven = policy_cases == "forgive" and outcome.policy_failure
@@ -284,7 +308,7 @@ def _test(number: int, outcome: CaseOutcome, policy_cases: str = "count") -> dic
             wall_seconds=run.wall_seconds,
             peak_memory_kb=run.peak_memory_kb,
         )
-    name, output = case.id, case_output(outcome)
+    name, output = case.id, case_output(shown)
     if forgiven:
         name += " (policy-dependent: forgiven)"
         output = (
@@ -310,21 +334,25 @@ def _test(number: int, outcome: CaseOutcome, policy_cases: str = "count") -> dic
     }
 
 
-def case_output(outcome: CaseOutcome) -> str:
-    """The verdict in words, its figures and the diagnosis, capped."""
-    run = outcome.run
-    if run is None:
+def case_output(shown: ShownCase) -> str:
+    """The verdict in words; where the student may see the run, its figures and the
+    diagnosis; for a failure, a public puzzle that failed alike. Capped."""
+    judged = shown.outcome.run
+    if judged is None:
         return "not graded: the grader has no result for this case"
-    head = f"{run.verdict}: {verdict_name(run.verdict)}"
-    if run.cpu_seconds is not None:
+    head = f"{judged.verdict}: {verdict_name(judged.verdict)}"
+    run = shown.run
+    if run is not None and run.cpu_seconds is not None:
         head += (
             f"\n{run.cpu_seconds:.3f} s CPU, {run.wall_seconds:.3f} s wall, "
             f"{(run.peak_memory_kb or 0) / 1024:.0f} MB"
         )
-    diagnosis = printable(run.diagnosis).strip() if run.verdict != Verdict.AC else ""
+    diagnosis = printable(run.diagnosis).strip() if run and run.verdict != Verdict.AC else ""
     text = head + (f"\n\n{diagnosis}" if diagnosis else "")
-    if run.verdict not in (Verdict.AC, Verdict.CE):
-        text += "\n\n" + "\n".join(counterexample_lines(outcome, COUNTEREXAMPLE_LINES))
+    if shown.withheld:
+        text += f"\n\n{shown.withheld}"
+    if judged.verdict not in (Verdict.AC, Verdict.CE):
+        text += "\n\n" + "\n".join(counterexample_lines(shown.outcome, COUNTEREXAMPLE_LINES))
     return cut(text, TEST_OUTPUT_LIMIT)
 
 
@@ -348,18 +376,3 @@ def submission_output(result: SubmissionReport) -> str:
     if len(public) < len(result.outcomes):
         lines.append("Hidden cases are graded now and shown when grades are published.")
     return "\n".join(lines)
-
-
-def _timed_cpu(result: SubmissionReport, timed: Collection[str]) -> float | None:
-    """Total CPU seconds on the timed cases, for a correct program only."""
-    if not result.all_accepted or not timed:
-        return None
-    wanted = set(timed)
-    seconds = [
-        o.run.cpu_seconds if o.run is not None else None
-        for o in result.outcomes
-        if o.case.id in wanted
-    ]
-    if not seconds or any(s is None for s in seconds):
-        return None
-    return round(sum(s for s in seconds if s is not None), 4)

@@ -1,6 +1,7 @@
 """The speed leaderboard: who may be ranked, timing them, ranking them.
 
-Flow, one module per step: `prepare` (eligibility, builds, the start-up programs) ->
+Flow, one module per step: `load_draw` (the puzzles drawn afresh for this session) ->
+`prepare` (eligibility, builds, the start-up programs) ->
 `plan_timing` (the timed runs not stored yet) -> `measure` (runs them, storing each at
 once) -> `collect` (statistics and ranks from the stored runs) -> `document` (the
 JSON-ready figures every report is drawn from) -> `publish` (the files), and
@@ -28,6 +29,7 @@ Start-up cost
     is the language and how much the program.
 """
 
+from grader.draws import DRAW_HINT, Draw, DrawError, check_draw_unused, load_draw
 from grader.leaderboard.builds import prepare
 from grader.leaderboard.eligible import caveats, eligibility, failure_summary
 from grader.leaderboard.figures import document
@@ -51,6 +53,11 @@ from grader.leaderboard.standings import Standings, Timed, board_caveats, collec
 from grader.timed_runs import STARTUP_PREFIX, Program, timed_cases, timed_run
 
 __all__ = [
+    "DRAW_HINT",
+    "Draw",
+    "DrawError",
+    "check_draw_unused",
+    "load_draw",
     "PSEUDONYM_KEY",
     "SALT_FILE",
     "STARTUP_PREFIX",

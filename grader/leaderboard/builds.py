@@ -8,6 +8,7 @@ from pathlib import Path
 from grader.build import build
 from grader.cases import Case
 from grader.config import CourseConfig
+from grader.draws import Draw
 from grader.leaderboard.eligible import eligibility
 from grader.leaderboard.session import Ineligible, Session
 from grader.sandbox.base import Sandbox
@@ -32,11 +33,14 @@ def prepare(
     *,
     only: Collection[str] | None = None,
     replaced: Mapping[str, str] | None = None,
+    draw: Draw | None = None,
 ) -> Session:
     """Decide who is ranked and build (or find in the cache) every program to time.
     `only`: the submissions of the last grading run (None: every one stored);
-    `replaced`: submission -> the team's newer one, which alone may be ranked."""
-    timed = timed_cases(cases, config)
+    `replaced`: submission -> the team's newer one, which alone may be ranked; `draw`:
+    the puzzles drawn for this session (grader.leaderboard.draws), timed instead of
+    the manifest's timed cases."""
+    timed = list(draw.puzzles) if draw is not None else timed_cases(cases, config)
     programs, ineligible = [], []
     for row in store.submissions():
         if only is not None and row.id not in only:
@@ -56,9 +60,9 @@ def prepare(
         assert reason is not None, "eligibility gives a reason when it gives no submission"
         ineligible.append(Ineligible(row.id, row.language, reason, row.content_hash))
     if not programs:  # nothing to compare the languages' start-up costs with
-        return Session(timed, [], [], ineligible)
+        return Session(timed, [], [], ineligible, draw=draw)
     startups, problems = _startup_programs(config, sandbox, cache_root)
-    return Session(timed, programs, startups, ineligible, problems)
+    return Session(timed, programs, startups, ineligible, problems, draw)
 
 
 def _startup_programs(config: CourseConfig, sandbox: Sandbox, cache_root: Path):

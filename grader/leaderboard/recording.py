@@ -1,6 +1,7 @@
 """The session as the results database keeps it: what the speed bonus is awarded from
 (grader.bonus). When its ranked programs were measured, by which statistic and
-settings, on which versions of the timed cases, and every submission it considered:
+settings, on which puzzles (the draw's seed, and each puzzle's text and family), and
+every submission it considered:
 its content, and whether it was ranked (and where), failed or was incomplete while
 being timed, or was not timed at all (and why)."""
 
@@ -47,6 +48,7 @@ def session_record(board: Standings) -> LeaderboardSession:
         },
         tuple((case.id, case.version) for case in board.session.cases),
         tuple(sorted(programs, key=lambda p: p.program_id)),
+        board.session.draw.record() if board.session.draw is not None else None,
     )
 
 

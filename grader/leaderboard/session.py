@@ -5,6 +5,7 @@ and one command's session."""
 from dataclasses import dataclass, field
 
 from grader.cases import Case
+from grader.draws import Draw
 from grader.timed_runs import Program
 
 
@@ -20,11 +21,12 @@ class Ineligible:
 class Session:
     """What one leaderboard command works on."""
 
-    cases: list[Case]  # the timed cases
+    cases: list[Case]  # the timed puzzles: the draw's, or (no draw) the timed cases
     programs: list[Program]  # eligible submissions, built
     startups: list[Program]
     ineligible: list[Ineligible]
     startup_problems: dict[str, str] = field(default_factory=dict)  # language -> why none
+    draw: Draw | None = None  # the puzzles drawn for this session
 
     @property
     def everything(self) -> list[Program]:

@@ -42,6 +42,7 @@ from grader.lms import worksheet
 from grader.lms.roster import Roster, first_holding, first_match, number, write_rows
 from grader.model import Verdict
 from grader.score import SubmissionReport, format_score
+from grader.student_view import shown_decisions
 from grader.submission_meta import read_meta
 from grader.teams import Team, Teams
 
@@ -360,8 +361,8 @@ def summary(
         text += f"; speed bonus +{format_score(bonus)} (ranked 1 on the leaderboard)"
     if scale is not None:
         text += f" (written as {format_score(scale)})"
-    for decision in result.decisions:
-        text += f"; {decision.describe()}"
+    for decision in shown_decisions(result):
+        text += f"; {decision}"
     if team is not None and len(team.members) > 1:
         text += f"; team {team.name}"
     return text.replace("\n", " ") + "."

@@ -1,8 +1,14 @@
-"""The shell of every self-contained page the grader writes (feedback pages, the
-similarity report): no script, no request, nothing a student's text can turn into
-markup. The title is escaped here; the body is the caller's, already escaped."""
+"""Every HTML page the grader writes (feedback pages and their index, the leaderboard,
+the similarity report) is rendered from a Jinja2 template in grader/reports/templates/,
+with autoescaping on: whatever a student chose (a name, a file name, output, a build
+log) is text in the page, never markup, whoever builds the context. Each page is one
+self-contained file under the same Content-Security-Policy: no script, no request, no
+external asset; styles inline and pictures as data: URLs or inline SVG."""
 
-import html
+import functools
+from typing import Any
+
+import jinja2
 
 from grader.text import printable
 
@@ -14,12 +20,20 @@ CSP = (
 )
 
 
-def page(title: str, body: str, style: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        f'<link rel="icon" href="data:,">\n<title>{html.escape(printable(title))}</title>\n'
-        f"<style>{style}</style></head>\n<body>\n{body}\n</body></html>\n"
+@functools.cache
+def _environment() -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("grader.reports", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,  # a missing value is a bug, never an empty spot
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
+    environment.filters["printable"] = printable
+    return environment
+
+
+def render(template: str, **context: Any) -> str:
+    """The page `template` renders from `context` (every value escaped as it is put in)."""
+    return _environment().get_template(template).render(csp=CSP, **context)

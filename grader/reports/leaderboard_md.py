@@ -3,7 +3,6 @@ leaderboard document (grader.leaderboard.document), never from the database:
 whatever a page shows, leaderboard.json holds too."""
 
 import copy
-import html
 import re
 from collections.abc import Sequence
 
@@ -127,23 +126,25 @@ def settings_line(doc: dict) -> str:
 
 
 def _names(doc: dict, escape) -> dict:
-    """The document with every program name passed through `escape`: names come
-    from students' folder names."""
+    """The document with every program name, and every reason a program was not
+    ranked, passed through `escape`: names come from students' folder and file names,
+    and reasons quote them."""
     doc = copy.deepcopy(doc)
     for entry in doc["ranked"] + doc["not_eligible"]:
         entry["id"] = escape(str(entry["id"]))
+    for entry in doc["not_eligible"]:
+        entry["reason"] = escape(str(entry["reason"]))
     return doc
 
 
-# Characters Markdown gives a meaning to inline (emphasis, links, images, code, HTML).
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!~^]|^[-+])")
-
-
-def markdown_name(name: str) -> str:
-    """A name as literal Markdown text: HTML made inert, Markdown syntax escaped,
-    control characters shown as escapes (a | is escaped by the table cells)."""
-    text = html.escape(printable(name), quote=False)
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+def markdown_code(text: str) -> str:
+    """Any text as a Markdown code span: inside one, nothing is markup (no HTML, no
+    link, no image, no autolink, no emphasis); control characters are shown as
+    escapes. In a table cell its | is escaped (_cells: GFM reads \\| as | in a span too)."""
+    text = printable(text).replace("\n", " ") or " "
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def terminal(doc: dict) -> str:
@@ -206,13 +207,12 @@ METHOD = (
 
 
 def _cells(rows) -> list[tuple]:
-    """Markdown-safe cells: a | or a line break in a name or a reason would
-    break the table."""
+    """Table cells: a | would end the cell and a line break the row."""
     return [tuple(str(cell).replace("|", "\\|").replace("\n", " ") for cell in row) for row in rows]
 
 
 def markdown(doc: dict) -> str:
-    doc = _names(doc, markdown_name)
+    doc = _names(doc, markdown_code)
     fmt = dict(tablefmt="github", disable_numparse=True)
     lines = ["# Speed leaderboard", ""]
     lines.append(f"Generated {doc['generated_at']}. {settings_line(doc)}.")

@@ -109,6 +109,7 @@ def _decision(decision: Decision) -> dict:
         ),
         "judged": o.judged,
         "review": decision.review,
+        "waiting": decision.waiting,
         "text": decision.describe(),
     }
 

@@ -105,7 +105,8 @@ def decisions_cell(report: SubmissionReport, width: int = 60) -> str:
         return ""
     more = f" (+{len(decisions) - 1} more)" if len(decisions) > 1 else ""
     review = " [review]" if any(d.needs_review for d in decisions) else ""
-    return shorten(decisions[0].describe(), width) + more + review
+    waiting = " [waiting]" if any(d.waiting for d in decisions) else ""
+    return shorten(decisions[0].describe(), width) + more + review + waiting
 
 
 def decisions_report(report: SubmissionReport) -> str:
@@ -116,10 +117,18 @@ def decisions_report(report: SubmissionReport) -> str:
         o = decision.override
         when = datetime.fromtimestamp(o.recorded_at, timezone.utc).isoformat(timespec="seconds")
         lines.append(f"  {decision.describe(weights.get(o.case_id))}  (recorded {when})")
-        if decision.needs_review:
+        case = f" --case {o.case_id}" if o.case_id else ""
+        if decision.waiting:
             lines.append(
-                f"    needs review: {decision.review}; it still applies (record it again to "
-                "confirm it, or --clear it)"
+                f"    waits: {decision.review}; it counts toward neither the score, the "
+                "leaderboard nor the bonus until you confirm it for this content "
+                f"(grader override {report.submission.id}{case} --confirm), make a new one, "
+                "or --clear it"
+            )
+        elif decision.needs_review:
+            lines.append(
+                f"    needs review: {decision.review}; it still applies (confirm it with "
+                f"grader override {report.submission.id}{case} --confirm, or --clear it)"
             )
     for orphan in report.orphans:
         lines.append(
