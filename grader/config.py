@@ -262,13 +262,14 @@ def _a_penalty_needs_a_deadline(
 
 @dataclass(frozen=True)
 class CounterexamplesConfig:
-    """The search for a public puzzle that fails like each failing case."""
+    """The public puzzles each failing case is shown beside: the probes."""
 
     runs: int = field(
-        default=10,
+        default=12,
         metadata=setting(
-            "extra runs per submission on the pool's puzzles (0: no search); they never count "
-            "in a score",
+            "probes: pool puzzles every submission runs after its public cases and "
+            "before its hidden ones, the most alike to the hidden cases first (0: none);"
+            " they never count in a score",
             not_negative,
         ),
     )

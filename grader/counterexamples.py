@@ -51,10 +51,11 @@ class Seen:
 
 
 def choose_probes(cases: Sequence[Case], pool: Sequence[Case], budget: int) -> list[Case]:
-    """The pool puzzles every submission runs before its hidden cases: in turns, each
-    case's most alike puzzle of the pool (hidden cases first: the student cannot see
-    their input), then each one's next most alike, at most `budget` of them. A case
-    whose most alike puzzle is a public case needs no probe at that turn."""
+    """The pool puzzles every submission runs before its hidden cases, at most `budget`:
+    turn by turn, each case's most alike puzzle of the pool, then each one's next most
+    alike. Within a turn, the puzzles that stand for the most cases first, hidden cases
+    before public ones (the student cannot see their input). A case whose puzzle at a
+    turn is a public case needs no probe then."""
     likeness = Likeness()
     public = [case for case in cases if case.public]
     ranked = [
@@ -62,14 +63,13 @@ def choose_probes(cases: Sequence[Case], pool: Sequence[Case], budget: int) -> l
         for case in sorted(cases, key=lambda case: case.public)
     ]
     chosen: list[Case] = []
-    depth = 0
-    while len(chosen) < budget and any(depth < len(order) for order in ranked):
-        for order in ranked:
-            if depth < len(order) and order[depth] not in public and order[depth] not in chosen:
-                chosen.append(order[depth])
-                if len(chosen) == budget:
-                    break
-        depth += 1
+    for depth in range(max((len(order) for order in ranked), default=0)):
+        wanted = [order[depth] for order in ranked if depth < len(order)]
+        turn = [p for p in dict.fromkeys(wanted) if p not in public and p not in chosen]
+        turn.sort(key=lambda puzzle: -wanted.count(puzzle))  # stable: hidden cases first
+        chosen += turn[: budget - len(chosen)]
+        if len(chosen) >= budget:
+            break
     return chosen
 
 

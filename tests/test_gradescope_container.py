@@ -121,3 +121,42 @@ def test_a_zip_requiring_bubblewrap_says_why_it_graded_nothing(container, public
     assert "namespaces are not permitted here" in cause and "install" not in cause
     assert document["score"] == 0 and document["tests"] == []
     assert "not your program's fault" in document["output"]
+
+
+def test_nothing_a_run_leaves_where_any_user_may_write_reaches_the_next(container, public_tmp):
+    """A program that keeps every input it sees in a file wherever any user may write
+    (/tmp, /run/lock, a world-writable folder below them) and prints what it finds: run
+    twice in the container (the fallback: one machine for both), the second run's
+    visible tests show no hidden input, and nothing of either run is left behind."""
+    import uuid
+
+    from tests.test_information_flow import hidden_inputs
+
+    shared = Path("/run/lock") / f"shared-{uuid.uuid4().hex[:10]}"
+    shared.mkdir()
+    shared.chmod(0o1777)  # a world-writable folder below another, made before the grader
+    try:
+        out = public_tmp / "autograder.zip"
+        assert export("export", "gradescope", out) == 0
+        root = gradescope_layout(out, public_tmp / "autograder")
+        attack = public_tmp / "attack"
+        attack.mkdir()
+        shutil.copy(ROOT / "tests" / "hostile" / "leave_behind" / "puzzlesolver.c", attack)
+        _run_autograder(root, attack)
+        second = _run_autograder(root, attack)
+        visible = [t for t in second["tests"] if t["visibility"] == "visible"]
+        assert visible and all(t["status"] == "failed" for t in visible)
+        shown = second["output"] + "".join(t["output"] for t in visible)
+        # the attack prints each input kept on one line, its lines joined by |
+        leaked = [cid for cid, text in hidden_inputs("|", 9).items() if text in shown]
+        assert leaked == [], leaked
+        left = [
+            str(path)
+            for place in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(shared))
+            if os.path.isdir(place)
+            for pattern in ("kept-*", "*/kept-*", "*/*/kept-*")  # as deep as it writes
+            for path in Path(place).glob(pattern)
+        ]
+        assert left == []
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

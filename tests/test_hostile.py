@@ -16,10 +16,12 @@ once, a full disk, a read-only results folder, broken cases, bad configuration) 
 driven through the command line.
 """
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -1049,6 +1051,74 @@ def test_a_compiler_killed_by_the_machine_is_the_graders_failure(tmp_path, sandb
     course.write_text(f'sandbox = "{sandbox}"\n')  # the machine is well again
     assert _grader(*args).returncode == 0
     assert {v for v, _ in _rows(results / "grader.db").values()} == {"WA"}
+
+
+# A C++ program long enough to compile for a test to catch its cc1plus at work.
+HEAVY_CPP = """#include <bits/stdc++.h>
+template <int N> struct F { static constexpr long v = F<N - 1>::v + F<N - 2>::v; };
+template <> struct F<1> { static constexpr long v = 1; };
+template <> struct F<0> { static constexpr long v = 0; };
+int main() { std::map<int, std::vector<std::string>> m; std::printf("%ld\\n", F<80>::v); }
+"""
+
+
+def _kill_while_it_runs(name: str, marker: str, stop: threading.Event) -> list:
+    """SIGKILL every process called `name` whose command line holds `marker`, until
+    `stop`, as an administrator or the machine's OOM killer would: from outside."""
+    killed = []
+    while not stop.is_set():
+        for entry in os.listdir("/proc"):
+            try:
+                comm = Path(f"/proc/{entry}/comm").read_text().strip()
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except (OSError, ValueError):
+                continue
+            if comm == name and marker.encode() in cmdline:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(entry), signal.SIGKILL)
+                    killed.append(int(entry))
+        time.sleep(0.01)
+    return killed
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "rlimits"])
+def test_a_compilers_child_killed_from_outside_is_the_graders_failure(tmp_path, sandbox):
+    """g++ runs cc1plus as a child: killed from outside, g++ says so in words and exits
+    1, like a compile error. The build's witness (grader/sandbox/witness.c) makes it
+    the build's signal: IE, not cached; the next run builds it and grades it."""
+    manifest, _ = _small_class(tmp_path, count=0)
+    klass = tmp_path / "class"
+    submission(klass, "victim", "puzzlesolver.cpp", HEAVY_CPP)
+    # A macro of its own on the compiler's command line: only this build's cc1plus dies.
+    marker = f"MARK_{uuid.uuid4().hex[:12]}"
+    build = ["g++", "-O2", f"-D{marker}", "-o", "puzzlesolver", "puzzlesolver.cpp"]
+    course = tmp_path / "course.toml"
+    course.write_text(f'sandbox = "{sandbox}"\n[languages.cpp]\nbuild = {json.dumps(build)}\n')
+    results = tmp_path / "results"
+    args = ["--course", course, "--manifest", manifest, "grade", klass, "--results", results]
+    stop = threading.Event()
+    killed: list = []
+    killer = threading.Thread(
+        target=lambda: killed.extend(_kill_while_it_runs("cc1plus", marker, stop))
+    )
+    killer.start()
+    try:
+        done = _grader(*args)
+    finally:
+        stop.set()
+        killer.join()
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert killed, "cc1plus was never seen running"
+    with sqlite3.connect(results / "grader.db") as db:
+        rows = db.execute("SELECT verdict, diagnosis FROM runs").fetchall()
+        builds = db.execute("SELECT COUNT(*) FROM builds").fetchone()[0]
+    assert {verdict for verdict, _ in rows} == {"IE"}, rows
+    assert all("signal 9 SIGKILL, by none of the build's limits" in d for _, d in rows), rows
+    assert builds == 0  # not cached
+    assert _grader(*args).returncode == 0  # the machine is well again: built, graded
+    with sqlite3.connect(results / "grader.db") as db:
+        rows = db.execute("SELECT verdict, diagnosis FROM runs").fetchall()
+    assert {verdict for verdict, _ in rows} == {"WA"}, rows
 
 
 def test_a_second_grading_run_on_the_same_results_is_refused(tmp_path):

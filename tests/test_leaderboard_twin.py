@@ -66,37 +66,33 @@ def test_a_forking_twin_never_ranks_above_the_honest_program(
     assert doc["machine"]["cpu_accounting"] == expected, doc["machine"]
 
 
-def c_string(data: bytes) -> str:
-    """`data` as adjacent C string literals, one per line of it."""
-    lines = data.decode("ascii").splitlines(keepends=True) or [""]
-    escaped = (
-        line.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r").replace("\n", "\\n")
-        for line in lines
-    )
-    return "\n".join(f'"{line}"' for line in escaped)
-
-
 def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(tmp_path):
-    """A program that stores the answer to a timed case (learned, say, from figures
-    published before) and solves honestly otherwise: on that case itself it beats its
-    honest twin by far (what the leaderboard used to time); on puzzles drawn afresh for
-    the session (testcases draw, from the case's family) it does the same work and
-    never ranks above it."""
+    """A program that stores the answers to the timed cases (learned, say, from figures
+    published before) and solves honestly otherwise: on those cases themselves it beats
+    its honest twin by far (what the leaderboard used to time); on puzzles drawn afresh
+    for the session (testcases draw, from each case's family) it does the same work and
+    never ranks above it. (Python: its honest work dwarfs the start-up jitter that
+    would blur a 2 ms C program's ratio.)"""
     from testcases.draw import draw
 
+    honest = ROOT / "submissions" / "guido-py" / "puzzlesolver.py"
     klass = tmp_path / "class"
     (klass / "honest").mkdir(parents=True)
     (klass / "hardcoder").mkdir()
-    shutil.copy(HONEST, klass / "honest" / "puzzlesolver.c")
-    manifest = _manifest(tmp_path / "cases", ("timed-3-letters-a", "sample"))
-    learned = ROOT / "testcases" / "hidden"
-    source = (HOSTILE / "hardcoder" / "puzzlesolver.c").read_text()
-    source = source.replace("@HONEST@", HONEST.read_text())
-    source = source.replace("@PUZZLE@", c_string((learned / "timed-3-letters-a.txt").read_bytes()))
-    source = source.replace("@ANSWER@", c_string((learned / "timed-3-letters-a.out").read_bytes()))
-    (klass / "hardcoder" / "puzzlesolver.c").write_text(source)
+    shutil.copy(honest, klass / "honest" / "puzzlesolver.py")
+    timed = ("timed-3-letters-a", "timed-3-letters-b")
+    manifest = _manifest(tmp_path / "cases", (*timed, "sample"))
+    hidden = ROOT / "testcases" / "hidden"
+    learned = {
+        (hidden / f"{cid}.txt").read_bytes(): (hidden / f"{cid}.out").read_bytes() for cid in timed
+    }
+    source = (HOSTILE / "hardcoder" / "puzzlesolver.py").read_text()
+    source = source.replace("@LEARNED@", repr(learned)).replace(
+        "@HONEST@", repr(honest.read_text())
+    )
+    (klass / "hardcoder" / "puzzlesolver.py").write_text(source)
     course = tmp_path / "course.toml"
-    course.write_text("[leaderboard]\nruns = 7\nwarmup = 1\n")
+    course.write_text("[leaderboard]\nruns = 9\nwarmup = 1\n")
     results = tmp_path / "results"
     args = ["--course", str(course), "--manifest", str(manifest)]
     assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
@@ -109,11 +105,11 @@ def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(
         assert set(ranked) == {"honest", "hardcoder"}, doc["not_eligible"]
         return ranked["honest"], ranked["hardcoder"]
 
-    honest, cheat = session(draw_of(manifest, tmp_path / "old.json"))  # the timed case itself
-    assert cheat["rank"] < honest["rank"], (honest, cheat)  # it would win the bonus
-    assert cheat["cpu_median_s"] < 0.8 * honest["cpu_median_s"], (honest, cheat)
+    honest_run, cheat = session(draw_of(manifest, tmp_path / "old.json"))  # the cases themselves
+    assert cheat["rank"] < honest_run["rank"], (honest_run, cheat)  # it would win the bonus
+    assert cheat["cpu_median_s"] < 0.8 * honest_run["cpu_median_s"], (honest_run, cheat)
     fresh = tmp_path / "fresh.json"
     fresh.write_text(json.dumps(draw(manifest, seed=20261127)))
-    honest, cheat = session(fresh)
-    assert cheat["rank"] >= honest["rank"], (honest, cheat)
-    assert cheat["cpu_median_s"] >= 0.9 * honest["cpu_median_s"], (honest, cheat)
+    honest_run, cheat = session(fresh)
+    assert cheat["rank"] >= honest_run["rank"], (honest_run, cheat)
+    assert cheat["cpu_median_s"] >= 0.9 * honest_run["cpu_median_s"], (honest_run, cheat)

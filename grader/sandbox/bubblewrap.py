@@ -158,6 +158,7 @@ from grader.sandbox.base import (
     substitute,
 )
 from grader.sandbox.cgroups import Metered, runs_cgroups
+from grader.sandbox.compiled import built_for
 from grader.sandbox.prepared import DEV_LINKS, DEVICES, OWN_MOUNTS, prepared_folders, system_mounts
 from grader.sandbox.seccomp import seccomp_program
 from grader.sandbox.supervise import (
@@ -184,6 +185,9 @@ from grader.sandbox.supervise import (
 )
 from grader.sandbox.uids import UidSlots, pipes_for, workdir_for
 from grader.sandbox.warm import ZYGOTE_PATH, WarmRuns, ZygoteSpawn, build_zygote
+
+_WITNESS_C = Path(__file__).with_name("witness.c")
+WITNESS_PATH = "/witness"  # where a build sees it
 
 
 class _Pid1:
@@ -404,6 +408,9 @@ class BubblewrapSandbox(Sandbox):
         except OSError as exc:
             raise SandboxUnavailable(f"cannot load the C library: {exc}") from exc
         self.warm = self._warm_runs() if warm else None
+        # Builds run under it (witness.c): a compiler's child killed from outside shows
+        # as the build killed by that signal. None without a C compiler: unwitnessed.
+        self.witness = built_for(_WITNESS_C, self.slots)
 
     @staticmethod
     def installed() -> bool:
@@ -579,10 +586,13 @@ class BubblewrapSandbox(Sandbox):
         a += ["--json-status-fd", str(launch.status_fd), "--block-fd", str(launch.block_fd)]
         if launch.seccomp_fd is not None:
             a += ["--seccomp", str(launch.seccomp_fd)]
+        witnessed = launch.writable and self.witness is not None
+        if witnessed:
+            a += ["--ro-bind", str(self.witness), WITNESS_PATH]
         a.append("--")
         if launch.uid is not None and self.drop_to is not None:
             a += _sysv_capped(sysv_shm_bytes(launch.limits)) + self.drop_to(launch.uid)
-        return a + launch.command
+        return a + ([WITNESS_PATH, "--"] if witnessed else []) + launch.command
 
     def _zygote_argv(self, spawn: ZygoteSpawn) -> list[str]:
         """A warm sandbox over one workdir (see warm.py): the same namespaces and tree,

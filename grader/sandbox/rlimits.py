@@ -96,6 +96,7 @@ FALLBACK_WARNING = (
 
 _REAPER = Path(__file__).with_name("reaper.py")
 _REAPER_C = Path(__file__).with_name("reaper.c")
+_WITNESS_C = Path(__file__).with_name("witness.c")
 _STARTED_SECONDS = 10.0  # the reaper is a Python starting: this only catches a wedged one
 
 
@@ -231,6 +232,9 @@ class RlimitSandbox(Sandbox):
         # with auto-reaping refused (seccomp); without a reaper (macOS), what was waited.
         self.cgroups, self.cgroups_absent = runs_cgroups(cgroups and self.reaped, cgroup_versions)
         self.reaper = self._reaper_command() if self.reaped else []
+        # Builds run under it (witness.c): a compiler's child killed from outside shows
+        # as the build killed by that signal. None without a C compiler: unwitnessed.
+        self.witness = built_for(_WITNESS_C, self.slots) if self.reaped else None
         self._local = threading.local()
         self.seccomp = (
             seccomp_program(platform.machine(), refuse_autoreap=self.cgroups is None)
@@ -289,6 +293,8 @@ class RlimitSandbox(Sandbox):
                     # even pass the workdir's parents (and must not write beside it).
                     in_place = writable and uid is None
                     command, cwd = self._stage(argv, workdir, private, input_file, in_place)
+                    if writable and self.witness is not None:
+                        command = [self._witness_for(private, uid), "--", *command]
                     memory = memory_of(memory_rlimit, build=writable)
                     with _usable_by(uid, private, workdir, writable):
                         return self._spawn(command, cwd, private, limits, memory, start, uid)
@@ -321,6 +327,17 @@ class RlimitSandbox(Sandbox):
             return self._spawn(command, cwd, lane.private, limits, memory, start, lane.uid)
         finally:
             lane.empty_tmp()  # nothing of a run outlives it, even in its own folder
+
+    def _witness_for(self, private: Path, uid: int | None) -> str:
+        """The witness where the build's uid may run it: as root, a copy in the build's
+        own folder (the grader's folder is root's alone)."""
+        assert self.witness is not None, "asked for only where it was built"
+        if uid is None:
+            return str(self.witness)
+        copy = private / "witness"
+        shutil.copyfile(self.witness, copy)
+        os.chmod(copy, 0o755)
+        return str(copy)
 
     @staticmethod
     def _stage(
