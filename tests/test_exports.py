@@ -218,25 +218,20 @@ def test_csv_with_bom_for_excel(graded_class, tmp_path):
     assert next(csv.reader(io.StringIO(data.decode("utf-8-sig"))))[0] == "id"
 
 
+def rank(graded_class, results, tmp_path, *extra) -> int:
+    """`grader leaderboard` on puzzles drawn for the session."""
+    draw = draw_of(graded_class.manifest, tmp_path / "draw.json")
+    args = ["--manifest", graded_class.manifest, "leaderboard", "--results", results]
+    return export(*args, "--puzzles", draw, *extra)
+
+
 def test_csv_takes_ranks_from_the_leaderboard(graded_class, tmp_path):
     """Only the programs passing every case are ranked; the others' cells stay empty.
     The leaderboard file is the real one, made by `grader leaderboard`."""
     results = tmp_path / "results"
     shutil.copytree(graded_class.results, results)
     assert read_ranks(results).by_id is None
-    draw = draw_of(graded_class.manifest, tmp_path / "draw.json")
-    assert (
-        export(
-            "--manifest",
-            graded_class.manifest,
-            "leaderboard",
-            "--results",
-            results,
-            "--puzzles",
-            draw,
-        )
-        == 0
-    )
+    assert rank(graded_class, results, tmp_path) == 0
     board = json.loads((results / "leaderboard.json").read_text())
     expected = {entry["id"]: str(entry["rank"]) for entry in board["ranked"]}
     assert set(expected) == {"ada-c", WEIRD_ID}
@@ -253,19 +248,7 @@ def test_csv_takes_ranks_from_the_leaderboard(graded_class, tmp_path):
 def test_csv_leaves_ranks_empty_for_an_anonymized_leaderboard(graded_class, tmp_path):
     results = tmp_path / "results"
     shutil.copytree(graded_class.results, results)
-    assert (
-        export(
-            "--manifest",
-            graded_class.manifest,
-            "leaderboard",
-            "--results",
-            results,
-            "--anonymize",
-            "--puzzles",
-            draw_of(graded_class.manifest, tmp_path / "draw.json"),
-        )
-        == 0
-    )
+    assert rank(graded_class, results, tmp_path, "--anonymize") == 0
     ranks = read_ranks(results)
     assert ranks.by_id is None and "anonymized" in ranks.note
 

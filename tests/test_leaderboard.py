@@ -18,6 +18,7 @@ from grader.cases import load_cases
 from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.model import RunResult, Verdict
+from grader.reports.html_page import CSP
 from grader.reports.leaderboard_md import markdown, seconds
 from grader.schemas import validate
 from grader.store import Store
@@ -738,6 +739,7 @@ def test_only_programs_passing_every_case_are_ranked(first_board, graded):
     assert "ada-c" in (results / "leaderboard.md").read_text()
     page = (results / "leaderboard.html").read_text()
     assert '<table id="ranking">' in page and '<svg id="runs-plot"' in page
+    assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in page
 
 
 @pytest.mark.slow

@@ -170,13 +170,18 @@ def test_a_bad_decision_is_one_line_and_changes_nothing(klass, args, message):
     assert "score: 1/2" in shown.out and "decisions of the instructor" not in shown.out
 
 
-def test_a_decided_verdict_makes_a_program_eligible_for_the_leaderboard(tmp_path):
-    """The leaderboard ranks programs passing every case: the instructor's verdict counts."""
+def amy_on_two_cases(tmp_path):
+    """The course, its two cases, and Amy's program (no solution ever) as loaded."""
     config = load_config()
     cases = load_cases(make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION}))
     (tmp_path / "amy").mkdir()
     (tmp_path / "amy" / "puzzlesolver.py").write_text(NO_SOLUTION_PY)
-    amy = load(tmp_path / "amy", config)
+    return config, cases, load(tmp_path / "amy", config)
+
+
+def test_a_decided_verdict_makes_a_program_eligible_for_the_leaderboard(tmp_path):
+    """The leaderboard ranks programs passing every case: the instructor's verdict counts."""
+    config, cases, amy = amy_on_two_cases(tmp_path)
     with Store(tmp_path / "g.db") as store:
         store.record_submission(amy)
         store.record_run(amy, cases[0], Verdict.WA, "count line wrong")
@@ -202,11 +207,7 @@ def test_a_decision_made_on_other_content_makes_no_program_eligible(tmp_path):
     """The instructor decided AC on one program; the student hands in another, still
     wrong on that case: the old decision counts for nothing (no rank, no bonus) until
     the instructor confirms it for this content."""
-    config = load_config()
-    cases = load_cases(make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION}))
-    (tmp_path / "amy").mkdir()
-    (tmp_path / "amy" / "puzzlesolver.py").write_text(NO_SOLUTION_PY)
-    first = load(tmp_path / "amy", config)
+    config, cases, first = amy_on_two_cases(tmp_path)
     with Store(tmp_path / "g.db") as store:
         store.record_submission(first)
         decided_on = store.submission("amy")
