@@ -36,6 +36,7 @@ from grader.settings.declare import (
 )
 from grader.settings.read import read
 from grader.settings.show import show
+from grader.timing import smallest_p_value
 from grader.zones import UnknownZone, course_zone
 
 
@@ -164,6 +165,22 @@ class LeaderboardConfig:
     )
 
 
+def _runs_can_tell_apart(
+    table: Mapping[str, object], board: LeaderboardConfig
+) -> tuple[str, str] | None:
+    """Runs so few that the exact rank test can never reach p < alpha would tie every
+    program at rank 1: refused, with the fewest that can."""
+    if smallest_p_value(board.runs, board.runs) < board.alpha:
+        return None
+    enough = next(n for n in range(board.runs, 100) if smallest_p_value(n, n) < board.alpha)
+    return (
+        "runs" if "runs" in table else "alpha",
+        f"with {board.runs} runs per program the rank test can never reach p < "
+        f"{board.alpha:g} (its smallest p-value is {smallest_p_value(board.runs, board.runs):.3g}):"
+        f" every program would tie at rank 1; give at least {enough} runs",
+    )
+
+
 @dataclass(frozen=True)
 class TimeLimitConfig:
     """How `testcases timelimit` turns measured runs into a proposed limit."""
@@ -187,6 +204,22 @@ class LmsConfig:
     missing_as_zero: bool = field(
         default=False,
         metadata=setting("no submission: an empty cell in the LMS export (true: a 0)"),
+    )
+    gradescope_sid: str = field(
+        default="SIS User ID",
+        metadata=setting(
+            "a class imported from Gradescope: the Canvas roster column its students' sid "
+            "is (a person is matched by one key: grader.identity); empty: none",
+            strip=True,
+        ),
+    )
+    gradescope_email: str = field(
+        default="SIS Login ID",
+        metadata=setting(
+            "the Canvas roster column its students' e-mail is (in Moodle's worksheet, "
+            '"Email address" is always their e-mail); empty: none',
+            strip=True,
+        ),
     )
 
 
@@ -247,6 +280,14 @@ LATE_KEYS = {
         "across daylight-saving changes; empty: this machine's local zone",
         (_a_known_zone,),
         strip=True,
+    ),
+    "extensions": Setting(
+        "a CSV file (relative to course.toml) of each person's own due date, header "
+        "person,due: a person by any id the LMS gives them, a due date as `deadline` "
+        "(without offset: `timezone`'s); it comes before the due dates the LMS gave "
+        "(Canvas's cached_due_date, Moodle's extensions); empty: none",
+        strip=True,
+        example="extensions.csv",
     ),
 }
 
@@ -315,7 +356,10 @@ class CourseConfig:
             table="scoring",
         ),
     )
-    leaderboard: LeaderboardConfig = LeaderboardConfig()
+    leaderboard: LeaderboardConfig = field(
+        default=LeaderboardConfig(),
+        metadata=setting("grader leaderboard: the speed ranking", table_check=_runs_can_tell_apart),
+    )
     timelimit: TimeLimitConfig = field(
         default=TimeLimitConfig(),
         metadata=setting("testcases timelimit: limits proposed from measured runs"),

@@ -13,9 +13,17 @@ them. Days are real elapsed time: a time without an offset is read on the
 course's clock (`timezone`, see grader.zones), so one instant gets one penalty
 however it is written, across a daylight-saving change too. The raw score is never
 changed: every report shows raw score, penalty and the final score side by side.
+
+Each student is judged on their own due date where one is known: the course's
+extensions file (`[late] extensions`, grader.extensions), else what the LMS said of
+them when imported (Canvas's cached_due_date, which holds its overrides and
+extensions; Moodle's "Extension granted until" and per-student "Due date"), else the
+course's `deadline`. The penalty's days count from that date, and the note names it.
 """
 
+import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
@@ -30,6 +38,7 @@ class LatePolicy:
     per_day_percent: float = 0  # of the raw score, per started day late
     max_percent: float = 100  # the penalty's cap
     timezone: str = ""  # IANA name of the course's clock; "": this machine's zone
+    extensions: str = ""  # the course's file of due dates per person (grader.extensions)
 
     @property
     def enabled(self) -> bool:
@@ -50,13 +59,23 @@ class LatePolicy:
 
 
 @dataclass(frozen=True)
+class Due:
+    """A student's own due date, and who said so."""
+
+    at: datetime  # naive: the course's clock
+    source: str  # "extensions.csv line 3", "Canvas's cached_due_date in times.json"
+
+
+@dataclass(frozen=True)
 class Lateness:
     submitted_at: str | None  # ISO 8601, as imported
     late_marker: bool | None  # the LMS's own flag
-    days_late: int  # started days past the deadline, 0 when on time or within grace
+    days_late: int  # started days past the due date, 0 when on time or within grace
     percent: float  # penalty in percent of the raw score
     note: str  # one line for people: "2 days late: -20%", "on time", "no submission time"
     unknown_time: bool = False  # the policy needed the submission time and had none
+    due_at: str | None = None  # ISO 8601: the student's own due date; None: the course's
+    due_source: str = ""  # who set it
 
     def penalty(self, raw: float) -> float:
         return round(raw * self.percent / 100, 4)
@@ -68,8 +87,25 @@ class Lateness:
 NOT_LATE = Lateness(None, None, 0, 0.0, "")
 
 
-def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
-    """How late a submission is under the policy; no penalty without a policy or a time."""
+def assess(policy: LatePolicy, meta: SubmissionMeta | None, due: Due | None = None) -> Lateness:
+    """How late a submission is under the policy; no penalty without a policy or a time.
+    `due`: the student's own due date from the course's extensions file, which comes
+    before any the LMS gave."""
+    if due is None and meta is not None and meta.due is not None:
+        due = Due(meta.due, meta.due_source or f"{meta.lms}'s due date for them")
+    late = _assess(policy, meta, due.at if due is not None else policy.deadline)
+    if due is None or not policy.enabled:
+        return late
+    shown = due.at.isoformat(sep=" ", timespec="minutes")
+    return dataclasses.replace(
+        late,
+        note=f"{late.note} (due {shown}: {due.source})",
+        due_at=due.at.isoformat(),
+        due_source=due.source,
+    )
+
+
+def _assess(policy: LatePolicy, meta: SubmissionMeta | None, deadline: datetime | None) -> Lateness:
     if meta is None:
         if policy.enabled:  # a folder made by hand: say why it has no penalty
             return Lateness(
@@ -85,10 +121,10 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None) -> Lateness:
         # The LMS judged it against the student's own due date (extensions included),
         # which course.toml's one deadline does not know.
         return Lateness(meta.submitted_at, marker, 0, 0.0, "on time (the LMS's own marker)")
-    assert policy.deadline is not None, "policy.enabled: it has a deadline"
+    assert deadline is not None, "policy.enabled: it has a deadline"
     if submitted is None:
         return _without_time(policy, meta)
-    late_by = _late_by(submitted, policy.deadline, policy.zone)
+    late_by = _late_by(submitted, deadline, policy.zone)
     if late_by <= timedelta(0):
         if not marker:
             return Lateness(meta.submitted_at, marker, 0, 0.0, "on time")
@@ -130,9 +166,16 @@ def _late_by(submitted: datetime, deadline: datetime, zone: tzinfo) -> timedelta
     return instant(submitted, zone) - instant(deadline, zone)
 
 
-def lateness_of(reports, policy: LatePolicy) -> dict[str, Lateness]:
-    """Each report's lateness, from the metadata its folder's import left (if any)."""
-    return {r.submission.id: assess(policy, read_meta(r.submission.folder)) for r in reports}
+def lateness_of(
+    reports, policy: LatePolicy, dues: Mapping[str, Due] | None = None
+) -> dict[str, Lateness]:
+    """Each report's lateness, from the metadata its folder's import left (if any) and
+    `dues`, the extensions file's due date of a submission (grader.extensions)."""
+    dues = dues or {}
+    return {
+        r.submission.id: assess(policy, read_meta(r.submission.folder), dues.get(r.submission.id))
+        for r in reports
+    }
 
 
 def worth_showing(lateness: dict[str, Lateness], policy: LatePolicy) -> bool:

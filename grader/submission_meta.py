@@ -35,17 +35,25 @@ the archive again):
     group.
 """
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from grader import identity
 from grader.atomic import atomic_output
 from grader.bounded import read_limited
+from grader.identity import Key
 
 META_NAME = ".lms.json"
-FORMAT = 1
+# Beside the students' folders: which `.lms.json` the import itself wrote (their
+# digests). A folder's metadata counts only when it is one of them: a `.lms.json` a
+# student handed in, copied into a class folder made by hand, counts for nothing.
+RECORD_NAME = ".lms-import.json"
+FORMAT = 2  # 2: typed keys, each person's own due date (format 1 is still read)
 MAX_META_BYTES = 1 << 20  # what an import writes is a few kB, whatever the class
+MAX_RECORD_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,7 @@ class TeamMember:
     lms_user_id: str  # Moodle participant id; Gradescope sid (else e-mail); Canvas user id
     name: str = ""
     other_ids: tuple[str, ...] = ()  # more ids of the same member (e-mail, SIS id, login)
+    keys: tuple[Key, ...] = ()  # who they are, as each system keys them (grader.identity)
 
 
 @dataclass(frozen=True)
@@ -80,10 +89,17 @@ class SubmissionMeta:
     anonymous_id: str = ""  # Canvas's anonymous grading id; "" when names are shown
     attachments: dict[str, str] = field(default_factory=dict)  # Canvas: file -> attachment id
     team: Team | None = None  # what the LMS says of the team that submitted it
+    keys: tuple[Key, ...] = ()  # the submitter, as each system keys them (grader.identity)
+    due_at: str | None = None  # ISO 8601: this student's own due date, None: the course's
+    due_source: str = ""  # where due_at came from (an extension in the LMS, say)
 
     @property
     def submitted(self) -> datetime | None:
         return parse_time(self.submitted_at)
+
+    @property
+    def due(self) -> datetime | None:
+        return parse_time(self.due_at)
 
     def ids(self) -> set:
         """Every identifier a roster row might use for this student."""
@@ -96,6 +112,8 @@ class SubmissionMeta:
             and self.late_marker == other.late_marker
             and self.team == other.team
             and self.time_source == other.time_source
+            and self.keys == other.keys
+            and self.due_at == other.due_at
         )
 
 
@@ -109,42 +127,115 @@ def parse_time(text: str | None) -> datetime | None:
 
 
 def write_meta(folder: Path, meta: SubmissionMeta) -> None:
+    """The folder's metadata, and its digest in the class folder's import record."""
     data = {"format": FORMAT, **asdict(meta)}
     data["other_ids"] = list(meta.other_ids)
+    raw = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     with atomic_output(Path(folder) / META_NAME) as handle:
-        handle.write((json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        handle.write(raw)
+    _record(Path(folder), hashlib.sha256(raw).hexdigest())
 
 
-def read_meta(folder) -> SubmissionMeta | None:
-    """The folder's metadata, or None when there is none or it is unreadable (a
-    hand-made folder, or one copied without its dot files)."""
+def record_meta(folder: Path) -> None:
+    """Record the folder's `.lms.json` as the import's: for the import alone, of a
+    folder it made (an earlier grader's import wrote no record)."""
+    try:
+        raw = read_limited(Path(folder) / META_NAME, MAX_META_BYTES)
+    except OSError:
+        return
+    _record(Path(folder), hashlib.sha256(raw).hexdigest())
+
+
+def _record(folder: Path, digest: str) -> None:
+    record = folder.parent / RECORD_NAME
+    written = _written(folder.parent)
+    written[folder.name] = digest
+    with atomic_output(record) as handle:
+        handle.write(json.dumps({"format": 1, "written": written}, indent=1).encode("utf-8"))
+
+
+def _written(classroom: Path) -> dict[str, str]:
+    """Folder name -> the digest of the `.lms.json` the import wrote there."""
+    try:
+        data = json.loads(read_limited(classroom / RECORD_NAME, MAX_RECORD_BYTES))
+        return {str(k): str(v) for k, v in data.get("written", {}).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def unrecorded_meta(folder) -> bool:
+    """The folder holds a `.lms.json` the import did not write (a student's own, in a
+    class folder made by hand): it is ignored, and a command says so."""
     path = Path(folder) / META_NAME
+    return path.exists() and _verified_bytes(Path(folder)) is None
+
+
+def _verified_bytes(folder: Path) -> bytes | None:
     try:
-        data = json.loads(read_limited(path, MAX_META_BYTES).decode("utf-8"))
-    except (OSError, ValueError):  # absent, too large, not JSON: not the import's
+        raw = read_limited(folder / META_NAME, MAX_META_BYTES)
+    except OSError:
         return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if _written(folder.parent).get(folder.name) != hashlib.sha256(raw).hexdigest():
+        return None
+    return raw
+
+
+def read_meta(folder, *, recorded_only: bool = True) -> SubmissionMeta | None:
+    """The folder's metadata, or None when there is none, it is unreadable, or the
+    import did not write it (a hand-made folder, one copied without its dot files, a
+    `.lms.json` a student handed in). `recorded_only=False`: whatever `.lms.json` holds,
+    for the import alone (it decides whether a folder is one of its own, and records
+    it again)."""
+    folder = Path(folder)
+    if recorded_only:
+        raw = _verified_bytes(folder)
+    else:
+        try:
+            raw = read_limited(folder / META_NAME, MAX_META_BYTES)
+        except OSError:
+            raw = None
+    if raw is None:
         return None
     try:
-        return SubmissionMeta(
-            student_id=str(data["student_id"]),
-            lms=str(data["lms"]),
-            name=str(data.get("name", "")),
-            lms_user_id=str(data.get("lms_user_id", "")),
-            submission_id=str(data.get("submission_id", "")),
-            submitted_at=data.get("submitted_at"),
-            time_source=str(data.get("time_source", "")),
-            late_marker=data.get("late_marker"),
-            other_ids=tuple(str(i) for i in data.get("other_ids", [])),
-            files={str(k): str(v) for k, v in data.get("files", {}).items()},
-            archive=str(data.get("archive", "")),
-            downloaded_at=data.get("downloaded_at"),
-            anonymous_id=str(data.get("anonymous_id", "")),
-            attachments={str(k): str(v) for k, v in data.get("attachments", {}).items()},
-            team=_team(data.get("team")),
-        )
-    except (KeyError, TypeError, AttributeError):
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:
         return None
+    if not isinstance(data, dict) or data.get("format") not in (1, FORMAT):
+        return None
+    try:
+        return _meta(data)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _meta(data: dict) -> SubmissionMeta:
+    meta = SubmissionMeta(
+        student_id=str(data["student_id"]),
+        lms=str(data["lms"]),
+        name=str(data.get("name", "")),
+        lms_user_id=str(data.get("lms_user_id", "")),
+        submission_id=str(data.get("submission_id", "")),
+        submitted_at=data.get("submitted_at"),
+        time_source=str(data.get("time_source", "")),
+        late_marker=data.get("late_marker"),
+        other_ids=tuple(str(i) for i in data.get("other_ids", [])),
+        files={str(k): str(v) for k, v in data.get("files", {}).items()},
+        archive=str(data.get("archive", "")),
+        downloaded_at=data.get("downloaded_at"),
+        anonymous_id=str(data.get("anonymous_id", "")),
+        attachments={str(k): str(v) for k, v in data.get("attachments", {}).items()},
+        team=_team(data.get("team")),
+        keys=_keys(data.get("keys")),
+        due_at=data.get("due_at"),
+        due_source=str(data.get("due_source", "")),
+    )
+    if data.get("format") == 1:  # no typed keys yet: the LMS's own id alone
+        return _with_legacy_keys(meta)
+    return meta
+
+
+def _keys(data) -> tuple[Key, ...]:
+    return tuple((str(kind), str(value)) for kind, value in data or ())
 
 
 def _team(data) -> Team | None:
@@ -159,7 +250,42 @@ def _team(data) -> Team | None:
                 str(m["lms_user_id"]),
                 str(m.get("name", "")),
                 tuple(str(i) for i in m.get("other_ids", [])),
+                _keys(m.get("keys")),
             )
             for m in data.get("members", [])
         ),
     )
+
+
+# Format 1 kept untyped ids: only the LMS's own id of each person is known for sure.
+_LEGACY_KIND = {
+    "canvas": identity.CANVAS_USER,
+    "moodle": identity.MOODLE_PARTICIPANT,
+    "gradescope": identity.GRADESCOPE_SID,
+}
+
+
+def _with_legacy_keys(meta: SubmissionMeta) -> SubmissionMeta:
+    kind = _LEGACY_KIND.get(meta.lms)
+    if kind is None:
+        return meta
+    team = meta.team
+    if team is not None:
+        members = tuple(
+            TeamMember(m.lms_user_id, m.name, m.other_ids, ((_legacy(kind, m.lms_user_id)),))
+            for m in team.members
+        )
+        team = Team(team.group_id, team.group_name, team.default_group, members)
+    own = meta.anonymous_id or meta.lms_user_id
+    keys = () if meta.lms == "gradescope" or not own else ((kind, own),)
+    return SubmissionMeta(**{**_fields(meta), "team": team, "keys": keys})
+
+
+def _legacy(kind: str, value: str) -> Key:
+    if kind == identity.GRADESCOPE_SID and "@" in value:
+        return identity.GRADESCOPE_EMAIL, value
+    return kind, value
+
+
+def _fields(meta: SubmissionMeta) -> dict:
+    return {name: getattr(meta, name) for name in meta.__dataclass_fields__}

@@ -14,25 +14,29 @@ Where a submission's team comes from, first found first:
 
 A student belongs to one team: an id in two teams is an error naming both. A team that
 handed in twice (two folders of one LMS group, or of the same members) counts its newer
-submission: by the submission times the LMS gave, else when the downloads were made,
-else the files' modification times; the other is replaced and named so. Nothing here
-reads a roster: which members the roster knows is the LMS exports' to say.
+submission: by the submission times the LMS gave, else when the downloads were made;
+never by the files' times, which a student's archive sets. Where nothing tells, the
+team's submissions count for no one (a note says which to remove) and the class is
+graded. Each member is known by the keys its source gives (grader.identity); a teams
+file's member, by an id of any kind. Nothing here reads a roster: which members the
+roster knows is the LMS exports' to say.
 """
 
 import csv
 import dataclasses
 import io
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from grader import identity
 from grader.bounded import read_limited
 from grader.config import CourseConfig
 from grader.errors import GraderError
-from grader.submission_meta import META_NAME, SubmissionMeta, parse_time, read_meta
+from grader.identity import Key
+from grader.submission_meta import SubmissionMeta, parse_time, read_meta
 from grader.text import safe_name
 
 # Where a team came from: an LMS's import, the course's teams file, or nobody (alone).
@@ -51,6 +55,7 @@ class Member:
     id: str  # as its source names them: LMS user id, sid, teams file's member, folder id
     name: str = ""
     other_ids: tuple[str, ...] = ()  # the same student's other ids a roster may use
+    keys: tuple[Key, ...] = ()  # who they are, as each system keys them (grader.identity)
 
     @property
     def ids(self) -> frozenset[str]:
@@ -68,11 +73,24 @@ class Team:
     source: TeamSource
     members: tuple[Member, ...]  # () when the LMS named a team but not its members
     replaced_by: str = ""  # the team's newer submission, which counts instead of this one
+    # The team handed in twice and nothing the LMS recorded tells which is newer: none
+    # of its submissions counts until the instructor removes one (why, for people).
+    undecided: str = ""
 
     @property
     def counts(self) -> bool:
-        """Whether this submission is the team's result (not replaced by a newer one)."""
-        return not self.replaced_by
+        """Whether this submission is the team's result (not replaced by a newer one,
+        not one of two that nothing tells apart)."""
+        return not self.replaced_by and not self.undecided
+
+    @property
+    def not_counted(self) -> str:
+        """Why this submission is no one's result; "" when it is."""
+        if self.replaced_by:
+            return f"replaced by {self.replaced_by}, the team's newer submission"
+        if self.undecided:
+            return "the team handed in twice and nothing tells which is newer: remove one"
+        return ""
 
 
 @dataclass(frozen=True)
@@ -88,6 +106,11 @@ class Teams:
         """Replaced submission -> the team's submission that counts."""
         return {sid: t.replaced_by for sid, t in self.by_submission.items() if t.replaced_by}
 
+    @property
+    def not_counting(self) -> dict[str, str]:
+        """Each submission that is no one's result -> why (replaced, undecided)."""
+        return {sid: t.not_counted for sid, t in self.by_submission.items() if not t.counts}
+
     def as_json(self, submission_id: str) -> dict:
         """A submission's team as results.json holds it."""
         team = self.of(submission_id)
@@ -98,6 +121,7 @@ class Teams:
                 {"id": m.id, "name": m.name, "other_ids": list(m.other_ids)} for m in team.members
             ],
             "replaced_by": team.replaced_by or None,
+            "undecided": team.undecided or None,
         }
 
 
@@ -162,16 +186,18 @@ def resolve(folders: Iterable[tuple[str, Path | str]], file: Path | None = None)
         shown = ", ".join(alone[:10]) + (f" and {len(alone) - 10} more" if len(alone) > 10 else "")
         notes.append(f"not in {file.name}: {shown} (each graded as one student's)")
     _one_team_each(teams, keys)
-    replaced = _handed_in_twice(submissions, metas, teams, keys, notes)
+    replaced, undecided = _handed_in_twice(submissions, metas, teams, keys, notes)
     for sid, (newer, _) in replaced.items():
         teams[sid] = dataclasses.replace(teams[sid], replaced_by=newer)
+    for sid, why in undecided.items():
+        teams[sid] = dataclasses.replace(teams[sid], undecided=why)
     return Teams(teams, tuple(notes))
 
 
 def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, tuple]:
     told = meta.team
     assert told is not None, "called for a folder whose import recorded a team"
-    members = tuple(Member(m.lms_user_id, m.name, m.other_ids) for m in told.members)
+    members = tuple(Member(m.lms_user_id, m.name, m.other_ids, m.keys) for m in told.members)
     if told.default_group:
         key: tuple = (meta.lms, "default group")
     elif told.group_id or told.group_name:
@@ -190,9 +216,10 @@ _LMS_SOURCES: dict[str, TeamSource] = {
 
 
 def _alone(sid: str, meta: SubmissionMeta | None) -> Member:
-    if meta is None:
-        return Member(sid)
-    return Member(sid, meta.name, tuple(sorted(meta.ids() - {sid})))
+    if meta is None:  # a folder made by hand: its name is an id of any kind
+        return Member(sid, keys=((identity.ANY, sid),))
+    keys = meta.keys or ((identity.ANY, sid),)
+    return Member(sid, meta.name, tuple(sorted(meta.ids() - {sid})), keys)
 
 
 def _read_teams_file(path: Path) -> dict[str, tuple[Member, ...]]:
@@ -227,7 +254,8 @@ def _read_teams_file(path: Path) -> dict[str, tuple[Member, ...]]:
             raise TeamsError(f"{path}: line {number}: no {missing}")
         listed = found.setdefault(folder, [])
         if all(m.id != ident for m in listed):
-            listed.append(Member(ident, row[name].strip() if name is not None else ""))
+            shown = row[name].strip() if name is not None else ""
+            listed.append(Member(ident, shown, keys=((identity.ANY, ident),)))
     return {folder: tuple(members) for folder, members in found.items()}
 
 
@@ -261,14 +289,15 @@ def _handed_in_twice(
     teams: Mapping[str, Team],
     keys: Mapping[str, tuple],
     notes: list[str],
-) -> dict[str, tuple[str, str]]:
-    """Replaced submission -> (the team's newer one, why it is newer)."""
+) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """(replaced submission -> (the team's newer one, why it is newer), each submission
+    of a team whose newer one nothing tells -> why it counts for no one)."""
     by_key: dict[tuple, list[tuple[str, Path]]] = {}
     for sid, folder in submissions:
         if teams[sid].members or keys[sid][0] != "members":  # no members: nobody to match
             by_key.setdefault(keys[sid], []).append((sid, folder))
     replaced: dict[str, tuple[str, str]] = {}
-    problems = []
+    undecided: dict[str, str] = {}
     for group in by_key.values():
         if len(group) < 2:
             continue
@@ -277,13 +306,16 @@ def _handed_in_twice(
             assert newest is not None
             newest = _newer(newest, other, metas)[0]
             if newest is None:
-                problems.append(
-                    f"{_named(teams[group[0][0]])} handed in twice "
-                    f"({', '.join(sorted(sid for sid, _ in group))}) and nothing tells which "
-                    "is newer: remove the older folder"
-                )
                 break
         if newest is None:
+            why = (
+                f"{_named(teams[group[0][0]])} handed in twice "
+                f"({', '.join(sorted(sid for sid, _ in group))}) and no submission time of "
+                "the LMS tells which is newer (the files' own times are the student's to "
+                "set): neither counts until you remove the older folder"
+            )
+            notes.append(why)
+            undecided.update((sid, why) for sid, _ in group)
             continue
         for other in sorted(group):
             if other != newest:
@@ -293,8 +325,7 @@ def _handed_in_twice(
                     f"replaced: {other[0]} ({_named(teams[other[0]])} handed in twice: its "
                     f"newer submission {newest[0]} counts: {why})"
                 )
-    _raise_first(problems)
-    return replaced
+    return replaced, undecided
 
 
 def _newer(
@@ -305,7 +336,6 @@ def _newer(
     for what, ta, tb in (
         ("submitted", ma and ma.submitted, mb and mb.submitted),
         ("downloaded", ma and parse_time(ma.downloaded_at), mb and parse_time(mb.downloaded_at)),
-        ("files modified", _modified(a[1]), _modified(b[1])),
     ):
         if not ta or not tb:
             continue
@@ -324,21 +354,6 @@ def _comparable(a: datetime, b: datetime) -> tuple[datetime, datetime]:
     if (a.tzinfo is None) != (b.tzinfo is None):  # as the import compares downloads
         return a.replace(tzinfo=None), b.replace(tzinfo=None)
     return a, b
-
-
-def _modified(folder: Path) -> datetime | None:
-    """When the newest of the folder's files was last written (not its metadata)."""
-    newest = None
-    for root, _, files in os.walk(folder):
-        for name in files:
-            if name == META_NAME:
-                continue
-            try:
-                stamp = os.lstat(os.path.join(root, name)).st_mtime
-            except OSError:
-                continue
-            newest = stamp if newest is None else max(newest, stamp)
-    return None if newest is None else datetime.fromtimestamp(newest)
 
 
 def _raise_first(problems: Sequence[str]) -> None:

@@ -34,6 +34,8 @@ def make_zip(path: Path, entries: Iterable, symlinks: Iterable[tuple[str, str]] 
     return path
 
 
+# The names the course's languages give a program: what an import keeps as sources.
+SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py"})
 DOWNLOADED = datetime(2026, 3, 5, 9, 12, 44)  # when the instructor clicked "Download"
 
 
@@ -133,6 +135,11 @@ def userdate(when: datetime | None) -> str:
     )
 
 
+# The Moodle releases whose English strings head the column "Maximum Grade" (the key
+# defined twice, the second kept): before 4.4.12 and 4.5.5.
+OLD_MAXIMUM = ("4.1", "4.2", "4.3", "4.4.3", "4.5.0")
+
+
 def moodle_worksheet(
     path: Path,
     rows: Sequence[dict],
@@ -141,18 +148,27 @@ def moodle_worksheet(
     teams: bool = False,
     blind: bool = False,
     delimiter: str = ",",
+    version: str = "4.5.5",
+    overrides: bool = False,
 ) -> Path:
-    """The grading worksheet as Moodle writes it (mod/assign/gradingtable.php, downloading):
-    Identifier, Full name, Email address (the site's identity fields), Status, Group
-    (team submissions only), Grade, Maximum Grade, Grade can be changed, Last modified
-    (submission), Last modified (grade), Feedback comments. Under blind marking,
-    without the capability to see names, only the Identifier. Each row: id, name,
-    email, group, submitted (a datetime or None), grade, graded, feedback."""
+    """The grading worksheet as Moodle `version` writes it (mod/assign/gradingtable.php,
+    downloading): Identifier, Full name, Email address (the site's identity fields),
+    Status, with `overrides` Allow submissions from, Due date and Cut-off date, Group
+    (team submissions only), Grade, Maximum grade ("Maximum Grade" before 4.4.12 and
+    4.5.5), Grade can be changed, Last modified (submission), Last modified (grade),
+    Feedback comments. Under blind marking, without the capability to see names, only
+    the Identifier. Each row: id, name, email, group, submitted (a datetime or None),
+    extension and due (datetimes or None), grade, graded, feedback. The Status items
+    are joined by " - ", and 4.5 leaves " -  - " at the end of every cell."""
     header = ["Identifier"]
     if not blind:
         header += ["Full name", "Email address"]
-    header += ["Status"] + (["Group"] if teams else [])
-    header += ["Grade", "Maximum Grade", "Grade can be changed", "Last modified (submission)"]
+    header += ["Status"]
+    if overrides:
+        header += ["Allow submissions from", "Due date", "Cut-off date"]
+    header += ["Group"] if teams else []
+    spelling = "Maximum Grade" if version in OLD_MAXIMUM else "Maximum grade"
+    header += ["Grade", spelling, "Grade can be changed", "Last modified (submission)"]
     header += ["Last modified (grade)", "Feedback comments"]
     table = [header]
     for row in rows:
@@ -160,7 +176,13 @@ def moodle_worksheet(
         line = [f"Participant {row['id']}"]
         if not blind:
             line += [row.get("name", ""), row.get("email", "")]
-        line += ["Submitted for grading" if submitted else "No submission"]
+        status = ["Submitted for grading" if submitted else "No submission"]
+        if row.get("extension") is not None:
+            status.append("Extension granted until: " + userdate(row["extension"]))
+        line += [" - ".join(status) + (" -  - " if version.startswith("4.5") else "")]
+        if overrides:
+            due = row.get("due")
+            line += ["", userdate(due) if due is not None else "", ""]
         if teams:
             line += [row.get("group", "Default group")]
         line += [row.get("grade", ""), maximum, "Yes", userdate(submitted)]

@@ -272,8 +272,8 @@ _LIMIT_KEYS = (
         ),
         (
             "[late]\nzone = 'UTC'",
-            "unknown key 'late.zone' (known: deadline, grace_minutes, max_percent, "
-            "per_day_percent, timezone)",
+            "unknown key 'late.zone' (known: deadline, extensions, grace_minutes, "
+            "max_percent, per_day_percent, timezone)",
         ),
         ("[lms]\nmissing_as_zero = 0", "key 'lms.missing_as_zero': must be true or false, not 0"),
         (

@@ -12,6 +12,7 @@ import yaml
 from grader.lms.importer import import_archive
 from grader.submission_meta import META_NAME, read_meta
 from tests.lms_archives import (
+    SOURCES,
     canvas_entry,
     gradescope_metadata,
     make_zip,
@@ -20,7 +21,6 @@ from tests.lms_archives import (
 
 pytestmark = pytest.mark.fast
 
-SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py"})
 T0 = datetime(2026, 3, 1, 23, 30)
 LATE = datetime(2026, 3, 3, 10, 0)
 VICTIM_C = "int main(void){return 0;} /* victim */\n"

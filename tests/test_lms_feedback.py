@@ -9,12 +9,10 @@ from grader.lms import feedback
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.submission_meta import read_meta
-from tests.lms_archives import canvas_entry, download, moodle_entry, moodle_worksheet
+from tests.lms_archives import SOURCES, canvas_entry, download, moodle_entry, moodle_worksheet
 from tests.lms_rules import canvas_feedback_reads, moodle_feedback_reads
 
 pytestmark = pytest.mark.fast
-
-SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py"})
 
 
 def pages_of(into) -> tuple[dict, dict]:

@@ -9,14 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from grader import identity
 from grader.cli import main as grader_main
 from grader.config import ConfigError, load_config
 from grader.late import LatePolicy, assess
 from grader.lms.importer import import_archive
-from grader.lms.roster import first_holding, first_match, read_roster
+from grader.lms.roster import read_roster
 from grader.lms.unpack import ArchiveError, UnpackLimits, read_zip
 from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, read_meta
 from tests.lms_archives import (
+    SOURCES,
     download,
     gradescope_metadata,
     make_zip,
@@ -24,7 +26,6 @@ from tests.lms_archives import (
     zip_bomb_entry,
 )
 
-SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py"})
 T0 = datetime(2026, 3, 1, 23, 30)  # before the tests' deadline
 LATE_TIME = datetime(2026, 3, 3, 10, 0)
 
@@ -74,7 +75,13 @@ def test_canvas_download_becomes_one_folder_per_student(tmp_path):
     into = tmp_path / "class"
     result = import_archive("canvas", archive, into, source_names=SOURCES)
     assert sorted(result.added) == ["1001", "1002", "1003", "1004", "1005"]
-    assert sorted(p.name for p in into.iterdir()) == ["1001", "1002", "1003", "1004", "1005"]
+    assert sorted(p.name for p in into.iterdir() if p.is_dir()) == [
+        "1001",
+        "1002",
+        "1003",
+        "1004",
+        "1005",
+    ]
     assert (into / "1002" / "puzzlesolver.py").read_text() == "print('oconnor')\n"
     assert not (into / "1002" / "puzzlesolver-1.py").exists()
     assert sorted(p.name for p in (into / "1004").iterdir()) == [META_NAME, "puzzlesolver.py"]
@@ -214,6 +221,10 @@ def test_moodle_download_folder_per_participant(tmp_path):
 # ------------------------------------------------------------------ Gradescope
 
 
+def gradescope_keys(sid: str, user: str) -> tuple:
+    return ((identity.GRADESCOPE_SID, sid), (identity.GRADESCOPE_EMAIL, f"{user}@uni.edu"))
+
+
 def test_gradescope_export_with_its_metadata(tmp_path):
     root = "assignment_77_export/"
     metadata = gradescope_metadata(
@@ -250,8 +261,8 @@ def test_gradescope_export_with_its_metadata(tmp_path):
     assert pair.name == "Pair One & Pair Two"
     assert pair.team == Team(  # each member's e-mail kept beside their sid
         members=(
-            TeamMember("S200", "Pair One", ("one@uni.edu",)),
-            TeamMember("S201", "Pair Two", ("two@uni.edu",)),
+            TeamMember("S200", "Pair One", ("one@uni.edu",), gradescope_keys("S200", "one")),
+            TeamMember("S201", "Pair Two", ("two@uni.edu",), gradescope_keys("S201", "two")),
         )
     )
     assert ada.team is None
@@ -483,15 +494,12 @@ def test_roster_keeps_canvas_rows_and_points_possible(tmp_path):
     )
     roster = read_roster(path)
     assert roster.header[0] == "Student" and len(roster.preamble) == 1
-    assert roster.ids(roster.rows[0]) == {"7", "S7", "jd"}
+    assert roster.keys(roster.rows[0]) == [
+        (identity.CANVAS_USER, "7"),
+        (identity.CANVAS_SIS, "S7"),
+        (identity.CANVAS_LOGIN, "jd"),
+    ]
     assert json.dumps(roster.rows) == json.dumps([["Doe, Jane", "7", "S7", "jd", "X", ""]])
-
-
-def test_a_roster_row_matches_the_first_entry_sharing_any_id():
-    first = first_holding([{"7", "jd"}, {"8"}, {"jd", "9"}])
-    assert first_match({"9", "jd"}, first) == 0  # the earliest holder, not the id's order
-    assert first_match({"9"}, first) == 2
-    assert first_match({"10"}, first) is None and first_match(set(), first) is None
 
 
 def test_size_and_ratio_limits_each_refuse_an_entry(tmp_path):

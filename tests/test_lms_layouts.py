@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from grader import identity
 from grader.cli import main as grader_main
 from grader.lms.groups import GroupsError, read_groups
 from grader.lms.importer import import_archive
@@ -16,6 +17,7 @@ from grader.lms.times import read_times
 from grader.submission_meta import META_NAME, Team, TeamMember, read_meta
 from tests.lms_archives import (
     DOWNLOADED,
+    SOURCES,
     canvas_entry,
     canvas_group_set,
     download,
@@ -25,7 +27,6 @@ from tests.lms_archives import (
 
 pytestmark = pytest.mark.fast
 
-SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py"})
 ON_TIME = datetime(2026, 3, 1, 23, 30)
 LATE = datetime(2026, 3, 3, 10, 5)
 
@@ -40,6 +41,15 @@ def files_of(folder) -> dict:
 
 def refused_names(result) -> dict:
     return {entry.name: entry.reason for entry in result.refused}
+
+
+def moodle_member(pid: str, name: str) -> TeamMember:
+    return TeamMember(pid, name, keys=((identity.MOODLE_PARTICIPANT, pid),))
+
+
+def canvas_keys(user: str, sis: str, login: str = "") -> tuple:
+    keys = ((identity.CANVAS_USER, user), (identity.CANVAS_SIS, sis))
+    return keys + (((identity.CANVAS_LOGIN, login),) if login else ())
 
 
 # ------------------------------------------------------------------ Moodle
@@ -152,13 +162,13 @@ def test_moodle_team_folders_are_teams_never_the_participant_holding_that_number
     assert rocket.team == Team(
         group_id="1203",
         group_name="Team Rocket",
-        members=(TeamMember("1201", "Ada Lovelace"), TeamMember("1202", "Bo Lee")),
+        members=(moodle_member("1201", "Ada Lovelace"), moodle_member("1202", "Bo Lee")),
     )
     assert rocket.name == "Team Rocket" and rocket.lms_user_id == ""
     assert set(rocket.ids()) >= {"1201", "1202"} and "1203" not in rocket.ids()
     assert rocket.submitted_at == LATE.isoformat()
     assert default.team == Team(
-        group_name="Default group", default_group=True, members=(TeamMember("1204", "Di Alone"),)
+        group_name="Default group", default_group=True, members=(moodle_member("1204", "Di Alone"),)
     )
     assert default.submitted_at == ON_TIME.isoformat()
     assert result.no_submission == ["Cy Other"]
@@ -246,8 +256,10 @@ def test_a_canvas_group_download_names_every_member_through_the_group_set(tmp_pa
         group_id="71",
         group_name="Rocket",
         members=(
-            TeamMember("1001", "Ada Lovelace", ("S-1001", "ada")),
-            TeamMember("1002", "Grace Hopper", ("S-1002",)),
+            TeamMember(
+                "1001", "Ada Lovelace", ("S-1001", "ada"), canvas_keys("1001", "S-1001", "ada")
+            ),
+            TeamMember("1002", "Grace Hopper", ("S-1002",), canvas_keys("1002", "S-1002")),
         ),
     )
     assert {"1001", "S-1001", "ada", "1002", "S-1002"} <= grace.ids()
@@ -317,7 +329,7 @@ def test_canvas_times_as_a_csv_and_what_cannot_be_read(tmp_path):
     path.write_text("user_id,submitted_at\n1002,2026-03-02T05:59:00Z\n1003,yesterday\n")
     times = read_times(path)
     assert times.by_id == {"1002": datetime(2026, 3, 2, 5, 59, tzinfo=timezone.utc)}
-    assert times.unreadable == ("1003: 'yesterday'",)
+    assert times.unreadable == ("1003: submitted_at 'yesterday'",)
     path.write_text("name,when\nx,y\n")
     with pytest.raises(Exception, match="expected the columns submitted_at and user_id"):
         read_times(path)

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from grader import identity
 from grader.late import Lateness
 from grader.lms import export
 from grader.lms.export import LmsExportError
@@ -39,8 +40,14 @@ def report(tmp_path: Path, sid: str, verdicts, meta: SubmissionMeta | None = Non
     return SubmissionReport(SubmissionRow(sid, "c", "h-" + sid, str(folder), None), None, outcomes)
 
 
+def moodle_member(pid: str) -> TeamMember:
+    return TeamMember(pid, keys=((identity.MOODLE_PARTICIPANT, pid),))
+
+
 def canvas_meta(uid: str, **more) -> SubmissionMeta:
-    return SubmissionMeta(uid, "canvas", lms_user_id=uid, **more)
+    return SubmissionMeta(
+        uid, "canvas", lms_user_id=uid, keys=((identity.CANVAS_USER, uid),), **more
+    )
 
 
 STUDENTS = [
@@ -235,7 +242,7 @@ def test_moodle_team_grades_reach_every_member(tmp_path):
         teams=True,
         maximum="2.00",
     )
-    team = Team("1203", "Team Rocket", members=(TeamMember("1201"), TeamMember("1202")))
+    team = Team("1203", "Team Rocket", members=(moodle_member("1201"), moodle_member("1202")))
     meta = SubmissionMeta("group-1203", "moodle", other_ids=("1201", "1202"), team=team)
     made = export.moodle(
         [report(tmp_path, "group-1203", ["AC", "WA"], meta)], {}, read_roster(sheet)

@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 
+from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
 from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, draw_of, expected_output, make_cases
 from tests.lms_archives import (
     canvas_entry,
@@ -28,7 +29,8 @@ COURSE = '[limits]\nwall_seconds = 120\n\n[teams]\nfile = "teams.csv"\n'
 
 def hand_made(root):
     """A class folder made by hand: two teams of two, a student alone, and a team that
-    handed in twice (`rocket-v1`, then `rocket`)."""
+    handed in twice (`rocket-v1`, then `rocket`, as its files' times say: a student's
+    archive sets them, so they tell nothing)."""
     manifest = make_cases(root / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION})
     for sid, source, mtime in (
         ("rocket-v1", WRONG_PY, 1_700_000_000),
@@ -61,15 +63,17 @@ def made(tmp_path_factory):
     return root, base, results, graded
 
 
-def test_grade_names_each_submissions_team_and_the_replaced_one(made):
+def test_grade_names_each_submissions_team_and_the_undecided_one(made):
     root, base, results, graded = made
     assert (
-        "grader: replaced: rocket-v1 (rocket-v1 (teams file) handed in twice: its newer "
-        "submission rocket counts: files modified" in graded.err
+        "grader: rocket (teams file) handed in twice (rocket, rocket-v1) and no submission "
+        "time of the LMS tells which is newer (the files' own times are the student's to "
+        "set): neither counts until you remove the older folder" in graded.err
     )
     assert "not in teams.csv: solo (each graded as one student's)" in graded.err
     rows = {line.split()[0]: line for line in graded.out.splitlines() if line[:1].isalpha()}
-    assert "rocket: 1001, 1002" in rows["rocket"] and "replaced by rocket" in rows["rocket-v1"]
+    assert "counts for no one (handed in twice)" in rows["rocket-v1"]
+    assert "counts for no one (handed in twice)" in rows["rocket"]
     document = json.loads((results / "results.json").read_text())
     teams = {s["id"]: s["team"] for s in document["submissions"]}
     assert teams["magma"] == {
@@ -80,8 +84,10 @@ def test_grade_names_each_submissions_team_and_the_replaced_one(made):
             {"id": "S-1004", "name": "Emmy Noether", "other_ids": []},
         ],
         "replaced_by": None,
+        "undecided": None,
     }
-    assert teams["rocket-v1"]["replaced_by"] == "rocket"
+    assert teams["rocket-v1"]["replaced_by"] is None
+    assert "handed in twice (rocket, rocket-v1)" in teams["rocket-v1"]["undecided"]
     assert teams["solo"]["source"] == "alone" and teams["solo"]["members"][0]["id"] == "solo"
 
 
@@ -101,8 +107,8 @@ def test_grader_teams_lists_every_team_its_members_and_submission(made):
         ]
         or "1003 (Alan Turing), S-1004 (Emmy Noether)" in magma
     )
-    assert any("rocket-v1 (replaced by rocket)" in line for line in lines)
-    assert f"3 teams, 5 students; teams file {root / 'teams.csv'}" in listed.out
+    assert any("rocket-v1 (counts for no one: see the note)" in line for line in lines)
+    assert f"2 teams, 3 students; teams file {root / 'teams.csv'}" in listed.out
     roster = canvas_gradebook(root / "gradebook.csv", GRADEBOOK_STUDENTS[:3], {ASSIGNMENT: "2"})
     checked = cli(*base, "teams", "--roster", roster, "--results", results)
     unknown = [line for line in checked.out.splitlines() if line.startswith("not in")]
@@ -116,10 +122,8 @@ def test_show_lists_the_members(made):
     root, base, results, graded = made
     shown = cli(*base, "show", "rocket", "--results", results)
     assert "team rocket (from teams file): 1001 (Ada Lovelace), 1002 (Grace Hopper)" in shown.out
-    replaced = cli(*base, "show", "rocket-v1", "--results", results)
-    assert "replaced by rocket: the team handed in twice, its newer submission counts" in (
-        replaced.out
-    )
+    undecided = cli(*base, "show", "rocket-v1", "--results", results)
+    assert "counts for no one: rocket (teams file) handed in twice" in undecided.out
     alone = cli(*base, "show", "solo", "--results", results)
     assert "handed in by solo (alone)" in alone.out
 
@@ -479,20 +483,24 @@ def test_a_hand_made_teams_file_the_bonus_and_a_stale_session(tmp_path):
     for sid, source in programs.items():
         (tmp_path / "class" / sid).mkdir(parents=True)
         (tmp_path / "class" / sid / "puzzlesolver.py").write_text(source)
-    # aqua handed in a fast program first, then its slow one: only the newer one counts
-    os.utime(tmp_path / "class" / "aqua-v0" / "puzzlesolver.py", (1_700_000_000, 1_700_000_000))
+    # aqua handed in twice, a fast program and a slow one, and nothing the LMS recorded
+    # tells which is newer (a file's time is the student's to set): neither counts, and
+    # the fast one never wins aqua the bonus
+    os.utime(tmp_path / "class" / "aqua-v0" / "puzzlesolver.py", (1_900_000_000, 1_900_000_000))
     (tmp_path / "teams.csv").write_text(
         "team,member\nrocket,1001\nrocket,S2\nmagma,alan@uni.edu\nmagma,1004\naqua,1005\n"
         "solo,1006\naqua-v0,1005\n"
     )
     results, graded, board = grade_and_rank(tmp_path, base, tmp_path / "class")
-    assert "aqua-v0    python      replaced by aqua, the team's newer submission" in board.out
+    undecided = "the team handed in twice and nothing tells which is newer: remove one"
+    assert f"aqua-v0    python      {undecided}" in board.out
+    assert f"aqua       python      {undecided}" in board.out
     assert "ranked 1 in the leaderboard session of" in winners_line(board)
     assert winners_line(board).endswith(": magma (magma), rocket (rocket)")
     members, done = csv_members(tmp_path, base, results)
     assert members == {
-        ("aqua", "1005"): SLOWER,
-        ("aqua-v0", ""): ("2", "0"),
+        ("aqua", ""): SLOWER,
+        ("aqua-v0", ""): SLOWER,
         ("magma", "1004"): WON,
         ("magma", "alan@uni.edu"): WON,
         ("rocket", "1001"): WON,
@@ -507,7 +515,7 @@ def test_a_hand_made_teams_file_the_bonus_and_a_stale_session(tmp_path):
         "1002": "17",
         "1003": "17",
         "1004": "17",
-        "1005": "2",
+        "1005": "",
         "1006": "1",
         "1007": "",
     }
@@ -522,7 +530,9 @@ def test_a_hand_made_teams_file_the_bonus_and_a_stale_session(tmp_path):
         and "solo passes every case and was not timed then (WA on 1 case)" in done.out
     )
     grades, done = canvas_scores(tmp_path, base, results)
-    assert {g["Scramble Squares (88)"] for sid, g in grades.items() if sid != "1007"} == {"2"}
+    scores = {sid: g["Scramble Squares (88)"] for sid, g in grades.items()}
+    assert {scores.pop("1005"), scores.pop("1007")} == {""}  # aqua's, and no one's
+    assert set(scores.values()) == {"2"}
     assert "and run `grader leaderboard --puzzles` again" in done.out
     cleared = cli(*base, "override", "solo", "--case", "none", "--clear", "--results", results)
     assert cleared.code == 0
@@ -538,7 +548,7 @@ def test_a_hand_made_teams_file_the_bonus_and_a_stale_session(tmp_path):
     assert again.code == 0, again.err
     assert "session 2 recorded" in again.out
     members, done = csv_members(tmp_path, base, results)
-    assert members[("rocket", "1001")] == WON and members[("aqua", "1005")] == SLOWER
+    assert members[("rocket", "1001")] == WON and members[("aqua", "")] == SLOWER
 
     # A member the roster does not know: one line naming them; the others are exported.
     (tmp_path / "teams.csv").write_text((tmp_path / "teams.csv").read_text() + "magma,x999\n")
@@ -549,3 +559,36 @@ def test_a_hand_made_teams_file_the_bonus_and_a_stale_session(tmp_path):
         in done.err
     )
     assert grades["1003"]["Scramble Squares (88)"] == "17"
+
+
+@pytest.mark.slow
+def test_a_students_own_metadata_changes_nobodys_grade(tmp_path):
+    """A class folder made by hand from what students handed in: Mallory's archive
+    carried a `.lms.json` (exactly as an import writes one) naming Ada as her team-mate,
+    submitted in 2030, and its files dated 2030. Ada keeps her own program's score, the
+    class is graded, and the file is named."""
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT, "none": NO_SOLUTION})
+    for sid, source in (("ada", REFERENCE), ("mallory", WRONG_PY)):
+        (tmp_path / "class" / sid).mkdir(parents=True)
+        (tmp_path / "class" / sid / "puzzlesolver.py").write_text(source)
+    team = Team(members=(TeamMember("mallory", "Mallory"), TeamMember("ada", "Ada")))
+    forged = SubmissionMeta("mallory", "gradescope", submitted_at="2030-01-01T00:00", team=team)
+    write_meta(tmp_path / "scratch" / "mallory", forged)  # as the import would write it
+    mallory = tmp_path / "class" / "mallory"
+    shutil.copy(tmp_path / "scratch" / "mallory" / META_NAME, mallory / META_NAME)
+    for path in mallory.iterdir():
+        os.utime(path, (1_900_000_000, 1_900_000_000))
+    (tmp_path / "course.toml").write_text("[limits]\nwall_seconds = 120\n")
+    base = ["--course", tmp_path / "course.toml", "--manifest", manifest]
+    results = tmp_path / "results"
+    graded = cli(*base, "grade", tmp_path / "class", "--results", results)
+    assert graded.code == 0, graded.err
+    assert (
+        f"1 folder(s) hold a {META_NAME} that grader import did not write (mallory): ignored"
+        in graded.err
+    )
+    document = json.loads((results / "results.json").read_text())
+    found = {s["id"]: (s["score"], s["team"]["source"]) for s in document["submissions"]}
+    assert found == {"ada": (2, "alone"), "mallory": (0, "alone")}
+    members, _ = csv_members(tmp_path, base, results)
+    assert members[("ada", "ada")][0] == "2" and members[("mallory", "mallory")][0] == "0"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.submission_meta import SubmissionMeta, Team, TeamMember, write_meta
+from grader import identity
+from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
 from grader.teams import Member, TeamsError, resolve
 
 pytestmark = pytest.mark.fast
@@ -44,9 +45,14 @@ def test_a_hand_made_class_takes_its_teams_from_the_teams_file(tmp_path):
         "team,member,name\nrocket,1001,Ada\nrocket,S-1002,Grace\nrocket,1001,Ada\nghost,1009,\n"
     )
     teams = resolve(pairs(rocket, solo), file)
-    assert teams.of("rocket").members == (Member("1001", "Ada"), Member("S-1002", "Grace"))
+    anyone = identity.ANY  # a teams file says no more than "an id the roster knows"
+    assert teams.of("rocket").members == (
+        Member("1001", "Ada", keys=((anyone, "1001"),)),
+        Member("S-1002", "Grace", keys=((anyone, "S-1002"),)),
+    )
     assert teams.of("rocket").source == "teams file" and teams.of("rocket").counts
-    assert teams.of("solo").members == (Member("solo"),) and teams.of("solo").source == "alone"
+    assert teams.of("solo").members == (Member("solo", keys=((anyone, "solo"),)),)
+    assert teams.of("solo").source == "alone"
     assert teams.notes == (
         f"{file}: team 'ghost' names no submission folder of the class (its members have "
         "no submission)",
@@ -74,12 +80,22 @@ def test_what_the_lms_says_takes_precedence_over_the_teams_file(tmp_path):
     assert any("team 'S200': the Gradescope import recorded its team" in n for n in teams.notes)
 
 
-def test_a_student_alone_is_known_by_every_id_the_import_recorded(tmp_path):
-    ada = folder(
-        tmp_path, "1001", SubmissionMeta("1001", "canvas", name="Ada", other_ids=("S-1001",))
-    )
-    member = resolve(pairs(ada)).of("1001").members[0]
-    assert member == Member("1001", "Ada", ("S-1001",)) and member.ids == {"1001", "S-1001"}
+def test_a_student_alone_is_known_by_the_keys_the_import_recorded(tmp_path):
+    keys = ((identity.CANVAS_USER, "1001"), (identity.CANVAS_SIS, "S-1001"))
+    meta = SubmissionMeta("1001", "canvas", name="Ada", other_ids=("S-1001",), keys=keys)
+    member = resolve(pairs(folder(tmp_path, "1001", meta))).of("1001").members[0]
+    assert member == Member("1001", "Ada", ("S-1001",), keys)
+
+
+def test_a_student_s_own_metadata_names_nobody(tmp_path):
+    """A `.lms.json` handed in (in a class folder made by hand) is not the import's: its
+    team of two, with someone else in it, is not believed."""
+    ada = folder(tmp_path, "ada")
+    forged = gradescope("ada", "2030-01-01T00:00:00", ("ada", "Ada"), ("bo", "Bo"))
+    scratch = folder(tmp_path / "elsewhere", "ada", forged)
+    (ada / META_NAME).write_bytes((scratch / META_NAME).read_bytes())
+    team = resolve(pairs(ada)).of("ada")
+    assert team.source == "alone" and [m.id for m in team.members] == ["ada"]
 
 
 def test_a_student_in_two_teams_is_one_line_naming_both(tmp_path):
@@ -117,21 +133,23 @@ def test_a_team_that_handed_in_twice_counts_its_newer_submission(tmp_path):
     )
 
 
-def test_without_times_the_newer_files_decide_and_a_tie_is_refused(tmp_path):
+def test_without_the_lms_s_times_neither_counts_whatever_the_files_say(tmp_path):
+    """A file's time is the student's to set (an archive carries it): a team's two
+    submissions without the LMS's times count for no one, and the class is graded."""
     file = tmp_path / "teams.csv"
     file.write_text("team,member\nv1,ada\nv1,bo\nv2,bo\nv2,ada\n")
     v1, v2 = (
         folder(tmp_path, "v1", mtime=1_700_000_000),
-        folder(tmp_path, "v2", mtime=1_700_000_100),
+        folder(tmp_path, "v2", mtime=1_900_000_000),
     )
-    assert resolve(pairs(v1, v2), file).replaced == {"v1": "v2"}
-    os.utime(v2 / "puzzlesolver.py", (1_700_000_000, 1_700_000_000))
-    with pytest.raises(
-        TeamsError,
-        match=r"^v1 \(teams file\) handed in twice \(v1, v2\) and "
-        "nothing tells which is newer: remove the older folder$",
-    ):
-        resolve(pairs(v1, v2), file)
+    teams = resolve(pairs(v1, v2), file)
+    assert teams.replaced == {} and not teams.of("v1").counts and not teams.of("v2").counts
+    assert teams.notes == (
+        "v1 (teams file) handed in twice (v1, v2) and no submission time of the LMS tells "
+        "which is newer (the files' own times are the student's to set): neither counts "
+        "until you remove the older folder",
+    )
+    assert teams.as_json("v2")["undecided"] == teams.notes[0]
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,33 @@ def warn_unknown_times(lateness: Mapping[str, Lateness]) -> None:
         )
 
 
+def course_lateness(reports, config, teams) -> dict[str, Lateness]:
+    """Each report's lateness on each student's own due date (grader.extensions), with
+    the warnings: the extensions file's lines that changed nothing, the missing times."""
+    from grader.extensions import class_lateness
+
+    lateness, notes = class_lateness(reports, config, teams)
+    for note in notes:
+        warn(note)
+    warn_unknown_times(lateness)
+    return lateness
+
+
+def warn_unrecorded(submissions) -> None:
+    """Name the folders whose `.lms.json` the import did not write: what it says of who
+    and when (a student's own file, say) counts for nothing."""
+    from grader.submission_meta import META_NAME, unrecorded_meta
+
+    found = [s.id for s in submissions if unrecorded_meta(s.folder)]
+    if found:
+        shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+        warn(
+            f"{len(found)} folder(s) hold a {META_NAME} that grader import did not write "
+            f"({shown}): ignored (a file handed in, or a class folder copied without its "
+            "import record); who and when come from an import of the LMS's download"
+        )
+
+
 def say(message: str) -> None:
     print(f"grader: {message}", file=sys.stderr)
 

@@ -15,7 +15,7 @@ csv and html read the last `grade` run from --results (default: results/).
 import argparse
 from pathlib import Path
 
-from grader.commands.console import warn_unknown_times, warn_waiting
+from grader.commands.console import course_lateness, warn_waiting
 from grader.commands.options import add_results_option
 from grader.config import load_config
 from grader.exports.common import ExportError
@@ -115,15 +115,14 @@ def cmd_gradescope(args) -> int:
 def cmd_csv(args) -> int:
     from grader.bonus import award
     from grader.exports.gradebook_csv import write_gradebook
-    from grader.late import lateness_of, worth_showing
+    from grader.late import worth_showing
     from grader.teams import class_teams
 
     config = load_config(args.course)
     policy = config.late
     with graded(args.results, args.manifest, config.policy_cases) as results:
-        lateness = lateness_of(results.reports, policy)
-        warn_unknown_times(lateness)
         teams = class_teams([r.submission for r in results.reports], config)
+        lateness = course_lateness(results.reports, config, teams)
         bonus = award(results.store, results.reports, teams, results.cases, config)
         warn_waiting(results.reports)
         ranks = write_gradebook(
@@ -151,21 +150,21 @@ def cmd_csv(args) -> int:
 
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
-    from grader.late import lateness_of, worth_showing
+    from grader.late import worth_showing
     from grader.teams import class_teams
 
     config = load_config(args.course)
     cpu_limit = config.limits.cpu_seconds  # what grading runs under
     with graded(args.results, args.manifest, config.policy_cases) as results:
-        lateness = lateness_of(results.reports, config.late)
-        warn_unknown_times(lateness)
+        teams = class_teams([r.submission for r in results.reports], config)
+        lateness = course_lateness(results.reports, config, teams)
         made = write_feedback(
             results,
             args.out,
             student=args.student,
             cpu_limit=cpu_limit,
             lateness=lateness if worth_showing(lateness, config.late) else None,
-            teams=class_teams([r.submission for r in results.reports], config),
+            teams=teams,
         )
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""

@@ -11,7 +11,13 @@ from typing import NamedTuple
 
 from grader import counterexamples, regrade
 from grader.cases import Case, default_manifest, load_cases
-from grader.commands.console import run_with_progress, say, warn, warn_unknown_times
+from grader.commands.console import (
+    course_lateness,
+    run_with_progress,
+    say,
+    warn,
+    warn_unrecorded,
+)
 from grader.commands.options import (
     add_jobs_option,
     add_results_option,
@@ -22,8 +28,9 @@ from grader.commands.options import (
 )
 from grader.config import CourseConfig, load_config
 from grader.errors import UsageError
+from grader.extensions import class_lateness
 from grader.grading import ThreadExecutor, plan
-from grader.late import lateness_of, worth_showing
+from grader.late import worth_showing
 from grader.model import Verdict
 from grader.pool import load_pool
 from grader.reports.results_json import results_document, write_json
@@ -80,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     submissions = found.submissions
     if not submissions:
         raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per student)")
+    warn_unrecorded(submissions)
     teams = class_teams(submissions, config)  # bad team data: said before anything runs
     for note in teams.notes:
         say(note)
@@ -109,9 +117,8 @@ def run(args: argparse.Namespace) -> int:
         sandbox_name, reports = _grade_into(
             folder, submissions, puzzles, config, jobs, force, address
         )
-        lateness = lateness_of(reports, config.late)
+        lateness = course_lateness(reports, config, teams)
         print(_summary(reports, config, lateness, teams))
-        warn_unknown_times(lateness)
         internal = sum(r.verdict_counts.get(Verdict.IE, 0) for r in reports)
         if internal:
             warn(
@@ -163,7 +170,7 @@ def _dry_run(
         sandbox_name, reports = _grade_into(
             scratch, submissions, puzzles, config, jobs, force, address
         )
-    lateness = lateness_of(reports, config.late)
+    lateness = class_lateness(reports, config, teams)[0]  # a dry run warns of nothing
     document = results_document(reports, cases, sandbox_name, lateness, course, teams=teams)
     if previous is None:
         print(_summary(reports, config, lateness, teams))

@@ -69,8 +69,6 @@ def run(args: argparse.Namespace) -> int:
         teams = class_teams(rows, config)  # a team's replaced submission is never ranked
         if args.force_remeasure:
             store.forget_timings()
-        for caveat in lb.caveats(config):
-            warn(caveat)
         sandbox = grading_sandbox(config)
         session = lb.prepare(
             store,
@@ -79,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             sandbox,
             folder / "builds",
             only=graded,
-            replaced=teams.replaced,
+            not_counting=teams.not_counting,
             draw=draw,
         )
         lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)

@@ -20,7 +20,7 @@ writes it), named as the LMS's upload finds its submission (grader/lms/feedback.
 import argparse
 from pathlib import Path
 
-from grader.commands.console import warn, warn_unknown_times, warn_waiting
+from grader.commands.console import course_lateness, warn, warn_waiting
 from grader.commands.options import add_results_option
 from grader.errors import UsageError
 
@@ -66,7 +66,7 @@ def add_parser(kinds) -> None:
         metavar="WORKSHEET.csv",
         help="the grading worksheet Moodle exports (needed: Moodle's upload requires its columns)",
     )
-    moodle.add_argument("--scale", action="store_true", help=_SCALE.format("Maximum Grade"))
+    moodle.add_argument("--scale", action="store_true", help=_SCALE.format("Maximum grade"))
     moodle.add_argument(
         "--bonus-column",
         metavar="NAME",
@@ -105,7 +105,6 @@ def _export(args, kind) -> int:
     from grader.bonus import award
     from grader.config import load_config
     from grader.last_run import graded
-    from grader.late import lateness_of
     from grader.lms import export
     from grader.lms.roster import read_roster
     from grader.teams import class_teams
@@ -120,9 +119,8 @@ def _export(args, kind) -> int:
     if args.out.is_dir():
         raise UsageError(f"{args.out}: is a folder; name the CSV file to write")
     with graded(args.results, args.manifest, config.policy_cases) as results:
-        lateness = lateness_of(results.reports, config.late)
-        warn_unknown_times(lateness)
         teams = class_teams([r.submission for r in results.reports], config)
+        lateness = course_lateness(results.reports, config, teams)
         bonus = award(results.store, results.reports, teams, results.cases, config)
         warn_waiting(results.reports)
         if kind == "canvas":
@@ -137,6 +135,7 @@ def _export(args, kind) -> int:
                 teams=teams,
                 bonus=bonus,
                 bonus_column=args.bonus_column,
+                gradescope=(config.lms.gradescope_sid, config.lms.gradescope_email),
             )
         else:
             made = export.moodle(
@@ -147,6 +146,7 @@ def _export(args, kind) -> int:
                 scale=args.scale,
                 teams=teams,
                 bonus=bonus,
+                gradescope=(config.lms.gradescope_sid, config.lms.gradescope_email),
             )
     write_file(args.out, made.text)
     for note in teams.notes:
@@ -176,6 +176,8 @@ def _export(args, kind) -> int:
             )
             + "; --scale writes every score out of the LMS's maximum"
         )
+    for line in made.refused:
+        warn(f"refused: {line}")
     if made.unmatched:
         print(f"not in the roster (not exported): {', '.join(made.unmatched)}")
     if made.unknown_members:
@@ -204,7 +206,6 @@ def run_feedback(args: argparse.Namespace) -> int:
     from grader.exports.common import Entry, write_zip
     from grader.exports.feedback_html import render_page
     from grader.last_run import graded
-    from grader.late import lateness_of
     from grader.lms import feedback
     from grader.lms.export import LmsExportError
     from grader.submission_meta import read_meta
@@ -215,9 +216,8 @@ def run_feedback(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.out}: is a folder; name the zip file to write")
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with graded(args.results, args.manifest, config.policy_cases) as results:
-        lateness = lateness_of(results.reports, config.late)
-        warn_unknown_times(lateness)
         teams = class_teams([r.submission for r in results.reports], config)
+        lateness = course_lateness(results.reports, config, teams)
         pages = {
             r.submission.id: render_page(
                 r,

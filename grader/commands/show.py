@@ -4,11 +4,11 @@ came from and its late penalty when it was imported from an LMS."""
 import argparse
 
 from grader.cases import default_manifest, load_cases
+from grader.commands.console import course_lateness
 from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
 from grader.errors import UsageError
 from grader.last_run import graded_ids
-from grader.late import assess
 from grader.reports.terminal import (
     build_report,
     case_report,
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     decided = decisions_report(result)
     if decided:
         print(decided)
-    late = assess(config.late, meta)
+    late = course_lateness([result], config, teams)[row.id]
     if meta is not None or late.note:
         print(late_report(result, late, meta.time_source if meta else ""))
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from grader.commands.console import warn_unrecorded
 from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
 from grader.last_run import graded_ids
@@ -36,27 +37,22 @@ def run(args: argparse.Namespace) -> int:
     graded = graded_ids(args.results)
     with Store(path) as store:
         rows = [row for row in store.submissions() if graded is None or row.id in graded]
+    warn_unrecorded(rows)
     teams = class_teams(rows, config)  # TeamsError: one line naming the bad data
     table = []
     for team in sorted(teams.by_submission.values(), key=lambda t: (t.name, t.submission_id)):
         submission = team.submission_id
         if team.replaced_by:
             submission += f" (replaced by {team.replaced_by})"
+        elif team.undecided:
+            submission += " (counts for no one: see the note)"
         members = ", ".join(m.shown for m in team.members) or "unknown"
         table.append((team.name, team.source, submission, members))
     print(tabulate(table, headers=("team", "from", "submission", "members")))
     for note in teams.notes:
         print(f"note: {note}")
     if roster is not None:
-        known = set().union(*(roster.ids(row) for row in roster.rows))
-        for team in teams.by_submission.values():
-            if team.counts:
-                for member in team.members:
-                    if not member.ids & known:
-                        who = member.shown
-                        if team.source != "alone":
-                            who += f" of {team.name} ({team.submission_id})"
-                        print(f"not in {args.roster.name}: {who}: no score reaches them")
+        _unknown_members(teams, roster, args.roster.name)
     counting = [t for t in teams.by_submission.values() if t.counts]
     students = sum(len(t.members) for t in counting)
     file = teams_file(config)
@@ -65,3 +61,28 @@ def run(args: argparse.Namespace) -> int:
         + (f"; teams file {file}" if file is not None else "")
     )
     return 0
+
+
+def _unknown_members(teams, roster, name: str) -> None:
+    """Each member of a team that counts whom no roster row keys (grader.identity)."""
+    from grader import identity
+    from grader.identity import Person
+
+    counting = [t for t in teams.by_submission.values() if t.counts]
+    people, owners = [], []
+    for team in counting:
+        for member in team.members:
+            people.append(Person(team.submission_id, member.shown, member.keys))
+            owners.append(team)
+    rows = [roster.keys(row) for row in roster.rows]
+    found = identity.match(rows, [roster.label(row) for row in roster.rows], people)
+    for line in found.refused:
+        print(f"in {name}: {line}")
+    for number, person in enumerate(people):
+        if number in found.people:
+            continue
+        team = owners[number]
+        who = person.label
+        if team.source != "alone":
+            who += f" of {team.name} ({team.submission_id})"
+        print(f"not in {name}: {who}: no score reaches them")

@@ -200,7 +200,7 @@ def _summary(
         ],
         "build_line": _build_line(result),
         "team_line": _team_line(team)
-        if team is not None and (len(team.members) > 1 or team.replaced_by)
+        if team is not None and (len(team.members) > 1 or not team.counts)
         else "",
         "late": _late(result, late)
         if late is not None and (late.submitted_at or late.note)
@@ -220,6 +220,11 @@ def _team_line(team: Team) -> str:
         text += (
             f" The team handed in again: its newer submission, {team.replaced_by}, is the "
             "one that counts."
+        )
+    elif team.undecided:
+        text += (
+            " The team handed in twice and nothing tells which is newer: neither counts "
+            "until your instructor decides."
         )
     return printable(text)
 

@@ -135,7 +135,7 @@ def _members(submission_id: str, team: Team | None) -> list[tuple[str, str]]:
     replaced submission or a team whose members are not known."""
     if team is None:
         return [(submission_id, "")]
-    if team.replaced_by or not team.members:
+    if not team.counts or not team.members:
         return [("", "")]
     return [(m.id, m.name) for m in team.members]
 
@@ -143,7 +143,9 @@ def _members(submission_id: str, team: Team | None) -> list[tuple[str, str]]:
 def _team_name(submission_id: str, team: Team | None) -> str:
     if team is None:
         return submission_id
-    return team.name + (f" (replaced by {team.replaced_by})" if team.replaced_by else "")
+    if team.replaced_by:
+        return f"{team.name} (replaced by {team.replaced_by})"
+    return team.name + (" (counts for no one: handed in twice)" if team.undecided else "")
 
 
 def render(

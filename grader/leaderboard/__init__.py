@@ -31,7 +31,7 @@ Start-up cost
 
 from grader.draws import DRAW_HINT, Draw, DrawError, check_draw_unused, load_draw
 from grader.leaderboard.builds import prepare
-from grader.leaderboard.eligible import caveats, eligibility, failure_summary
+from grader.leaderboard.eligible import eligibility, failure_summary
 from grader.leaderboard.figures import document
 from grader.leaderboard.machine import machine_info, pinned_core
 from grader.leaderboard.measuring import (
@@ -70,7 +70,6 @@ __all__ = [
     "TimedRunEvent",
     "TimingPlan",
     "board_caveats",
-    "caveats",
     "collect",
     "document",
     "eligibility",

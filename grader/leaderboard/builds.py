@@ -32,12 +32,13 @@ def prepare(
     cache_root: Path,
     *,
     only: Collection[str] | None = None,
-    replaced: Mapping[str, str] | None = None,
+    not_counting: Mapping[str, str] | None = None,
     draw: Draw | None = None,
 ) -> Session:
     """Decide who is ranked and build (or find in the cache) every program to time.
     `only`: the submissions of the last grading run (None: every one stored);
-    `replaced`: submission -> the team's newer one, which alone may be ranked; `draw`:
+    `not_counting`: submission -> why it is no one's result (its team's newer one
+    replaced it, or nothing tells which of two is): never ranked; `draw`:
     the puzzles drawn for this session (grader.leaderboard.draws), timed instead of
     the manifest's timed cases."""
     timed = list(draw.puzzles) if draw is not None else timed_cases(cases, config)
@@ -45,8 +46,8 @@ def prepare(
     for row in store.submissions():
         if only is not None and row.id not in only:
             continue
-        if replaced and row.id in replaced:
-            why = f"replaced by {replaced[row.id]}, the team's newer submission"
+        if not_counting and row.id in not_counting:
+            why = not_counting[row.id]
             ineligible.append(Ineligible(row.id, row.language, why, row.content_hash))
             continue
         sub, reason = eligibility(row, store, cases, config)

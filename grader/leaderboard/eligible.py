@@ -11,7 +11,6 @@ from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.score import report
 from grader.store import Store, SubmissionRow
 from grader.submissions import Submission, load
-from grader.timing import smallest_p_value
 
 
 def eligibility(
@@ -49,14 +48,3 @@ def failure_summary(verdicts: Sequence[str]) -> str:
         if count:
             parts.append(f"{verdict} on {count} case{'s' if count != 1 else ''}")
     return ", ".join(parts)
-
-
-def caveats(config: CourseConfig) -> list[str]:
-    """Settings under which the leaderboard cannot say much."""
-    board = config.leaderboard
-    if smallest_p_value(board.runs, board.runs) >= board.alpha:
-        return [
-            f"with {board.runs} runs the rank test can never reach p < {board.alpha:g}: "
-            "every program will tie; raise [leaderboard] runs in course.toml"
-        ]
-    return []

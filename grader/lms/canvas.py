@@ -31,6 +31,7 @@ the moment the zip was made: times come from Canvas's API (grader/lms/times.py).
 import re
 from pathlib import PurePosixPath
 
+from grader import identity
 from grader.lms.incoming import Incoming, Parsed, one_name_per_id, safe_id
 from grader.lms.unpack import Member, Refused, Unpacked
 
@@ -105,6 +106,7 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
                 lms_user_id="" if anonymous else uid,
                 anonymous_id=uid if anonymous else "",
                 late_marker=False,
+                keys=() if anonymous else ((identity.CANVAS_USER, uid),),
             )
         if match["late"]:
             student.late_marker = True

@@ -10,7 +10,7 @@ its import accepts without damaging anything it holds:
   a score typed into the LMS by hand. An empty cell stays empty, or becomes 0 with
   `[lms] missing_as_zero = true`. A Canvas `EX` is kept even with a new score: the
   student is excused;
-- a score above the LMS's maximum (Canvas's Points Possible, Moodle's Maximum Grade,
+- a score above the LMS's maximum (Canvas's Points Possible, Moodle's Maximum grade,
   which Moodle's upload enforces by dropping the row without a word) is named, and
   `scale` writes every score as a share of the LMS's maximum instead;
 - every member of a team (grader.teams) gets the team's score in their own row: a row
@@ -35,15 +35,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from grader import identity
 from grader.bonus import Award
 from grader.errors import GraderError
+from grader.identity import Person
 from grader.late import NOT_LATE, Lateness
 from grader.lms import worksheet
-from grader.lms.roster import Roster, first_holding, first_match, number, write_rows
+from grader.lms.roster import CANVAS_KEYS, MOODLE_KEYS, Roster, number, write_rows
 from grader.model import Verdict
 from grader.score import SubmissionReport, format_score
 from grader.student_view import shown_decisions
-from grader.submission_meta import read_meta
+from grader.submission_meta import SubmissionMeta, read_meta
 from grader.teams import Team, Teams
 
 DEFAULT_ASSIGNMENT = "Scramble Squares"
@@ -72,6 +74,7 @@ class Matched:
     notes: list[str] = field(default_factory=list)
     teams: list[str] = field(default_factory=list)  # "Team (id): 5 to Ada, Bo": each team's rows
     unknown_members: list[str] = field(default_factory=list)  # team members no row knows
+    refused: list[str] = field(default_factory=list)  # rows matched ambiguously: left alone
     bonus: list[str] = field(default_factory=list)  # "Ada: +15 (speed bonus)", per row
     decided: list[str] = field(default_factory=list)  # "id: the instructor's decision"
 
@@ -90,51 +93,86 @@ class _Scale:
         return score
 
 
-def _match(
-    reports: Sequence[SubmissionReport], roster: Roster, out: Matched, teams: Teams | None
-) -> dict[int, SubmissionReport]:
-    """Roster row index -> its submission: the first whose team has a member sharing an
-    id with the row (a submission without known members: by the ids its import
-    recorded). A team's replaced submission gets no row. The submissions no row matches
-    go to out.unmatched, team members no row knows to out.unknown_members."""
-    metas = [read_meta(r.submission.folder) for r in reports]
-    id_sets: list[set[str]] = []
-    for r, meta in zip(reports, metas):
-        team = teams.of(r.submission.id) if teams is not None else None
-        if team is not None and not team.counts:
-            id_sets.append(set())  # its team's newer submission counts
-        elif team is not None and team.members:
-            id_sets.append(set().union(*(m.ids for m in team.members)))
-        else:
-            id_sets.append((meta.ids() if meta else set()) | {r.submission.id})
-    first = first_holding(id_sets)
-    found = {}
-    known: set[str] = set()
-    for index, row in enumerate(roster.rows):
-        ids = roster.ids(row)
-        known |= ids
-        position = first_match(ids, first)
-        if position is not None:
-            found[index] = reports[position]
-    used = {id(r) for r in found.values()}
-    out.unmatched = [
-        r.submission.id for r, ids in zip(reports, id_sets) if ids and id(r) not in used
-    ]
-    out.anonymous = [
-        r.submission.id
-        for r, meta in zip(reports, metas)
-        if id(r) not in used and meta is not None and meta.anonymous_id
-    ]
+def people_of(
+    reports: Sequence[SubmissionReport], teams: Teams | None
+) -> tuple[list[Person], list[str]]:
+    """(everyone whose grade is a submission's: a team's members, or the student alone,
+    each by their keys; the submissions with nobody to grade: replaced, undecided)."""
+    people, nobody = [], []
     for r in reports:
-        team = teams.of(r.submission.id) if teams is not None else None
-        if team is None or not team.counts or len(team.members) < 2:
-            continue  # a student alone no row knows is an unmatched submission
-        out.unknown_members += [
-            f"{m.shown} of {team.name} ({r.submission.id})"
-            for m in team.members
-            if not m.ids & known
+        sid = r.submission.id
+        team = teams.of(sid) if teams is not None else None
+        if team is not None and not team.counts:
+            nobody.append(sid)  # its team's newer submission counts, or none does yet
+        elif team is not None and team.members:
+            people += [
+                Person(sid, m.shown, m.keys or ((identity.ANY, m.id),)) for m in team.members
+            ]
+        else:
+            people += _recorded_people(sid, read_meta(r.submission.folder))
+    return people, nobody
+
+
+def _recorded_people(sid: str, meta: SubmissionMeta | None) -> list[Person]:
+    """Without the team model: who the import recorded the submission is for."""
+    if meta is not None and meta.team is not None and meta.team.members:
+        return [
+            Person(sid, m.name or m.lms_user_id, m.keys or ((identity.ANY, m.lms_user_id),))
+            for m in meta.team.members
         ]
+    keys = meta.keys if meta is not None and meta.keys else ((identity.ANY, sid),)
+    return [Person(sid, sid, keys)]
+
+
+def aliases_for(roster: Roster, gradescope: tuple[str, str]) -> dict[str, str]:
+    """Gradescope's sid and e-mail as the roster's kinds the course declares them to be
+    ([lms] gradescope_sid, gradescope_email), where the roster has those columns; an
+    e-mail is Moodle's "Email address" whatever the course says of Canvas."""
+    kinds = dict((*CANVAS_KEYS, *MOODLE_KEYS))
+    found = {}
+    for kind, column in zip((identity.GRADESCOPE_SID, identity.GRADESCOPE_EMAIL), gradescope):
+        if column and roster.column(column) is not None and column in kinds:
+            found[kind] = kinds[column]
+    if roster.column(worksheet.EMAIL) is not None:
+        found.setdefault(identity.GRADESCOPE_EMAIL, identity.MOODLE_EMAIL)
     return found
+
+
+def _match(
+    reports: Sequence[SubmissionReport],
+    roster: Roster,
+    out: Matched,
+    teams: Teams | None,
+    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
+) -> dict[int, SubmissionReport]:
+    """Roster row index -> its submission, each row by its LMS's own keys in its
+    order, each person by theirs (grader.identity): a row two submissions claim and a
+    person two rows claim get nothing, and are named. The submissions no row matches go
+    to out.unmatched, team members no row knows to out.unknown_members."""
+    people, _ = people_of(reports, teams)
+    rows = [roster.keys(row) for row in roster.rows]
+    labels = [roster.label(row) for row in roster.rows]
+    found = identity.match(rows, labels, people, aliases_for(roster, gradescope))
+    out.refused += found.refused
+    by_id = {r.submission.id: r for r in reports}
+    matched = {index: by_id[sid] for index, sid in found.rows.items()}
+    used = set(found.rows.values())
+    graded = {p.submission for p in people}
+    out.unmatched = [sid for sid in by_id if sid in graded and sid not in used]
+    out.anonymous = [sid for sid in out.unmatched if _anonymous(by_id[sid])]
+    lonely = {id(p) for p in found.unmatched(people)}
+    for person in people:
+        team = teams.of(person.submission) if teams is not None else None
+        if team is None or len(team.members) < 2 or person.submission not in used:
+            continue  # a student alone no row knows is an unmatched submission
+        if id(person) in lonely:
+            out.unknown_members.append(f"{person.label} of {team.name} ({person.submission})")
+    return matched
+
+
+def _anonymous(result: SubmissionReport) -> bool:
+    meta = read_meta(result.submission.folder)
+    return meta is not None and bool(meta.anonymous_id)
 
 
 def _team_lines(
@@ -261,19 +299,20 @@ def canvas(
     teams: Teams | None = None,
     bonus: Award | None = None,
     bonus_column: str | None = None,
+    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
 ) -> Matched:
     """`bonus_column`: the speed bonus in a column of that name (Canvas makes it an
     assignment of its own), not added to the score."""
     out = Matched()
-    identity = canvas_identity(roster)
+    columns = canvas_identity(roster)
     target = _canvas_column(roster, assignment)
-    if bonus_column is not None and bonus_column in (target, *identity):
+    if bonus_column is not None and bonus_column in (target, *columns):
         raise LmsExportError(
             f"--bonus-column {bonus_column!r}: that column holds the score or a student's "
             "identity; name another"
         )
     out.column = target
-    picks = list(range(len(identity)))
+    picks = list(range(len(columns)))
     existing = roster.column(target)
     extra = roster.column(bonus_column) if bonus_column is not None else None
     points = None
@@ -282,7 +321,7 @@ def canvas(
             points = number(row[existing])
     sizes = _Scale(_our_maximum(reports), points, scale)
     _maximum_note(sizes, "Canvas's Points Possible", out)
-    rows = [identity + [target] + ([bonus_column] if bonus_column is not None else [])]
+    rows = [columns + [target] + ([bonus_column] if bonus_column is not None else [])]
     for row in roster.preamble:  # "Points Possible" (and a posting-policy row): keep them
         cell = row[existing] if existing is not None else ""
         if not cell.strip() and "Points Possible" in row[0]:
@@ -292,12 +331,12 @@ def canvas(
             old = row[extra] if extra is not None else ""
             added = [old if old.strip() or "Points Possible" not in row[0] else "0"]
         rows.append([row[i] for i in picks] + [cell] + added)
-    matched = _match(reports, roster, out, teams)
+    matched = _match(reports, roster, out, teams, gradescope)
     cells = {}
     for index, row in enumerate(roster.rows):
         result = matched.get(index)
         late = lateness.get(result.submission.id, NOT_LATE) if result else NOT_LATE
-        name = roster.name(row) or row[identity.index("ID") if "ID" in identity else 0]
+        name = roster.name(row) or row[columns.index("ID") if "ID" in columns else 0]
         old = row[existing] if existing is not None else ""
         given = bonus.of(result.submission.id) if bonus is not None and result else 0.0
         inline = given if bonus_column is None else 0.0
@@ -377,6 +416,7 @@ def moodle(
     scale: bool = False,
     teams: Teams | None = None,
     bonus: Award | None = None,
+    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
 ) -> Matched:
     """Moodle's offline grading worksheet (Assignment > "Upload grading worksheet"): the
     downloaded worksheet with Grade filled and a one-line summary as feedback."""
@@ -398,7 +438,7 @@ def moodle(
         )
     out = Matched(column=worksheet.GRADE)
     sizes = _Scale(_our_maximum(reports), worksheet.maximum(roster), scale)
-    _maximum_note(sizes, f"Moodle's {worksheet.MAXIMUM}", out)
+    _maximum_note(sizes, f"Moodle's {worksheet.MAXIMUM[0]}", out)
     grade = roster.header.index(worksheet.GRADE)
     feedback = roster.column(worksheet.FEEDBACK)
     if feedback is None:
@@ -406,7 +446,7 @@ def moodle(
             f"the worksheet has no {worksheet.FEEDBACK!r} column (feedback comments are off "
             "in the assignment): no summary written"
         )
-    matched = _match(reports, roster, out, teams)
+    matched = _match(reports, roster, out, teams, gradescope)
     rows = [list(roster.header)]
     cells = {}
     for index, row in enumerate(roster.rows):

@@ -14,6 +14,7 @@ import re
 from datetime import datetime
 from pathlib import PurePosixPath
 
+from grader import identity
 from grader.lms.incoming import Incoming, Parsed, safe_id
 from grader.lms.unpack import ArchiveError, Refused, Unpacked
 from grader.submission_meta import Team, TeamMember
@@ -110,14 +111,21 @@ def _incoming(key: str, entry: dict) -> Incoming:
         submitted_at=_time(entry.get("created_at")),
         time_source=META_FILE,
         team=Team(members=members) if len(members) > 1 else None,
+        keys=members[0].keys if len(members) == 1 else (),
     )
 
 
 def _member(person: dict) -> TeamMember:
     """A submitter: known by their sid, else their e-mail; the e-mail kept beside a sid
-    (a roster may know either)."""
+    (a roster may know either, through a declared alias: grader.identity)."""
     ids = [str(person[k]) for k in ("sid", "email") if person.get(k)]
-    return TeamMember(ids[0] if ids else "", str(person.get("name", "")), tuple(ids[1:]))
+    keys = [(kind, str(person[k])) for k, kind in _KINDS if person.get(k)]
+    return TeamMember(
+        ids[0] if ids else "", str(person.get("name", "")), tuple(ids[1:]), tuple(keys)
+    )
+
+
+_KINDS = (("sid", identity.GRADESCOPE_SID), ("email", identity.GRADESCOPE_EMAIL))
 
 
 def _time(value) -> datetime | None:

@@ -22,11 +22,14 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import identity
 from grader.bounded import read_limited
 from grader.errors import GraderError
 from grader.submission_meta import Team, TeamMember
 
 MAX_BYTES = 8 << 20
+# The group set's own id columns: its user_id is the SIS user id, its login_id the login.
+_KINDS = (("user_id", identity.CANVAS_SIS), ("login_id", identity.CANVAS_LOGIN))
 NEEDED = ("canvas_user_id", "group_name")
 
 
@@ -79,7 +82,10 @@ def read_groups(path: Path) -> GroupSet:
                 f"({seen[user][1]!r} and {group!r})"
             )
         others = tuple(i for i in (cell(row, "user_id"), cell(row, "login_id")) if i)
-        members.setdefault(key, []).append(TeamMember(user, cell(row, "name"), others))
+        keys = ((identity.CANVAS_USER, user),) + tuple(
+            (kind, cell(row, column)) for column, kind in _KINDS if cell(row, column)
+        )
+        members.setdefault(key, []).append(TeamMember(user, cell(row, "name"), others, keys))
     found = GroupSet(path.name)
     for (group_id, name), people in members.items():
         team = Team(group_id=group_id, group_name=name, members=tuple(people))

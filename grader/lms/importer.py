@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from grader import identity
 from grader.atomic import atomic_output
 from grader.bounded import read_limited
+from grader.identity import Person
 from grader.lms import canvas, gradescope, moodle, worksheet
 from grader.lms.groups import GroupSet
 from grader.lms.incoming import Incoming, Parsed
 from grader.lms.paths import conflicts
-from grader.lms.roster import Roster, first_holding, first_match
+from grader.lms.roster import Roster
 from grader.lms.times import SubmissionTimes
 from grader.lms.unpack import (
     DEFAULT_LIMITS,
@@ -37,7 +39,14 @@ from grader.lms.unpack import (
     UnpackLimits,
     read_zip,
 )
-from grader.submission_meta import SubmissionMeta, Team, parse_time, read_meta, write_meta
+from grader.submission_meta import (
+    SubmissionMeta,
+    Team,
+    parse_time,
+    read_meta,
+    record_meta,
+    write_meta,
+)
 
 FORMATS: dict[str, Callable[..., Parsed]] = {
     "canvas": canvas.parse,
@@ -100,8 +109,6 @@ def import_archive(
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
     taken: dict[str, Incoming] = {}
-    row_ids = [roster.ids(row) for row in roster.rows] if roster is not None else []
-    first_row = first_holding(row_ids)
     for student in parsed.students:
         if student.student_id in taken:
             result.refused.extend(
@@ -120,26 +127,54 @@ def import_archive(
             result.refused.append(entry)
         if not student.files:
             continue
-        if roster is not None:
-            _match_roster(student, roster, first_row, result)
         result.notes.extend(f"{student.student_id}: {note}" for note in student.notes)
         result.seen.append(student.student_id)
         if student.submitted_at is None:
             result.no_time.append(student.student_id)
-        _store(kind, Path(archive).name, downloaded, student, into / student.student_id, result)
+    if roster is not None:  # before storing: a matched student is stored by the roster's name
+        _match_roster(list(taken.values()), roster, result)
+    for sid in result.seen:
+        _store(kind, Path(archive).name, downloaded, taken[sid], into / sid, result)
     result.absent = sorted(
         p.name
         for p in into.iterdir()
         if p.is_dir() and read_meta(p) is not None and p.name not in taken
     )
-    if roster is not None:
-        found = set().union(*(_ids(s) for s in taken.values()))
-        result.no_submission = [
-            roster.name(row) or sorted(ids)[0]
-            for row, ids in zip(roster.rows, row_ids)
-            if not ids & found
-        ]
     return result
+
+
+def _match_roster(students: list[Incoming], roster: Roster, result: ImportResult) -> None:
+    """Each student's row, by the LMS's own keys (grader.identity): their name from it;
+    who is in neither."""
+    people = [
+        Person(s.student_id, s.name or s.student_id, keys)
+        for s in students
+        for keys in _people_keys(s)
+    ]
+    rows = [roster.keys(row) for row in roster.rows]
+    found = identity.match(rows, [roster.label(row) for row in roster.rows], people)
+    result.notes.extend(found.refused)
+    matched = set(found.rows.values())
+    by_id = {s.student_id: s for s in students}
+    for index, sid in found.rows.items():
+        student = by_id[sid]
+        if student.team is None:  # a team keeps its group's name, not a member's
+            student.name = roster.name(roster.rows[index]) or student.name
+    result.not_in_roster = [
+        f"{s.student_id} ({s.name})" for s in students if s.student_id not in matched
+    ]
+    result.no_submission = [
+        roster.name(row) or roster.label(row)
+        for index, row in enumerate(roster.rows)
+        if index not in found.rows
+    ]
+
+
+def _people_keys(student: Incoming) -> list[tuple]:
+    """The keys of each person the submission is for: its team's members, or its own."""
+    if student.team is not None and student.team.members:
+        return [m.keys for m in student.team.members]
+    return [student.keys]
 
 
 def _download_time(
@@ -170,9 +205,16 @@ def _canvas_times(parsed: Parsed, times: SubmissionTimes | None, result: ImportR
     for entry in times.unreadable:
         result.notes.append(f"{times.source}: not an ISO 8601 time: {entry}")
     for student in parsed.students:
-        when = times.by_id.get(student.anonymous_id or student.lms_user_id)
+        ident = student.anonymous_id or student.lms_user_id
+        when = times.by_id.get(ident)
         if when is not None:
             student.submitted_at, student.time_source = when, times.source
+        due = times.due_by_id.get(ident)
+        if due is not None:  # their own: an extension, a section's date
+            student.due_at = due
+            student.due_source = "Canvas's " + times.source.replace(
+                "submitted_at", "cached_due_date"
+            )
 
 
 def _canvas_groups(parsed: Parsed, groups: GroupSet, result: ImportResult) -> None:
@@ -233,18 +275,23 @@ def _moodle_sheet(parsed: Parsed, roster: Roster | None, result: ImportResult) -
             ids = [m.lms_user_id for m in found]
         else:
             ids = [student.lms_user_id]
-        stamps = []
+        stamps, dues = [], []
         for pid in ids:
             if pid not in rows:
                 continue
             when, problem = worksheet.submitted_at(roster, rows[pid])
-            if problem:
-                student.notes.append(problem)
+            due, what, unread = worksheet.due_at(roster, rows[pid])
+            student.notes += [text for text in (problem, unread) if text]
             if when is not None:
                 stamps.append(when)
+            if due is not None:
+                dues.append((due, what))
         if stamps:
             student.submitted_at = max(stamps)
             student.time_source = f"{worksheet.SUBMITTED} in {roster.path.name}"
+        if dues:  # a team is due when its latest member is: one program, one submission
+            student.due_at, what = max(dues)
+            student.due_source = f"Moodle's {what} in {roster.path.name}"
 
 
 # A zip a student uploaded: smaller limits than the download's, and never a zip in it.
@@ -290,20 +337,6 @@ def _expand_zips(student: Incoming, result: ImportResult) -> None:
         student.notes.append(f"unpacked {path} ({len(members)} files)")
 
 
-def _ids(student: Incoming) -> set:
-    return {i for i in (student.student_id, student.lms_user_id, *student.other_ids) if i}
-
-
-def _match_roster(
-    student: Incoming, roster: Roster, first_row: dict[str, int], result: ImportResult
-) -> None:
-    index = first_match(_ids(student), first_row)
-    if index is None:
-        result.not_in_roster.append(f"{student.student_id} ({student.name})")
-    elif student.team is None:  # a team keeps its group's name, not a member's
-        student.name = roster.name(roster.rows[index]) or student.name
-
-
 def _store(
     kind: str,
     archive: str,
@@ -328,6 +361,9 @@ def _store(
         anonymous_id=student.anonymous_id,
         attachments=dict(student.attachments),
         team=student.team,
+        keys=student.keys,
+        due_at=student.due_at.isoformat() if student.due_at else None,
+        due_source=student.due_source if student.due_at else "",
     )
     entries = [f"{student.student_id}/{p}" for p in student.files]
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
@@ -335,13 +371,14 @@ def _store(
         why = f"{folder} is a symbolic link or not a folder: left alone"
         result.refused.extend(Refused(name, why) for name in entries)
         return
-    old = read_meta(folder) if folder.exists() else None
+    old = read_meta(folder, recorded_only=False) if folder.exists() else None
     if old is None and folder.is_dir() and any(folder.iterdir()):
         # A folder someone made by hand (or another tool): not ours to overwrite.
         why = f"{folder} exists and was not made by an import: left alone"
         result.refused.extend(Refused(name, why) for name in entries)
         return
     if old is not None and old.same_submission(meta):
+        record_meta(folder)  # an earlier grader's import recorded none
         result.unchanged.append(student.student_id)
         return
     if old is not None and _older(meta, old):
@@ -355,6 +392,7 @@ def _store(
         result.kept_newer.append(
             f"{student.student_id} (this archive: {what} {mine}, the folder: {what} {theirs})"
         )
+        record_meta(folder)
         return
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
 
+from grader.identity import Key
 from grader.lms.unpack import Refused
 from grader.submission_meta import Team
 
@@ -26,6 +27,9 @@ class Incoming:
     anonymous_id: str = ""  # Canvas's anonymous grading id
     attachments: dict[str, str] = field(default_factory=dict)  # Canvas: file -> attachment id
     team: Team | None = None
+    keys: tuple[Key, ...] = ()  # the submitter, as the LMS keys them (grader.identity)
+    due_at: datetime | None = None  # their own due date, where the LMS says it
+    due_source: str = ""
 
 
 @dataclass

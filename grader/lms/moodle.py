@@ -31,6 +31,7 @@ made. The grading worksheet's "Last modified (submission)" has them (worksheet.p
 import re
 from pathlib import PurePosixPath
 
+from grader import identity
 from grader.lms.incoming import Incoming, Parsed, one_name_per_id, safe_id
 from grader.lms.unpack import Member, Refused, Unpacked
 from grader.submission_meta import Team
@@ -115,6 +116,7 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset(), teams: bool
                 name=name,
                 lms_user_id="" if team is not None else folder,
                 team=team,
+                keys=() if team is not None else ((identity.MOODLE_PARTICIPANT, folder),),
             )
         student.files[relative] = member.data
     parsed.students.extend(students.values())

@@ -10,17 +10,28 @@ of fields, and `;` only when it gives more fields than `,`."""
 import csv
 import io
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import identity
 from grader.errors import GraderError
+from grader.identity import Key
 
-# Identity columns of each LMS's export; whichever a row has, a submission may match.
-CANVAS_IDS = ("ID", "SIS User ID", "SIS Login ID", "Integration ID")
-CANVAS_IDENTITY = ("Student", *CANVAS_IDS, "Section")
-MOODLE_IDS = ("Identifier", "ID number", "Email address", "Username")
-_PARTICIPANT = re.compile(r"^\D*(\d+)$")  # Moodle: "Participant 123456"
+# The key columns of each LMS's export, in the order its own import tries them (Canvas:
+# lib/gradebook_importer.rb, which ignores the Integration ID); Moodle's worksheet
+# upload knows a row by its Identifier alone ("Participant N"); its e-mail address is
+# a key only for a person declared to be known by it (a Gradescope class).
+CANVAS_KEYS = (
+    ("ID", identity.CANVAS_USER),
+    ("SIS User ID", identity.CANVAS_SIS),
+    ("SIS Login ID", identity.CANVAS_LOGIN),
+)
+MOODLE_KEYS = (
+    ("Identifier", identity.MOODLE_PARTICIPANT),
+    ("Email address", identity.MOODLE_EMAIL),
+)
+KEY_COLUMNS = tuple(column for column, _ in (*CANVAS_KEYS, *MOODLE_KEYS))
+_PARTICIPANT = re.compile(r"^Participant (\d+)$")  # Moodle's hiddenuser string
 
 
 class RosterError(GraderError):
@@ -39,18 +50,25 @@ class Roster:
     def column(self, name: str) -> int | None:
         return self.header.index(name) if name in self.header else None
 
-    def ids(self, row: list[str]) -> set[str]:
-        found = set()
-        for name in (*CANVAS_IDS, *MOODLE_IDS):
-            index = self.column(name)
-            if index is None or not row[index].strip():
-                continue
-            value = row[index].strip()
-            found.add(value)
-            match = _PARTICIPANT.match(value)
-            if name == "Identifier" and match:
-                found.add(match[1])
+    def keys(self, row: list[str]) -> list[Key]:
+        """The row's keys, in the order its LMS's import tries them."""
+        found = []
+        for column, kind in (*CANVAS_KEYS, *MOODLE_KEYS):
+            index = self.column(column)
+            value = row[index].strip() if index is not None else ""
+            if column == "Identifier":
+                match = _PARTICIPANT.match(value)
+                value = match[1] if match else ""
+            if value:
+                found.append((kind, value))
         return found
+
+    def label(self, row: list[str]) -> str:
+        """The row for messages: its name and first key."""
+        keys = self.keys(row)
+        key = f"{keys[0][0]} {keys[0][1]}" if keys else "no id"
+        name = self.name(row)
+        return f"{name} ({key})" if name else key
 
     def name(self, row: list[str]) -> str:
         for column in ("Student", "Full name"):
@@ -61,21 +79,6 @@ class Roster:
         if last is not None and first is not None:
             return f"{row[first]} {row[last]}".strip()
         return ""
-
-
-def first_holding(id_sets: Iterable[set[str]]) -> dict[str, int]:
-    """Each id -> the position of the first set holding it: roster rows and
-    submissions are matched through a dict, not every row against every student."""
-    first: dict[str, int] = {}
-    for position, ids in enumerate(id_sets):
-        for ident in ids:
-            first.setdefault(ident, position)
-    return first
-
-
-def first_match(ids: set[str], first: dict[str, int]) -> int | None:
-    """The position of the first set (see first_holding) sharing an id with `ids`."""
-    return min((first[i] for i in ids if i in first), default=None)
 
 
 def read_roster(path: Path) -> Roster:
@@ -96,10 +99,10 @@ def read_roster(path: Path) -> Roster:
     if not table:
         raise RosterError(f"{path}: empty roster")
     header = table[0]
-    if not any(name in header for name in (*CANVAS_IDS, *MOODLE_IDS)):
+    if not any(name in header for name in KEY_COLUMNS):
+        canvas = ", ".join(column for column, _ in CANVAS_KEYS)
         raise RosterError(
-            f"{path}: no student id column (expected Canvas's "
-            f"{', '.join(CANVAS_IDS)} or Moodle's {', '.join(MOODLE_IDS)})"
+            f"{path}: no student id column (expected Canvas's {canvas}, or Moodle's Identifier)"
         )
     roster = Roster(path, header, [], [], delimiter, raw.startswith(b"\xef\xbb\xbf"))
     for number, row in enumerate(table[1:], start=2):
@@ -110,7 +113,7 @@ def read_roster(path: Path) -> Roster:
         row = row + [""] * (len(header) - len(row))
         # Canvas puts "Points Possible" (and, lately, a posting-policy row) under the
         # header: rows with no student id at all.
-        (roster.rows if roster.ids(row) else roster.preamble).append(row)
+        (roster.rows if roster.keys(row) else roster.preamble).append(row)
     return roster
 
 

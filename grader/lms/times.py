@@ -1,11 +1,14 @@
-"""Submission times from a source that knows them, for a download that has none.
+"""Submission times, and each student's own due date, from a source that knows them,
+for a download that has neither.
 
 Canvas's "Download Submissions" zip stamps every entry with the moment the zip was
 made; the times are in Canvas's API instead (GET /api/v1/courses/:course/assignments/
-:assignment/submissions: `user_id`, `anonymous_id` under anonymous grading, and
-`submitted_at`, ISO 8601 in UTC). `--times FILE` reads either that JSON as the API
-returns it, or a CSV with a `submitted_at` column beside `user_id` (or
-`anonymous_id`), as a spreadsheet of the same data would have it.
+:assignment/submissions: `user_id`, `anonymous_id` under anonymous grading,
+`submitted_at`, ISO 8601 in UTC, and `cached_due_date`: the student's own due date,
+their section's, group's or individual override included, an extension too:
+app/models/submission.rb). `--times FILE` reads either that JSON as the API returns
+it, or a CSV with a `submitted_at` column (and `cached_due_date` if known) beside
+`user_id` (or `anonymous_id`), as a spreadsheet of the same data would have it.
 """
 
 import csv
@@ -31,6 +34,7 @@ class SubmissionTimes:
     source: str  # what `.lms.json` says the times came from
     by_id: dict[str, datetime] = field(default_factory=dict)  # user or anonymous id -> time
     unreadable: tuple[str, ...] = ()  # "<id>: <text>" of times that are not ISO 8601
+    due_by_id: dict[str, datetime] = field(default_factory=dict)  # -> their own due date
 
 
 def read_times(path: Path) -> SubmissionTimes:
@@ -43,19 +47,23 @@ def read_times(path: Path) -> SubmissionTimes:
         raise TimesError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
     records = _json(text, path) if text.lstrip().startswith(("[", "{")) else _csv(text, path)
     by_id: dict[str, datetime] = {}
+    due_by_id: dict[str, datetime] = {}
     unreadable = []
     for record in records:
-        when_text = str(record.get("submitted_at") or "").strip()
         for column in ID_COLUMNS:
             ident = str(record.get(column) or "").strip()
-            if not ident or not when_text:
+            if not ident:
                 continue
-            when = parse_iso(when_text)
-            if when is None:
-                unreadable.append(f"{ident}: {when_text!r}")
-            else:
-                by_id[ident] = when
-    return SubmissionTimes(f"submitted_at in {path.name}", by_id, tuple(unreadable))
+            for field_name, found in (("submitted_at", by_id), ("cached_due_date", due_by_id)):
+                text = str(record.get(field_name) or "").strip()
+                if not text:
+                    continue
+                when = parse_iso(text)
+                if when is None:
+                    unreadable.append(f"{ident}: {field_name} {text!r}")
+                else:
+                    found[ident] = when
+    return SubmissionTimes(f"submitted_at in {path.name}", by_id, tuple(unreadable), due_by_id)
 
 
 def parse_iso(text: str) -> datetime | None:

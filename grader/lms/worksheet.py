@@ -10,7 +10,14 @@ ones:
 - "Last modified (submission)": userdate() of the submission time, in the downloading
   user's time zone and `%A, %d %B %Y, %I:%M %p` ("Sunday, 1 March 2026, 11:30 PM");
   "-" without a submission;
-- "Maximum Grade": the assignment's maximum, as format_float writes it.
+- "Status": the items of the row's status joined by " - " ("Submitted for grading -
+  Graded - Extension granted until: Thursday, 12 March 2026, 11:59 PM"; 4.5 ends every
+  cell with a stray " -  - "); the extension is the student's own due date;
+- "Due date": only where the assignment has overrides, each row's own due date (the
+  override's); Moodle judges a row on its extension, else this, else the assignment's;
+- "Maximum grade" ("Maximum Grade" before 4.4.12 and 4.5.5, whose English strings
+  defined it twice and kept the second): the assignment's maximum, as format_float
+  writes it.
 Its upload (mod/assign/feedback/offline/importgradeslib.php) refuses the whole file
 unless it has "Identifier", "Grade" and "Last modified (grade)", reads the id after
 "Participant ", and skips, without a word, a grade above the maximum, below zero,
@@ -21,15 +28,20 @@ equal to the current one, or older than the grade Moodle holds ("Last modified
 import re
 from datetime import datetime
 
+from grader import identity
 from grader.lms.moodle import clean_name
 from grader.lms.roster import Roster, number
 from grader.submission_meta import TeamMember
 
 IDENTIFIER = "Identifier"
 FULL_NAME = "Full name"
+EMAIL = "Email address"  # get_string("email"): a site identity field, on by default
 GROUP = "Group"
 GRADE = "Grade"
-MAXIMUM = "Maximum Grade"
+MAXIMUM = ("Maximum grade", "Maximum Grade")  # 4.4.12+ and 4.5.5+; before
+STATUS = "Status"
+DUE_DATE = "Due date"  # get_string('duedate', 'assign')
+EXTENSION = "Extension granted until: "  # get_string('userextensiondate', 'assign')
 SUBMITTED = "Last modified (submission)"
 GRADED = "Last modified (grade)"
 FEEDBACK = "Feedback comments"
@@ -87,7 +99,11 @@ def members_by_group(roster: Roster) -> tuple[dict[str, list[TeamMember]], set[s
         key = clean_name(row[group].strip())
         spellings.setdefault(key, set()).add(row[group].strip())
         members.setdefault(key, []).append(
-            TeamMember(pid, row[name].strip() if name is not None else "")
+            TeamMember(
+                pid,
+                row[name].strip() if name is not None else "",
+                keys=((identity.MOODLE_PARTICIPANT, pid),),
+            )
         )
     return members, {key for key, names in spellings.items() if len(names) > 1}
 
@@ -104,6 +120,33 @@ def submitted_at(roster: Roster, row: list[str]) -> tuple[datetime | None, str]:
     if when is None:
         return None, f"{SUBMITTED} {text!r} is not a time Moodle writes in English"
     return when, ""
+
+
+def due_at(roster: Roster, row: list[str]) -> tuple[datetime | None, str, str]:
+    """(the row's own due date, the column that gave it, "" or why a date written there
+    cannot be read), as Moodle judges the row (gradingtable.php): its extension, else
+    the "Due date" an override gave it; (None, "", "") when it has neither."""
+    status = roster.column(STATUS)
+    items = row[status].split(" - ") if status is not None else []
+    for item in (part.strip() for part in items):
+        if item.startswith(EXTENSION.strip()):
+            text = item[len(EXTENSION.strip()) :].strip()
+            when = parse_userdate(text)
+            if when is None:
+                return (
+                    None,
+                    "",
+                    f"{EXTENSION.strip()} {text!r} is not a time Moodle writes in English",
+                )
+            return when, f'"{EXTENSION.strip()[:-1]}" ({STATUS})', ""
+    index = roster.column(DUE_DATE)
+    text = row[index].strip() if index is not None else ""
+    if text in ("", "-"):
+        return None, "", ""
+    when = parse_userdate(text)
+    if when is None:
+        return None, "", f"{DUE_DATE} {text!r} is not a time Moodle writes in English"
+    return when, f'"{DUE_DATE}"', ""
 
 
 def parse_userdate(text: str) -> datetime | None:
@@ -129,9 +172,14 @@ def parse_userdate(text: str) -> datetime | None:
         return None
 
 
+def maximum_column(roster: Roster) -> int | None:
+    """The "Maximum grade" column, in either spelling Moodle has used."""
+    return next((i for i in map(roster.column, MAXIMUM) if i is not None), None)
+
+
 def maximum(roster: Roster) -> float | None:
-    """The assignment's "Maximum Grade" (format_float may write a decimal comma)."""
-    index = roster.column(MAXIMUM)
+    """The assignment's "Maximum grade" (format_float may write a decimal comma)."""
+    index = maximum_column(roster)
     if index is None:
         return None
     for row in roster.rows:

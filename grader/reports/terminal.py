@@ -32,7 +32,7 @@ def summary_table(
     replaced; with `cpu_limit`, a last column names the submissions sensitive to it."""
     policy = any(r.policy_note for r in reports)  # shown apart only when there is something
     teamed = teams is not None and any(
-        len(t.members) != 1 or t.replaced_by for t in teams.by_submission.values()
+        len(t.members) != 1 or not t.counts for t in teams.by_submission.values()
     )
     decided = any(r.overridden for r in reports)
     headers: tuple[str, ...] = ("id",)
@@ -77,6 +77,8 @@ def team_cell(team: Team, width: int = 40) -> str:
     """Who handed it in: the team's name and members' ids, or which submission replaced it."""
     if team.replaced_by:
         return f"replaced by {team.replaced_by}"
+    if team.undecided:
+        return "counts for no one (handed in twice)"
     if not team.members:
         return shorten(f"{team.name}: members unknown", width)
     return shorten(f"{team.name}: {', '.join(m.id for m in team.members)}", width)
@@ -94,6 +96,8 @@ def team_report(team: Team) -> str:
             f"\nreplaced by {team.replaced_by}: the team handed in twice, its newer "
             "submission counts"
         )
+    elif team.undecided:
+        line += f"\ncounts for no one: {team.undecided}"
     return line
 
 
