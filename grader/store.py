@@ -27,9 +27,9 @@ from grader.text import safe_name
 
 # 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, the tables
 # pool_runs and counterexamples, the instructor's overrides and the leaderboard's
-# recorded sessions; 5: runs.exposed and pool_runs.exposed, the table exposures (older
-# databases are migrated on opening).
-SCHEMA_VERSION = 5
+# recorded sessions; 5: runs.exposed and pool_runs.exposed, the table exposures; 6:
+# submissions.path, the folder's own bytes (older databases are migrated on opening).
+SCHEMA_VERSION = 6
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
 
 _SCHEMA = """
@@ -38,9 +38,10 @@ CREATE TABLE IF NOT EXISTS submissions (
     id TEXT PRIMARY KEY,
     language TEXT NOT NULL,
     content_hash TEXT NOT NULL,
-    folder TEXT NOT NULL,
+    folder TEXT NOT NULL,  -- as people read it: bytes that are not UTF-8 escaped
     problem TEXT,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    path BLOB  -- the folder as the file system names it (NULL: written before schema 6)
 );
 CREATE TABLE IF NOT EXISTS builds (
     content_hash TEXT PRIMARY KEY,
@@ -354,7 +355,7 @@ class SubmissionRow:
     id: str
     language: str
     content_hash: str
-    folder: str
+    folder: str  # the file system's name (str of its bytes: os.fsdecode); show it printable()
     problem: str | None
 
 
@@ -406,7 +407,7 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] in ("1", "2", "3", "4"):
+        elif row[0] in {str(v) for v in range(1, SCHEMA_VERSION)}:
             self._migrate(int(row[0]))
         elif row[0] != str(SCHEMA_VERSION):
             raise StoreError(
@@ -425,7 +426,8 @@ class Store:
         hidden input, and ran hidden and public cases in any order: every stored run is
         exposed (a student sees none of its output until it is graded again), and the
         counterexamples found among them are dropped (the next `grade` finds them
-        among runs a student may see)."""
+        among runs a student may see). Schemas 1 to 5 kept a folder only as printable
+        text: its own name (path) waits for the next `grade`."""
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")
             if version < 2:
@@ -434,10 +436,12 @@ class Store:
                 _add_column(db, table, "cpu_accounting TEXT NOT NULL DEFAULT ''")
             _add_column(db, "runs", "kind TEXT NOT NULL DEFAULT ''")
             _add_column(db, "leaderboard_sessions", "draw TEXT")
-            for table in ("runs", "pool_runs"):
-                _add_column(db, table, "exposed INTEGER NOT NULL DEFAULT 1")
-            # Found among runs made after the hidden ones: found again at the next grade.
-            db.execute("DELETE FROM counterexamples")
+            if version < 5:
+                for table in ("runs", "pool_runs"):
+                    _add_column(db, table, "exposed INTEGER NOT NULL DEFAULT 1")
+                # Found among runs made after the hidden ones: found again at the next grade.
+                db.execute("DELETE FROM counterexamples")
+            _add_column(db, "submissions", "path BLOB")  # the next grade fills it
             db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
@@ -464,7 +468,8 @@ class Store:
         ignored = [list(pair) for pair in getattr(sub, "ignored", ())]
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO submissions VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO submissions (id, language, content_hash, folder, "
+                "problem, updated_at, path) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     sub.id,
                     sub.language_name,
@@ -472,6 +477,7 @@ class Store:
                     safe_name(sub.folder),
                     sub.problem,
                     time.time(),
+                    os.fsencode(sub.folder),
                 ),
             )
             db.execute(
@@ -642,10 +648,9 @@ class Store:
 
     def submission(self, submission_id: str) -> SubmissionRow | None:
         row = self.db.execute(
-            "SELECT id, language, content_hash, folder, problem FROM submissions WHERE id=?",
-            (submission_id,),
+            f"SELECT {_SUBMISSION_COLUMNS} FROM submissions WHERE id=?", (submission_id,)
         ).fetchone()
-        return SubmissionRow(*row) if row else None
+        return _submission_row(row) if row else None
 
     def recorded(self, submission_id: str) -> SubmissionRow:
         """The row of a submission this grading run recorded (plan() records every one)."""
@@ -655,10 +660,8 @@ class Store:
         return row
 
     def submissions(self) -> list[SubmissionRow]:
-        rows = self.db.execute(
-            "SELECT id, language, content_hash, folder, problem FROM submissions ORDER BY id"
-        )
-        return [SubmissionRow(*row) for row in rows]
+        rows = self.db.execute(f"SELECT {_SUBMISSION_COLUMNS} FROM submissions ORDER BY id")
+        return [_submission_row(row) for row in rows]
 
     def files(self, submission_id: str) -> FilesRow:
         """The files used and ignored as last recorded for the submission."""
@@ -893,6 +896,17 @@ class Store:
             (submission_id, case_id),
         ).fetchone()
         return OverrideRow(*row) if row else None
+
+
+_SUBMISSION_COLUMNS = "id, language, content_hash, folder, problem, path"
+
+
+def _submission_row(row: tuple) -> SubmissionRow:
+    """A submission as stored: its folder the file system's own name (a name that is
+    not UTF-8, as `unzip` makes of a Windows zip, is the same folder on every rerun)."""
+    sid, language, digest, shown, problem, path = row
+    folder = os.fsdecode(path) if path is not None else shown
+    return SubmissionRow(sid, language, digest, folder, problem)
 
 
 def _add_column(db: sqlite3.Connection, table: str, column: str) -> None:

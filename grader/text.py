@@ -5,8 +5,11 @@ import os
 import re
 
 # C0 (but tab and newline), DEL, C1, and the bidirectional controls, which reorder
-# what a terminal or a browser shows ("Trojan Source").
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# what a terminal or a browser shows ("Trojan Source"); and lone surrogates, which no
+# stream can write: a file name's bytes that are not UTF-8, as Python holds them.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def printable(data) -> str:
@@ -19,6 +22,8 @@ def printable(data) -> str:
 
 def _escape(match: "re.Match") -> str:
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 

@@ -15,6 +15,7 @@ the grader writes for one.
 import csv
 import io
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 # ------------------------------------------------------------------ Canvas
@@ -119,17 +120,35 @@ class MoodleUpload:
     feedback: dict[str, str] = field(default_factory=dict)  # participant id -> comments
 
 
+def php_float(text: str) -> float:
+    """PHP's (float) cast of a string: its longest leading number, else 0."""
+    found = re.match(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", text)
+    return float(found[0]) if found else 0.0
+
+
+def unformat_float(text: str, decsep: str = ".", strict: bool = False) -> float | None:
+    """lib/moodlelib.php: spaces removed, the language's decimal separator made a point,
+    then PHP's cast; strict: None unless the whole is numeric. On an English site
+    (decsep ".") "2,5" is 2, not 2.5."""
+    cleaned = text.replace(" ", "").replace(decsep, ".")
+    if strict and not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", cleaned):
+        return None
+    return php_float(cleaned)
+
+
 def moodle_reads(
     text: str,
     *,
     separator: str = ",",
     maximum: float,
     current: dict[str, float] | None = None,
+    decsep: str = ".",
 ) -> MoodleUpload:
     """The worksheet as Moodle's upload applies it, with the separator chosen in the
     upload form (default: comma): Rejected without Identifier, Grade and "Last modified
     (grade)"; a row silently skipped when its grade is empty, negative, equal to the
-    current one or above the assignment's maximum."""
+    current one or above the assignment's maximum. A grade is read by the site's
+    language (`decsep`), leniently: on an English site "2,5" is 2."""
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=separator))
     header = rows[0]
     for column in ("Identifier", "Grade", "Last modified (grade)"):
@@ -142,11 +161,11 @@ def moodle_reads(
         pid = row[ident][len(PARTICIPANT) :]
         if comments is not None:
             upload.feedback[pid] = row[comments]
-        text_grade = row[grade].strip().replace(",", ".")  # unformat_float
-        if text_grade == "":
+        if row[grade].strip() == "":
             upload.skipped[pid] = "no value"
             continue
-        value = float(text_grade)
+        value = unformat_float(row[grade], decsep)
+        assert value is not None, "not strict: always a number"
         if current and current.get(pid) == value:
             upload.skipped[pid] = "not modified"
         elif value < 0 or value > maximum:
@@ -154,6 +173,40 @@ def moodle_reads(
         else:
             upload.applied[pid] = value
     return upload
+
+
+def moodle_gradebook_reads(
+    text: str, users: dict[str, str], maximum: float, *, decsep: str = "."
+) -> dict[str, float | None]:
+    """Moodle's gradebook CSV import (grade/import/csv: load_data.php) of a file mapped
+    from "Email address" to the user's e-mail and its second column to a grade item of
+    `maximum`: {user id: grade, None for no grade}. `users`: e-mail -> user id, the
+    site's users. The whole file is Rejected ("Import failed. No data was imported.")
+    for an address no user or two users have (compared without case), a value strict
+    unformat_float cannot read, or one above the item's maximum (4.1.11, 4.4.3 on)."""
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    header = rows[0]
+    email = header.index("Email address")
+    value = 1 - email if len(header) == 2 else header.index("Speed bonus")
+    lowered: dict[str, list[str]] = {}
+    for address, user in users.items():
+        lowered.setdefault(address.lower(), []).append(user)
+    found: dict[str, float | None] = {}
+    for row in rows[1:]:
+        holders = lowered.get(row[email].strip().lower(), [])
+        if len(holders) != 1:
+            raise Rejected("usermappingerror" if not holders else "multipleusersfound")
+        cell = row[value].strip()
+        if cell in ("", "-"):
+            found[holders[0]] = None
+            continue
+        grade = unformat_float(cell, decsep, strict=True)
+        if grade is None:
+            raise Rejected("badgrade")
+        if grade > maximum:
+            raise Rejected("gradevaluetoobig")
+        found[holders[0]] = grade
+    return found
 
 
 # ------------------------------------------------------------------ feedback files
@@ -165,7 +218,7 @@ def canvas_feedback_reads(
     """({user id: the zip's files Canvas attaches to that user's submission}, ignored):
     the first two all-digit `_` parts of the base name are the user id and an
     attachment id, which must be one of that user's submission's attachments."""
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[tuple[str, str]]] = {}
     ignored = []
     for full in names:
         base = full.rsplit("/", 1)[-1]
@@ -183,13 +236,23 @@ def canvas_feedback_reads(
 
 
 def moodle_feedback_reads(
-    names: list[str], participants: set[str]
-) -> tuple[dict[str, list[str]], list[str]]:
-    """({participant id: feedback files Moodle stores for them}, ignored): hidden files
-    (a name starting with . or ~) skipped; in the path, the first part that splits at
-    `_` (at most 5 pieces) into name, numeric participant id of a participant,
-    `assignfeedback` and `file` gives the user; the rest is the file's path."""
-    found: dict[str, list[str]] = {}
+    names: list[str], participants: set[str] | Mapping[str, Sequence[str]]
+) -> tuple[dict[str, list[tuple[str, str]]], list[str]]:
+    """({participant id: (zip entry, the path Moodle stores it under) of each feedback
+    file they get}, ignored), as
+    importziplib.php (4.1.11, 4.3 on) reads a zip: hidden files (a name starting with .
+    or ~) skipped; in the path, the first part that splits at `_` (at most 5 pieces)
+    into name, a number `participants` maps, `assignfeedback` and `file` gives the
+    users; the rest is the file's path. `participants` as get_participant_mapping()
+    builds it: an individual assignment's participant ids (a set: each maps to
+    itself), or for team submissions {group id: its members' participant ids}, where
+    the students in no group are under no number at all."""
+    mapping = (
+        {pid: [pid] for pid in participants}
+        if isinstance(participants, (set, frozenset))
+        else dict(participants)
+    )
+    found: dict[str, list[tuple[str, str]]] = {}
     ignored = []
     for full in names:
         filename = full.rsplit("/", 1)[-1]
@@ -200,13 +263,14 @@ def moodle_feedback_reads(
         user = None
         while parts:
             info = parts.pop(0).split("_", 4)
-            if len(info) < 4 or not info[1].isdigit() or info[1] not in participants:
+            if len(info) < 4 or not info[1].isdigit() or not mapping.get(str(int(info[1]))):
                 continue
             if (info[2], info[3]) != ("assignfeedback", "file"):
                 continue
             user = info[1]
             rest = [info[4] if len(info) == 5 else "", *parts]
-            found.setdefault(user, []).append("/".join(rest))
+            for member in mapping[str(int(info[1]))]:
+                found.setdefault(member, []).append((full, "/".join(rest)))
             break
         if user is None:
             ignored.append(full)

@@ -232,6 +232,18 @@ _LIMIT_KEYS = (
         ("[scoring]\nother = 1", "unknown key 'scoring.other' (known: policy_cases)"),
         ("[leaderboard]\nruns = 2", "key 'leaderboard.runs': must be at least 3, not 2"),
         ("[leaderboard]\nruns = 3.0", "key 'leaderboard.runs': must be int, not float 3.0"),
+        (
+            "[leaderboard]\nruns = 3",
+            "key 'leaderboard.runs': with 3 runs per program the rank test can never reach "
+            "p < 0.05 (its smallest p-value is 0.1): every program would tie at rank 1; give "
+            "at least 4 runs",
+        ),
+        (
+            "[leaderboard]\nruns = 5\nalpha = 0.001",
+            "key 'leaderboard.runs': with 5 runs per program the rank test can never reach "
+            "p < 0.001 (its smallest p-value is 0.00794): every program would tie at rank 1; "
+            "give at least 7 runs",
+        ),
         ("[leaderboard]\nwarmup = -1", "key 'leaderboard.warmup': must not be negative, not -1"),
         ("[leaderboard]\ncases = 'c1'", "key 'leaderboard.cases': must be a list of case ids"),
         ("[leaderboard]\ncases = [1]", "key 'leaderboard.cases': must be a list of case ids"),

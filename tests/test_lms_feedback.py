@@ -68,13 +68,16 @@ def test_anonymous_canvas_submissions_wait_for_the_names(tmp_path):
     assert made.skipped[0].startswith("anon_Q2q3x: anonymous (no user id until Canvas reveals")
 
 
-def test_moodle_feedback_reaches_each_participant_and_every_team_member(tmp_path):
+def test_moodle_team_feedback_reaches_every_member_of_its_own_group(tmp_path):
+    """Moodle maps a team folder's number to a GROUP id: Team Magma's id is also Ann's
+    participant id, and still only Magma's member gets Magma's page. The default group
+    is under no number: its page is named, not lost without a word."""
     archive = download(
         tmp_path / "m.zip",
         [
             (moodle_entry("Team_Rocket", 1203, "puzzlesolver.c"), "int r;"),
             (moodle_entry("Default group", None, "puzzlesolver.c"), "int d;"),
-            (moodle_entry("Team Magma", 1207, "puzzlesolver.c"), "int m;"),
+            (moodle_entry("Team Magma", 1201, "puzzlesolver.c"), "int m;"),
         ],
     )
     sheet = moodle_worksheet(
@@ -83,31 +86,49 @@ def test_moodle_feedback_reaches_each_participant_and_every_team_member(tmp_path
             {"id": 1201, "name": "Ann_Lee O'Hara", "group": "Team_Rocket"},
             {"id": 1202, "name": "Bo Lee", "group": "Team_Rocket"},
             {"id": 1204, "name": "Di Alone", "group": "Default group"},
+            {"id": 1205, "name": "Ed Magma", "group": "Team Magma"},
         ],
         teams=True,
     )
     into = tmp_path / "class"
     import_archive("moodle", archive, into, roster=read_roster(sheet), source_names=SOURCES)
+    pages, metas = pages_of(into)
+    made = feedback.moodle(pages, metas)
+    groups = {"1203": ["1201", "1202"], "1201": ["1205"]}  # as Moodle maps them
+    found, ignored = moodle_feedback_reads(list(made.files), groups)
+    assert ignored == []
+    assert {pid: [made.files[entry] for entry, _ in got] for pid, got in found.items()} == {
+        "1201": [pages["group-1203"]],
+        "1202": [pages["group-1203"]],
+        "1205": [pages["group-1201"]],
+    }
+    # the file Moodle stores: feedback.html (its path holds what follows the folder)
+    stored = {path.rsplit("/", 1)[-1] for got in found.values() for _, path in got}
+    assert stored == {"feedback.html"}
+    assert "Team Rocket_1203_assignfeedback_file/feedback.html" in made.files
+    assert made.skipped == [
+        "default-group: Moodle's default group (students in no group): its zip upload "
+        "gives a page to no one in no group; upload this page to each of them by hand, or "
+        "put them in a group"
+    ]
+
+
+def test_moodle_feedback_reaches_each_participant(tmp_path):
     solo = download(
-        tmp_path / "s.zip", [(moodle_entry("Cy_Solo", 1301, "puzzlesolver.c"), "int c;")]
+        tmp_path / "s.zip",
+        [
+            (moodle_entry("Cy_Solo", 1301, "puzzlesolver.c"), "int c;"),
+            (moodle_entry("Ann_Lee O'Hara", 1302, "puzzlesolver.c"), "int a;"),
+        ],
     )
+    into = tmp_path / "class"
     import_archive("moodle", solo, into, source_names=SOURCES)
     pages, metas = pages_of(into)
     made = feedback.moodle(pages, metas)
-    found, ignored = moodle_feedback_reads(list(made.files), {"1201", "1202", "1204", "1301"})
-    assert ignored == []
-    assert {pid: [made.files[n] for n in made.files if f"_{pid}_" in n] for pid in found} == {
-        "1201": [pages["group-1203"]],
-        "1202": [pages["group-1203"]],
-        "1204": [pages["default-group"]],
+    found, ignored = moodle_feedback_reads(list(made.files), {"1301", "1302", "1303"})
+    assert ignored == [] and made.skipped == []
+    assert {pid: [made.files[entry] for entry, _ in got] for pid, got in found.items()} == {
         "1301": [pages["1301"]],
+        "1302": [pages["1302"]],
     }
-    # the file Moodle stores: feedback.html (its path holds what follows the folder)
-    assert all(
-        [f.rsplit("/", 1)[-1] for f in files] == ["feedback.html"] for files in found.values()
-    )
-    assert "Ann Lee OHara_1201_assignfeedback_file/feedback.html" in made.files
-    assert made.skipped == [
-        "group-1207: a team whose members are not known (import with the grading worksheet, "
-        "--roster)"
-    ]
+    assert "Ann Lee OHara_1302_assignfeedback_file/feedback.html" in made.files

@@ -16,7 +16,7 @@ import pytest
 
 from grader.cli import main as grader_main
 from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, expected_output, make_cases
-from tests.lms_archives import download, moodle_entry, moodle_worksheet
+from tests.lms_archives import canvas_gradebook, download, moodle_entry, moodle_worksheet
 from tests.lms_rules import (
     canvas_feedback_reads,
     canvas_reads,
@@ -251,7 +251,10 @@ def test_canvas_export_zero_for_missing_only_when_the_course_says_so(course, tmp
     assert {row[1]: row[5] for row in read_csv(out)[2:]}["1004"] == "0"
 
 
-def test_moodle_worksheet_export(course, tmp_path):
+def test_a_moodle_worksheet_never_takes_a_canvas_class_by_equal_numbers(course, tmp_path):
+    """Moodle's participants 1001 and 1002 are not Canvas's users 1001 and 1002: a
+    person is one key of the system that owns them. Nobody's row is filled; every
+    graded student is named, and the worksheet keeps every cell it had."""
     worksheet = moodle_worksheet(
         tmp_path / "worksheet.csv",
         [
@@ -266,17 +269,10 @@ def test_moodle_worksheet_export(course, tmp_path):
         *course.base, "export", "moodle", out, "--roster", worksheet, "--results", course.results
     )
     assert done.code == 0, done.err
-    rows = read_csv(out)
-    assert rows[0] == read_csv(worksheet)[0]
-    assert [row[:4] for row in rows[1:]] == [row[:4] for row in read_csv(worksheet)[1:]]
+    assert read_csv(out) == read_csv(worksheet)
     upload = moodle_reads(out.read_text(), maximum=2.0)  # as Moodle's upload applies it
-    assert upload.applied == {"1002": 0.85, "1001": 2.0}
-    assert upload.skipped == {"1777": "no value"}
-    assert upload.feedback["1002"] == (
-        "Scramble Squares grader: 1 of 2 cases passed; raw score 1/2, late penalty -0.15 "
-        "(2 days late: -15% (capped)), final score 0.85."
-    )
-    assert upload.feedback["1001"] == "Well done"  # the instructor's own feedback is kept
+    assert upload.applied == {}
+    assert "not in the roster (not exported): 1001, 1002, 1003\n" in done.out
 
 
 def test_moodle_export_without_the_worksheet_refuses_in_one_line(course, tmp_path):
@@ -287,16 +283,19 @@ def test_moodle_export_without_the_worksheet_refuses_in_one_line(course, tmp_pat
 
 
 def test_lms_exports_name_the_graded_students_the_roster_lacks(course, tmp_path):
-    worksheet = moodle_worksheet(
-        tmp_path / "worksheet.csv", [{"id": 1002, "name": "Grace Hopper"}], maximum="2.00"
-    )
+    gradebook = canvas_gradebook(
+        tmp_path / "gradebook.csv",
+        [{"name": "Hopper, Grace", "id": 1002, "sis": "S-1002", "login": "grace",
+          "section": "Sec 1", "cells": {"Scramble Squares (88)": ""}}],
+        {"Scramble Squares (88)": "2"},
+    )  # fmt: skip
     done = cli(
         *course.base,
         "export",
-        "moodle",
-        tmp_path / "moodle.csv",
+        "canvas",
+        tmp_path / "canvas.csv",
         "--roster",
-        worksheet,
+        gradebook,
         "--results",
         course.results,
     )
@@ -443,9 +442,10 @@ def test_canvas_export_to_a_new_assignment_column(course, tmp_path):
         encoding="utf-8",
     )
     out = tmp_path / "canvas.csv"
-    done = cli(
-        *course.base, "export", "canvas", out, "--roster", roster, "--results", course.results
-    )
+    export = [*course.base, "export", "canvas", out, "--roster", roster]
+    refused = cli(*export, "--results", course.results)
+    assert refused.code == 2 and "no assignment column" in refused.err  # not unless asked
+    done = cli(*export, "--new-column", "--results", course.results)
     assert done.code == 0, done.err
     assert read_csv(out) == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Scramble Squares"],

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from grader import identity
+from grader.bonus import Award
 from grader.late import Lateness
 from grader.lms import export
 from grader.lms.export import LmsExportError
@@ -19,7 +20,7 @@ from grader.score import CaseOutcome, SubmissionReport
 from grader.store import SubmissionRow
 from grader.submission_meta import SubmissionMeta, Team, TeamMember, write_meta
 from tests.lms_archives import canvas_gradebook, moodle_worksheet
-from tests.lms_rules import Rejected, canvas_reads, moodle_reads
+from tests.lms_rules import Rejected, canvas_reads, moodle_gradebook_reads, moodle_reads
 from tests.test_score import case
 
 pytestmark = pytest.mark.fast
@@ -146,6 +147,57 @@ def test_a_score_above_points_possible_is_named_and_can_be_scaled(tmp_path):
     assert canvas_reads(scaled.text).grades["1001"][COLUMN] == "0.9"  # 1.8 of 2, out of 1
 
 
+TWO_TITLES = {"Scramble Squares (101)": "2", "Scramble Squares (102)": "2", "Essay (9)": "10"}
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            {"assignment": "Scramble Squares"},
+            "--assignment 'Scramble Squares': 2 columns of g.csv have that title (Scramble "
+            "Squares (101), Scramble Squares (102)): name one whole, with its id",
+        ),
+        (
+            {"assignment": "Scramble Sqares"},
+            "--assignment 'Scramble Sqares': no column of g.csv has that title (its "
+            "assignments: Scramble Squares (101), Scramble Squares (102), Essay (9)); "
+            "--new-column writes a new one, which Canvas makes a new assignment",
+        ),
+        (
+            {"assignment": "Scramble Squares (102)", "bonus_column": "Speed bonus"},
+            "--bonus-column 'Speed bonus': no column of g.csv has that title",
+        ),
+    ],
+)
+def test_a_title_two_columns_share_or_none_has_is_refused(tmp_path, options, message):
+    """Canvas fills the first column its import finds for a title, and makes a new
+    assignment of a title it does not know: neither happens unless asked."""
+    roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, TWO_TITLES))
+    with pytest.raises(LmsExportError) as refused:
+        export.canvas(class_reports(tmp_path), {}, roster, **options)
+    assert str(refused.value).startswith(message) and "\n" not in str(refused.value)
+
+
+def test_a_column_named_whole_or_made_new_when_asked(tmp_path):
+    roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, TWO_TITLES))
+    reports = class_reports(tmp_path)
+    made = export.canvas(reports, {}, roster, assignment="Scramble Squares (102)")
+    assert canvas_reads(made.text).grades["1001"] == {"Scramble Squares (102)": "2"}
+    made = export.canvas(reports, {}, roster, assignment="Puzzle", new_column=True)
+    assert canvas_reads(made.text).grades["1001"] == {"Puzzle": "2"}
+    bonus = {"Scramble Squares (88)": "2", "Speed bonus (90)": "15"}
+    roster = read_roster(canvas_gradebook(tmp_path / "b.csv", STUDENTS, bonus))
+    made = export.canvas(reports, {}, roster, bonus=Award(15.0, None, ("1001",), (), ""),
+                         assignment="Scramble Squares", bonus_column="Speed bonus")  # fmt: skip
+    assert canvas_reads(made.text).grades["1001"] == {COLUMN: "2", "Speed bonus (90)": "15"}
+    empty = read_roster(canvas_gradebook(tmp_path / "e.csv", STUDENTS, {}))
+    with pytest.raises(LmsExportError, match="no assignment column: name one with --assign"):
+        export.canvas(reports, {}, empty)
+    made = export.canvas(reports, {}, empty, new_column=True)
+    assert canvas_reads(made.text).assignments == ["Scramble Squares"]
+
+
 def test_an_anonymous_submission_is_named_as_such(tmp_path):
     meta = SubmissionMeta("anon_Q2q3x", "canvas", anonymous_id="Q2q3x")
     reports = [report(tmp_path, "anon_Q2q3x", ["AC", "AC"], meta)]
@@ -212,23 +264,125 @@ def test_moodle_worksheet_keeps_its_cells_and_feedback_and_respects_the_maximum(
         report(tmp_path, "1204", [None, "AC"], moodle_meta("1204")),
     ]
     late = {"1203": Lateness(None, None, 1, 10.0, "1 day late: -10%")}
-    made = export.moodle(reports, late, roster)
+    # Ada's 2 is above Moodle's maximum 1: Moodle would drop her row without a word
+    with pytest.raises(LmsExportError) as refused:
+        export.moodle(reports, late, roster)
+    assert str(refused.value) == (
+        "1 score(s) above Moodle's Maximum grade (Ada Lovelace: 2 > 1): Moodle's upload "
+        "would drop those rows without a word; --scale writes every score out of 1 "
+        "(nothing written)"
+    )
+    made = export.moodle(reports, late, roster, scale=True)
     assert made.text.splitlines()[0] == sheet.read_text().splitlines()[0]  # `;`, every column
     upload = moodle_reads(made.text, separator=";", maximum=1.0, current={"1202": 1.0})
-    assert upload.applied == {"1203": 0.9}
-    assert upload.skipped == {"1201": "out of range", "1202": "not modified", "1204": "no value"}
-    assert made.over == ["Ada Lovelace: 2 > 1"]
+    assert upload.applied == {"1201": 1.0, "1203": 0.45}
+    assert upload.skipped == {"1202": "not modified", "1204": "no value"}
     assert upload.feedback["1201"] == "Well done"  # the instructor's own
     assert upload.feedback["1203"] == (
         "Scramble Squares grader: 1 of 2 cases passed; raw score 1/2, late penalty -0.1 "
-        "(1 day late: -10%), final score 0.9."
+        "(1 day late: -10%), final score 0.9 (written as 0.45)."
     )  # the grader's earlier summary brought up to date
     assert made.kept == ["Bo Lee: no submission; the cell keeps '1.00'"]
 
-    scaled = export.moodle(reports, late, roster, scale=True)
-    upload = moodle_reads(scaled.text, separator=";", maximum=1.0, current={"1202": 1.0})
-    assert upload.applied == {"1201": 1.0, "1203": 0.45}
-    assert upload.feedback["1201"] == "Well done"
+
+@pytest.mark.parametrize("version", ["4.1", "4.4.3", "4.4.12", "4.5.0", "4.5.5"])
+def test_scale_reads_the_maximum_as_each_moodle_version_heads_it(tmp_path, version):
+    """4.4.12 and 4.5.5 head it "Maximum grade" (before: "Maximum Grade"): a real Moodle
+    4.5 stored 1 and 2 out of 100, unscaled, and no warning fired."""
+    sheet = moodle_worksheet(
+        tmp_path / "w.csv",
+        [{"id": 1201, "name": "Ada"}, {"id": 1202, "name": "Bo"}],
+        version=version,
+    )
+    reports = [
+        report(tmp_path, "1201", ["AC", "WA"], moodle_meta("1201")),
+        report(tmp_path, "1202", ["AC", "AC"], moodle_meta("1202")),
+    ]
+    made = export.moodle(reports, {}, read_roster(sheet), scale=True)
+    assert moodle_reads(made.text, maximum=100.0).applied == {"1201": 50.0, "1202": 100.0}
+    assert "scores scaled to Moodle's Maximum grade 100: each is score x 100 / 2" in made.notes
+
+
+def winners(*sids: str) -> Award:
+    return Award(15.0, None, sids, (), "speed bonus +15 to ...")
+
+
+def test_the_moodle_bonus_goes_to_the_gradebook_never_above_the_maximum(tmp_path):
+    """Out of 100, with --scale: the fastest team's 100 + 15 = 115 was above the maximum,
+    and Moodle's upload dropped the winners' rows. The worksheet holds the score; the
+    bonus goes to a grade item of its own through the gradebook's import."""
+    sheet = moodle_worksheet(
+        tmp_path / "w.csv",
+        [
+            {"id": 1201, "name": "Ada Lovelace", "email": "ada@uni.edu", "group": "Rocket"},
+            {"id": 1202, "name": "Bo Lee", "email": "Bo@Uni.edu", "group": "Rocket"},
+            {"id": 1203, "name": "Cy Other", "email": "cy@uni.edu", "group": "Magma"},
+            {"id": 1204, "name": "Di Absent", "email": "di@uni.edu", "group": "Magma"},
+        ],
+        teams=True,
+    )
+    rocket = Team("7", "Rocket", members=(moodle_member("1201"), moodle_member("1202")))
+    magma = Team("8", "Magma", members=(moodle_member("1203"), moodle_member("1204")))
+    reports = [
+        report(tmp_path, "group-7", ["AC", "AC"], SubmissionMeta("group-7", "moodle", team=rocket)),
+        report(tmp_path, "group-8", ["AC", "AC"], SubmissionMeta("group-8", "moodle", team=magma)),
+    ]
+    roster = read_roster(sheet)
+    made = export.moodle(reports, {}, roster, scale=True, bonus=winners("group-7"))
+    upload = moodle_reads(made.text, maximum=100.0)
+    assert upload.applied == {"1201": 100.0, "1202": 100.0, "1203": 100.0, "1204": 100.0}
+    assert "a grade item of its own in the gradebook" in upload.feedback["1201"]
+    assert any("export moodle-gradebook" in note for note in made.notes)
+
+    bonus = export.moodle_gradebook(reports, roster, winners("group-7"))
+    users = {"ada@uni.edu": "u1", "bo@uni.edu": "u2", "cy@uni.edu": "u3", "di@uni.edu": "u4"}
+    assert moodle_gradebook_reads(bonus.text, users, maximum=15.0) == {
+        "u1": 15.0,
+        "u2": 15.0,
+        "u3": 0.0,
+        "u4": 0.0,
+    }
+    assert bonus.bonus == [
+        "Ada Lovelace: +15 in 'Speed bonus'",
+        "Bo Lee: +15 in 'Speed bonus'",
+    ]
+
+
+def test_what_moodle_s_gradebook_import_would_refuse_is_left_out_or_refused(tmp_path):
+    """Moodle refuses the whole file for an address two users share or none has: a
+    shared address is left out and named; no e-mail column, or no bonus, refused."""
+    rows = [
+        {"id": 1201, "name": "Ada", "email": "ada@uni.edu"},
+        {"id": 1202, "name": "Ada Twin", "email": "ADA@uni.edu"},
+        {"id": 1203, "name": "Cy", "email": ""},
+        {"id": 1204, "name": "Di", "email": "di@uni.edu"},
+    ]
+    roster = read_roster(moodle_worksheet(tmp_path / "w.csv", rows))
+    reports = [report(tmp_path, "1204", ["AC", "AC"], moodle_meta("1204"))]
+    made = export.moodle_gradebook(reports, roster, winners("1204"))
+    assert moodle_gradebook_reads(made.text, {"di@uni.edu": "u4"}, maximum=15.0) == {"u4": 15.0}
+    assert made.refused == [
+        "Ada: ada@uni.edu is also another participant's address: left out (Moodle's import "
+        "refuses a whole file naming an address twice)",
+        "Ada Twin: ADA@uni.edu is also another participant's address: left out (Moodle's "
+        "import refuses a whole file naming an address twice)",
+    ]
+    assert made.empty == ["Cy: no e-mail address in the worksheet: left out"]
+    with pytest.raises(LmsExportError, match="^no speed bonus to write: nobody won"):
+        export.moodle_gradebook(reports, roster, Award(15.0, None, (), (), "nobody won"))
+    blind = read_roster(moodle_worksheet(tmp_path / "b.csv", rows, blind=True))
+    with pytest.raises(LmsExportError, match="not a grading worksheet with 'Email address'"):
+        export.moodle_gradebook(reports, blind, winners("1204"))
+
+
+def test_moodle_reads_a_decimal_comma_as_its_language_says():
+    """On an English site Moodle's worksheet upload stores "2,5" as 2 (and its gradebook
+    import refuses the file): the export writes points with a decimal point only."""
+    sheet = 'Identifier,Grade,Last modified (grade)\nParticipant 1,"2,5",-\n'
+    assert moodle_reads(sheet, maximum=10.0).applied == {"1": 2.0}
+    assert moodle_reads(sheet, maximum=10.0, decsep=",").applied == {"1": 2.5}
+    with pytest.raises(Rejected, match="badgrade"):
+        moodle_gradebook_reads('Email address,B\na@x,"2,5"\n', {"a@x": "u"}, 10.0)
 
 
 def test_moodle_team_grades_reach_every_member(tmp_path):

@@ -1,6 +1,7 @@
 """The SQLite store: runs keyed by content and case version, resumable, locked."""
 
 import dataclasses
+import os
 import subprocess
 import sys
 from dataclasses import replace
@@ -22,6 +23,7 @@ from grader.store import (
     results_folder,
 )
 from grader.submissions import Submission
+from grader.text import printable
 from tests.helpers import schema_1_database, schema_1_run
 
 pytestmark = pytest.mark.fast
@@ -261,7 +263,32 @@ def test_a_schema_3_database_opens_with_no_override_and_no_session(tmp_path):
         store.db.execute("UPDATE meta SET value='3' WHERE key='schema'")
     with Store(tmp_path / "g.db") as store:
         assert store.overrides("amy") == [] and store.last_leaderboard_session() is None
-        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("5",)
+        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
+            str(SCHEMA_VERSION),
+        )
+
+
+def test_a_folder_name_that_is_not_utf8_comes_back_as_the_same_folder(tmp_path):
+    """`unzip` of a Windows zip names folders in Latin-1: the stored folder was its
+    printable text, a path that does not exist ("gone" for the leaderboard)."""
+    latin = Path(os.fsdecode(b"/x/caf\xe9"))
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(dataclasses.replace(sub("caf"), folder=latin))
+    with Store(tmp_path / "g.db") as store:
+        row = store.submission("caf")
+    assert Path(row.folder) == latin and os.fsencode(row.folder) == b"/x/caf\xe9"
+    assert printable(row.folder) == "/x/caf\\xe9"
+
+
+def test_a_schema_5_database_keeps_its_folders_until_graded_again(tmp_path):
+    with Store(tmp_path / "g.db") as store:
+        store.record_submission(sub())
+        store.db.execute("ALTER TABLE submissions DROP COLUMN path")
+        store.db.execute("UPDATE meta SET value='5' WHERE key='schema'")
+    with Store(tmp_path / "g.db") as store:
+        assert store.submission("amy").folder == "/x/amy"
+        store.record_submission(sub())
+        assert store.submission("amy").folder == "/x/amy"
 
 
 def test_a_schema_4_database_has_every_run_exposed(tmp_path):

@@ -4,6 +4,7 @@ and results.json, and bad team data named in one line before anything is graded.
 
 import json
 import os
+import re
 import shutil
 import zipfile
 
@@ -21,7 +22,13 @@ from tests.lms_archives import (
     moodle_entry,
     moodle_worksheet,
 )
-from tests.lms_rules import canvas_feedback_reads, canvas_reads, moodle_feedback_reads, moodle_reads
+from tests.lms_rules import (
+    canvas_feedback_reads,
+    canvas_reads,
+    moodle_feedback_reads,
+    moodle_gradebook_reads,
+    moodle_reads,
+)
 from tests.test_lms_roundtrip import NO_SOLUTION_PY, REFERENCE, WRONG_PY, cli, read_csv
 
 COURSE = '[limits]\nwall_seconds = 120\n\n[teams]\nfile = "teams.csv"\n'
@@ -243,6 +250,21 @@ def canvas_scores(root, base, results, *extra):
     return upload.grades, done
 
 
+# Moodle: the worksheet's scores (out of 20: no scaling), and the bonus in a grade item
+# of its own through the gradebook's import, each participant known by their e-mail.
+MOODLE_SCORES = {"31": 2, "32": 2, "33": 2, "34": 2, "35": 2, "36": 1, "37": 1}
+MOODLE_BONUS = {str(31 + i): 15.0 if i < 4 else 0.0 for i in range(7)}
+
+
+def moodle_bonus(root, base, results, sheet) -> dict:
+    """export moodle-gradebook, as Moodle's gradebook import applies it: {user: bonus}."""
+    out = root / "bonus.csv"
+    done = cli(*base, "export", "moodle-gradebook", out, "--roster", sheet, "--results", results)
+    assert done.code == 0, done.err
+    users = {s["login"]: str(31 + i) for i, s in enumerate(GRADEBOOK_STUDENTS)}
+    return moodle_gradebook_reads(out.read_text(), users, maximum=15.0)
+
+
 def winners_line(board) -> str:
     return next(line for line in board.out.splitlines() if line.startswith("session "))
 
@@ -325,8 +347,9 @@ def test_gradescope_submitters_through_grade_leaderboard_and_every_export(tmp_pa
     done = cli(*base, "export", "moodle", out, "--roster", sheet, "--results", results)
     assert done.code == 0, done.err
     upload = moodle_reads(out.read_text(), maximum=20.0)
-    assert upload.applied == {"31": 17, "32": 17, "33": 17, "34": 17, "35": 2, "36": 1, "37": 1}
-    assert "speed bonus +15 (ranked 1 on the leaderboard)" in upload.feedback["32"]
+    assert upload.applied == MOODLE_SCORES  # the bonus never in the worksheet
+    assert "speed bonus +15 (ranked 1 on the leaderboard; a grade item" in upload.feedback["32"]
+    assert moodle_bonus(tmp_path, base, results, sheet) == MOODLE_BONUS
     assert "team Ada Lovelace & Grace Hopper" in upload.feedback["32"]
     assert "speed bonus" not in upload.feedback["35"]
     pages = tmp_path / "pages"
@@ -343,7 +366,8 @@ def test_a_moodle_team_worksheet_through_grade_leaderboard_and_every_export(tmp_
         tmp_path / "moodle.zip",
         [
             (moodle_entry("Team Rocket", 1201, "puzzlesolver.py"), FAST),
-            (moodle_entry("Team Magma", 1202, "puzzlesolver.py"), FAST),
+            # Magma's group id is also Ada's participant id (Ada is in Team Rocket)
+            (moodle_entry("Team Magma", 31, "puzzlesolver.py"), FAST),
             (moodle_entry("Team Aqua", 1203, "puzzlesolver.py"), SLOW),
             (moodle_entry("Default group", None, "puzzlesolver.py"), PUBLIC_ONLY),
         ],
@@ -353,7 +377,7 @@ def test_a_moodle_team_worksheet_through_grade_leaderboard_and_every_export(tmp_
     sheet = moodle_worksheet(
         tmp_path / "worksheet.csv",
         [
-            {"id": 31 + i, "name": s["name"], "group": group}
+            {"id": 31 + i, "name": s["name"], "group": group, "email": s["login"]}
             for i, (s, group) in enumerate(zip(GRADEBOOK_STUDENTS, groups))
         ],
         maximum="20.00",
@@ -364,23 +388,24 @@ def test_a_moodle_team_worksheet_through_grade_leaderboard_and_every_export(tmp_
     )
     assert imported.code == 0, imported.out
     results, graded, board = grade_and_rank(tmp_path, base, tmp_path / "class")
-    assert "Team Rocket (group-1201), Team Magma (group-1202)" in winners_line(board)
+    assert "Team Rocket (group-1201), Team Magma (group-31)" in winners_line(board)
     members, done = csv_members(tmp_path, base, results)
     assert members == {
         ("default-group", "36"): FAILED,
         ("default-group", "37"): FAILED,
         ("group-1201", "31"): WON,
         ("group-1201", "32"): WON,
-        ("group-1202", "33"): WON,
-        ("group-1202", "34"): WON,
+        ("group-31", "33"): WON,
+        ("group-31", "34"): WON,
         ("group-1203", "35"): SLOWER,
     }
     out = tmp_path / "grades.csv"
     done = cli(*base, "export", "moodle", out, "--roster", sheet, "--results", results)
     assert done.code == 0, done.err
     upload = moodle_reads(out.read_text(), maximum=20.0)
-    assert upload.applied == {"31": 17, "32": 17, "33": 17, "34": 17, "35": 2, "36": 1, "37": 1}
-    assert "team: Team Rocket (group-1201): 17 to Lovelace, Ada, Hopper, Grace" in done.out
+    assert upload.applied == MOODLE_SCORES
+    assert "team: Team Rocket (group-1201): 2 to Lovelace, Ada, Hopper, Grace" in done.out
+    assert moodle_bonus(tmp_path, base, results, sheet) == MOODLE_BONUS
     assert "team Team Rocket" in upload.feedback["31"]
     refused = cli(
         *base,
@@ -396,10 +421,24 @@ def test_a_moodle_team_worksheet_through_grade_leaderboard_and_every_export(tmp_
     )
     assert refused.code == 2 and "--bonus-column is for Canvas" in refused.err
     feedback = tmp_path / "feedback.zip"
-    assert cli(*base, "export", "moodle-feedback", feedback, "--results", results).code == 0
+    made = cli(*base, "export", "moodle-feedback", feedback, "--results", results)
+    assert made.code == 0, made.err
+    assert "skipped: default-group: Moodle's default group (students in no group)" in made.out
+    groups = {"1201": ["31", "32"], "31": ["33", "34"], "1203": ["35"]}  # as Moodle maps them
     with zipfile.ZipFile(feedback) as zf:
-        found, ignored = moodle_feedback_reads(zf.namelist(), {str(31 + i) for i in range(7)})
-    assert ignored == [] and sorted(found) == [str(31 + i) for i in range(7)]
+        found, ignored = moodle_feedback_reads(zf.namelist(), groups)
+        pages_of = {  # whose page each member gets: the submission it names
+            pid: {re.search(r"group-\d+", zf.read(entry).decode())[0] for entry, _ in got}
+            for pid, got in found.items()
+        }
+    assert ignored == []
+    assert pages_of == {
+        "31": {"group-1201"},
+        "32": {"group-1201"},
+        "33": {"group-31"},
+        "34": {"group-31"},
+        "35": {"group-1203"},
+    }
 
 
 @pytest.mark.slow
@@ -453,7 +492,9 @@ def test_a_canvas_group_set_through_grade_leaderboard_and_every_export(tmp_path)
     assert {sid: g["Scramble Squares (88)"] for sid, g in grades.items()} == WITH_BONUS
     assert "team: Rocket (1001): 17 to Lovelace, Ada, Hopper, Grace" in done.out
     # The bonus in a column of its own: the scores stay within Points Possible
-    grades, done = canvas_scores(tmp_path, base, results, "--bonus-column", "Speed bonus")
+    grades, done = canvas_scores(
+        tmp_path, base, results, "--bonus-column", "Speed bonus", "--new-column"
+    )
     assert {sid: (g["Scramble Squares (88)"], g["Speed bonus"]) for sid, g in grades.items()} == {
         "1001": ("2", "15"),
         "1002": ("2", "15"),
@@ -592,3 +633,24 @@ def test_a_students_own_metadata_changes_nobodys_grade(tmp_path):
     assert found == {"ada": (2, "alone"), "mallory": (0, "alone")}
     members, _ = csv_members(tmp_path, base, results)
     assert members[("ada", "ada")][0] == "2" and members[("mallory", "mallory")][0] == "0"
+
+
+@pytest.mark.slow
+def test_a_folder_name_that_is_not_utf8_keeps_its_team_through_the_bonus(tmp_path):
+    """`unzip` of a Windows zip makes Latin-1 folder names: a correct program in one was
+    "gone" for the leaderboard on every rerun, and nobody got the bonus."""
+    base = board_class(tmp_path, BOARD + '\n[teams]\nfile = "teams.csv"\n')
+    latin = os.fsdecode(b"equipe-caf\xe9")  # the name as Python holds those bytes
+    for sid, source in ((latin, FAST), ("slow", SLOW)):
+        (tmp_path / "class" / sid).mkdir(parents=True)
+        (tmp_path / "class" / sid / "puzzlesolver.py").write_text(source)
+    shown = "equipe-caf\\xe9"  # its id: the bytes that are not UTF-8 as \xNN
+    (tmp_path / "teams.csv").write_text(f"team,member\n{shown},1001\n{shown},1002\nslow,1003\n")
+    results, graded, board = grade_and_rank(tmp_path, base, tmp_path / "class")
+    assert "gone" not in board.out, board.out
+    assert winners_line(board).endswith(f": {shown} ({shown})"), board.out
+    members, _ = csv_members(tmp_path, base, results)
+    assert members[(shown, "1001")] == WON and members[(shown, "1002")] == WON
+    assert members[("slow", "1003")] == SLOWER
+    grades, _ = canvas_scores(tmp_path, base, results)
+    assert grades["1001"][ASSIGNMENT] == "17" and grades["1003"][ASSIGNMENT] == "2"

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.fast
         ("rtl \u202eevil\u2066".encode(), "rtl \\u202eevil\\u2066"),  # bidi: Trojan Source
         (b"bad \xff\xfe utf-8", "bad \\xff\\xfe utf-8"),  # not UTF-8: escaped, never fails
         ("caf\u00e9 \u2713", "caf\u00e9 \u2713"),  # text stays text
+        ("caf\udce9", "caf\\xe9"),  # a name's byte that is not UTF-8, as Python holds it
     ],
 )
 def test_printable_escapes_what_could_drive_a_terminal(data, shown):

@@ -5,13 +5,18 @@ them.
 export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--scale]
                      [--bonus-column NAME] [--results DIR]
 export moodle OUT.csv --roster WORKSHEET.csv [--scale] [--results DIR]
+export moodle-gradebook OUT.csv --roster WORKSHEET.csv [--column NAME] [--results DIR]
+                                                 the speed bonus, for Moodle's gradebook
+                                                 import (Grades > Import > CSV file)
 export canvas-feedback OUT.zip [--results DIR]   for Canvas's "Re-Upload Submissions"
 export moodle-feedback OUT.zip [--results DIR]   for Moodle's "Upload multiple feedback
                                                  files in a zip"
 
 Every member of a team gets the team's score in their own row; every member of a
 team ranked 1 by the last recorded leaderboard session gets the speed bonus
-([leaderboard] bonus) added to it (Canvas: or in a column of its own, --bonus-column).
+([leaderboard] bonus): in Canvas added to the score (Canvas takes points above the
+maximum) or in a column of its own (--bonus-column); in Moodle, whose assignment grade
+cannot exceed its maximum, in a grade item of its own (moodle-gradebook).
 
 The feedback zips hold each student's feedback page (as `export html --student`
 writes it), named as the LMS's upload finds its submission (grader/lms/feedback.py).
@@ -41,8 +46,15 @@ def add_parser(kinds) -> None:
     )
     canvas.add_argument(
         "--assignment",
-        help="the column to fill (default: the roster's one "
-        "assignment column, else a new 'Scramble Squares' column)",
+        help="the column to fill, by its title or whole ('Title (id)'); default: the "
+        "roster's one assignment column",
+    )
+    canvas.add_argument(
+        "--new-column",
+        action="store_true",
+        help="a title no column has (--assignment, --bonus-column; without --assignment: "
+        "'Scramble Squares') is written as a new column, which Canvas makes a new "
+        "assignment; without this, refused",
     )
     canvas.add_argument("--scale", action="store_true", help=_SCALE.format("Points Possible"))
     canvas.add_argument(
@@ -70,11 +82,32 @@ def add_parser(kinds) -> None:
     moodle.add_argument(
         "--bonus-column",
         metavar="NAME",
-        help="refused: Moodle's worksheet upload reads one grade per participant, so the "
-        "speed bonus is added to it",
+        help="refused: the speed bonus goes to Moodle's gradebook (export moodle-gradebook)",
     )
     add_results_option(moodle)
     moodle.set_defaults(func=run_moodle)
+
+    gradebook = kinds.add_parser(
+        "moodle-gradebook",
+        help="the speed bonus for Moodle's gradebook import (Grades > Import > CSV file), "
+        "into a grade item of its own",
+    )
+    gradebook.add_argument("out", type=Path, metavar="OUT.csv")
+    gradebook.add_argument(
+        "--roster",
+        type=Path,
+        required=True,
+        metavar="WORKSHEET.csv",
+        help="the assignment's grading worksheet Moodle exports (its Email address column)",
+    )
+    gradebook.add_argument(
+        "--column",
+        default="Speed bonus",
+        metavar="NAME",
+        help="the bonus column's name (default: 'Speed bonus'); map it to the bonus grade item",
+    )
+    add_results_option(gradebook)
+    gradebook.set_defaults(func=run_moodle_gradebook)
 
     for lms, where in (
         ("canvas", "Canvas: Assignment > Submissions > Re-Upload Submissions"),
@@ -100,6 +133,48 @@ def run_moodle(args: argparse.Namespace) -> int:
     return _export(args, "moodle")
 
 
+def run_moodle_gradebook(args: argparse.Namespace) -> int:
+    from grader.atomic import write_file
+    from grader.bonus import award
+    from grader.config import load_config
+    from grader.last_run import graded
+    from grader.lms import export
+    from grader.lms.roster import read_roster
+    from grader.teams import class_teams
+
+    config = load_config(args.course)
+    roster = read_roster(args.roster)
+    if args.out.is_dir():
+        raise UsageError(f"{args.out}: is a folder; name the CSV file to write")
+    with graded(args.results, args.manifest, config.policy_cases) as results:
+        teams = class_teams([r.submission for r in results.reports], config)
+        bonus = award(results.store, results.reports, teams, results.cases, config)
+        warn_waiting(results.reports)
+        made = export.moodle_gradebook(
+            results.reports,
+            roster,
+            bonus,
+            column=args.column,
+            teams=teams,
+            gradescope=(config.lms.gradescope_sid, config.lms.gradescope_email),
+        )
+    write_file(args.out, made.text)
+    print(f"bonus: {bonus.note}")
+    for line in made.bonus:
+        print(f"bonus: {line}")
+    for line in made.empty:
+        print(f"left out: {line}")
+    for line in made.refused:
+        warn(f"refused: {line}")
+    print(
+        f"{args.out}: {made.filled} participants, {len(made.bonus)} with the bonus. In Moodle: "
+        "Grades > Import > CSV file; map from 'Email address' to 'Email address', and "
+        f"{args.column!r} to a grade item whose maximum is at least "
+        f"{config.leaderboard.bonus:g} (or 'New grade item': maximum 100)"
+    )
+    return 0
+
+
 def _export(args, kind) -> int:
     from grader.atomic import write_file
     from grader.bonus import award
@@ -111,8 +186,8 @@ def _export(args, kind) -> int:
 
     if kind == "moodle" and args.bonus_column is not None:
         raise UsageError(
-            "--bonus-column is for Canvas: Moodle's worksheet upload reads one grade per "
-            "participant (the speed bonus is added to it; its feedback comment names it)"
+            "--bonus-column is for Canvas: Moodle's speed bonus goes to a grade item of its "
+            "own (export moodle-gradebook)"
         )
     config = load_config(args.course)
     roster = None if args.roster is None else read_roster(args.roster)  # RosterError: a GraderError
@@ -136,6 +211,7 @@ def _export(args, kind) -> int:
                 bonus=bonus,
                 bonus_column=args.bonus_column,
                 gradescope=(config.lms.gradescope_sid, config.lms.gradescope_email),
+                new_column=args.new_column,
             )
         else:
             made = export.moodle(

@@ -300,12 +300,17 @@ def canvas(
     bonus: Award | None = None,
     bonus_column: str | None = None,
     gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
+    new_column: bool = False,
 ) -> Matched:
     """`bonus_column`: the speed bonus in a column of that name (Canvas makes it an
-    assignment of its own), not added to the score."""
+    assignment of its own), not added to the score. A title names a column as Canvas's
+    import finds it ("Title (id)", or the title alone); a title no column has makes a
+    new assignment in Canvas, so it is written only with `new_column`."""
     out = Matched()
     columns = canvas_identity(roster)
-    target = _canvas_column(roster, assignment)
+    target = _canvas_column(roster, assignment, new_column)
+    if bonus_column is not None:
+        bonus_column = _titled(roster, bonus_column, new_column, "--bonus-column")
     if bonus_column is not None and bonus_column in (target, *columns):
         raise LmsExportError(
             f"--bonus-column {bonus_column!r}: that column holds the score or a student's "
@@ -356,23 +361,54 @@ def canvas(
     return out
 
 
-def _canvas_column(roster: Roster, assignment: str | None) -> str:
+def _canvas_column(roster: Roster, assignment: str | None, new_column: bool) -> str:
     if assignment:
-        for name in roster.header:
-            if name == assignment or (
-                name.startswith(assignment + " (") and _CANVAS_ASSIGNMENT.match(name)
-            ):
-                return name
-        return assignment  # a new column: Canvas offers to create the assignment
-    columns = [name for name in roster.header if _CANVAS_ASSIGNMENT.match(name)]
+        return _titled(roster, assignment, new_column, "--assignment")
+    columns = _assignment_columns(roster)
     if len(columns) == 1:
         return columns[0]
     if not columns:
-        return DEFAULT_ASSIGNMENT
+        if new_column:
+            return DEFAULT_ASSIGNMENT
+        raise LmsExportError(
+            f"{roster.path}: no assignment column: name one with --assignment, or "
+            f"--new-column to write {DEFAULT_ASSIGNMENT!r} (Canvas makes it a new assignment)"
+        )
     raise LmsExportError(
         f"{roster.path}: {len(columns)} assignment columns "
         f"({', '.join(columns)}); name the one to fill with --assignment"
     )
+
+
+def _titled(roster: Roster, title: str, new_column: bool, option: str) -> str:
+    """The one column `title` names, as Canvas's import finds it: "Title (id)" by its
+    title or whole, or a column of exactly that name. Two are refused (Canvas would
+    fill the one its order finds first); none, without `new_column`, too (Canvas would
+    make a new assignment of a mistyped title)."""
+    found = [
+        name
+        for name in roster.header
+        if name == title or (_CANVAS_ASSIGNMENT.match(name) and name[: name.rindex(" (")] == title)
+    ]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise LmsExportError(
+            f"{option} {title!r}: {len(found)} columns of {roster.path.name} have that title "
+            f"({', '.join(found)}): name one whole, with its id"
+        )
+    if new_column:
+        return title
+    known = ", ".join(_assignment_columns(roster)) or "none"
+    raise LmsExportError(
+        f"{option} {title!r}: no column of {roster.path.name} has that title (its "
+        f"assignments: {known}); --new-column writes a new one, which Canvas makes a new "
+        "assignment"
+    )
+
+
+def _assignment_columns(roster: Roster) -> list[str]:
+    return [name for name in roster.header if _CANVAS_ASSIGNMENT.match(name)]
 
 
 # ------------------------------------------------------------------ Moodle
@@ -397,7 +433,10 @@ def summary(
     else:
         text += f"score {score}"
     if bonus:
-        text += f"; speed bonus +{format_score(bonus)} (ranked 1 on the leaderboard)"
+        text += (
+            f"; speed bonus +{format_score(bonus)} (ranked 1 on the leaderboard; a grade "
+            "item of its own in the gradebook)"
+        )
     if scale is not None:
         text += f" (written as {format_score(scale)})"
     for decision in shown_decisions(result):
@@ -419,7 +458,10 @@ def moodle(
     gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
 ) -> Matched:
     """Moodle's offline grading worksheet (Assignment > "Upload grading worksheet"): the
-    downloaded worksheet with Grade filled and a one-line summary as feedback."""
+    downloaded worksheet with Grade filled and a one-line summary as feedback. No grade
+    is ever above the worksheet's maximum (Moodle's upload drops such a row without a
+    word): the speed bonus goes to a grade item of its own (moodle_gradebook), and a
+    score above it is refused."""
     if roster is None:
         raise LmsExportError(
             "export moodle needs the grading worksheet downloaded from Moodle (--roster "
@@ -446,6 +488,12 @@ def moodle(
             f"the worksheet has no {worksheet.FEEDBACK!r} column (feedback comments are off "
             "in the assignment): no summary written"
         )
+    if bonus is not None and bonus.applied:
+        out.notes.append(
+            "the speed bonus is not in the worksheet (a grade above Moodle's maximum is "
+            "dropped): `grader export moodle-gradebook OUT.csv --roster WORKSHEET.csv` "
+            "writes it for the gradebook's import, into a grade item of its own"
+        )
     matched = _match(reports, roster, out, teams, gradescope)
     rows = [list(roster.header)]
     cells = {}
@@ -455,7 +503,7 @@ def moodle(
         late = lateness.get(result.submission.id, NOT_LATE) if result else NOT_LATE
         name = roster.name(row) or row[roster.header.index(worksheet.IDENTIFIER)]
         given = bonus.of(result.submission.id) if bonus is not None and result else 0.0
-        row[grade] = _cell(result, late, row[grade], name, sizes, missing_as_zero, out, given)
+        row[grade] = _cell(result, late, row[grade], name, sizes, missing_as_zero, out)
         cells[index] = row[grade]
         if result is not None and result.complete and feedback is not None:
             old = row[feedback].strip()
@@ -464,7 +512,71 @@ def moodle(
                 team = teams.of(result.submission.id) if teams is not None else None
                 row[feedback] = summary(result, late, shown, given, team)
         rows.append(row)
+    if out.over:
+        raise LmsExportError(
+            f"{len(out.over)} score(s) above Moodle's {worksheet.MAXIMUM[0]} "
+            f"({'; '.join(out.over[:5])}): Moodle's upload would drop those rows without a "
+            f"word; --scale writes every score out of {format_score(sizes.theirs or 0)} "
+            "(nothing written)"
+        )
     _team_lines(matched, roster, teams, cells, out)
     _decided(matched, out)
+    out.text = write_rows(roster, rows)
+    return out
+
+
+BONUS_ITEM = "Speed bonus"  # the default column of the gradebook import
+
+
+def moodle_gradebook(
+    reports: Sequence[SubmissionReport],
+    roster: Roster,
+    bonus: Award,
+    *,
+    column: str = BONUS_ITEM,
+    teams: Teams | None = None,
+    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
+) -> Matched:
+    """The speed bonus for Moodle's gradebook import (Grades > Import > CSV file,
+    grade/import/csv), into a grade item of its own: an assignment's grade cannot go
+    above its maximum. Two columns: "Email address", which the import maps to the
+    user's e-mail, and `column`, mapped to the bonus item: the bonus for each
+    participant of the grading worksheet (0 for everyone else, so the item is the
+    whole class's). Moodle refuses the whole file for one address it does not know,
+    one it finds twice, or one value it cannot read: the addresses are the worksheet's
+    own (Moodle wrote them), each once, and the values plain numbers."""
+    if not bonus.applied:
+        raise LmsExportError(f"no speed bonus to write: {bonus.note}")
+    email = roster.column(worksheet.EMAIL)
+    if email is None or roster.column(worksheet.IDENTIFIER) is None:
+        raise LmsExportError(
+            f"{roster.path}: not a grading worksheet with {worksheet.EMAIL!r} (Moodle shows "
+            "it where the site's identity fields include the e-mail): Moodle's gradebook "
+            "import finds each person by it"
+        )
+    out = Matched(column=column)
+    matched = _match(reports, roster, out, teams, gradescope)
+    seen: dict[str, int] = {}
+    for row in roster.rows:
+        seen[row[email].strip().lower()] = seen.get(row[email].strip().lower(), 0) + 1
+    rows = [[worksheet.EMAIL, column]]
+    for index, row in enumerate(roster.rows):
+        address = row[email].strip()
+        name = roster.name(row) or row[roster.header.index(worksheet.IDENTIFIER)]
+        if not address:
+            out.empty.append(f"{name}: no e-mail address in the worksheet: left out")
+            continue
+        if seen[address.lower()] > 1:
+            out.refused.append(
+                f"{name}: {address} is also another participant's address: left out "
+                "(Moodle's import refuses a whole file naming an address twice)"
+            )
+            continue
+        result = matched.get(index)
+        given = bonus.of(result.submission.id) if result is not None else 0.0
+        if given:
+            out.bonus.append(f"{name}: +{format_score(given)} in {column!r}")
+        rows.append([address, format_score(given)])
+        out.filled += 1
     out.text = write_rows(roster, rows)
     return out

@@ -11,11 +11,17 @@ letters only (no digit part before the ids). An anonymous submission has no user
 to give until Canvas reveals the names.
 
 Moodle, "Upload multiple feedback files in a zip" (mod/assign/feedback/file/
-importziplib.php, is_valid_filename_for_import): Moodle splits a folder's name at its
-first four `_` into full name, participant id, `assignfeedback`, `file`, so each page
-is `<Full Name>_<participant id>_assignfeedback_file/feedback.html` with no `_` in the
-name; files starting with `.` or `~` are ignored. A team's page goes to each of its
-members (the grading worksheet named them at import).
+importziplib.php, is_valid_filename_for_import and get_participant_mapping): Moodle
+splits a folder's name at its first four `_` into a name, a number, `assignfeedback`,
+`file`; files starting with `.` or `~` are ignored, and so is a folder whose number it
+does not know, without a word. The number is a participant id in an individual
+assignment: `<Full Name>_<participant id>_assignfeedback_file/feedback.html`. With
+team submissions it is the GROUP id (as the download's folders have it), and Moodle
+gives the page to every member of that group: `<Group name>_<group id>_...`; the
+students in no group ("Default group") are under no number, so no zip reaches them:
+their page is named, to be uploaded by hand. (4.1.0 to 4.1.10 and 4.2 read a team's
+number as a participant id: there a team's page reaches no one, or a stranger.) The
+name holds no `_`: Moodle's own download turns them into spaces.
 """
 
 import re
@@ -26,6 +32,7 @@ from grader.lms.moodle import clean_name
 from grader.submission_meta import SubmissionMeta
 
 PAGE = "feedback.html"
+_MOODLE_FOLDER = f"assignfeedback_file/{PAGE}"
 
 
 @dataclass
@@ -72,17 +79,32 @@ def moodle(pages: Mapping[str, str], metas: Mapping[str, SubmissionMeta | None])
         if meta is None or meta.lms != "moodle":
             out.skipped.append(f"{sid}: not imported from Moodle")
             continue
-        if meta.team is None:
-            people = [(meta.lms_user_id, meta.name)]
-        else:
-            people = [(m.lms_user_id, m.name or meta.name) for m in meta.team.members]
-            if not people:
-                out.skipped.append(
-                    f"{sid}: a team whose members are not known (import with the grading "
-                    "worksheet, --roster)"
-                )
-                continue
-        for pid, name in people:
-            folder = clean_name(name).strip() or "Participant"
-            out.files[f"{folder}_{pid}_assignfeedback_file/{PAGE}"] = page
+        number, name, why = _moodle_key(meta)
+        if why:
+            out.skipped.append(f"{sid}: {why}")
+            continue
+        out.files[f"{clean_name(name).strip() or 'Participant'}_{number}_{_MOODLE_FOLDER}"] = page
     return out
+
+
+def _moodle_key(meta: SubmissionMeta) -> tuple[str, str, str]:
+    """(the number Moodle's zip import maps to the page's people, the folder's name,
+    "" or why no folder reaches them)."""
+    team = meta.team
+    if team is None:
+        if not meta.lms_user_id.isdigit():
+            return "", "", "no participant id recorded (import Moodle's download again)"
+        return meta.lms_user_id, meta.name, ""
+    if team.default_group:
+        return (
+            "",
+            "",
+            (
+                "Moodle's default group (students in no group): its zip upload gives a page "
+                "to no one in no group; upload this page to each of them by hand, or put them "
+                "in a group"
+            ),
+        )
+    if not team.group_id.isdigit():
+        return "", "", "no group id recorded (import Moodle's download again)"
+    return team.group_id, team.group_name or "Group", ""
