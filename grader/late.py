@@ -3,8 +3,9 @@
 A submission after `deadline` + `grace_minutes` loses `per_day_percent` of its
 raw score for every started day past the deadline (a minute late counts as one
 day), never more than `max_percent` in all. Where the LMS marks lateness itself
-(Canvas's LATE), its marker decides whether a submission is late, since it knows
-each student's own due date and extensions; the time then only counts the days.
+(Canvas's LATE) and the student's own due date is not known, its marker decides
+whether a submission is late, since it knows their extensions; the time then only
+counts the days. With their own due date and a time, the two decide.
 Without a time nothing is charged that cannot be justified: a submission the LMS
 marks late is at least one day late when the policy has no grace period (with one,
 it may be within it: nothing), any other is charged nothing, and each such
@@ -93,7 +94,7 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None, due: Due | None = No
     before any the LMS gave."""
     if due is None and meta is not None and meta.due is not None:
         due = Due(meta.due, meta.due_source or f"{meta.lms}'s due date for them")
-    late = _assess(policy, meta, due.at if due is not None else policy.deadline)
+    late = _assess(policy, meta, due.at if due is not None else policy.deadline, due is not None)
     if due is None or not policy.enabled:
         return late
     shown = due.at.isoformat(sep=" ", timespec="minutes")
@@ -105,7 +106,11 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None, due: Due | None = No
     )
 
 
-def _assess(policy: LatePolicy, meta: SubmissionMeta | None, deadline: datetime | None) -> Lateness:
+def _assess(
+    policy: LatePolicy, meta: SubmissionMeta | None, deadline: datetime | None, own: bool
+) -> Lateness:
+    """`own`: the deadline is the student's own: with a time, it decides, whatever the
+    LMS's marker (judged against a date the instructor has since moved) says."""
     if meta is None:
         if policy.enabled:  # a folder made by hand: say why it has no penalty
             return Lateness(
@@ -117,7 +122,7 @@ def _assess(policy: LatePolicy, meta: SubmissionMeta | None, deadline: datetime 
     if not policy.enabled:
         note = "the LMS marks it late (no late policy in course.toml)" if marker else ""
         return Lateness(meta.submitted_at, marker, 0, 0.0, note)
-    if marker is False:
+    if marker is False and not (own and submitted is not None):
         # The LMS judged it against the student's own due date (extensions included),
         # which course.toml's one deadline does not know.
         return Lateness(meta.submitted_at, marker, 0, 0.0, "on time (the LMS's own marker)")
@@ -126,7 +131,7 @@ def _assess(policy: LatePolicy, meta: SubmissionMeta | None, deadline: datetime 
         return _without_time(policy, meta)
     late_by = _late_by(submitted, deadline, policy.zone)
     if late_by <= timedelta(0):
-        if not marker:
+        if not marker or own:
             return Lateness(meta.submitted_at, marker, 0, 0.0, "on time")
         days, why = 1, " (the LMS marks it late; its time is not past the deadline)"
     elif late_by <= timedelta(minutes=policy.grace_minutes):

@@ -28,6 +28,7 @@ from grader.bounded import NotAFile, TooLarge, read_limited
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
 from grader.source_facts import NO_FACTS, ProgramFacts, is_entry_point, language_of, program_facts
+from grader.submission_meta import RECORD_NAME
 from grader.text import safe_name
 
 MAX_SOURCE_BYTES = 1 << 20  # each source file (the main one, and each extra one)
@@ -111,6 +112,8 @@ def survey(path: Path, config: CourseConfig) -> Survey:
         return Survey([load(path, config)])
     result = Survey()
     for entry in entries:
+        if entry.name == RECORD_NAME and not _is_folder(entry):
+            continue  # the import's own record of what it wrote (grader.submission_meta)
         if entry.name.startswith(".") and not (
             _is_real_folder(entry) and _source_names(entry, config)
         ):

@@ -150,19 +150,21 @@ def moodle_worksheet(
     delimiter: str = ",",
     version: str = "4.5.5",
     overrides: bool = False,
+    id_numbers: bool = False,
 ) -> Path:
     """The grading worksheet as Moodle `version` writes it (mod/assign/gradingtable.php,
     downloading): Identifier, Full name, Email address (the site's identity fields),
     Status, with `overrides` Allow submissions from, Due date and Cut-off date, Group
     (team submissions only), Grade, Maximum grade ("Maximum Grade" before 4.4.12 and
     4.5.5), Grade can be changed, Last modified (submission), Last modified (grade),
-    Feedback comments. Under blind marking, without the capability to see names, only
+    Feedback comments; with `id_numbers` the site shows "ID number" beside the e-mail
+    (showuseridentity). Under blind marking, without the capability to see names, only
     the Identifier. Each row: id, name, email, group, submitted (a datetime or None),
     extension and due (datetimes or None), grade, graded, feedback. The Status items
     are joined by " - ", and 4.5 leaves " -  - " at the end of every cell."""
     header = ["Identifier"]
     if not blind:
-        header += ["Full name", "Email address"]
+        header += ["Full name", "Email address"] + (["ID number"] if id_numbers else [])
     header += ["Status"]
     if overrides:
         header += ["Allow submissions from", "Due date", "Cut-off date"]
@@ -176,6 +178,7 @@ def moodle_worksheet(
         line = [f"Participant {row['id']}"]
         if not blind:
             line += [row.get("name", ""), row.get("email", "")]
+            line += [row.get("idnumber", "")] if id_numbers else []
         status = ["Submitted for grading" if submitted else "No submission"]
         if row.get("extension") is not None:
             status.append("Extension granted until: " + userdate(row["extension"]))

@@ -97,6 +97,7 @@ def course(tmp_path_factory):
     base = ["--course", root / "course.toml", "--manifest", manifest]
     graded = cli(*base, "grade", root / "class", "--results", root / "results", "--jobs", "2")
     assert graded.code == 0, graded.err
+    assert ".lms-import.json" not in graded.err  # the import's record is no submission
     return SimpleNamespace(
         root=root,
         base=base,
@@ -132,9 +133,32 @@ def test_results_json_holds_raw_score_penalty_and_the_lateness(course):
         "days_late": 2,
         "penalty_percent": 15.0,
         "note": "2 days late: -15% (capped)",
+        "due_at": None,
+        "due_source": None,
     }
     assert (by_id["1001"]["penalty"], by_id["1001"]["final_score"]) == (0, 2)
     assert document["course"]["late"]["per_day_percent"] == 10
+
+
+def test_an_extension_in_the_course_file_reaches_show_and_every_export(course, tmp_path):
+    """Grace (Canvas user 1002, SIS S-1002) was given until 4 March: on time, named by
+    her SIS id; Alan's line names nobody the class has twice... and an unknown id is
+    named."""
+    (tmp_path / "extensions.csv").write_text(
+        "person,due,why\nS-1002,2026-03-04T00:00:00,illness\nS-9999,2026-03-09T00:00:00,\n"
+    )
+    (tmp_path / "course.toml").write_text(COURSE + 'extensions = "extensions.csv"\n')
+    base = ["--course", tmp_path / "course.toml", "--manifest", course.manifest]
+    shown = cli(*base, "show", "1002", "--results", course.results)
+    assert shown.code == 0, shown.err
+    assert "late: on time (due 2026-03-04 00:00: extensions.csv line 2)" in shown.out
+    assert "raw score 1/2  penalty -0  final 1" in shown.out
+    assert "extensions.csv line 3: 'S-9999' has no submission in the class" in shown.err
+    out = tmp_path / "grades.csv"
+    assert cli(*base, "export", "csv", out, "--results", course.results).code == 0
+    rows = read_csv(out)
+    final = rows[0].index("final_score")
+    assert {r[0]: r[final] for r in rows[1:]}["1002"] == "1"
 
 
 def test_show_prints_the_submission_time_and_the_penalty(course):

@@ -402,3 +402,66 @@ def test_moodle_team_grades_reach_every_member(tmp_path):
         [report(tmp_path, "group-1203", ["AC", "WA"], meta)], {}, read_roster(sheet)
     )
     assert moodle_reads(made.text, maximum=2.0).applied == {"1201": 1.0, "1202": 1.0}
+
+
+# ------------------------------------------------------------------ one key per person
+
+
+def test_a_moodle_id_number_equal_to_another_participant_is_never_them(tmp_path):
+    """Bo's "ID number" is 1201, Ada's participant id: matched on any id, Bo's row got
+    Ada's grade and feedback. Moodle keys a row by its Identifier alone."""
+    sheet = moodle_worksheet(
+        tmp_path / "w.csv",
+        [
+            {"id": 1201, "name": "Ada Lovelace", "idnumber": "S-77"},
+            {"id": 1202, "name": "Bo Lee", "idnumber": "1201"},
+        ],
+        maximum="2.00",
+        id_numbers=True,
+    )
+    reports = [
+        report(tmp_path, "1201", ["AC", "AC"], moodle_meta("1201", keys=moodle_keys("1201"))),
+        report(tmp_path, "1202", ["AC", "WA"], moodle_meta("1202", keys=moodle_keys("1202"))),
+    ]
+    made = export.moodle(reports, {}, read_roster(sheet))
+    upload = moodle_reads(made.text, maximum=2.0)
+    assert upload.applied == {"1201": 2.0, "1202": 1.0}
+    assert upload.feedback["1202"].startswith("Scramble Squares grader: 1 of 2 cases passed")
+    assert made.refused == [] and made.unmatched == []
+
+
+def moodle_keys(pid: str) -> tuple:
+    return ((identity.MOODLE_PARTICIPANT, pid),)
+
+
+def gradescope_meta(sid: str, email: str) -> SubmissionMeta:
+    keys = ((identity.GRADESCOPE_SID, sid), (identity.GRADESCOPE_EMAIL, email))
+    return SubmissionMeta(sid, "gradescope", keys=keys)
+
+
+def test_a_gradescope_sid_equal_to_a_canvas_user_id_is_never_that_user(tmp_path):
+    """Grace's Gradescope sid is 1001, Ada's Canvas user id: Ada's row got Grace's 0 and
+    Ada's own 2 was "not in the roster". A sid is the course's SIS User ID ([lms]
+    gradescope_sid), compared only with that column."""
+    roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00"}))
+    reports = [
+        report(tmp_path, "S1", ["AC", "AC"], gradescope_meta("S1", "ada")),  # Ada: SIS S1
+        report(tmp_path, "1001", ["WA", "WA"], gradescope_meta("1001", "grace@x")),
+    ]
+    made = export.canvas(reports, {}, roster)
+    grades = {sid: g[COLUMN] for sid, g in canvas_reads(made.text).grades.items()}
+    assert grades["1001"] == "2" and made.unmatched == ["1001"]
+
+
+def test_a_row_two_submissions_claim_gets_neither_and_is_named(tmp_path):
+    roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00"}))
+    reports = [
+        report(tmp_path, "a", ["AC", "AC"], canvas_meta("1001")),
+        report(tmp_path, "b", ["WA", "WA"], canvas_meta("1001")),
+    ]
+    made = export.canvas(reports, {}, roster)
+    assert canvas_reads(made.text).grades["1001"][COLUMN] == ""
+    assert made.refused == [
+        "Lovelace, Ada (Canvas user id 1001): its Canvas user id 1001 is claimed by two "
+        "submissions, a and b: no grade written"
+    ]

@@ -432,13 +432,13 @@ def summary(
         )
     else:
         text += f"score {score}"
+    if scale is not None:
+        text += f" (written as {format_score(scale)})"
     if bonus:
         text += (
             f"; speed bonus +{format_score(bonus)} (ranked 1 on the leaderboard; a grade "
             "item of its own in the gradebook)"
         )
-    if scale is not None:
-        text += f" (written as {format_score(scale)})"
     for decision in shown_decisions(result):
         text += f"; {decision}"
     if team is not None and len(team.members) > 1:

@@ -160,6 +160,10 @@ def _match_roster(students: list[Incoming], roster: Roster, result: ImportResult
         student = by_id[sid]
         if student.team is None:  # a team keeps its group's name, not a member's
             student.name = roster.name(roster.rows[index]) or student.name
+            # The row's other keys are the same person's (its SIS id, login): kept for
+            # what names them so (the course's extensions file, a Gradescope roster).
+            known = dict.fromkeys(student.keys)
+            student.keys = tuple(known | dict.fromkeys(roster.keys(roster.rows[index])))
     result.not_in_roster = [
         f"{s.student_id} ({s.name})" for s in students if s.student_id not in matched
     ]

@@ -93,6 +93,8 @@ def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | 
             "days_late": late.days_late,
             "penalty_percent": late.percent,
             "note": late.note,
+            "due_at": late.due_at,
+            "due_source": late.due_source or None,
         }
     return entry
 
