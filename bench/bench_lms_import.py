@@ -6,8 +6,10 @@
 Builds a Canvas download of N students with K files each (one source file, the
 rest small text files; every tenth student LATE, every fifth re-uploaded as a
 `-1` copy), then measures: the first import (CPU and wall time), a re-import of
-the same download (nothing should be written), and a re-import of a newer
-download where 5% of the students resubmitted (only they should be written).
+the same download (nothing should be written), a re-import of a newer
+download where 5% of the students resubmitted (only they should be written), and
+reading every folder's metadata as `grade` and each export do (each checked against
+the class's import record, which is read once).
 Also reads a 256 MiB zip bomb's entry through the safe reader to show the cost of
 refusing it.
 """
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.lms.importer import import_archive  # noqa: E402
 from grader.lms.unpack import read_zip  # noqa: E402
+from grader.submission_meta import read_meta  # noqa: E402
 
 SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.py"})
 
@@ -74,6 +77,9 @@ def main() -> None:
             "first import", lambda: import_archive("canvas", first, into, source_names=SOURCES)
         )
         print(f"  added {len(result.added)}, refused {len(result.refused)}")
+        folders = [p for p in into.iterdir() if p.is_dir()]
+        metas = timed("read every folder's metadata", lambda: [read_meta(p) for p in folders])
+        print(f"  {sum(m is not None for m in metas)} of {len(folders)} recorded by the import")
         mark = time.time()
         time.sleep(0.01)
         result = timed(

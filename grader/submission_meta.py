@@ -3,7 +3,10 @@
 `.lms.json` in the student's folder. Its name starts with a dot, so the grader's
 discovery never takes it for a source file, and it is not part of the content
 hash: fixing a name or a time never regrades anyone. The LMS import writes it; the
-late policy and `show` read it, so it lives below both.
+late policy and `show` read it, so it lives below both. The import records the
+digest of each one it wrote in `.lms-import.json` beside the students' folders, out
+of any student's reach: a `.lms.json` not recorded there (one a student handed in,
+in a class folder made by hand) is never read as a fact.
 
 What it records is what the LMS says, as typed fields (a later reader never parses
 the archive again):
@@ -14,6 +17,12 @@ the archive again):
 - `downloaded_at`: when the LMS made the download (the time its zip gives every
   entry): only which of two downloads is the newer one.
 - `late_marker`: Canvas's `LATE_`; None where the LMS marks nothing.
+- `keys`: who submitted it, as each system keys them (grader.identity): Canvas's user
+  id (and the roster row's SIS ids), Moodle's participant id, Gradescope's sid and
+  e-mail; a team's members carry their own.
+- `due_at`, `due_source`: the student's own due date where the LMS gave one
+  (Canvas's cached_due_date, Moodle's extension or per-student "Due date"); for a
+  team, its latest member's.
 - `anonymous_id`: Canvas's anonymous grading id (`anon_<id>`): the folder is named by
   it and no roster knows it until Canvas reveals the names.
 - `attachments`: Canvas's attachment id of each submitted file (as it was named
@@ -37,9 +46,12 @@ the archive again):
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 from grader import identity
 from grader.atomic import atomic_output
@@ -126,41 +138,58 @@ def parse_time(text: str | None) -> datetime | None:
         return None
 
 
+class ImportRecord:
+    """The class folder's record of the `.lms.json` the import wrote: read once and
+    saved once, however many students an import writes."""
+
+    def __init__(self, classroom: Path) -> None:
+        self.classroom = Path(classroom)
+        self.written = dict(_written(self.classroom))
+        self.changed = False
+
+    def write(self, folder: Path, meta: SubmissionMeta) -> None:
+        """The folder's metadata, its digest recorded (saved by save())."""
+        data = {"format": FORMAT, **asdict(meta)}
+        data["other_ids"] = list(meta.other_ids)
+        raw = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        with atomic_output(Path(folder) / META_NAME) as handle:
+            handle.write(raw)
+        self.written[Path(folder).name] = hashlib.sha256(raw).hexdigest()
+        self.changed = True
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        text = json.dumps({"format": 1, "written": self.written}, indent=1, sort_keys=True)
+        with atomic_output(self.classroom / RECORD_NAME) as handle:
+            handle.write(text.encode("utf-8"))
+
+
 def write_meta(folder: Path, meta: SubmissionMeta) -> None:
-    """The folder's metadata, and its digest in the class folder's import record."""
-    data = {"format": FORMAT, **asdict(meta)}
-    data["other_ids"] = list(meta.other_ids)
-    raw = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    with atomic_output(Path(folder) / META_NAME) as handle:
-        handle.write(raw)
-    _record(Path(folder), hashlib.sha256(raw).hexdigest())
+    """One folder's metadata, recorded as the import's."""
+    record = ImportRecord(Path(folder).parent)
+    record.write(folder, meta)
+    record.save()
 
 
-def record_meta(folder: Path) -> None:
-    """Record the folder's `.lms.json` as the import's: for the import alone, of a
-    folder it made (an earlier grader's import wrote no record)."""
-    try:
-        raw = read_limited(Path(folder) / META_NAME, MAX_META_BYTES)
-    except OSError:
-        return
-    _record(Path(folder), hashlib.sha256(raw).hexdigest())
-
-
-def _record(folder: Path, digest: str) -> None:
-    record = folder.parent / RECORD_NAME
-    written = _written(folder.parent)
-    written[folder.name] = digest
-    with atomic_output(record) as handle:
-        handle.write(json.dumps({"format": 1, "written": written}, indent=1).encode("utf-8"))
-
-
-def _written(classroom: Path) -> dict[str, str]:
+def _written(classroom: Path) -> Mapping[str, str]:
     """Folder name -> the digest of the `.lms.json` the import wrote there."""
     try:
-        data = json.loads(read_limited(classroom / RECORD_NAME, MAX_RECORD_BYTES))
-        return {str(k): str(v) for k, v in data.get("written", {}).items()}
-    except (OSError, ValueError, AttributeError):
+        stat = (classroom / RECORD_NAME).stat()
+    except OSError:
         return {}
+    return _record_at(str(classroom / RECORD_NAME), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=8)
+def _record_at(path: str, inode: int, size: int, mtime_ns: int) -> Mapping[str, str]:
+    """The record as that file holds it: every reader of a class's thousands of folders
+    reads it once (a new record is a new file: atomic_output replaces it)."""
+    try:
+        data = json.loads(read_limited(Path(path), MAX_RECORD_BYTES))
+        return MappingProxyType({str(k): str(v) for k, v in data.get("written", {}).items()})
+    except (OSError, ValueError, AttributeError):
+        return MappingProxyType({})
 
 
 def unrecorded_meta(folder) -> bool:

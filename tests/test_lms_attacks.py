@@ -4,16 +4,18 @@ each attack, without its fix, lands a file in another student's folder, refuses
 the whole class, or stops the import half way."""
 
 import json
+import shutil
 from datetime import datetime
 
 import pytest
 import yaml
 
 from grader.lms.importer import import_archive
-from grader.submission_meta import META_NAME, read_meta
+from grader.submission_meta import META_NAME, SubmissionMeta, read_meta, write_meta
 from tests.lms_archives import (
     SOURCES,
     canvas_entry,
+    download,
     gradescope_metadata,
     make_zip,
     moodle_entry,
@@ -334,3 +336,27 @@ def test_a_gradescope_student_file_named_like_the_metadata_is_that_students(tmp_
         "puzzlesolver.py": b"print('eve')\n",
         "submission_metadata.yml": forged.encode(),
     }
+
+
+def test_metadata_the_import_did_not_write_never_keeps_a_folder_from_it(tmp_path):
+    """A class folder made by hand, where Mallory's folder holds a `.lms.json` she
+    handed in (exactly as an import writes one, submitted and downloaded in 2030): importing Canvas's
+    download replaced nothing, "the folder holds a later submission", and recorded her
+    file as the import's. It is the download's now."""
+    into = tmp_path / "class"
+    forged = SubmissionMeta(
+        "1001", "canvas", submitted_at="2030-01-01T00:00", downloaded_at="2030-01-01T00:00"
+    )
+    write_meta(tmp_path / "scratch" / "1001", forged)
+    (into / "1001").mkdir(parents=True)
+    (into / "1001" / "puzzlesolver.py").write_text("print('mallory')\n")
+    shutil.copy(tmp_path / "scratch" / "1001" / META_NAME, into / "1001" / META_NAME)
+    assert read_meta(into / "1001") is None  # not the import's: it says nothing
+    archive = download(
+        tmp_path / "submissions.zip",
+        [(canvas_entry("Lovelace, Ada", 1001, 5001, "puzzlesolver.py"), "print('ada')\n")],
+    )
+    result = import_archive("canvas", archive, into, source_names=SOURCES)
+    assert result.kept_newer == [] and result.updated == ["1001"]
+    assert (into / "1001" / "puzzlesolver.py").read_text() == "print('ada')\n"
+    assert read_meta(into / "1001").submitted_at is None  # the download's own: no time

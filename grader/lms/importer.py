@@ -39,14 +39,7 @@ from grader.lms.unpack import (
     UnpackLimits,
     read_zip,
 )
-from grader.submission_meta import (
-    SubmissionMeta,
-    Team,
-    parse_time,
-    read_meta,
-    record_meta,
-    write_meta,
-)
+from grader.submission_meta import ImportRecord, SubmissionMeta, Team, parse_time, read_meta
 
 FORMATS: dict[str, Callable[..., Parsed]] = {
     "canvas": canvas.parse,
@@ -133,8 +126,12 @@ def import_archive(
             result.no_time.append(student.student_id)
     if roster is not None:  # before storing: a matched student is stored by the roster's name
         _match_roster(list(taken.values()), roster, result)
-    for sid in result.seen:
-        _store(kind, Path(archive).name, downloaded, taken[sid], into / sid, result)
+    record = ImportRecord(into)
+    try:
+        for sid in result.seen:
+            _store(kind, Path(archive).name, downloaded, taken[sid], into / sid, result, record)
+    finally:  # what was written is recorded, even when a later student fails
+        record.save()
     result.absent = sorted(
         p.name
         for p in into.iterdir()
@@ -348,6 +345,7 @@ def _store(
     student: Incoming,
     folder: Path,
     result: ImportResult,
+    record: ImportRecord,
 ) -> None:
     meta = SubmissionMeta(
         student_id=student.student_id,
@@ -375,14 +373,16 @@ def _store(
         why = f"{folder} is a symbolic link or not a folder: left alone"
         result.refused.extend(Refused(name, why) for name in entries)
         return
-    old = read_meta(folder, recorded_only=False) if folder.exists() else None
-    if old is None and folder.is_dir() and any(folder.iterdir()):
+    # What this import's record says the folder holds: an unrecorded `.lms.json` (an
+    # earlier grader's, or one a student handed in) decides nothing, and is rewritten.
+    old = read_meta(folder) if folder.exists() else None
+    ours = old is not None or read_meta(folder, recorded_only=False) is not None
+    if not ours and folder.is_dir() and any(folder.iterdir()):
         # A folder someone made by hand (or another tool): not ours to overwrite.
         why = f"{folder} exists and was not made by an import: left alone"
         result.refused.extend(Refused(name, why) for name in entries)
         return
     if old is not None and old.same_submission(meta):
-        record_meta(folder)  # an earlier grader's import recorded none
         result.unchanged.append(student.student_id)
         return
     if old is not None and _older(meta, old):
@@ -396,7 +396,6 @@ def _store(
         result.kept_newer.append(
             f"{student.student_id} (this archive: {what} {mine}, the folder: {what} {theirs})"
         )
-        record_meta(folder)
         return
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
@@ -421,7 +420,7 @@ def _store(
     if not written and not existed:
         folder.rmdir()  # nothing of this student could be written
         return
-    write_meta(folder, dataclasses.replace(meta, files=written))
+    record.write(folder, dataclasses.replace(meta, files=written))
     (result.updated if existed else result.added).append(student.student_id)
 
 
