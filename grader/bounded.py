@@ -56,3 +56,14 @@ def read_limited(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_text(path: Path, limit: int, what: str, error: type[Exception]) -> str:
+    """A UTF-8 text file of at most `limit` bytes (a byte-order mark dropped), every
+    problem raised as `error` in one line naming the file and `what` it is."""
+    try:
+        return read_limited(path, limit).decode("utf-8-sig")
+    except OSError as problem:
+        raise error(f"{path}: cannot read {what}: {problem.strerror or problem}") from None
+    except UnicodeDecodeError as problem:
+        raise error(f"{path}: not UTF-8 text (bad byte at offset {problem.start})") from None

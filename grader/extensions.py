@@ -13,21 +13,18 @@ An id that two different people hold is refused in one line: a due date is never
 to a stranger. A person with no submission in the class is named, and changes nothing.
 """
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 
-from grader.bounded import read_limited
 from grader.config import CourseConfig
+from grader.course_csv import read_course_csv
 from grader.errors import GraderError
 from grader.late import Due, Lateness, lateness_of
 from grader.teams import Teams
 from grader.zones import instant
 
-MAX_EXTENSIONS_BYTES = 4 << 20
 PERSON_COLUMN, DUE_COLUMN = "person", "due"
 
 
@@ -51,32 +48,15 @@ def extensions_file(config: CourseConfig) -> Path | None:
 
 
 def read_extensions(path: Path) -> list[Extension]:
-    try:
-        text = read_limited(path, MAX_EXTENSIONS_BYTES).decode("utf-8-sig")
-    except OSError as error:
-        raise ExtensionsError(
-            f"{path}: cannot read the extensions file ([late] extensions in course.toml): "
-            f"{error.strerror or error}"
-        ) from None
-    except UnicodeDecodeError as error:
-        raise ExtensionsError(
-            f"{path}: not UTF-8 text (bad byte at offset {error.start})"
-        ) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = [name.strip().lower() for name in next(reader, [])]
-    if PERSON_COLUMN not in header or DUE_COLUMN not in header:
-        raise ExtensionsError(
-            f"{path}: the extensions file needs a header with the columns {PERSON_COLUMN!r} "
-            f"(any id the LMS gives them) and {DUE_COLUMN!r} (ISO 8601), not "
-            f"{', '.join(map(repr, header)) or 'nothing'}"
-        )
-    person, due = header.index(PERSON_COLUMN), header.index(DUE_COLUMN)
+    table = read_course_csv(
+        path,
+        "the extensions file ([late] extensions in course.toml)",
+        {PERSON_COLUMN: "any id the LMS gives them", DUE_COLUMN: "ISO 8601"},
+        ExtensionsError,
+    )
     found = []
-    for number, row in enumerate(reader, start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        row = row + [""] * (len(header) - len(row))
-        who, when = row[person].strip(), row[due].strip()
+    for number, row in table:
+        who, when = table.cell(row, PERSON_COLUMN), table.cell(row, DUE_COLUMN)
         if not who:
             raise ExtensionsError(f"{path}: line {number}: no {PERSON_COLUMN}")
         try:

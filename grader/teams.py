@@ -22,9 +22,7 @@ file's member, by an id of any kind. Nothing here reads a roster: which members 
 roster knows is the LMS exports' to say.
 """
 
-import csv
 import dataclasses
-import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,8 +30,8 @@ from pathlib import Path
 from typing import Literal
 
 from grader import identity
-from grader.bounded import read_limited
 from grader.config import CourseConfig
+from grader.course_csv import read_course_csv
 from grader.errors import GraderError
 from grader.identity import Key
 from grader.submission_meta import SubmissionMeta, parse_time, read_meta
@@ -41,7 +39,6 @@ from grader.text import safe_name
 
 # Where a team came from: an LMS's import, the course's teams file, or nobody (alone).
 TeamSource = Literal["gradescope", "moodle", "canvas", "teams file", "alone"]
-MAX_TEAMS_FILE_BYTES = 4 << 20
 TEAM_COLUMN, MEMBER_COLUMN, NAME_COLUMN = "team", "member", "name"
 
 
@@ -224,37 +221,21 @@ def _alone(sid: str, meta: SubmissionMeta | None) -> Member:
 
 def _read_teams_file(path: Path) -> dict[str, tuple[Member, ...]]:
     """The teams file: {the team's submission folder: its members}, in file order."""
-    try:
-        text = read_limited(path, MAX_TEAMS_FILE_BYTES).decode("utf-8-sig")
-    except OSError as error:
-        raise TeamsError(
-            f"{path}: cannot read the teams file ([teams] file in course.toml): "
-            f"{error.strerror or error}"
-        ) from None
-    except UnicodeDecodeError as error:
-        raise TeamsError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = [name.strip().lower() for name in next(reader, [])]
-    if TEAM_COLUMN not in header or MEMBER_COLUMN not in header:
-        raise TeamsError(
-            f"{path}: the teams file needs a header with the columns {TEAM_COLUMN!r} (the "
-            f"team's submission folder) and {MEMBER_COLUMN!r} (any id the roster knows), "
-            f"not {', '.join(map(repr, header)) or 'nothing'}"
-        )
-    team, member = header.index(TEAM_COLUMN), header.index(MEMBER_COLUMN)
-    name = header.index(NAME_COLUMN) if NAME_COLUMN in header else None
+    table = read_course_csv(
+        path,
+        "the teams file ([teams] file in course.toml)",
+        {TEAM_COLUMN: "the team's submission folder", MEMBER_COLUMN: "any id the roster knows"},
+        TeamsError,
+    )
     found: dict[str, list[Member]] = {}
-    for number, row in enumerate(reader, start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        row = row + [""] * (len(header) - len(row))
-        folder, ident = row[team].strip(), row[member].strip()
+    for number, row in table:
+        folder, ident = table.cell(row, TEAM_COLUMN), table.cell(row, MEMBER_COLUMN)
         if not folder or not ident:
             missing = TEAM_COLUMN if not folder else MEMBER_COLUMN
             raise TeamsError(f"{path}: line {number}: no {missing}")
         listed = found.setdefault(folder, [])
         if all(m.id != ident for m in listed):
-            shown = row[name].strip() if name is not None else ""
+            shown = table.cell(row, NAME_COLUMN)
             listed.append(Member(ident, shown, keys=((identity.ANY, ident),)))
     return {folder: tuple(members) for folder, members in found.items()}
 

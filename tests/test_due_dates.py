@@ -20,12 +20,20 @@ from grader.extensions import (
     submission_dues,
 )
 from grader.late import Due, LatePolicy, assess, lateness_of
+from grader.lms.groups import read_groups
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.lms.times import read_times
 from grader.submission_meta import SubmissionMeta, Team, TeamMember, read_meta, write_meta
 from grader.teams import resolve
-from tests.lms_archives import SOURCES, canvas_entry, download, moodle_entry, moodle_worksheet
+from tests.lms_archives import (
+    SOURCES,
+    canvas_entry,
+    canvas_group_set,
+    download,
+    moodle_entry,
+    moodle_worksheet,
+)
 
 pytestmark = pytest.mark.fast
 
@@ -78,6 +86,37 @@ def test_canvas_charges_from_each_student_s_own_due_date(tmp_path):
     )
     assert late["1001"].due_at == "2026-03-05T23:59:00+00:00"
     assert (late["1002"].days_late, late["1002"].final(2.0)) == (5, 1.0)
+
+
+def test_a_canvas_group_is_due_when_its_latest_member_is(tmp_path):
+    """Canvas's group download holds the uploader's file; its group set names the team,
+    and each member has their own cached_due_date (Grace's extension to 5 March)."""
+    archive = download(
+        tmp_path / "submissions.zip",
+        [(canvas_entry("Lovelace, Ada", 1001, 5001, "puzzlesolver.py"), "a\n")],
+    )
+    groups = canvas_group_set(
+        tmp_path / "groups.csv",
+        [
+            {"name": "Ada Lovelace", "id": 1001, "group": "Rocket", "group_id": 77},
+            {"name": "Grace Hopper", "id": 1002, "group": "Rocket", "group_id": 77},
+        ],
+    )
+    api = [
+        {"user_id": 1001, "submitted_at": "2026-03-04T12:00:00Z",
+         "cached_due_date": "2026-03-01T23:59:00Z"},
+        {"user_id": 1002, "submitted_at": "2026-03-04T12:00:00Z",
+         "cached_due_date": "2026-03-05T23:59:00Z"},
+    ]  # fmt: skip
+    (tmp_path / "times.json").write_text(json.dumps(api))
+    into = tmp_path / "class"
+    import_archive(
+        "canvas", archive, into, source_names=SOURCES,
+        times=read_times(tmp_path / "times.json"), groups=read_groups(groups),
+    )  # fmt: skip
+    (team,) = reports_of(into)
+    late = lateness_of([team], POLICY)[team.submission.id]
+    assert late.days_late == 0 and late.due_at == "2026-03-05T23:59:00+00:00"
 
 
 # ------------------------------------------------------------------ Moodle

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import identity
-from grader.bounded import read_limited
+from grader.bounded import read_text
 from grader.errors import GraderError
 from grader.submission_meta import Team, TeamMember
 
@@ -48,12 +48,7 @@ class GroupSet:
 
 def read_groups(path: Path) -> GroupSet:
     path = Path(path)
-    try:
-        text = read_limited(path, MAX_BYTES).decode("utf-8-sig")
-    except OSError as error:
-        raise GroupsError(f"{path}: cannot read the group set: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise GroupsError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
+    text = read_text(path, MAX_BYTES, "the group set", GroupsError)
     rows = list(csv.reader(io.StringIO(text, newline="")))
     header = [name.strip() for name in rows[0]] if rows else []
     missing = [name for name in NEEDED if name not in header]

@@ -94,9 +94,9 @@ def import_archive(
     result = ImportResult(refused=list(parsed.refused), notes=list(parsed.notes))
     downloaded = _download_time(unpacked, kind, Path(archive).name, result)
     if kind == "canvas":
-        _canvas_times(parsed, times, result)
         if groups is not None:
             _canvas_groups(parsed, groups, result)
+        _canvas_times(parsed, times, result)  # after the groups: a team's members' dates
     elif kind == "moodle":
         _moodle_sheet(parsed, roster, result)
     into = Path(into)
@@ -210,9 +210,10 @@ def _canvas_times(parsed: Parsed, times: SubmissionTimes | None, result: ImportR
         when = times.by_id.get(ident)
         if when is not None:
             student.submitted_at, student.time_source = when, times.source
-        due = times.due_by_id.get(ident)
-        if due is not None:  # their own: an extension, a section's date
-            student.due_at = due
+        members = [m.lms_user_id for m in student.team.members] if student.team else []
+        dues = [d for i in (ident, *members) if (d := times.due_by_id.get(i)) is not None]
+        if dues:  # their own (an extension, a section's date); a team's latest member's
+            student.due_at = max(dues)
             student.due_source = "Canvas's " + times.source.replace(
                 "submitted_at", "cached_due_date"
             )

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from grader.bounded import read_limited
+from grader.bounded import read_text
 from grader.errors import GraderError
 
 MAX_TIMES_BYTES = 64 << 20
@@ -39,12 +39,7 @@ class SubmissionTimes:
 
 def read_times(path: Path) -> SubmissionTimes:
     path = Path(path)
-    try:
-        text = read_limited(path, MAX_TIMES_BYTES).decode("utf-8-sig")
-    except OSError as error:
-        raise TimesError(f"{path}: cannot read the times: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise TimesError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
+    text = read_text(path, MAX_TIMES_BYTES, "the times", TimesError)
     records = _json(text, path) if text.lstrip().startswith(("[", "{")) else _csv(text, path)
     by_id: dict[str, datetime] = {}
     due_by_id: dict[str, datetime] = {}
