@@ -58,7 +58,7 @@ def bench(klass: Path, runs: int, jobs: int) -> Counter:
             began = time.monotonic()
             work = plan(submissions, cases, store, probes=probes)
             execute(work, store, sandbox, config, builds, jobs=jobs)
-            counterexamples.record(store, submissions, cases, pool)
+            counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
             probed = time.monotonic() - began
             print(
                 f"\n{klass.relative_to(ROOT)}/: {len(submissions)} submissions, "

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import GraderError
+from grader.input_properties import InputProperties, from_json, properties_of
 from grader.puzzle import TILE_COUNT, parse_output
 from grader.schemas import validate
 
@@ -36,6 +37,7 @@ class Case:
     policy: tuple[str, ...]  # rules the expected output depends on
     tags: tuple[str, ...]
     version: str  # changes whenever the input or the expected output changes
+    properties: InputProperties | None = None  # what the puzzle file is like (its files')
 
     @property
     def public(self) -> bool:
@@ -85,7 +87,7 @@ def load_cases(manifest: Path | None = None, *, public_only: bool = False) -> li
 
 def _case(root: Path, entry: dict) -> Case:
     digest = hashlib.sha256()
-    paths = []
+    paths, contents = [], []
     for key in ("input", "expected"):
         path = root / entry[key]
         try:
@@ -96,11 +98,18 @@ def _case(root: Path, entry: dict) -> Case:
             ) from None
         digest.update(data)
         paths.append(path)
+        contents.append(data)
     problem = _output_problem(data)
     if problem:
         raise CaseError(
             f"{paths[1]}: case {entry['id']!r}: not a valid expected output "
             f"({problem}); rebuild it from the reference"
+        )
+    properties = properties_of(contents[0], contents[1])
+    if "properties" in entry and from_json(entry["properties"]) != properties:
+        raise CaseError(
+            f"{root / 'manifest.json'}: case {entry['id']!r}: its properties are not what its "
+            "files are like (edited by hand?): run `testcases rebuild`"
         )
     return Case(
         id=entry["id"],
@@ -112,6 +121,7 @@ def _case(root: Path, entry: dict) -> Case:
         policy=tuple(entry["policy"]),
         tags=tuple(entry["tags"]),
         version=digest.hexdigest()[:16],
+        properties=properties,
     )
 
 

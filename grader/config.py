@@ -306,7 +306,7 @@ class CounterexamplesConfig:
     """The public puzzles each failing case is shown beside: the probes."""
 
     runs: int = field(
-        default=12,
+        default=5,
         metadata=setting(
             "probes: pool puzzles every submission runs after its public cases and "
             "before its hidden ones, the most alike to the hidden cases first (0: none);"

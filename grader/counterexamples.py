@@ -18,6 +18,7 @@ counts in a score. What was found, or why nothing was, is stored per case
 (store.counterexamples).
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ _NOT_SEARCHED = {
     Verdict.IE.value: "the grader failed on this case: grade again",
 }
 LEGACY = "graded before failures had kinds: grade again with --force to search"
+_FINISHED = ("AC", "WA", "PE")  # runs that went to their end: their time is the whole
 
 
 @dataclass(frozen=True)
@@ -48,29 +50,64 @@ class Seen:
     puzzle: Case
     kind: str  # "" for AC
     source: str  # "public" (a public case) or "pool" (a probe)
+    cpu_seconds: float | None = None  # what the run used (None: not known)
+    verdict: str = ""
 
 
 def choose_probes(cases: Sequence[Case], pool: Sequence[Case], budget: int) -> list[Case]:
-    """The pool puzzles every submission runs before its hidden cases, at most `budget`:
-    turn by turn, each case's most alike puzzle of the pool, then each one's next most
-    alike. Within a turn, the puzzles that stand for the most cases first, hidden cases
-    before public ones (the student cannot see their input). A case whose puzzle at a
-    turn is a public case needs no probe then."""
+    """The pool puzzles every submission runs before its hidden cases, at most `budget`.
+    First, what the hidden cases have and no public case does (CR LF line ends, no final
+    newline, as many solutions as the timed cases...: grader.pool.features): the pool
+    puzzle that has the most of it still uncovered, again and again, so that a failure
+    that only such a puzzle brings out has one the student may see. Then, turn by turn,
+    each case's most alike puzzle of the pool, then each one's next most alike; within
+    a turn, the puzzles that stand for the most cases first, hidden cases before public
+    ones. A case whose puzzle at a turn is a public case needs no probe then."""
     likeness = Likeness()
     public = [case for case in cases if case.public]
+    chosen = _covering(cases, pool, likeness)[:budget]
+    for puzzle in _most_alike(cases, pool, likeness, public):
+        if len(chosen) >= budget:
+            break
+        if puzzle not in chosen:
+            chosen.append(puzzle)
+    return chosen
+
+
+def _covering(cases: Sequence[Case], pool: Sequence[Case], likeness: Likeness) -> list[Case]:
+    """Pool puzzles that together have every feature a hidden case has and no public
+    case has, the most at a time (the smallest first among equals)."""
+    wanted = set().union(*(likeness.features(c) for c in cases if not c.public))
+    wanted -= set().union(*(likeness.features(c) for c in cases if c.public))
+    chosen: list[Case] = []
+    while wanted:
+        best = min(
+            pool,
+            key=lambda p: (-len(likeness.features(p) & wanted), likeness.size(p), p.id),
+            default=None,
+        )
+        if best is None or not likeness.features(best) & wanted:
+            break  # no puzzle of the pool has what is left
+        chosen.append(best)
+        wanted -= likeness.features(best)
+    return chosen
+
+
+def _most_alike(
+    cases: Sequence[Case], pool: Sequence[Case], likeness: Likeness, public: list[Case]
+) -> list[Case]:
+    """Pool puzzles turn by turn: each case's most alike, then next most alike."""
     ranked = [
         likeness.ranked(case, _allowed(likeness, case, [*public, *pool]))
         for case in sorted(cases, key=lambda case: case.public)
     ]
-    chosen: list[Case] = []
-    for depth in range(max((len(order) for order in ranked), default=0)):
-        wanted = [order[depth] for order in ranked if depth < len(order)]
-        turn = [p for p in dict.fromkeys(wanted) if p not in public and p not in chosen]
+    order: list[Case] = []
+    for depth in range(max((len(each) for each in ranked), default=0)):
+        wanted = [each[depth] for each in ranked if depth < len(each)]
+        turn = [p for p in dict.fromkeys(wanted) if p not in public and p not in order]
         turn.sort(key=lambda puzzle: -wanted.count(puzzle))  # stable: hidden cases first
-        chosen += turn[: budget - len(chosen)]
-        if len(chosen) >= budget:
-            break
-    return chosen
+        order += turn
+    return order
 
 
 def _allowed(likeness: Likeness, target: Case, puzzles: Sequence[Case]) -> list[Case]:
@@ -94,9 +131,12 @@ def targets_of(cases: Sequence[Case], runs: dict[tuple[str, str], RunRow]) -> li
     return failing
 
 
-def find(targets: Sequence[Target], seen: Sequence[Seen]) -> dict[str, Seen | str]:
+def find(
+    targets: Sequence[Target], seen: Sequence[Seen], cpu_limit: float | None = None
+) -> dict[str, Seen | str]:
     """For each target (by case id), the most alike puzzle seen failing the same way
-    (a Seen), or the reason there is none (a str)."""
+    (a Seen), or the reason there is none (a str; for a time-out, with how the
+    program's time grows, given the `cpu_limit` it ran under)."""
     likeness = Likeness()
     by_puzzle = {s.puzzle: s for s in seen}
     found: dict[str, Seen | str] = {}
@@ -106,8 +146,81 @@ def find(targets: Sequence[Target], seen: Sequence[Seen]) -> dict[str, Seen | st
             continue
         ranked = likeness.ranked(target.case, _allowed(likeness, target.case, list(by_puzzle)))
         match = next((by_puzzle[p] for p in ranked if by_puzzle[p].kind == target.kind), None)
-        found[target.case.id] = match or _none_found(target, len(ranked))
+        if match is None:
+            growth = _growth(target, seen, cpu_limit) if target.kind == "TLE" else ""
+            found[target.case.id] = _none_found(target, len(ranked)) + growth
+        else:
+            found[target.case.id] = match
     return found
+
+
+def _growth(target: Target, seen: Sequence[Seen], cpu_limit: float | None) -> str:
+    """A time-out on a puzzle larger than any public one the program finished: its
+    times there, by size, and what they say of its time here (how fast it grows)."""
+    wanted = target.case.properties.solutions if target.case.properties else None
+    finished = sorted(
+        (s.puzzle.properties.solutions, s.cpu_seconds)
+        for s in seen
+        if s.verdict in _FINISHED and s.cpu_seconds is not None
+        if s.puzzle.properties and s.puzzle.properties.solutions
+    )
+    if not wanted or not finished or cpu_limit is None or wanted <= finished[-1][0]:
+        return ""
+    by_size = dict(finished)  # one time per size: the longest (sorted last)
+    shown = ", ".join(f"{_seconds(t)} ({n:,})" for n, t in _spread(sorted(by_size.items())))
+    said = (
+        f". Your program's CPU time on the public puzzles it finished, by their number of "
+        f"solutions: {shown}; this puzzle has {wanted:,} solutions"
+    )
+    start = min(t for _, t in finished)  # starting up, reading, printing little
+    (small, t_small), (large, t_large) = (
+        finished[-2] if len(finished) > 1 else finished[0],
+        finished[-1],
+    )
+    power = _power(small, t_small - start, large, t_large - start)
+    if power is not None and power >= 1.5:
+        need = start + (t_large - start) * (wanted / large) ** power
+        return (
+            f"{said}. Its time grows about as the number of solutions to the power "
+            f"{power:.1f}: at that rate it needs about {need:,.1f} s here, more than the "
+            f"{cpu_limit:g} s limit. Look for work done again for every solution found "
+            "(each new one compared with all those found before, say)"
+        )
+    linear = start + (t_large - start) * wanted / large
+    if linear < cpu_limit:
+        return (
+            f"{said}: at the same time per solution it would need about {linear:,.2f} s, "
+            f"within the {cpu_limit:g} s limit, yet it ran out of time. Its time grows "
+            "faster than the number of solutions: look for work done again for every "
+            "solution found (each new one compared with all those found before, say)"
+        )
+    return (
+        f"{said}: at the same time per solution it needs about {linear:,.1f} s, more than "
+        f"the {cpu_limit:g} s limit: it must spend less time per solution"
+    )
+
+
+def _seconds(t: float) -> str:
+    return f"{t * 1000:.1f} ms" if t < 0.1 else f"{t:.2f} s"
+
+
+def _spread(finished: list[tuple[int, float]], shown: int = 4) -> list[tuple[int, float]]:
+    """A few of the runs, from the smallest to the largest."""
+    if len(finished) <= shown:
+        return finished
+    step = (len(finished) - 1) / (shown - 1)
+    return [finished[round(i * step)] for i in range(shown)]
+
+
+MEASURABLE = 0.005  # seconds: a difference of times smaller than this is noise
+
+
+def _power(n1: int, t1: float, n2: int, t2: float) -> float | None:
+    """The power p of t = c * n ** p through two points (times above start-up), or
+    None when the times are too small or too close to tell."""
+    if n2 <= n1 or t1 < MEASURABLE or t2 < MEASURABLE or n2 < 2 * n1:
+        return None
+    return math.log(t2 / t1) / math.log(n2 / n1)
 
 
 def _none_found(target: Target, tried: int) -> str:
@@ -123,16 +236,21 @@ def _none_found(target: Target, tried: int) -> str:
 
 
 def record(
-    store: Store, submissions: Sequence[Submission], cases: Sequence[Case], pool: Sequence[Case]
+    store: Store,
+    submissions: Sequence[Submission],
+    cases: Sequence[Case],
+    pool: Sequence[Case],
+    cpu_limit: float | None = None,
 ) -> None:
     """Find and store, for every failing case of every submission, its counterexample
-    (from the runs already stored: nothing runs here)."""
+    (from the runs already stored: nothing runs here); `cpu_limit`: the limit the runs
+    had, to say how a time-out's time grows."""
     for sub in submissions:
         runs = store.runs(sub.id, sub.content_hash)
         targets = targets_of(cases, runs)
         if not targets:
             continue
-        found = find(targets, _seen(store, sub, cases, pool, runs))
+        found = find(targets, _seen(store, sub, cases, pool, runs), cpu_limit)
         for target in targets:
             store.record_counterexample(sub, target.case, _row(store, sub, target, found))
 
@@ -149,12 +267,12 @@ def _seen(
     for case in cases:
         run = runs.get((case.id, case.version))
         if case.public and run is not None and not run.exposed and run.verdict != Verdict.CE:
-            seen.append(Seen(case, run.kind, "public"))
+            seen.append(Seen(case, run.kind, "public", run.cpu_seconds, str(run.verdict)))
     stored = store.pool_runs(sub.id, sub.content_hash)
     for puzzle in pool:
         pool_run = stored.get((puzzle.id, puzzle.version))
         if pool_run is not None and not pool_run.exposed:
-            seen.append(Seen(puzzle, pool_run.kind, "pool"))
+            seen.append(Seen(puzzle, pool_run.kind, "pool", pool_run.cpu_seconds, pool_run.verdict))
     return seen
 
 

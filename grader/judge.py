@@ -91,7 +91,9 @@ def judge(
 ) -> Judgement:
     """The verdict and its diagnosis, the root cause the source shows told first."""
     judgement = _symptoms(result, case, expected, puzzle, limits)
-    cause = root_cause(judgement.verdict, facts)
+    right = judgement.verdict is Verdict.RTE and not result.signal and result.stdout == expected
+    cut = len(result.stdout) < len(expected) and expected.startswith(result.stdout)
+    cause = root_cause(judgement.verdict, facts, judgement.kind, right, cut)
     if cause is None:
         return judgement
     return replace(
@@ -149,7 +151,10 @@ def _symptoms(
         return Judgement(
             Verdict.RTE,
             f"the program exited with status {result.exit_code} "
-            "(a correct run exits with 0)" + _allocation(result, limits) + _output_tails(result),
+            "(a correct run exits with 0)"
+            + _uncaught(result)
+            + _allocation(result, limits)
+            + _output_tails(result),
             result,
             kind="RTE/exit",
         )
@@ -220,6 +225,42 @@ def _signal_name(number: int) -> str:
         "SIGXFSZ": "wrote a file larger than allowed",
     }.get(name)
     return f"{name}, {meaning}" if meaning else name
+
+
+# Where Python and Java say an uncaught exception stopped the program: the last frame
+# of a traceback, and the exception. For the reader only, as the tails are.
+_PYTHON_FRAME = re.compile(rb'^  File "([^"/]+)", line (\d+), in (\S+)$', re.M)
+_PYTHON_ERROR = re.compile(
+    rb"^(\w+(?:\.\w+)*(?:Error|Exception|Exit|Interrupt)\b)(?::\s*(.*))?$", re.M
+)
+_JAVA_ERROR = re.compile(rb'Exception in thread "[^"]*" ([\w.$]+)(?::\s*(.*))?')
+_JAVA_FRAME = re.compile(rb"^\s+at [\w.$<>]+\(([\w$]+\.java):(\d+)\)", re.M)
+
+
+def _uncaught(result: RunResult) -> str:
+    """ "It stopped on an uncaught IndexError (...) at puzzlesolver.py line 17.": the
+    program's own file and line, where the error output has a traceback."""
+    said = result.stderr[-TAIL_BYTES:]
+    frames = list(_PYTHON_FRAME.finditer(said))
+    error = list(_PYTHON_ERROR.finditer(said))
+    if frames and error:
+        name, line, function = frames[-1].groups()
+        where = f"{_text(name)} line {_text(line)}, in {_text(function)}"
+        exception = error[-1]
+    else:
+        java = _JAVA_ERROR.search(said)
+        frame = _JAVA_FRAME.search(said, java.end()) if java else None
+        if java is None or frame is None:
+            return ""
+        where = f"{_text(frame.group(1))} line {_text(frame.group(2))}"
+        exception = java
+    detail = _text(exception.group(2) or b"").strip()
+    shown = f"{_text(exception.group(1))}" + (f" ({detail[:80]})" if detail else "")
+    return f"\nIt stopped on an uncaught {shown} at {where}."
+
+
+def _text(data: bytes) -> str:
+    return printable(data.decode(errors="replace"))
 
 
 # What runtimes print when an allocation is refused. For the reader only: the verdict is

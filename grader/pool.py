@@ -3,19 +3,19 @@
 puzzle is like, so that the search for a puzzle that fails like a case
 (grader.counterexamples) tries the most alike first.
 
-A puzzle is described by what the hidden cases vary: how many solutions, CR LF line
-ends, a final newline, letters beyond the hand-out's four colours, many letters, a
-symmetric tile, duplicate tiles, ties (boards sharing a 9-digit string).
+A puzzle is described by what the hidden cases vary (its properties,
+grader.input_properties): how many solutions, CR LF line ends, a final newline, spaces,
+letters beyond the hand-out's four colours, many letters, a symmetric tile, duplicate
+tiles, ties (boards sharing a 9-digit string).
 """
 
 from collections.abc import Sequence
 from pathlib import Path
 
 from grader.cases import Case, load_cases
-from grader.puzzle import PuzzleFormatError, count_of, is_symmetric, parse_puzzle, turn
+from grader.input_properties import HAND_OUT_COLOURS, InputProperties, properties_of
 
-HAND_OUT_COLOURS = frozenset("YGRB")
-LISTING_LINES = 11  # "Input tiles:", nine tiles, an empty line: then the count line
+LARGE = 300  # solutions: as many as the timed cases have
 
 
 def pool_manifest(cases_manifest: Path) -> Path:
@@ -64,7 +64,7 @@ class Likeness:
         return self._sizes[case]
 
 
-SOLUTION_BUCKETS = ("None", "0", "1", "2", "several", "many")
+SOLUTION_BUCKETS = ("None", "0", "1", "2", "several", "many", "large")
 
 
 def _distance(a: frozenset[str], b: frozenset[str]) -> int:
@@ -79,44 +79,39 @@ def _bucket_index(found: frozenset[str]) -> int:
 
 
 def features(case: Case) -> frozenset[str]:
-    """What the puzzle and its expected output are like."""
-    puzzle = _read(case.input)
-    expected = _read(case.expected)
-    found = {f"solutions:{_bucket(_count(expected))}"}
-    if b"\r\n" in puzzle:
-        found.add("crlf")
-    if not puzzle.endswith(b"\n"):
-        found.add("no-final-newline")
-    if "tie-order" in case.policy:
-        found.add("ties")
-    try:
-        tiles = parse_puzzle(puzzle)
-    except (PuzzleFormatError, UnicodeDecodeError):
-        return frozenset(found)
-    letters = {edge[0] for tile in tiles for edge in tile}
-    if letters - HAND_OUT_COLOURS:
-        found.add("letters-beyond-four")
-    if len(letters) > len(HAND_OUT_COLOURS):
-        found.add("many-letters")
-    if any(is_symmetric(tile) for tile in tiles):
-        found.add("symmetric")
-    turns = [frozenset(turn(tile, k) for k in range(4)) for tile in tiles]
-    if len(set(turns)) < len(turns):
-        found.add("duplicates")
-    return frozenset(found)
+    """What the puzzle and its expected output are like (its properties, as data)."""
+    found = properties(case)
+    return frozenset(
+        name
+        for name, present in (
+            (f"solutions:{_bucket(found.solutions)}", True),
+            ("crlf", found.line_ends not in ("LF", "none")),
+            ("no-final-newline", not found.final_newline),
+            ("spaces", found.trailing_spaces or found.spaces_in_lines or found.blank_lines),
+            ("bom", found.bom),
+            ("ties", "tie-order" in case.policy),
+            ("letters-beyond-four", found.other_letters),
+            ("many-letters", found.letters > len(HAND_OUT_COLOURS)),
+            ("symmetric", found.symmetric),
+            ("duplicates", found.duplicates),
+        )
+        if present
+    )
+
+
+def properties(case: Case) -> InputProperties:
+    """The case's properties: as loaded, or read from its files (a Case made by hand)."""
+    if case.properties is not None:
+        return case.properties
+    return properties_of(_read(case.input), _read(case.expected))
 
 
 def _bucket(solutions: int | None) -> str:
     if solutions is None or solutions < 3:
         return str(solutions)
-    return "several" if solutions < 10 else "many"
-
-
-def _count(expected: bytes) -> int | None:
-    lines = expected.split(b"\n", LISTING_LINES + 1)
-    if len(lines) <= LISTING_LINES:
-        return None
-    return count_of(lines[LISTING_LINES].decode("utf-8", "replace"))
+    if solutions < 10:
+        return "several"
+    return "many" if solutions < LARGE else "large"
 
 
 def _read(path: Path) -> bytes:

@@ -1,5 +1,8 @@
 """What a program's source shows without running it: whether a file is a program's
-entry point, where the program reads its puzzle from, which modules it imports.
+entry point, where the program reads its puzzle from, which modules it imports, how it
+ends (a call that skips flushing the output, a status that is not 0), whether it writes
+through two output streams with buffers of their own, and what would stop it before it
+starts (a Java package line, Python 2's print statement).
 
 Read from the submitted files (never from anything a run printed), so a decision
 built on them is data about the submission. C, C++ and Java are read after their
@@ -36,6 +39,14 @@ class Imported:
 
 
 @dataclass(frozen=True)
+class Found:
+    """Something the source does, and where: for the message that names it."""
+
+    what: str  # as the source writes it: "_exit", "return count;", "package solver;"
+    where: str  # "puzzlesolver.c line 77"
+
+
+@dataclass(frozen=True)
 class ProgramFacts:
     """What a submission's sources show, all its files together."""
 
@@ -47,6 +58,11 @@ class ProgramFacts:
     imports: tuple[Imported, ...] = ()
     language: str = ""  # the main file's language ("c", "cpp", "java", "python")
     packages: tuple[str, ...] = ()  # the third-party modules the course installs
+    abrupt_exit: Found | None = None  # ends without flushing: _exit, os._exit, halt
+    mixed_streams: Found | None = None  # two output streams, each with its own buffer
+    exit_status: Found | None = None  # a statement that can end with a status other than 0
+    package: Found | None = None  # Java: the file declares a package
+    python2: Found | None = None  # Python 2 only: the print statement
 
 
 NO_FACTS = ProgramFacts()
@@ -115,6 +131,7 @@ def program_facts(
     opens: list[Opened] = []
     imports: list[Imported] = []
     own = {PurePath(name).stem for name in files} | set(packages)
+    found: dict[str, Found | None] = dict.fromkeys(_FOUND)
     for name, text in files.items():
         written_in = language_of(name)
         if written_in == "python":
@@ -127,7 +144,12 @@ def program_facts(
         arguments = arguments or facts.uses_arguments
         opens += facts.opens
         imports += facts.imports
-    return ProgramFacts(stdin, arguments, tuple(opens), tuple(imports), language, packages)
+        for key in _FOUND:
+            found[key] = found[key] or getattr(facts, key)
+    return ProgramFacts(stdin, arguments, tuple(opens), tuple(imports), language, packages, **found)
+
+
+_FOUND = ("abrupt_exit", "mixed_streams", "exit_status", "package", "python2")
 
 
 class _Code:
@@ -228,7 +250,132 @@ def _c_like_facts(name: str, text: str, language: str) -> ProgramFacts:
         parameter = next(g for g in declared.groups() if g)
         uses = re.findall(rf"\b{re.escape(parameter)}\b", code.code)
         arguments = len(uses) > 1  # more than its declaration
-    return ProgramFacts(stdin, arguments, tuple(opens))
+    ending = _java_ending(name, code) if language == "java" else _c_ending(name, code, language)
+    return ProgramFacts(stdin, arguments, tuple(opens), **ending)
+
+
+def _at(name: str, code: "_Code", match: "re.Match") -> str:
+    return f"{name} line {code.code.count(chr(10), 0, match.start()) + 1}"
+
+
+def _found(name: str, code: "_Code", pattern: "re.Pattern", what=None) -> Found | None:
+    match = pattern.search(code.code)
+    if match is None:
+        return None
+    shown = what(match) if what else re.sub(r"\s+", "", match.group(0)).rstrip("(")
+    return Found(shown, _at(name, code, match))
+
+
+_C_ABRUPT = re.compile(r"\b(?:_exit|_Exit|quick_exit)\s*\(")
+_C_STDIO_OUT = re.compile(r"\b(?:printf|puts|putchar|fputs|fwrite|fprintf|fputc|putc)\s*\(")
+_CPP_COUT = re.compile(r"\b(?:std\s*::\s*)?cout\b")
+_CPP_UNSYNCED = re.compile(r"\bsync_with_stdio\s*\(\s*(?:false|0)\s*\)")
+_C_RAW_WRITE = re.compile(r"\bwrite\s*\(\s*(?:1|STDOUT_FILENO)\s*,")  # no buffer at all
+_C_EXIT_CALL = re.compile(r"\bexit\s*\(\s*([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_ZERO = re.compile(r"^\(?\s*(?:0|EXIT_SUCCESS|0\s*;?)?\s*\)?$")
+
+
+def _c_ending(name: str, code: "_Code", language: str) -> dict:
+    """How a C or C++ program ends, and what it writes its output through."""
+    mixed = None
+    stdio = _C_STDIO_OUT.search(code.code)
+    cout = _CPP_COUT.search(code.code) if language == "cpp" else None
+    unsynced = _CPP_UNSYNCED.search(code.code)
+    raw = _C_RAW_WRITE.search(code.code)
+    buffered = stdio or cout
+    if raw and buffered:
+        writes = "cout" if buffered is cout else re.sub(r"\s+", "", buffered.group(0)).rstrip("(")
+        mixed = Found(f"{writes} and write(1, ...)", _at(name, code, raw))
+    elif stdio and cout and unsynced:
+        writes = re.sub(r"\s+", "", stdio.group(0)).rstrip("(")
+        mixed = Found(f"{writes} and cout after sync_with_stdio(false)", _at(name, code, unsynced))
+    return {
+        "abrupt_exit": _found(name, code, _C_ABRUPT),
+        "mixed_streams": mixed,
+        "exit_status": _c_exit_status(name, code),
+    }
+
+
+def _c_exit_status(name: str, code: "_Code") -> Found | None:
+    """A `return` in main, or an exit() anywhere, whose value is not 0."""
+    candidates = []
+    main = _C_MAIN.search(code.code)
+    if main is not None:
+        body, start = _body(code.code, main.end())
+        for match in re.finditer(r"\breturn\b\s*([^;]*);", body):
+            value = match.group(1).strip()
+            line = code.code.count("\n", 0, start + match.start()) + 1
+            candidates.append((value, Found(f"return {value};", f"{name} line {line}")))
+    for match in _C_EXIT_CALL.finditer(code.code):
+        value = match.group(1).strip()
+        candidates.append((value, Found(f"exit({value})", _at(name, code, match))))
+    return _likeliest(candidates)
+
+
+_LITERAL = re.compile(r"^\(?\s*-?\d+\s*\)?$|^EXIT_FAILURE$|^[\"'].*")
+
+
+def _likeliest(candidates: list[tuple[str, Found]]) -> Found | None:
+    """Of the statements that may end a program with a status other than 0, the one
+    that sets a computed status (return count;) before those of an error path (a
+    literal: exit(1), sys.exit("usage: ...")); the first of either."""
+    nonzero = [(value, found) for value, found in candidates if not _ZERO.match(value)]
+    computed = [found for value, found in nonzero if not _LITERAL.match(value)]
+    ranked = computed or [found for _, found in nonzero]
+    return ranked[0] if ranked else None
+
+
+def _body(code: str, start: int) -> tuple[str, int]:
+    """The text of the block that opens at the first `{` after `start`, and where it
+    starts."""
+    opening = code.find("{", start)
+    if opening < 0:
+        return "", start
+    depth = 0
+    for i in range(opening, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return code[opening : i + 1], opening
+    return code[opening:], opening
+
+
+_JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
+_JAVA_HALT = re.compile(r"\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*halt\s*\(")
+_JAVA_WRITER = re.compile(
+    r"\bnew\s+(?:PrintWriter|BufferedWriter|BufferedOutputStream|PrintStream)\s*\("
+    r"[^;]*?(?:System\s*\.\s*out|FileDescriptor\s*\.\s*out)"
+)
+_JAVA_SYSTEM_OUT = re.compile(r"\bSystem\s*\.\s*out\s*\.\s*(?:print|println|printf|write)\s*\(")
+_JAVA_EXIT = re.compile(r"\bSystem\s*\.\s*exit\s*\(\s*([^()]*(?:\([^()]*\)[^()]*)*)\)")
+
+
+def _java_ending(name: str, code: "_Code") -> dict:
+    """How a Java program ends, what it writes its output through, its package."""
+    writer = _JAVA_WRITER.search(code.code)
+    abrupt = _found(name, code, _JAVA_HALT, lambda m: "Runtime.getRuntime().halt")
+    exits = [
+        (
+            match.group(1).strip(),
+            Found(f"System.exit({match.group(1).strip()})", _at(name, code, match)),
+        )
+        for match in _JAVA_EXIT.finditer(code.code)
+    ]
+    status = _likeliest(exits)
+    if writer is not None and abrupt is None and exits:  # a writer's buffer is not flushed
+        ending = [
+            found for value, found in exits if not _LITERAL.match(value) or _ZERO.match(value)
+        ]
+        abrupt = (ending or [exits[-1][1]])[0]
+    mixed = None
+    if writer is not None and _JAVA_SYSTEM_OUT.search(code.code):
+        mixed = Found("System.out and a writer of its own over it", _at(name, code, writer))
+    package = _found(name, code, _JAVA_PACKAGE, lambda m: f"package {m.group(1)};")
+    return {
+        "abrupt_exit": abrupt,
+        "mixed_streams": mixed,
+        "exit_status": status,
+        "package": package,
+    }
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -238,10 +385,18 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
+_PYTHON2_PRINT = re.compile(r"^[ \t]*print[ \t]+(?![ \t]*[(=,.)\[])\S", re.M)
+
+
 def _python_facts(name: str, text: str, own: set[str]) -> ProgramFacts:
     tree = _parse(text)
     if tree is None:
-        return ProgramFacts()
+        found = _PYTHON2_PRINT.search(text)
+        if found is None:
+            return ProgramFacts()
+        line = text.count("\n", 0, found.start()) + 1
+        statement = text[found.start() :].split("\n", 1)[0].strip()
+        return ProgramFacts(python2=Found(statement[:60], f"{name} line {line}"))
     stdin, arguments, opens = "", False, []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -261,7 +416,59 @@ def _python_facts(name: str, text: str, own: set[str]) -> ProgramFacts:
             opens += [Opened(path, f"{name} line {node.lineno}") for path in opened]
         elif isinstance(node, ast.Call) and _is_fileinput(node.func):
             arguments = True  # fileinput.input() reads the files its arguments name
-    return ProgramFacts(stdin, arguments, tuple(opens), _python_imports(name, tree, own))
+    return ProgramFacts(
+        stdin,
+        arguments,
+        tuple(opens),
+        _python_imports(name, tree, own),
+        **_python_ending(name, text, tree),
+    )
+
+
+def _python_ending(name: str, text: str, tree: ast.Module) -> dict:
+    """How a Python program ends, and what it writes its output through."""
+    abrupt = printed = raw = None
+    exits = []
+    for node in sorted(
+        (n for n in ast.walk(tree) if isinstance(n, ast.Call)),
+        key=lambda n: (n.lineno, n.col_offset),
+    ):
+        if not isinstance(node, ast.Call):
+            continue
+        called = _dotted(node.func)
+        where = f"{name} line {node.lineno}"
+        shown = ast.get_source_segment(text, node) or called
+        if called == "os._exit" and abrupt is None:
+            abrupt = Found(shown[:60], where)
+        elif called in ("sys.exit", "exit", "quit") and node.args:
+            value = ast.get_source_segment(text, node.args[0]) or ""
+            exits.append(("0" if value == "None" else value, Found(shown[:60], where)))
+        elif called in ("print", "sys.stdout.write") and printed is None:
+            printed = Found(called, where)
+        elif raw is None and (
+            called in ("sys.stdout.buffer.write", "sys.__stdout__.write")
+            or (called == "os.write" and node.args and _is_one(node.args[0]))
+        ):
+            raw = Found(called, where)
+    mixed = None
+    if printed is not None and raw is not None:
+        mixed = Found(f"{printed.what} and {raw.what}", raw.where)
+    return {"abrupt_exit": abrupt, "mixed_streams": mixed, "exit_status": _likeliest(exits)}
+
+
+def _dotted(func: ast.expr) -> str:
+    """A called name as written: "print", "sys.stdout.buffer.write" ("" otherwise)."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return ""
+    return ".".join([func.id, *reversed(parts)])
+
+
+def _is_one(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 1
 
 
 def _python_call(function: str, node: ast.Call, stdin: str) -> tuple[str, list[str]]:

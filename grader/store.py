@@ -28,8 +28,9 @@ from grader.text import safe_name
 # 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, the tables
 # pool_runs and counterexamples, the instructor's overrides and the leaderboard's
 # recorded sessions; 5: runs.exposed and pool_runs.exposed, the table exposures; 6:
-# submissions.path, the folder's own bytes (older databases are migrated on opening).
-SCHEMA_VERSION = 6
+# submissions.path, the folder's own bytes; 7: pool_runs.cpu_seconds (older databases
+# are migrated on opening).
+SCHEMA_VERSION = 7
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
 
 _SCHEMA = """
@@ -96,6 +97,7 @@ CREATE TABLE IF NOT EXISTS pool_runs (
     output BLOB,                -- zlib, as runs.output
     created_at REAL NOT NULL,
     exposed INTEGER NOT NULL DEFAULT 1,  -- as runs.exposed
+    cpu_seconds REAL,           -- as runs.cpu_seconds: how the program's time grows
     PRIMARY KEY (submission_id, content_hash, puzzle_id, puzzle_version)
 );
 -- When a submission's first hidden run was started: every run of it started later could
@@ -245,6 +247,7 @@ class PoolRunRow:
     kind: str
     diagnosis: str
     exposed: bool  # as RunRow.exposed
+    cpu_seconds: float | None = None  # None: nothing ran, or stored before schema 7
 
 
 @dataclass(frozen=True)
@@ -442,6 +445,7 @@ class Store:
                 # Found among runs made after the hidden ones: found again at the next grade.
                 db.execute("DELETE FROM counterexamples")
             _add_column(db, "submissions", "path BLOB")  # the next grade fills it
+            _add_column(db, "pool_runs", "cpu_seconds REAL")
             db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
@@ -575,7 +579,9 @@ class Store:
         kept = kept_output(verdict, result.stdout) if result is not None else b""
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO pool_runs VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO pool_runs (submission_id, content_hash, puzzle_id, "
+                "puzzle_version, verdict, kind, diagnosis, output, created_at, exposed, "
+                "cpu_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -587,6 +593,7 @@ class Store:
                     zlib.compress(kept) if kept else None,
                     time.time(),
                     int(exposed),
+                    result.cpu_seconds if result is not None else None,
                 ),
             )
 
@@ -701,12 +708,14 @@ class Store:
     def pool_runs(self, submission_id: str, content_hash: str) -> dict[tuple[str, str], PoolRunRow]:
         """Stored runs of this content on pool puzzles, by (puzzle id, puzzle version)."""
         rows = self.db.execute(
-            "SELECT puzzle_id, puzzle_version, verdict, kind, diagnosis, exposed FROM pool_runs"
-            " WHERE submission_id=? AND content_hash=?",
+            "SELECT puzzle_id, puzzle_version, verdict, kind, diagnosis, exposed, cpu_seconds"
+            " FROM pool_runs WHERE submission_id=? AND content_hash=?",
             (submission_id, content_hash),
         )
         return {
-            (row[0], row[1]): PoolRunRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]))
+            (row[0], row[1]): PoolRunRow(
+                row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6]
+            )
             for row in rows
         }
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.input_properties import properties_of
 from grader.schemas import validate
 from testcases import engine, manifest, policy
 from testcases.diffs import first_difference
@@ -94,6 +95,7 @@ def add(manifest_path: Path, case: NewCase, max_bytes: int = MAX_OUTPUT_BYTES) -
         "timed": case.timed,
         "policy": list(result.policy),
         "tags": list(case.tags),
+        "properties": properties_of(source_bytes, result.output).as_json(),
     }
     if case.seed is not None:
         entry["seed"] = case.seed
@@ -127,7 +129,7 @@ def rebuild(manifest_path: Path, max_bytes: int = MAX_OUTPUT_BYTES) -> list[str]
     data = manifest.read(manifest_path)
     root = Path(manifest_path).parent
     report: list[str] = []
-    outputs_changed = flags_changed = 0
+    outputs_changed = flags_changed = described = 0
     for entry in data["cases"]:
         source = root / entry["input"]
         if not source.is_file():
@@ -149,10 +151,15 @@ def rebuild(manifest_path: Path, max_bytes: int = MAX_OUTPUT_BYTES) -> list[str]
             flags_changed += 1
             report.append(f"{entry['id']}: policy {entry['policy']} -> {list(result.policy)}")
             entry["policy"] = list(result.policy)
-    if flags_changed:
+        properties = properties_of(source.read_bytes(), result.output).as_json()
+        if entry.get("properties") != properties:
+            described += 1
+            entry["properties"] = properties
+    if flags_changed or described:
         manifest.write(manifest_path, data)
     report.append(
         f"rebuild: {len(data['cases'])} cases, {outputs_changed} expected output(s) "
-        f"changed, {flags_changed} policy list(s) changed"
+        f"changed, {flags_changed} policy list(s) changed, {described} case(s) given "
+        "their files' properties"
     )
     return report

@@ -23,6 +23,7 @@ KEY_ORDER = (
     "tags",
     "seed",
     "generator",
+    "properties",
     "description",
 )
 

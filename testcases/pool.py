@@ -4,7 +4,8 @@ see that their program fails the same way as a hidden case (grader.counterexampl
 
 It covers what the hidden cases cover (no solution, one, many, symmetric tiles,
 duplicates, ties, letters beyond the hand-out's four colours, CR LF line ends, no final
-newline), with small outputs, so that a student can read one whole. Every puzzle is
+newline, as many solutions as the timed cases), mostly with small outputs, so that a
+student can read one whole. Every puzzle is
 generated from a recipe and a seed (or written out, for degenerate ones), so the same
 command makes the same pool; none may be a hidden case's puzzle.
 """
@@ -64,6 +65,10 @@ RECIPES = (
     Recipe("ties", "2-20", ("ties",), letters=3, ties="require"),
     Recipe("ties-symmetric", "2-30", ("ties", "symmetric"), symmetric=True, ties="require"),
     Recipe("two-letters", "60-200", ("many-solutions", "ties"), letters=2, ties="allow"),
+    # As large as the timed cases (hundreds to thousands of solutions): a program too
+    # slow for them is too slow here, and its times here show how its time grows.
+    Recipe("large-3-letters", "300-700", ("many-solutions", "large"), letters=3, ties="allow"),
+    Recipe("large-2-letters", "1000-2500", ("many-solutions", "large"), letters=2, ties="allow"),
 )
 # Degenerate puzzles no generator makes: nine copies of one tile that fits nothing.
 WRITTEN = {

@@ -202,3 +202,96 @@ def test_a_traceback_names_the_programs_files_as_the_submission_does(tmp_path):
     assert str(tmp_path) not in judgement.diagnosis and "/tmp/sandbox-q1" not in judgement.diagnosis
     assert 'File "puzzlesolver.py", line 1, in <module>' in judgement.diagnosis
     assert judgement.result is not None and str(tmp_path).encode() not in judgement.result.stderr
+
+
+# ------------------------------------------------------------------ how a program ends
+
+
+@pytest.mark.parametrize(
+    "name, text, field, what",
+    [
+        ("p.c", 'int main(int c, char **v) { puts("x"); _exit(0); }', "abrupt_exit", "_exit"),
+        ("p.cpp", "int main() { std::quick_exit(0); }", "abrupt_exit", "quick_exit"),
+        ("p.py", "import os\nprint(1)\nos._exit(0)\n", "abrupt_exit", "os._exit(0)"),
+        (
+            "P.java",
+            "class P { static void main(String[] a) { PrintWriter o = new PrintWriter(System.out);"
+            ' if (a.length != 1) System.exit(1); o.print("x"); System.exit(0); } }',
+            "abrupt_exit",
+            "System.exit(0)",
+        ),
+        (
+            "p.c",
+            'int main(int c, char **v) { if (c != 2) return 1; printf("x"); return n; }',
+            "exit_status",
+            "return n;",
+        ),
+        ("p.c", "int main() { exit(count); }", "exit_status", "exit(count)"),
+        (
+            "p.py",
+            'import sys\nif len(sys.argv) != 2:\n    sys.exit("usage")\nsys.exit(len(found))\n',
+            "exit_status",
+            "sys.exit(len(found))",
+        ),
+        (
+            "P.java",
+            "class P { static void main(String[] a) { System.exit(found.size()); } }",
+            "exit_status",
+            "System.exit(found.size())",
+        ),
+        (
+            "p.cpp",
+            'int main() { std::ios::sync_with_stdio(false); printf("a"); std::cout << 1; }',
+            "mixed_streams",
+            "printf and cout after sync_with_stdio(false)",
+        ),
+        (
+            "p.c",
+            'int main() { printf("a"); write(1, b, n); }',
+            "mixed_streams",
+            "printf and write(1, ...)",
+        ),
+        (
+            "P.java",
+            "class P { static void main(String[] a) { var o = new BufferedOutputStream(System.out);"
+            ' System.out.print("x"); } }',
+            "mixed_streams",
+            "System.out and a writer of its own over it",
+        ),
+        (
+            "p.py",
+            'import sys\nprint("a")\nsys.stdout.buffer.write(b"b")\n',
+            "mixed_streams",
+            "print and sys.stdout.buffer.write",
+        ),
+        ("P.java", "package solver;\nclass P {}", "package", "package solver;"),
+        ("p.py", 'import sys\nprint "tiles"\n', "python2", 'print "tiles"'),
+    ],
+)
+def test_what_the_source_shows_of_how_a_program_ends(name, text, field, what):
+    language = {"c": "c", "cpp": "cpp", "java": "java", "py": "python"}[name.rsplit(".", 1)[1]]
+    found = getattr(program_facts({name: text}, language), field)
+    assert found is not None and found.what == what, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'int main(int c, char **v) { if (c != 2) return 1; puts("x"); return 0; }',
+        'int main() { std::cout << 1; printf("x"); }',  # synced: one order
+        "import sys\nprint(1)\nsys.exit(0)\n",
+    ],
+)
+def test_nothing_is_found_where_the_program_ends_well(text):
+    name = "p.py" if text.startswith("import") else "p.cpp"
+    facts = program_facts({name: text}, "python" if name == "p.py" else "cpp")
+    assert facts.abrupt_exit is facts.mixed_streams is None
+    assert facts.exit_status is None or facts.exit_status.what == "return 1;"
+
+
+def test_the_right_output_with_a_bad_status_names_the_statement():
+    facts = program_facts({"p.c": "int main(int c, char **v) { return count; }"}, "c")
+    cause = root_cause(Verdict.RTE, facts, "RTE/exit", right_output=True)
+    assert cause is not None and cause.kind == "exit-status"
+    assert "return count; (p.c line 1) sets it. End main with return 0" in cause.text
+    assert root_cause(Verdict.RTE, facts, "RTE/exit") is None  # the output was wrong too

@@ -204,8 +204,8 @@ OUTPUTS = {
         (),
         None,
     ),
-    "stray lines past the reading budget": (
-        lambda: SAMPLE_EXPECTED + b"debug\n" * 20_001,
+    "stray lines past the reading budget": (  # "+": not plain text after the output
+        lambda: SAMPLE_EXPECTED + b"+debug\n" * 20_001,
         SAMPLE,
         (),
         None,
@@ -602,7 +602,7 @@ DIAGNOSES = {
     "stray lines past the reading budget": [
         (
             25,
-            'line 40 is not part of the required output: "debug" (19,988 such lines before line 20,028; the output\'s lines were not read one by one past there); print nothing but the tile listing, the count line and the boards',
+            'line 40 is not part of the required output: "+debug" (19,988 such lines before line 20,028; the output\'s lines were not read one by one past there); print nothing but the tile listing, the count line and the boards',
             None,
         ),
     ],

@@ -17,7 +17,7 @@ from grader.config import CounterexamplesConfig, load_config
 from grader.counterexamples import LEGACY, Seen, Target, choose_probes, find
 from grader.grading import execute, plan
 from grader.model import Verdict
-from grader.pool import Likeness, load_pool
+from grader.pool import Likeness, features, load_pool
 from grader.puzzle import parse_puzzle
 from grader.score import report
 from grader.store import Store
@@ -46,16 +46,26 @@ def seen(puzzle_id, kind, source="pool"):
 # ------------------------------------------------------------------ which probes
 
 
-def test_probes_are_pool_puzzles_alike_to_the_hidden_cases_first_within_the_budget():
+def test_probes_first_have_what_only_hidden_cases_have_then_the_most_alike():
+    """A program that fails only on CR LF line ends, no final newline or thousands of
+    solutions fails no public case: the first probes have every such feature."""
+    only_hidden = set().union(*(features(c) for c in HIDDEN))
+    only_hidden -= set().union(*(features(c) for c in PUBLIC))
+    assert only_hidden >= {"crlf", "no-final-newline", "solutions:large"}
+    covering = choose_probes(CASES, POOL, 3)
+    assert set().union(*(features(p) for p in covering)) >= only_hidden
+    assert [p.id for p in covering] == [
+        "crlf-no-final-newline-1",
+        "large-3-letters-1",
+        "letters-26-1",
+    ]
+    # Then each hidden case's most alike puzzle (unless a public case is as alike: that
+    # one is run anyway), those that stand for the most hidden cases first.
     likeness = Likeness()
-    # Each hidden case's most alike puzzle (unless a public case is as alike: that one
-    # is run anyway): with room enough, every one of them is a probe, and nothing else.
     best = [likeness.ranked(case, [c for c in PUBLIC + POOL if c != case])[0] for case in HIDDEN]
     firsts = [p for p in dict.fromkeys(best) if p in POOL]
-    assert set(choose_probes(CASES, POOL, len(firsts))) == set(firsts)
-    # With less room, the puzzles that stand for the most hidden cases come first.
-    wanted = sorted(firsts, key=lambda p: -best.count(p))
-    assert choose_probes(CASES, POOL, 2) == wanted[:2] == [BY_ID["letters-26-1"], BY_ID["ties-1"]]
+    wanted = set(covering) | set(firsts)
+    assert set(choose_probes(CASES, POOL, len(wanted))) == wanted
     probes = choose_probes(CASES, POOL, 10)
     assert len(probes) == 10 and len(set(probes)) == 10 and all(p in POOL for p in probes)
 
@@ -271,3 +281,47 @@ def test_a_regrade_from_scratch_starts_unexposed(tmp_path):
     store, subs, _ = graded(tmp_path, crashes_beyond_four_colours)
     work = plan(subs, CASES, store, probes=choose_probes(CASES, POOL, 10), force=True)
     assert "amy" not in work.exposed and work.probes["amy"]
+
+
+# ------------------------------------------------------------------ how time grows
+
+
+def timed(puzzle_id, cpu, verdict="AC"):
+    return Seen(BY_ID[puzzle_id], "" if verdict == "AC" else f"{verdict}/x", "pool", cpu, verdict)
+
+
+def test_a_time_out_on_a_larger_puzzle_says_how_the_time_grows():
+    """4,518 solutions against 323 at most in the public runs: at the same time per
+    solution the program would finish: its time grows faster."""
+    runs = [timed("one-solution-1", 0.002), timed("large-3-letters-1", 0.010)]
+    reason = find([target("timed-2-letters-b", "TLE")], runs, cpu_limit=1.0)["timed-2-letters-b"]
+    assert "2.0 ms (1), 10.0 ms (314)" in reason  # its size: the pool puzzle's solutions
+    assert "this puzzle has 4,518 solutions" in reason
+    assert "within the 1 s limit, yet it ran out of time" in reason
+    assert "grows faster than the number of solutions" in reason
+    # per solution too slow already: the time per solution is what must change
+    slow = [timed("one-solution-1", 0.002), timed("large-3-letters-1", 0.9)]
+    reason = find([target("timed-2-letters-b", "TLE")], slow, cpu_limit=1.0)["timed-2-letters-b"]
+    assert "it must spend less time per solution" in reason
+
+
+def test_the_growth_is_a_power_where_two_large_runs_tell_it():
+    runs = [
+        timed("one-solution-1", 0.010),
+        timed("two-letters-1", 0.030),  # 148 solutions: 0.02 s beyond start-up
+        timed("large-2-letters-1", 3.010),  # 1,820: 3 s beyond, 150 times for 12 times the size
+    ]
+    reason = find([target("timed-2-letters-b", "TLE")], runs, cpu_limit=10.0)["timed-2-letters-b"]
+    assert "grows about as the number of solutions to the power 2.0" in reason
+
+
+def test_no_growth_is_told_without_a_finished_larger_run_or_a_limit():
+    runs = [timed("large-3-letters-1", 0.01, "TLE")]  # not finished: its time says nothing
+    reason = find([target("timed-2-letters-b", "TLE")], runs, cpu_limit=1.0)["timed-2-letters-b"]
+    assert "solutions" not in reason
+    assert (
+        "power"
+        not in find([target("many-solutions", "TLE")], [timed("sample", 0.01)], 1.0)[
+            "many-solutions"
+        ]
+    )

@@ -57,7 +57,8 @@ def verdict_of(run, expected=SAMPLE_EXPECTED, limits=LIMITS, policy=()) -> Judge
 VERDICTS = [
     (result(SAMPLE_EXPECTED), Verdict.AC, ""),
     (result(SAMPLE_EXPECTED.replace(b"\n\n", b"\n \n", 1)), Verdict.PE, "PE/white-space"),
-    (result(SAMPLE_EXPECTED[:-40]), Verdict.WA, "WA/missing"),
+    (result(SAMPLE_EXPECTED[:-40]), Verdict.WA, "WA/truncated"),  # cut within a line
+    (result(SAMPLE_EXPECTED[: SAMPLE_EXPECTED.rindex(b"\n\n") + 1]), Verdict.WA, "WA/missing"),
     (result(b"", exit_code=None, error="clone failed"), Verdict.IE, "IE"),
     (result(SAMPLE_EXPECTED, error="cgroup vanished", timed_out=True), Verdict.IE, "IE"),
     (
@@ -80,8 +81,9 @@ VERDICTS = [
     (result(b"", exit_code=None, signal=signal.SIGKILL, timed_out=True), Verdict.TLE, "TLE"),
     (result(SAMPLE_EXPECTED, timed_out=True), Verdict.TLE, "TLE"),  # all printed, but too late
     (result(SAMPLE_EXPECTED, exit_code=None, signal=signal.SIGSEGV), Verdict.RTE, "RTE/SIGSEGV"),
-    (result(SAMPLE_EXPECTED, exit_code=3), Verdict.RTE, "RTE/exit"),
-    (result(SAMPLE_EXPECTED, exit_code=-1), Verdict.RTE, "RTE/exit"),
+    (result(SAMPLE_EXPECTED, exit_code=3), Verdict.RTE, "RTE/exit-status"),  # right, but 3
+    (result(SAMPLE_EXPECTED, exit_code=-1), Verdict.RTE, "RTE/exit-status"),
+    (result(SAMPLE_EXPECTED[:-40], exit_code=3), Verdict.RTE, "RTE/exit"),
 ]
 
 

@@ -47,11 +47,17 @@ def test_the_pool_covers_what_the_hidden_cases_cover_and_holds_none_of_them():
         "many-letters",
         "crlf",
         "no-final-newline",
+        "solutions:large",
     ):
         assert wanted in found, wanted
-    hidden = {c.input.read_bytes() for c in load_cases(CASES / "manifest.json") if not c.public}
+    cases = load_cases(CASES / "manifest.json")
+    for case in cases:  # whatever a case has, some pool puzzle has too
+        assert features(case) <= found, (case.id, features(case) - found)
+    hidden = {c.input.read_bytes() for c in cases if not c.public}
     assert not hidden & {case.input.read_bytes() for case in pool}
-    assert max(case.expected.stat().st_size for case in pool) < 100_000  # read whole
+    sizes = {case.id: case.expected.stat().st_size for case in pool}
+    assert max(size for name, size in sizes.items() if "large" not in name) < 100_000  # to read
+    assert max(sizes.values()) < 1_000_000  # as large as the timed cases, to time
 
 
 def test_a_pool_that_would_give_a_hidden_puzzle_away_is_refused(tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.cases import load_cases
+from grader.input_properties import properties_of
 from reference import puzzlesolver as ps
 from testcases import manifest as manifest_io
 from testcases import policy
@@ -300,7 +301,9 @@ def test_add_appends_a_valid_entry(corpus, tmp_path):
         "policy": ["symmetric-tiles"],
         "tags": ["symmetric", "crlf"],
         "seed": 5,
+        "properties": properties_of(puzzle.read_bytes(), cases[-1].expected.read_bytes()).as_json(),
     }
+    assert entry["properties"]["line_ends"] == "CRLF" and entry["properties"]["symmetric"]
     assert cases[-1].input.read_bytes() == puzzle.read_bytes()  # copied byte for byte
     expected = reference_result(ps.read_puzzle(str(puzzle))).output
     assert cases[-1].expected.read_bytes() == expected

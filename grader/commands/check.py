@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             work = plan(submissions, cases, store, probes=probes)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, False)
-            counterexamples.record(store, submissions, cases, pool)
+            counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
             result = report(store, store.recorded(submissions[0].id), cases, config.policy_cases)
     print(build_report(result))
     print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))

@@ -209,7 +209,7 @@ def _grade_into(
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, force)
             sandbox_name = sandbox.name
-        counterexamples.record(store, submissions, cases, pool)
+        counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
         reports = [
             report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
         ]

@@ -16,6 +16,7 @@ One module per step, in the order a comparison runs them:
     lines       output shown safely, the first difference
     whitespace  same tokens (PE) and which kinds of white space differ
     answer      a wrong answer's issues, step by step:
+      relation    the whole output to the expected one: cut off, with more after, reordered
       lookalike   characters that only look like the ASCII needed
       counts      the count line
       listing     the "Input tiles:" listing, stray lines

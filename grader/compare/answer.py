@@ -9,6 +9,7 @@ from grader.compare.lines import show
 from grader.compare.listing import listing_issues, puzzle_tiles, stray_issues
 from grader.compare.lookalike import lookalike_issues
 from grader.compare.ranking import Issue, Rank
+from grader.compare.relation import relation_issues
 from grader.compare.whitespace import whitespace_notes
 from grader.puzzle import PrintedOutput, parse_output
 
@@ -17,6 +18,9 @@ def answer_issues(
     expected: bytes, got: bytes, puzzle: bytes | str, policy: tuple[str, ...]
 ) -> list[Issue]:
     """What a wrong answer means in the puzzle's terms."""
+    related = relation_issues(expected, got)
+    if related:
+        return related  # it explains all the rest
     exp = parse_output(expected.decode(errors="surrogateescape"))
     out = parse_output(got.decode(errors="surrogateescape"))
     tiles = puzzle_tiles(puzzle, exp)

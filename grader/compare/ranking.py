@@ -9,6 +9,11 @@ class Rank(IntEnum):
     summary a student reads.  Issues of equal rank keep the order they were found in.
     The gaps leave room for a new kind of issue between two others."""
 
+    # What the whole output is to the expected output (grader.compare.relation): told
+    # alone, since it explains every other difference.
+    TRUNCATED = -3  # the start of the expected output, cut off
+    TRAILING = -2  # the whole expected output, then more
+    REORDERED = -1  # every expected line, in another order
     EMPTY = 0  # nothing, or only white space, printed
     NOT_THE_OUTPUT = 1  # no listing, no count line, no board: nothing else is worth saying
     CRLF_INPUT = 2  # the puzzle's CR LF line ends carried into the output

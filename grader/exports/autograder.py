@@ -206,7 +206,7 @@ def grade(
                 Path(tmp) / "builds",
                 jobs=jobs,
             )
-            counterexamples.record(store, [submission], cases, pool)
+            counterexamples.record(store, [submission], cases, pool, config.limits.cpu_seconds)
             result = report(store, store.recorded(submission.id), cases, config.policy_cases)
             cpu = None
             if result.all_accepted:  # timed as `grader leaderboard` times it, on drawn puzzles

@@ -41,7 +41,7 @@ from grader.reports.html_page import render
 from grader.reports.terminal import counterexample_heading
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.store import MAX_STORED_OUTPUT, RunRow, Store
-from grader.student_view import ShownCase, shown_decisions, student_view
+from grader.student_view import ShownCase, set_apart, shown_decisions, student_view
 from grader.teams import Team, Teams
 from grader.text import cut, printable, shorten
 
@@ -155,8 +155,9 @@ def render_page(
         details = [_student_details(case, result, store) for case in shown if _explained(case)]
     else:
         rows = [_row(outcome, cpu_limit) for outcome in result.outcomes]
+        apart = set_apart(result)
         details = [
-            _details(outcome, result, store)
+            _details(outcome, result, store, apart.get(outcome.case.id, ()))
             for outcome in result.outcomes
             if outcome.verdict not in (Verdict.AC, Verdict.CE)
         ]
@@ -308,11 +309,14 @@ def _explained(case: ShownCase) -> bool:
     return case.verdict not in (None, Verdict.AC, Verdict.CE)
 
 
-def _details(outcome: CaseOutcome, result: SubmissionReport, store: Store) -> dict:
+def _details(
+    outcome: CaseOutcome, result: SubmissionReport, store: Store, apart: Sequence[str] = ()
+) -> dict:
     """The instructor's section on a failing case: everything its run left."""
     case, run = outcome.case, outcome.run
     verdict = outcome.verdict or NOT_GRADED
     section = _section(f"case-{case.id}", case.id, verdict, not case.public)
+    section["apart"] = list(apart)
     _run_details(section, outcome, run, result, store)
     if verdict not in (Verdict.CE, NOT_GRADED):
         section["counterexample"] = _counterexample(outcome)
@@ -325,6 +329,7 @@ def _student_details(case: ShownCase, result: SubmissionReport, store: Store) ->
     verdict = case.verdict or NOT_GRADED
     section = _section(case.anchor, case.label, verdict, False)
     section["withheld"] = case.withheld
+    section["apart"] = list(case.apart)
     if case.run is not None:
         _run_details(section, case.outcome, case.run, result, store)
     section["counterexample"] = _counterexample(case.outcome)
@@ -339,6 +344,7 @@ def _section(anchor: str, title: str, verdict: str, hidden_tag: bool) -> dict:
         "verdict_name": verdict_name(verdict if verdict != NOT_GRADED else None),
         "hidden_tag": hidden_tag,
         "withheld": "",
+        "apart": [],
         "diagnosis": "",
         "diff": None,
         "stderr": "",

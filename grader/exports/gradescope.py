@@ -349,6 +349,7 @@ def case_output(shown: ShownCase) -> str:
         )
     diagnosis = printable(run.diagnosis).strip() if run and run.verdict != Verdict.AC else ""
     text = head + (f"\n\n{diagnosis}" if diagnosis else "")
+    text += "\n\n" + "\n".join(shown.apart) if shown.apart else ""
     if shown.withheld:
         text += f"\n\n{shown.withheld}"
     if judged.verdict not in (Verdict.AC, Verdict.CE):

@@ -10,6 +10,7 @@ from grader.late import NOT_LATE, Lateness
 from grader.model import VERDICT_ORDER, Verdict
 from grader.score import CaseOutcome, SubmissionReport, format_score
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
+from grader.student_view import set_apart
 from grader.teams import Team, Teams
 from grader.text import printable, shorten
 
@@ -167,6 +168,7 @@ def case_report(
 ) -> str:
     """Every case with its verdict, time and diagnosis; students see public cases only."""
     lines = []
+    apart = set_apart(report)
     for outcome in report.outcomes:
         case, run = outcome.case, outcome.run
         if not instructor and not case.public:
@@ -193,6 +195,7 @@ def case_report(
         lines.append(f"{verdict:<4} {label}{timing}")
         if run is not None and run.diagnosis and verdict not in (Verdict.AC, Verdict.CE):
             lines.extend("       " + line for line in run.diagnosis.splitlines())
+        lines.extend("       " + note for note in apart.get(case.id, ()))
         if verdict not in (Verdict.AC, Verdict.CE, "not graded"):
             lines.extend("       " + line for line in counterexample_lines(outcome))
     return "\n".join(lines)

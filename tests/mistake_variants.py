@@ -1,0 +1,214 @@
+"""Programs that make one typical mistake each, in every language where it can happen:
+the example class's correct programs (submissions/ada-c, grace-cpp, james-java,
+guido-py) with the mistake written into them. Each variant is (mistake, language):
+a few exact replacements in the correct program's source, every one checked to apply,
+so a change of the correct program cannot silently make a variant correct."""
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+CORRECT = {
+    "c": ("ada-c", "puzzlesolver.c"),
+    "cpp": ("grace-cpp", "puzzlesolver.cpp"),
+    "java": ("james-java", "PuzzleSolver.java"),
+    "python": ("guido-py", "puzzlesolver.py"),
+}
+
+C_END = "    free(sols);\n    return 0;\n}"
+CPP_END = "  std::fwrite(out.data(), 1, out.size(), stdout);\n  return 0;\n}"
+JAVA_PRINT = "        solver.print(tiles, new BufferedOutputStream(System.out, 1 << 16));\n"
+JAVA_LAST_WRITE = (
+    "        out.write(text.toString().getBytes(StandardCharsets.US_ASCII));\n        out.flush();"
+)
+PY_WRITE = '    sys.stdout.write("".join(out))\n'
+
+# A C reader that drops each line's last character, taking it for the newline.
+C_CHOPPING_READER = """static void read_tiles(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        die("cannot open ", path);
+    char line[256];
+    int n = 0;
+    while (n < NTILES * 4 && fgets(line, sizeof line, f)) {
+        line[strlen(line) - 1] = '\\0'; /* the newline */
+        for (char *tok = strtok(line, ", \\r"); tok; tok = strtok(NULL, ", \\r")) {
+            if (strlen(tok) != 2)
+                die("bad edge in ", path);
+            memcpy(edges[n / 4][n % 4], tok, 3);
+            n++;
+        }
+    }
+    fclose(f);
+    if (n != NTILES * 4)
+        die("expected 9 tiles of 4 edges in ", path);
+}
+"""
+
+# Each solution compared, drawn in full, with every one kept before it.
+C_QUADRATIC = """    qsort(sols, nsols, sizeof *sols, cmp_solution);
+    size_t kept = 0;
+    for (size_t i = 0; i < nsols; i++) {
+        int again = 0;
+        for (size_t j = 0; j < kept; j++) {
+            char a[400], b[400];
+            draw(a, &sols[i]);
+            draw(b, &sols[j]);
+            again |= memcmp(a, b, 377) == 0;
+        }
+        if (!again)
+            sols[kept++] = sols[i];
+    }
+    nsols = kept;
+"""
+
+VARIANTS: dict[tuple[str, str], list[tuple[str, str]]] = {
+    # the output still in a buffer when the program ends at once
+    ("unflushed", "c"): [
+        ("#include <string.h>\n", "#include <string.h>\n#include <unistd.h>\n"),
+        (C_END, "    free(sols);\n    _exit(0);\n}"),
+    ],
+    ("unflushed", "cpp"): [
+        ("#include <cstdio>\n", "#include <cstdio>\n#include <cstdlib>\n"),
+        (CPP_END, "  std::fwrite(out.data(), 1, out.size(), stdout);\n  std::_Exit(0);\n}"),
+    ],
+    ("unflushed", "java"): [
+        (
+            JAVA_LAST_WRITE,
+            "        out.write(text.toString().getBytes(StandardCharsets.US_ASCII));",
+        ),
+        (JAVA_PRINT, JAVA_PRINT + "        System.exit(0);\n"),
+    ],
+    ("unflushed", "python"): [
+        ("import sys\n", "import os\nimport sys\n"),
+        (PY_WRITE, PY_WRITE + "    os._exit(0)\n"),
+    ],
+    # the right output, and the count as the exit status
+    ("exit-status", "c"): [(C_END, "    free(sols);\n    return (int)nsols;\n}")],
+    ("exit-status", "cpp"): [
+        (
+            CPP_END,
+            "  std::fwrite(out.data(), 1, out.size(), stdout);\n"
+            "  return static_cast<int>(solutions.size());\n}",
+        )
+    ],
+    ("exit-status", "java"): [
+        (JAVA_PRINT, JAVA_PRINT + "        System.exit(solver.solutions.size());\n")
+    ],
+    ("exit-status", "python"): [(PY_WRITE, PY_WRITE + "    sys.exit(len(solutions))\n")],
+    # the listing through one buffered stream, the boards through another
+    ("two-streams", "c"): [
+        ("#include <string.h>\n", "#include <string.h>\n#include <unistd.h>\n"),
+        ("    fflush(stdout);\n", ""),
+        (
+            "            fwrite(buf, 1, (size_t)(out - buf), stdout);",
+            "            write(1, buf, (size_t)(out - buf));",
+        ),
+        (
+            "    fwrite(buf, 1, (size_t)(out - buf), stdout);\n    free(buf);",
+            "    write(1, buf, (size_t)(out - buf));\n    free(buf);",
+        ),
+    ],
+    ("two-streams", "cpp"): [
+        (
+            "  constexpr std::size_t kFlushAt",
+            "  std::fwrite(out.data(), 1, out.size(), stdout);\n  out.clear();\n"
+            "  constexpr std::size_t kFlushAt",
+        ),
+        (
+            "      std::fwrite(out.data(), 1, out.size(), stdout);\n      out.clear();",
+            "      std::cout << out;\n      out.clear();",
+        ),
+        (CPP_END, "  std::cout << out;\n  return 0;\n}"),
+    ],
+    ("two-streams", "java"): [
+        (
+            "        text.append('\\n').append(countLine()).append('\\n');\n",
+            "        text.append('\\n').append(countLine()).append('\\n');\n"
+            "        out.write(text.toString().getBytes(StandardCharsets.US_ASCII));\n"
+            "        text.setLength(0);\n",
+        ),
+        (
+            "                out.write(text.toString().getBytes(StandardCharsets.US_ASCII));\n"
+            "                text.setLength(0);",
+            "                System.out.print(text);\n                text.setLength(0);",
+        ),
+        (
+            JAVA_LAST_WRITE,
+            "        System.out.print(text);\n        System.out.flush();\n        out.flush();",
+        ),
+    ],
+    ("two-streams", "python"): [
+        (
+            PY_WRITE,
+            '    print("".join(out[:-1]), end="")\n    sys.stdout.buffer.write(out[-1].encode())\n',
+        )
+    ],
+    # what stops a program before it starts
+    ("java-package", "java"): [
+        (
+            "import java.io.BufferedOutputStream;",
+            "package solver;\n\nimport java.io.BufferedOutputStream;",
+        )
+    ],
+    ("python2", "python"): [(PY_WRITE, '    print "".join(out),\n')],
+    # the last character of each line taken for its newline
+    ("final-newline", "c"): [
+        (
+            'static void read_tiles(const char *path)\n{\n    FILE *f = fopen(path, "rb");',
+            'static void read_tiles_by_char(const char *path)\n{\n    FILE *f = fopen(path, "rb");',
+        ),
+        ("static int edge_code(", C_CHOPPING_READER + "\nstatic int edge_code("),
+    ],
+    ("final-newline", "python"): [
+        (
+            'with open(path, newline="") as f:\n        lines = [line.strip() for line in f.read().splitlines()]',
+            "with open(path) as f:\n        lines = [line[:-1] for line in f]",
+        )
+    ],
+    # a check for duplicates that compares each solution with all those before it
+    ("quadratic", "c"): [("    qsort(sols, nsols, sizeof *sols, cmp_solution);\n", C_QUADRATIC)],
+    ("quadratic", "python"): [
+        (
+            '    out = ["Input tiles:\\n"]',
+            "    unique = []\n    for s in solutions:\n"
+            "        if all(s[1] != kept[1] for kept in unique):\n"
+            '            unique.append(s)\n    solutions = unique\n\n    out = ["Input tiles:\\n"]',
+        )
+    ],
+}
+
+
+def variant(mistake: str, language: str, into: Path) -> Path:
+    """The correct program of `language` with `mistake` written into it, in a folder of
+    its own under `into` (named mistake-language); every replacement must apply."""
+    folder, source = CORRECT[language]
+    text = (ROOT / "submissions" / folder / source).read_text()
+    for old, new in VARIANTS[(mistake, language)]:
+        assert text.count(old) == 1, f"{mistake}-{language}: {old[:50]!r} is not there once"
+        text = text.replace(old, new)
+    target = into / f"{mistake}-{language}"
+    target.mkdir(parents=True)
+    (target / source).write_text(text)
+    return target
+
+
+def every_variant(into: Path) -> list[Path]:
+    return [variant(mistake, language, into) for mistake, language in VARIANTS]
+
+
+def case_subset(into: Path, ids: tuple[str, ...]) -> Path:
+    """A copy of the shipped cases holding only `ids` (and the whole pool beside them)."""
+    source = ROOT / "testcases"
+    data = json.loads((source / "manifest.json").read_text())
+    data["cases"] = [entry for entry in data["cases"] if entry["id"] in ids]
+    for entry in data["cases"]:
+        for key in ("input", "expected"):
+            (into / entry[key]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source / entry[key], into / entry[key])
+    shutil.copytree(source / "pool", into / "pool")
+    (into / "manifest.json").write_text(json.dumps(data, indent=2))
+    return into / "manifest.json"
