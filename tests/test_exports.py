@@ -42,6 +42,7 @@ from tests.helpers import (
     gradescope_isolation,
     make_cases,
 )
+from tests.mistake_variants import variant
 
 SUBMISSIONS = ROOT / "submissions"
 REAL_MANIFEST = ROOT / "testcases" / "manifest.json"
@@ -624,13 +625,18 @@ def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
     assert {
         "check.py",
         "README.md",
-        "requirements.txt",
-        "course.toml",
-        "grader/cli.py",
+        "course.json",
+        "grader/commands/check.py",
         "grader/sandbox/portable.py",
+        "grader/sandbox/zygote.c",
+        "grader/schemas/manifest.schema.json",
         "testcases/manifest.json",
         "testcases/pool/manifest.json",
     } <= set(files)
+    # only what `check` runs: no package to install, none of the instructor's code
+    assert not {"requirements.txt", "course.toml", "grader/cli.py"} & set(files)
+    for part in ("lms", "leaderboard", "exports", "cluster"):
+        assert not any(name.startswith(f"grader/{part}") for name in files), part
     # by name: nothing hidden, no solver, no test-case tooling, no results
     for name in files:
         assert not re.search(r"(^|/)(hidden|reference|results|submissions)(/|$)", name), name
@@ -686,9 +692,9 @@ def test_student_kit_leaves_the_sandbox_to_auto(tmp_path):
     course.write_text('sandbox = "bubblewrap"\n[limits]\ncpu_seconds = 3\n')
     build_student_kit(tmp_path / "kit.zip", course=course)
     with zipfile.ZipFile(tmp_path / "kit.zip") as zf:
-        text = zf.read(f"{KIT}/course.toml").decode()
-    (tmp_path / "kit-course.toml").write_text(text)
-    config = load_config(tmp_path / "kit-course.toml")
+        text = zf.read(f"{KIT}/course.json").decode()
+    (tmp_path / "course.json").write_text(text)
+    config = load_config(tmp_path / "course.json")
     assert config.sandbox == "auto" and config.limits.cpu_seconds == 3
 
 
@@ -725,8 +731,9 @@ def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):
     good = run_check(kit, Path("ada") / "puzzlesolver.c", work, sys.executable)
     assert good.returncode == 0, good.stdout + good.stderr
     assert MARK in good.stderr  # the kit's own grader, not one from the current folder
-    assert "All public cases pass" in good.stdout
+    assert "All public cases and the pool pass" in good.stdout
     assert "score on the public cases: 6/6" in good.stdout
+    assert len(good.stdout.splitlines()) <= 20
     assert "(hidden)" not in good.stdout
 
     bad = run_check(kit, work / "plural", work, sys.executable)
@@ -747,26 +754,42 @@ def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):
     assert old.returncode == 2 and "needs Python 3.10 or newer" in old.stderr
 
 
+# What a fresh laptop's Python has: nothing but its standard library (no jsonschema,
+# tabulate, tqdm; on 3.10 no TOML reader), whatever this interpreter has installed.
+PYTHON_ALONE = """
+import sys
+class _Absent:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("jsonschema", "tabulate", "tqdm", "tomli", "tomllib", "yaml",
+                                  "jinja2", "dask", "distributed", "hypothesis"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, _Absent())
+"""
+
+
 @pytest.mark.slow
-def test_student_kit_sets_itself_up_on_a_bare_python(student_kit, tmp_path):
-    """A Python without the grader's packages: the first check.py makes .venv from PyPI."""
-    system_python = "/usr/bin/python3"
-    bare = (
-        subprocess.run([system_python, "-c", "import tabulate"], capture_output=True)
-        if Path(system_python).exists()
-        else None
-    )
-    if bare is None or bare.returncode == 0 or not pypi_reachable():
-        pytest.skip("needs a /usr/bin/python3 without the packages, and PyPI")
+def test_student_kit_runs_on_python_alone_in_a_fresh_home(student_kit, tmp_path):
+    """No package to install, nothing fetched: the kit runs on the standard library, in a
+    home folder of its own. It runs the pool too, so a program that loses hidden cases
+    only on puzzles without a final newline is not told that everything passes."""
     unzip(student_kit, tmp_path)
     kit = tmp_path / KIT
-    shutil.copytree(SUBMISSIONS / "guido-py", tmp_path / "mine")
-    first = run_check(kit, tmp_path / "mine", tmp_path, system_python, timeout=600)
-    assert first.returncode == 0, first.stdout + first.stderr
-    assert "first run: installing" in first.stderr
-    assert (kit / ".venv" / ".ready").exists()
-    again = run_check(kit, tmp_path / "mine" / "puzzlesolver.py", tmp_path, system_python)
-    assert again.returncode == 0 and "installing" not in again.stderr
+    home = tmp_path / "home"
+    home.mkdir()
+    path = os.environ["PATH"]
+    good = run_check(
+        kit, SUBMISSIONS / "ada-c", home, sys.executable, prelude=PYTHON_ALONE, path=path
+    )
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "All public cases and the pool pass" in good.stdout
+    assert not (kit / ".venv").exists() and not any(home.iterdir())
+    chopping = variant("final-newline", "python", tmp_path / "mine")
+    bad = run_check(kit, chopping, home, sys.executable, prelude=PYTHON_ALONE, path=path)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "All public cases" not in bad.stdout and "score on the public cases: 6/6" in bad.stdout
+    assert "Every public case passes, but 4 of 42 pool puzzles fail" in bad.stdout
+    assert "does not end with a line end (no final newline)" in bad.stdout
+    assert len(bad.stdout.splitlines()) <= 40
 
 
 WARM_PROBE = (

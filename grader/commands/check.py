@@ -1,5 +1,7 @@
-"""`grader check PATH`: a student's self-check of one program on the public cases, in a
-scratch folder (nothing is kept); exit status 0 only when every case passes."""
+"""`grader check PATH`: a student's self-check of one program on the public cases and
+puzzles of the pool (with --pool, every one: what the student kit runs), in a scratch
+folder (nothing is kept); one screen (grader.reports.check_report), or every case in
+full with --details; exit status 0 only when every case and pool puzzle run passes."""
 
 import argparse
 import tempfile
@@ -10,10 +12,11 @@ from grader.cases import default_manifest, load_cases
 from grader.commands.console import run_with_progress, warn
 from grader.commands.options import add_jobs_option, positive_jobs
 from grader.config import load_config
-from grader.errors import UsageError
+from grader.errors import UsageError, run_entry_point
 from grader.grading import ThreadExecutor, plan
 from grader.pool import load_pool
-from grader.reports.terminal import build_report, case_report, score_line
+from grader.reports.check_report import PoolRun, check_report, passed, verdict_line
+from grader.reports.terminal import build_report, case_report
 from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import DB_NAME, Store
@@ -22,9 +25,30 @@ from grader.text import safe_name
 from grader.toolchain import install_hint, missing_tools
 
 
+def standalone(argv: list[str]) -> int:
+    """`check` on its own, without the rest of the grader: the student kit's check.py
+    (it ships only what this needs, and runs on Python alone)."""
+    parser = argparse.ArgumentParser(prog="check.py", description=__doc__)
+    parser.add_argument("--course", type=Path, help="the course's configuration")
+    parser.add_argument("--manifest", type=Path, help="the public cases' manifest")
+    _options(parser)
+    args = parser.parse_args(argv)
+    return run_entry_point("check: error", lambda: run(args))
+
+
 def add_parser(sub) -> None:
-    check = sub.add_parser("check", help="a student's self-check on the public cases")
+    _options(sub.add_parser("check", help="a student's self-check on the public cases"))
+
+
+def _options(check: argparse.ArgumentParser) -> None:
     check.add_argument("path", type=Path, help="your source file or its folder")
+    check.add_argument(
+        "--pool",
+        action="store_true",
+        help="run every puzzle of the pool too (public puzzles like the hidden cases), not "
+        "only the few the grader runs as probes",
+    )
+    check.add_argument("--details", action="store_true", help="every case in full, not one screen")
     add_jobs_option(check)
     check.set_defaults(func=run)
 
@@ -52,16 +76,27 @@ def run(args: argparse.Namespace) -> int:
         with Store(folder / DB_NAME) as store:
             sandbox = make_sandbox(config.sandbox, warn=warn)
             pool = load_pool(manifest)
-            probes = counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
+            probes = (
+                list(pool)
+                if args.pool
+                else counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
+            )
             work = plan(submissions, cases, store, probes=probes)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, False)
             counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
-            result = report(store, store.recorded(submissions[0].id), cases, config.policy_cases)
-    print(build_report(result))
-    print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
-    print(score_line(result, " on the public cases"))
-    if result.all_accepted:
-        print("All public cases pass. Hidden cases are graded after the deadline.")
-        return 0
-    return 1
+            row = store.recorded(submissions[0].id)
+            result = report(store, row, cases, config.policy_cases)
+            stored = store.pool_runs(row.id, row.content_hash)
+    ran = [
+        PoolRun(p, run.verdict, run.kind, run.diagnosis)
+        for p in probes
+        if (run := stored.get((p.id, p.version))) is not None
+    ]
+    if args.details:
+        print(build_report(result))
+        print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
+        print(verdict_line(result, ran).strip())
+    else:
+        print(check_report(result, ran)[0])
+    return 0 if passed(result, ran) else 1

@@ -60,13 +60,33 @@ def say(message: str) -> None:
 
 
 def progress_bar(total: int):
-    """The runs' progress on stderr (none when stderr is not a terminal)."""
-    from tqdm import tqdm
+    """The runs' progress on stderr (none when stderr is not a terminal, or without
+    tqdm: the student kit runs on Python alone)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
 
     # The bar draws with \r: it writes past the guard that escapes control characters
     # (grader.text.PrintableStream), so what it shows is made printable here.
     stream = getattr(sys.stderr, "unguarded", sys.stderr)
     return tqdm(total=total, unit="run", file=stream, disable=None, dynamic_ncols=True)
+
+
+class _NoBar:
+    """A progress bar that shows nothing."""
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def set_postfix_str(self, *args, **kwargs) -> None:
+        return None
+
+    def update(self, count: int = 1) -> None:
+        return None
 
 
 def run_with_progress(work: Plan, store: Store, executor: Executor | None, force: bool) -> None:

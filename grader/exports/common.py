@@ -7,11 +7,12 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, requires
+from modulefinder import ModuleFinder
 from pathlib import Path
 
 from grader.atomic import atomic_output
 from grader.cases import Case, default_manifest, load_cases
-from grader.config import tomllib
+from grader.config import tomllib  # the grader's own machine has it (3.11+, or tomli)
 from grader.errors import GraderError
 from grader.model import Verdict
 from grader.pool import pool_manifest
@@ -57,6 +58,32 @@ def package_entries(prefix: str = "") -> list[Entry]:
             continue
         entries.append(Entry(f"{prefix}grader/{relative.as_posix()}", path))
     return entries
+
+
+def module_entries(root_module: str, prefix: str = "") -> list[Entry]:
+    """The grader's modules `root_module` imports, at any depth and wherever in a module
+    the import is (a function's too), with their packages' __init__ files, the schema
+    of the manifest and the sandbox's C programs: all that runs it, nothing else."""
+    finder = ModuleFinder(path=[str(GRADER_ROOT.parent)])
+    finder.import_hook(root_module)
+    wanted: set[Path] = set()
+    for name, module in finder.modules.items():
+        source = getattr(module, "__file__", None)  # modulefinder's Module: None if built-in
+        if name.split(".")[0] != "grader" or not source:
+            continue
+        path = Path(source).resolve()
+        wanted.add(path)
+        for parent in path.parents:  # a module's packages
+            if parent == GRADER_ROOT.parent:
+                break
+            wanted.add(parent / "__init__.py")
+    wanted |= set((GRADER_ROOT / "sandbox").glob("*.[ch]"))
+    wanted.add(GRADER_ROOT / "schemas" / "manifest.schema.json")
+    return [
+        Entry(f"{prefix}grader/{path.relative_to(GRADER_ROOT).as_posix()}", path)
+        for path in sorted(wanted)
+        if path.is_file()
+    ]
 
 
 def write_zip(out: Path, entries: Sequence[Entry]) -> None:

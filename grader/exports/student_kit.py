@@ -1,65 +1,67 @@
 """The student kit: a zip a student unpacks and self-checks with, in one command, on
-Windows, macOS or Linux with Python 3.10+.
+Windows, macOS or Linux with Python 3.10+ alone (no network, no package to install).
 
     scramble-kit/
       check.py                  python check.py path/to/puzzlesolver.c  (or its folder)
       README.md                 for students: each platform, and WSL on Windows
-      requirements.txt          the grader's few packages, installed by check.py on first use
-      course.toml               the limits and commands the grader uses
-      grader/                   the grader package, whole (it holds no solver)
+      course.json               the limits and commands the grader uses (course.toml's
+                                tables `check` reads, as JSON: Python 3.10 reads no TOML)
+      grader/                   the part of the grader `check` runs (the modules it
+                                imports, found by modulefinder; it holds no solver)
       testcases/manifest.json   the public cases, and only them
       testcases/public/         their puzzles and expected outputs
-      testcases/pool/           the pool of public puzzles (grader.pool): where a failing
-                                case's smaller puzzle that fails the same way comes from
+      testcases/pool/           the pool of public puzzles (grader.pool), like the hidden
+                                cases: check runs every one of them too
 
 What a student may not have stays out, and the build checks it: no hidden case
 (by name or content), no reference solver, no test-case tooling (it imports the
-reference), no results. check.py runs `grader check` with the kit's own manifest and
-course file, under the Python that runs it when it has the packages, else in a
-virtual environment it makes in the kit (from PyPI, once). Where the POSIX-only modules
-do not exist (Windows) the grader runs programs in its portable fallback
-(grader.sandbox.portable) and says what it does not enforce there.
+reference), no results. check.py runs the grader's `check` (grader.commands.check,
+standalone) with the kit's manifest and course, on the public cases and the whole
+pool, and prints one screen. Where jsonschema is missing the manifest is checked by
+grader.schemas.subset; where the POSIX-only modules do not exist (Windows) programs run
+in the portable fallback (grader.sandbox.portable), which says what it does not
+enforce there, and times are wall-clock times, labelled so.
 """
 
+import json
 import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.cases import default_manifest, load_cases
-from grader.config import default_course_file, load_config
+from grader.config import default_course_file, load_config, tomllib
 from grader.exports.common import (
     Entry,
     ExportError,
     case_entries,
-    package_entries,
+    module_entries,
     pool_entries,
-    requirements_txt,
     write_zip,
 )
 
 KIT = "scramble-kit"
-_SANDBOX_LINE = re.compile(r"^sandbox\s*=.*$", re.M)
 _IMPORTS_REFERENCE = re.compile(rb"^\s*(from|import)\s+(reference|testcases)\b", re.M)
+# course.toml's tables `check` reads (the rest is for grading a class: late policy, LMS,
+# teams, leaderboard, cluster).
+KIT_TABLES = ("sandbox", "limits", "build_limits", "languages", "submissions", "scoring",
+              "counterexamples")  # fmt: skip
 
 # Kept to Python 3.6's syntax, so that an older Python still says what it needs.
-CHECK = r'''"""Self-check a Scramble Squares solver on the public cases, exactly as the grader
-runs it:
+CHECK = r'''"""Self-check a Scramble Squares solver on the public cases and the pool's
+puzzles (public puzzles like the hidden cases), exactly as the grader runs it:
 
     python check.py path/to/puzzlesolver.c     (or .cpp, PuzzleSolver.java, .py,
                                                 or the folder holding it)
+    python check.py --details ...              every case in full
 
-Windows, macOS and Linux, Python 3.10 or newer (on Windows `py check.py ...` works
-too). Exit status 0: every public case passes. The first run may make a virtual
-environment in this folder and install the grader's packages from PyPI.
+Windows, macOS and Linux, Python 3.10 or newer and nothing else (on Windows
+`py check.py ...` works too). Exit status 0: every public case and pool puzzle passes.
 """
 import os
-import subprocess
 import sys
 
 KIT = os.path.dirname(os.path.abspath(__file__))
-PACKAGES = ("tabulate", "tqdm", "jsonschema")
-AGAIN = "SCRAMBLE_KIT_IN_VENV"  # set when check.py runs itself again in its .venv
 
 
 def main(args):
@@ -70,57 +72,11 @@ def main(args):
     if not args or args[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if args else 2
-    if not has_packages():
-        if os.environ.get(AGAIN):
-            print("check: the packages in " + os.path.join(KIT, "requirements.txt") +
-                  " are still missing after installing them", file=sys.stderr)
-            return 2
-        python = kit_python()
-        if python is None:
-            return 2
-        env = dict(os.environ)
-        env[AGAIN] = "1"
-        return subprocess.call([python, os.path.abspath(__file__)] + list(args), env=env)
     sys.path.insert(0, KIT)  # the kit's grader, before any other
-    from grader.cli import main as grader
-    return grader(["--course", os.path.join(KIT, "course.toml"),
-                   "--manifest", os.path.join(KIT, "testcases", "manifest.json"),
-                   "check"] + list(args))
-
-
-def has_packages():
-    import importlib.util
-    wanted = PACKAGES + (("tomli",) if sys.version_info < (3, 11) else ())
-    return all(importlib.util.find_spec(name) is not None for name in wanted)
-
-
-def kit_python():
-    """The kit's virtual environment's Python, made (and its packages installed) once."""
-    venv = os.path.join(KIT, ".venv")
-    bin_dir = "Scripts" if os.name == "nt" else "bin"
-    python = os.path.join(venv, bin_dir, "python.exe" if os.name == "nt" else "python")
-    ready = os.path.join(venv, ".ready")
-    if os.path.exists(ready):
-        return python
-    print("check: first run: installing the grader's packages into " + venv + " (once)...",
-          file=sys.stderr)
-    import shutil
-    import venv as venvs
-    shutil.rmtree(venv, ignore_errors=True)
-    try:
-        venvs.create(venv, with_pip=True)
-    except Exception as error:
-        print("check: could not make a virtual environment (" + str(error) + "); on "
-              "Debian or Ubuntu: sudo apt install python3-venv", file=sys.stderr)
-        return None
-    install = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               "-r", os.path.join(KIT, "requirements.txt")]
-    if subprocess.call(install) != 0:
-        print("check: could not install the packages in requirements.txt (no network?); "
-              "run this again when you are online", file=sys.stderr)
-        return None
-    open(ready, "w").close()
-    return python
+    from grader.commands.check import standalone
+    return standalone(["--course", os.path.join(KIT, "course.json"),
+                       "--manifest", os.path.join(KIT, "testcases", "manifest.json"),
+                       "--pool"] + list(args))
 
 
 if __name__ == "__main__":
@@ -142,14 +98,18 @@ With Python 3.10 or newer, in this folder (after unpacking the zip):
 On Windows, `py check.py path\\to\\puzzlesolver.c` works too; on macOS and Linux the
 command may be `python3`. Give it your source file (`puzzlesolver.c`,
 `puzzlesolver.cpp`, `PuzzleSolver.java` or `puzzlesolver.py`) or the folder holding
-it. It prints every case with its verdict and, for each failure, where the output
-first differs, what that means, and a smaller public puzzle that your program fails
-the same way when there is one (its file is under `testcases/pool/public/`). Exit
-status 0 means every public case passes.
+it. For a failure it says what caused it where it can tell (the way the program ends,
+where it reads its puzzle from...), where the output first differs, what sets the
+puzzle apart from those your program passed, and a smaller public puzzle that fails
+the same way when there is one. Exit status 0 means every public case and every pool
+puzzle passes.
 
-The first run may take a minute: if your Python lacks the grader's few packages
-(jsonschema, tabulate, tqdm), it makes a virtual environment in `.venv` here and
-installs them from PyPI, once.
+It needs Python 3.10 or newer and nothing else: no network, no package to install.
+It runs every public case and every puzzle of the pool (`testcases/pool/public/`:
+public puzzles like the hidden cases, with Windows line ends, without a final newline,
+with thousands of solutions...), and prints one screen: a line per public case, a line
+on the pool, the first failure explained, a line for each other kind of failure.
+`--details` prints every case in full.
 
 ## Compilers
 
@@ -215,34 +175,32 @@ def build_student_kit(
         manifest, keep=lambda case: case.public, prefix=f"{KIT}/testcases/"
     )
     course_file = Path(course) if course else default_course_file()
-    config = load_config(course)  # a broken configuration fails here, not on students' machines
+    load_config(course)  # a broken configuration fails here, not on students' machines
     entries = [
         Entry(f"{KIT}/check.py", CHECK),
         Entry(f"{KIT}/README.md", README),
-        Entry(f"{KIT}/requirements.txt", requirements_txt()),
-        *package_entries(f"{KIT}/"),
+        Entry(f"{KIT}/course.json", _kit_course(course_file)),
+        *module_entries("grader.commands.check", f"{KIT}/"),
         *case_files,
         *pool_entries(manifest, prefix=f"{KIT}/testcases/"),
     ]
-    if course_file.exists():
-        entries.append(Entry(f"{KIT}/course.toml", _kit_course(course_file, config.sandbox)))
     _refuse_secrets(entries, manifest)
     write_zip(out, entries)
     return StudentKit(Path(out), len(public), sorted(entry.name for entry in entries))
 
 
-def _kit_course(path: Path, sandbox: str) -> str:
-    """The course file, with the sandbox left to `auto`: bubblewrap exists on few
-    students' machines and never on macOS, where a required one would stop every check."""
-    text = path.read_text(encoding="utf-8")
-    if sandbox == "auto":
-        return text
-    kit_text = _SANDBOX_LINE.sub('sandbox = "auto"  # the kit: bubblewrap where it works', text)
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "course.toml").write_text(kit_text, encoding="utf-8")
-        if load_config(Path(tmp) / "course.toml").sandbox != "auto":
-            raise ExportError(f"{path}: cannot set its sandbox to auto for the student kit")
-    return kit_text
+def _kit_course(path: Path) -> str:
+    """The course's tables `check` reads, as JSON (Python 3.10 has no TOML reader), the
+    sandbox left to `auto`: bubblewrap exists on few students' machines and never on
+    macOS, where a required one would stop every check."""
+    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    kept = {name: value for name, value in data.items() if name in KIT_TABLES}
+    kept["sandbox"] = "auto"
+    text = json.dumps(kept, indent=2) + "\n"
+    with tempfile.TemporaryDirectory() as tmp:  # what students' check.py will read
+        (Path(tmp) / "course.json").write_text(text, encoding="utf-8")
+        load_config(Path(tmp) / "course.json")
+    return text
 
 
 def _refuse_secrets(entries: list[Entry], manifest: Path | None) -> None:
