@@ -200,15 +200,22 @@ def every_variant(into: Path) -> list[Path]:
     return [variant(mistake, language, into) for mistake, language in VARIANTS]
 
 
-def case_subset(into: Path, ids: tuple[str, ...]) -> Path:
-    """A copy of the shipped cases holding only `ids` (and the whole pool beside them)."""
+def case_subset(
+    into: Path, ids: tuple[str, ...] | None, pool: tuple[str, ...] | None = None
+) -> Path:
+    """A copy of the shipped cases holding only `ids` (None: every one), and beside them
+    the pool's puzzles `pool` (None: the whole pool)."""
     source = ROOT / "testcases"
-    data = json.loads((source / "manifest.json").read_text())
-    data["cases"] = [entry for entry in data["cases"] if entry["id"] in ids]
+    _copy_manifest(source / "manifest.json", into / "manifest.json", ids)
+    _copy_manifest(source / "pool" / "manifest.json", into / "pool" / "manifest.json", pool)
+    return into / "manifest.json"
+
+
+def _copy_manifest(source: Path, target: Path, ids: tuple[str, ...] | None) -> None:
+    data = json.loads(source.read_text())
+    data["cases"] = [entry for entry in data["cases"] if ids is None or entry["id"] in ids]
     for entry in data["cases"]:
         for key in ("input", "expected"):
-            (into / entry[key]).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source / entry[key], into / entry[key])
-    shutil.copytree(source / "pool", into / "pool")
-    (into / "manifest.json").write_text(json.dumps(data, indent=2))
-    return into / "manifest.json"
+            (target.parent / entry[key]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source.parent / entry[key], target.parent / entry[key])
+    target.write_text(json.dumps(data, indent=2))

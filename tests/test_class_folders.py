@@ -370,7 +370,7 @@ def test_a_flood_of_junk_lines_is_reported_as_read_up_to_a_point():
     from tests.helpers import SAMPLE_EXPECTED
 
     result = compare(
-        SAMPLE_EXPECTED, SAMPLE_EXPECTED + b"debug\n" * (3 * MAX_SLOW_LINES), SAMPLE.read_bytes()
+        SAMPLE_EXPECTED, SAMPLE_EXPECTED + b"+debug\n" * (3 * MAX_SLOW_LINES), SAMPLE.read_bytes()
     )
     text = result.text()
     assert "line 40 is not part of the required output" in text

@@ -77,7 +77,7 @@ def test_check_passes_a_correct_program_and_explains_a_wrong_one(tmp_path):
     good = reference_submission(tmp_path, "good")
     code, out = spawn(["--manifest", manifest, "check", good / "puzzlesolver.py"])
     assert code == 0, out
-    assert "All public cases pass" in out and "none" not in out  # hidden case not shown
+    assert "All public cases and the pool pass" in out and "none" not in out  # no hidden case
     code, out = spawn(["--manifest", manifest, "check", ROOT / "submissions" / "no-blank-line"])
     assert code == 1
     assert "PE" in out and "missing empty line between two boards" in out

@@ -73,7 +73,6 @@ def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(
     for the session (testcases draw, from each case's family) it does the same work and
     never ranks above it. (Python: its honest work dwarfs the start-up jitter that
     would blur a 2 ms C program's ratio.)"""
-    from testcases.draw import draw
 
     honest = ROOT / "submissions" / "guido-py" / "puzzlesolver.py"
     klass = tmp_path / "class"
@@ -92,7 +91,7 @@ def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(
     )
     (klass / "hardcoder" / "puzzlesolver.py").write_text(source)
     course = tmp_path / "course.toml"
-    course.write_text("[leaderboard]\nruns = 9\nwarmup = 1\n")
+    course.write_text("[leaderboard]\nruns = 5\nwarmup = 1\n")
     results = tmp_path / "results"
     args = ["--course", str(course), "--manifest", str(manifest)]
     assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
@@ -108,8 +107,15 @@ def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(
     honest_run, cheat = session(draw_of(manifest, tmp_path / "old.json"))  # the cases themselves
     assert cheat["rank"] < honest_run["rank"], (honest_run, cheat)  # it would win the bonus
     assert cheat["cpu_median_s"] < 0.8 * honest_run["cpu_median_s"], (honest_run, cheat)
-    fresh = tmp_path / "fresh.json"
-    fresh.write_text(json.dumps(draw(manifest, seed=20261127)))
+    # Fresh puzzles of the same families (3 letters, hundreds of solutions): the pool's
+    # large ones, generated apart from the cases (a real draw of these families takes
+    # seconds of generating; tests/test_draws.py draws for real).
+    fresh = draw_of(ROOT / "testcases" / "pool" / "manifest.json", tmp_path / "fresh.json",
+                    seed=2, ids=("large-3-letters-1", "large-3-letters-2"))  # fmt: skip
+    document = json.loads(fresh.read_text())
+    for puzzle, family in zip(document["puzzles"], timed):
+        puzzle["family"] = family
+    fresh.write_text(json.dumps(document))
     honest_run, cheat = session(fresh)
     assert cheat["rank"] >= honest_run["rank"], (honest_run, cheat)
     assert cheat["cpu_median_s"] >= 0.9 * honest_run["cpu_median_s"], (honest_run, cheat)
