@@ -186,10 +186,12 @@ def case_report(
         verdict = outcome.verdict or "not graded"
         timing = ""
         if run is not None and run.cpu_seconds is not None:
-            timing = (
-                f"  {run.cpu_seconds:.3f} s CPU  {run.wall_seconds:.3f} s wall"
-                f"  {(run.peak_memory_kb or 0) / 1024:.0f} MB"
+            measured = (
+                f"  {run.wall_seconds:.3f} s wall (no CPU time is measured here)"
+                if run.cpu_accounting == "wall"
+                else f"  {run.cpu_seconds:.3f} s CPU  {run.wall_seconds:.3f} s wall"
             )
+            timing = measured + f"  {(run.peak_memory_kb or 0) / 1024:.0f} MB"
             if cpu_limit is not None and near_limit(run.cpu_seconds, verdict, cpu_limit):
                 timing += f"  (sensitive to the time limit: over {SHARE} of {cpu_limit:g} s)"
         lines.append(f"{verdict:<4} {label}{timing}")
