@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from grader.cases import load_cases
+from grader.exports.feedback_html import render_page
+from grader.exports.gradescope import case_output
 from grader.model import Verdict
 from grader.score import report
 from grader.store import DB_NAME, Store
@@ -50,9 +52,14 @@ def graded(root: Path, mistakes, ids, course: str = "") -> dict:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
+def graded_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("mistakes")
-    return graded(root, (*CAUSES, "final-newline"), CASE_IDS, FEW_PROBES)
+    return root, graded(root, (*CAUSES, "final-newline"), CASE_IDS, FEW_PROBES)
+
+
+@pytest.fixture(scope="module")
+def reports(graded_root):
+    return graded_root[1]
 
 
 @pytest.mark.parametrize(
@@ -86,6 +93,17 @@ def test_a_puzzle_without_a_final_newline_is_named_without_showing_it(reports, l
     found = shown.counterexample
     assert found is not None and found.puzzle_id is not None, found
     assert found.puzzle_id.startswith(("crlf-no-final-newline", "no-final-newline"))
+
+
+def test_the_students_page_and_gradescope_name_what_sets_a_hidden_puzzle_apart(graded_root):
+    root, reports = graded_root
+    result = reports["final-newline-python"]
+    with Store(root / "results" / DB_NAME) as store:
+        page = render_page(result, store, student=True, generated="now")
+    assert "does not end with a line end (no final newline)" in page
+    assert "no-final-newline" not in page.split("pool puzzle")[0]  # the hidden case unnamed
+    shown = next(c for c in student_view(result) if c.verdict is Verdict.RTE)
+    assert "does not end with a line end" in case_output(shown)
 
 
 def test_a_time_out_says_how_the_programs_time_grows(tmp_path):
