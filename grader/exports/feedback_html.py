@@ -46,6 +46,10 @@ from grader.teams import Team, Teams
 from grader.text import cut, printable, shorten
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
+# A page shows the start of a difference, not all of it: a page of a hundred failing
+# cases stays one a person (and a screen reader, and an accessibility check) can read.
+PAGE_DIFF_ROWS = 80
+PAGE_OUTPUT_LINES = 150  # of a counterexample's expected output and the program's
 STDERR_LIMIT = 4000
 BUILD_LOG_LIMIT = 20000
 INDEX = "index.html"
@@ -371,16 +375,25 @@ def _counterexample(outcome: CaseOutcome) -> dict:
     example: dict = {"heading": counterexample_heading(outcome), "found": False}
     if found is None or not found.found:
         return example
-    diff = line_diff(found.expected, found.output)
+    diff = line_diff(found.expected, found.output, max_rows=PAGE_DIFF_ROWS)
     example.update(
         found=True,
         input=printable(found.input).rstrip(),
         diagnosis=printable(found.diagnosis).rstrip(),
         rows=_diff_rows(diff),
-        expected=printable(found.expected).rstrip("\n"),
-        output=printable(found.output).rstrip("\n") or "(nothing)",
+        expected=_head(printable(found.expected).rstrip("\n")),
+        output=_head(printable(found.output).rstrip("\n")) or "(nothing)",
     )
     return example
+
+
+def _head(text: str, lines: int = PAGE_OUTPUT_LINES) -> str:
+    """The first `lines` lines of a text, and how many more there are."""
+    kept = text.split("\n", lines)
+    if len(kept) <= lines:
+        return text
+    more = kept[lines].count("\n") + 1
+    return "\n".join(kept[:lines]) + f"\n… ({more:,} more lines: run the puzzle yourself)"
 
 
 def _output_diff(outcome: CaseOutcome, run: RunRow, result: SubmissionReport, store: Store) -> dict:
@@ -402,7 +415,7 @@ def _output_diff(outcome: CaseOutcome, run: RunRow, result: SubmissionReport, st
             f"Your program printed {run.output_size:,} bytes; the first "
             f"{len(got):,} are compared here (at most {MAX_STORED_OUTPUT:,} are kept)."
         )
-    diff = line_diff(expected, got)
+    diff = line_diff(expected, got, max_rows=PAGE_DIFF_ROWS)
     if not diff.rows:
         notes.append("The kept part of your output equals the expected output.")
     if diff.cut:

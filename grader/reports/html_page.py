@@ -20,6 +20,11 @@ CSP = (
 )
 
 
+# The signs of made-visible white space (grader.exports.feedback_html.tokens) -> the
+# class that draws each (feedback.css).
+MARKS = {"·": "space", "→": "tab", "↵": "eol"}
+
+
 @functools.cache
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
@@ -31,6 +36,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     environment.filters["printable"] = printable
+    environment.globals["MARKS"] = MARKS
     return environment
 
 

@@ -10,6 +10,7 @@ percent, with the noise floor shaded: a spread of 2% is visible there for a
 medians are bars.
 """
 
+import base64
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,20 +52,24 @@ def html_page(doc: dict) -> str:
         f"{' '.join(str(x) for x in m['load_average']) or 'unknown'}."
     )
     ranked = bool(doc["ranked"])
+    drawn = plot(doc) if ranked else None
     return render(
         "leaderboard.html",
         title="Speed leaderboard",
         generated=doc["generated_at"],
         settings=settings_line(doc),
-        ranking=_table(RANKING_HEADERS, ranking_rows(doc), {1: "name", 2: "text"}),
+        ranking=_table("Ranking", RANKING_HEADERS, ranking_rows(doc), {1: "name", 2: "text"}),
         winner_rows=[entry["winner"] for entry in doc["ranked"]],
         winners=", ".join(winners(doc)),
-        plot=plot(doc) if ranked else None,
+        plot=drawn,
+        plot_title=PLOT_TITLE,
+        plot_image=plot_image(drawn) if drawn is not None else "",
         plot_summary=plot_summary(doc) if ranked else "",
         method=METHOD,
-        startup=_table(STARTUP_HEADERS, startup_rows(doc), {0: "name"}),
+        startup=_table("Language start-up cost", STARTUP_HEADERS, startup_rows(doc), {0: "name"}),
         cases=(
             _table(
+                "Per case: CPU median and its MAD",
                 ("program", *(c["id"] for c in doc["settings"]["cases"])),
                 case_rows(doc),
                 {0: "name"},
@@ -73,7 +78,12 @@ def html_page(doc: dict) -> str:
             else None
         ),
         not_eligible=(
-            _table(INELIGIBLE_HEADERS, ineligible_rows(doc), {0: "name", 1: "text", 2: "text"})
+            _table(
+                "Not eligible",
+                INELIGIBLE_HEADERS,
+                ineligible_rows(doc),
+                {0: "name", 1: "text", 2: "text"},
+            )
             if doc["not_eligible"]
             else None
         ),
@@ -83,17 +93,35 @@ def html_page(doc: dict) -> str:
 
 @dataclass(frozen=True)
 class Table:
+    caption: str  # what the table holds, for a screen reader (the page's heading says it too)
     headers: list[tuple[str, str]]  # (text, kind)
     rows: list[list[tuple[str, str]]]  # cells: (text, kind): "name", "text" or "" (a number)
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence], kinds: dict[int, str]) -> Table:
+def _table(
+    caption: str, headers: Sequence[str], rows: Sequence[Sequence], kinds: dict[int, str]
+) -> Table:
     """The first column names the row (a program or a language); names and text of a
     student's are made printable here and escaped by the template."""
     return Table(
+        caption,
         [(h, kinds.get(i, "")) for i, h in enumerate(headers)],
         [[(printable(str(c)), kinds.get(i, "")) for i, c in enumerate(row)] for row in rows],
     )
+
+
+PLOT_TITLE = "CPU time of every run (sum over the timed cases)"
+
+
+def plot_svg(drawn: "Plot") -> str:
+    """The plot as an SVG document of its own: the page shows it as an image, whose
+    text alternative is the page's (its figures are all in the page's tables)."""
+    return render("plot.svg", plot=drawn, title=PLOT_TITLE)
+
+
+def plot_image(drawn: "Plot") -> str:
+    """The plot as a data: URL, the only kind of picture the pages' policy allows."""
+    return "data:image/svg+xml;base64," + base64.b64encode(plot_svg(drawn).encode()).decode()
 
 
 def plot_summary(doc: dict) -> str:

@@ -6,6 +6,7 @@ Submission ids and source code are the students' own text: every piece goes thro
 printable() and the template's escaping.
 """
 
+import re
 from collections.abc import Sequence
 
 from grader import __version__
@@ -78,11 +79,14 @@ def _side_by_side(rank: int, pair: Pair) -> dict:
 
 
 def marked(text: str, ranges: Sequence[tuple[int, int]]) -> list[tuple[bool, str]]:
-    """`text` in pieces, each (whether it matches, the piece): the template marks them."""
+    """`text` in pieces, each (whether it matches, the piece): the template marks them.
+    A match is marked line by line (a mark never holds a line end: one box per line,
+    whose colours a reader and a checker can tell)."""
     out, position = [], 0
     for start, end in _merged(ranges, text):
         out.append((False, text[position:start]))
-        out.append((True, text[start:end]))
+        for line in re.split(r"(\n)", text[start:end]):
+            out.append((line != "\n", line))
         position = end
     out.append((False, text[position:]))
     return [piece for piece in out if piece[1]]
