@@ -23,6 +23,7 @@ except ModuleNotFoundError:  # Python 3.10
     except ModuleNotFoundError:  # the student kit on Python alone reads its course.json
         tomllib = None
 
+from grader import identity
 from grader.errors import GraderError
 from grader.late import LatePolicy
 from grader.model import Limits, PolicyCases
@@ -225,6 +226,23 @@ class LmsConfig:
             strip=True,
         ),
     )
+    github_identifier: str = field(
+        default="SIS User ID",
+        metadata=setting(
+            "a class imported from GitHub Classroom: the Canvas roster column its classroom "
+            "roster's identifiers are (in Moodle's worksheet: \"Email address\"); empty: none",
+            strip=True,
+        ),
+    )
+
+    @property
+    def declared(self) -> dict[str, str]:
+        """Each other system's kind of id -> the roster column it is (grader.identity)."""
+        return {
+            identity.GRADESCOPE_SID: self.gradescope_sid,
+            identity.GRADESCOPE_EMAIL: self.gradescope_email,
+            identity.CLASSROOM_IDENTIFIER: self.github_identifier,
+        }
 
 
 @dataclass(frozen=True)

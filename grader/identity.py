@@ -3,7 +3,8 @@
 A person is one key of the system that owns them: Canvas's user id (then its SIS user
 id, then its SIS login id, each compared only with an id of the same kind, as Canvas's
 own gradebook import does: lib/gradebook_importer.rb), Moodle's participant id (the
-"Participant N" of the worksheet, nothing else), Gradescope's sid and e-mail. A key is
+"Participant N" of the worksheet, nothing else), Gradescope's sid and e-mail, GitHub's
+user id and username (a GitHub Classroom roster: its identifier is the course's). A key is
 (kind, value); an id of one kind is never compared with an id of another, except
 through a declared alias (Gradescope's sid is the course's SIS user id, say: course.toml
 [lms] gradescope_sid). A folder made by hand, or a teams file's member, is known by an
@@ -27,10 +28,18 @@ MOODLE_PARTICIPANT = "Moodle participant id"
 MOODLE_EMAIL = "Moodle e-mail address"
 GRADESCOPE_SID = "Gradescope sid"
 GRADESCOPE_EMAIL = "Gradescope e-mail"
+GITHUB_ID = "GitHub user id"
+GITHUB_LOGIN = "GitHub username"  # compared as GitHub does, case aside: github_login()
+CLASSROOM_IDENTIFIER = "GitHub Classroom roster identifier"
 ANY = "an id of any kind"  # a hand-made class: a folder's name, a teams file's member
 
 CANVAS_ROW_KINDS = (CANVAS_USER, CANVAS_SIS, CANVAS_LOGIN)  # gradebook_importer's order
 MOODLE_ROW_KINDS = (MOODLE_PARTICIPANT, MOODLE_EMAIL)
+
+
+def github_login(login: str) -> Key:
+    """A GitHub username as a key: GitHub treats `Ada` and `ada` as one account."""
+    return (GITHUB_LOGIN, login.strip().lower())
 
 
 @dataclass(frozen=True)

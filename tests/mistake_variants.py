@@ -169,6 +169,8 @@ VARIANTS: dict[tuple[str, str], list[tuple[str, str]]] = {
             "with open(path) as f:\n        lines = [line[:-1] for line in f]",
         )
     ],
+    # "1 unique solutions found:": the count line's plural for one solution too
+    ("plural", "c"): [('"1 unique solution found:\\n"', '"1 unique solutions found:\\n"')],
     # a check for duplicates that compares each solution with all those before it
     ("quadratic", "c"): [("    qsort(sols, nsols, sizeof *sols, cmp_solution);\n", C_QUADRATIC)],
     ("quadratic", "python"): [

@@ -1126,8 +1126,12 @@ def test_bubblewrap_as_an_ordinary_user(progs):
     try:
         for name in ("echo_input", "forkcount", "puzzle.txt"):
             shutil.copy2(progs / name, folder / name)
+        (folder / "hello.c").write_text("int main(void) { return 0; }\n")
+        # Its own copy of the grader: a clone in a 0700 folder is not the user's to read.
+        shutil.copytree(ROOT / "grader", folder / "lib" / "grader",
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
         os.chmod(folder, 0o755)
-        for path in folder.iterdir():
+        for path in folder.rglob("*"):
             os.chown(path, 65534, 65534)
         os.chown(folder, 65534, 65534)
         script = (
@@ -1141,8 +1145,9 @@ def test_bubblewrap_as_an_ordinary_user(progs):
             "b = box.run(['./forkcount'], w, Limits(processes=20))\n"
             "c = box.run(['sh', '-c', 'id -u; touch x'], w, Limits())\n"
             "d = box.run(['./missing'], w, Limits())\n"
+            "e = box.run(['cc', '-o', 'built', 'hello.c'], w, Limits(), writable=True)\n"
             "print(json.dumps([a.stdout.decode(), b.stdout.decode(), c.stdout.decode(),\n"
-            "                  c.exit_code, d.exit_code, d.error]))\n"
+            "                  c.exit_code, d.exit_code, d.error, e.exit_code, e.stderr.decode()]))\n"
         )
         out = subprocess.run(
             [
@@ -1156,13 +1161,14 @@ def test_bubblewrap_as_an_ordinary_user(progs):
                 str(folder),
             ],
             cwd=folder,
-            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(folder / "lib")},
             capture_output=True,
             text=True,
             timeout=60,
         )
         assert out.returncode == 0, out.stderr
-        echoed, forked, ident, touched, missing, error = json.loads(out.stdout)
+        echoed, forked, ident, touched, missing, error, built, why = json.loads(out.stdout)
+        assert built == 0 and (folder / "built").is_file(), why  # a build, witnessed
         assert echoed.splitlines()[1] == "Y1,G0,R0,B1"
         assert 5 <= int(forked) < 20
         assert ident.strip() == "65534" and touched != 0

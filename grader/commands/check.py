@@ -8,10 +8,10 @@ import tempfile
 from pathlib import Path
 
 from grader import counterexamples
-from grader.cases import default_manifest, load_cases
+from grader.cases import Case, default_manifest, load_cases
 from grader.commands.console import run_with_progress, warn
 from grader.commands.options import add_jobs_option, positive_jobs
-from grader.config import load_config
+from grader.config import CourseConfig, load_config
 from grader.errors import UsageError, run_entry_point
 from grader.grading import ThreadExecutor, plan
 from grader.pool import load_pool
@@ -20,8 +20,7 @@ from grader.reports.terminal import build_report, case_report
 from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import DB_NAME, Store
-from grader.submissions import discover
-from grader.text import safe_name
+from grader.submissions import Submission, discover, load
 from grader.toolchain import install_hint, missing_tools
 
 
@@ -49,6 +48,13 @@ def _options(check: argparse.ArgumentParser) -> None:
         "only the few the grader runs as probes",
     )
     check.add_argument("--details", action="store_true", help="every case in full, not one screen")
+    check.add_argument(
+        "--case",
+        action="append",
+        metavar="ID",
+        help="only this public case (again for more; no pool puzzle): a GitHub Classroom "
+        "step grades one case",
+    )
     add_jobs_option(check)
     check.set_defaults(func=run)
 
@@ -57,13 +63,8 @@ def run(args: argparse.Namespace) -> int:
     jobs = positive_jobs(args.jobs)
     config = load_config(args.course)
     manifest = args.manifest or default_manifest()
-    cases = load_cases(manifest, public_only=True)
-    submissions = discover(args.path, config)
-    if len(submissions) != 1:
-        raise UsageError(
-            f"{safe_name(args.path)}: check takes one submission (a source file "
-            f"or the folder holding it), found {len(submissions)}"
-        )
+    cases = _chosen(load_cases(manifest, public_only=True), args.case)
+    submissions = _submission(args.path, config)
     spec = submissions[0].language
     missing = missing_tools(spec) if spec is not None else []
     if spec is not None and missing:
@@ -77,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
             sandbox = make_sandbox(config.sandbox, warn=warn)
             pool = load_pool(manifest)
             probes = (
-                list(pool)
+                []
+                if args.case
+                else list(pool)
                 if args.pool
                 else counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
             )
@@ -96,7 +99,30 @@ def run(args: argparse.Namespace) -> int:
     if args.details:
         print(build_report(result))
         print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
-        print(verdict_line(result, ran).strip())
+        print(verdict_line(result, ran, bool(args.case)).strip())
     else:
-        print(check_report(result, ran)[0])
+        print(check_report(result, ran, bool(args.case))[0])
     return 0 if passed(result, ran) else 1
+
+
+def _submission(path: Path, config: CourseConfig) -> list[Submission]:
+    """The one submission: a source file, or the folder holding it, read as the grader
+    reads a student's folder (a source file below the top is named, not graded), so that
+    a repository's check and its grading agree."""
+    if path.is_dir():
+        return [load(path, config)]
+    return discover(path, config)  # a file: one submission
+
+
+def _chosen(cases: list[Case], ids: list[str] | None) -> list[Case]:
+    """The public cases named (all of them when none is), in the manifest's order."""
+    if not ids:
+        return cases
+    known = {case.id for case in cases}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise UsageError(
+            f"no public case {unknown[0]!r} (the public cases: "
+            f"{', '.join(case.id for case in cases)})"
+        )
+    return [case for case in cases if case.id in ids]

@@ -4,6 +4,8 @@
     export csv OUT.csv [--bom]            gradebook for people and spreadsheets, a row per member
     export html OUT_DIR [--student]       feedback pages (+ index.html for the instructor)
     export student-kit OUT.zip            the students' self-check kit (public cases only)
+    export github-classroom DIR           a GitHub Classroom template's autograding workflow
+                                          and the kit its steps run (public cases only)
     export canvas OUT.csv --roster GRADEBOOK.csv   Canvas gradebook import (final scores)
     export moodle OUT.csv --roster WORKSHEET.csv   Moodle grading worksheet (final scores)
     export canvas-feedback OUT.zip        feedback pages for Canvas's Re-Upload Submissions
@@ -81,6 +83,14 @@ def add_parser(sub) -> argparse._SubParsersAction:
     kit = kinds.add_parser("student-kit", help="the students' self-check kit (public cases only)")
     kit.add_argument("out", type=Path, metavar="OUT.zip")
     kit.set_defaults(func=cmd_student_kit)
+
+    classroom = kinds.add_parser(
+        "github-classroom",
+        help="a GitHub Classroom template's autograding workflow (a step per public case) "
+        "and the kit it runs",
+    )
+    classroom.add_argument("out", type=Path, metavar="DIR", help="the template repository")
+    classroom.set_defaults(func=cmd_github_classroom)
     return kinds
 
 
@@ -180,5 +190,23 @@ def cmd_student_kit(args) -> int:
         f"{kit.path}: student kit with {kit.cases} public cases; students unpack it, "
         "then run `python check.py path/to/puzzlesolver.c` in its folder (Windows, macOS, "
         "Linux)"
+    )
+    return 0
+
+
+def cmd_github_classroom(args) -> int:
+    from grader.exports.github_classroom import KIT_FOLDER, WORKFLOW, write_template
+
+    made = write_template(args.out, args.manifest, args.course)
+    points = sum(step.points for step in made.steps)
+    scale = f" ({made.scale} points per unit of weight)" if made.scale != 1 else ""
+    for name in made.replaced:
+        print(f"note: replaced the earlier {name}")
+    print(
+        f"{made.folder}: {WORKFLOW} grades every push on {len(made.steps)} public cases, "
+        f"{points} points{scale}, with {KIT_FOLDER}/ (the kit its steps run). Commit and "
+        "push it to the assignment's template repository, keep the students' source file "
+        "at the repository's top, and add no autograding test in GitHub Classroom's "
+        "assignment form: tests added there replace this workflow."
     )
     return 0

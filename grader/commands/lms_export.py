@@ -156,7 +156,7 @@ def run_moodle_gradebook(args: argparse.Namespace) -> int:
             bonus,
             column=args.column,
             teams=teams,
-            gradescope=(config.lms.gradescope_sid, config.lms.gradescope_email),
+            declared=config.lms.declared,
         )
     write_file(args.out, made.text)
     print(f"bonus: {bonus.note}")
@@ -210,7 +210,7 @@ def _export(args, kind) -> int:
                 teams=teams,
                 bonus=bonus,
                 bonus_column=args.bonus_column,
-                gradescope=(config.lms.gradescope_sid, config.lms.gradescope_email),
+                declared=config.lms.declared,
                 new_column=args.new_column,
             )
         else:
@@ -222,7 +222,7 @@ def _export(args, kind) -> int:
                 scale=args.scale,
                 teams=teams,
                 bonus=bonus,
-                gradescope=(config.lms.gradescope_sid, config.lms.gradescope_email),
+                declared=config.lms.declared,
             )
     write_file(args.out, made.text)
     for note in teams.notes:

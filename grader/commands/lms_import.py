@@ -1,25 +1,56 @@
-"""`grader import canvas|moodle|gradescope ARCHIVE`: an LMS's bulk download turned into
-one folder per student (grader/lms/ reads the archive; each folder gets its
-submission metadata beside the student's files)."""
+"""`grader import canvas|moodle|gradescope|github-classroom DOWNLOAD`: an LMS's bulk
+download (or the folder of GitHub Classroom's clones) turned into one folder per
+student (grader/lms/ reads it; each folder gets its submission metadata beside the
+student's files)."""
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.errors import UsageError
+
+if TYPE_CHECKING:
+    from grader.lms.importer import ImportResult
+
+# grader/lms/sources.py's names (imported when the command runs: the CLI starts fast)
+KINDS = ("canvas", "moodle", "gradescope", "github-classroom")
 
 
 def add_parser(sub) -> None:
     command = sub.add_parser(
         "import",
-        help="turn an LMS's bulk download into one folder per student (canvas, moodle, gradescope)",
+        help="turn an LMS's bulk download into one folder per student (canvas, moodle, "
+        "gradescope, github-classroom)",
     )
-    command.add_argument("kind", choices=("canvas", "moodle", "gradescope"))
-    command.add_argument("archive", type=Path, metavar="ARCHIVE.zip")
+    command.add_argument("kind", choices=KINDS)
+    command.add_argument(
+        "archive",
+        type=Path,
+        metavar="DOWNLOAD",
+        help="the LMS's zip; github-classroom: the folder `gh classroom clone "
+        "student-repos` made (<assignment>-submissions, or the folder holding it)",
+    )
     command.add_argument(
         "--roster",
         type=Path,
         help="the LMS's gradebook CSV (Canvas) or grading worksheet (Moodle: also the "
-        "submission times and the teams' members): names, and who is missing",
+        "submission times and the teams' members): names, and who is missing; "
+        "github-classroom (required): classroom_roster.csv, from the classroom's "
+        "Students tab",
+    )
+    command.add_argument(
+        "--grades",
+        type=Path,
+        metavar="GRADES.csv",
+        help="github-classroom: the assignment's grades download (`gh classroom "
+        "assignment-grades`): GitHub's submission times, and each team's members",
+    )
+    command.add_argument(
+        "--accepted",
+        type=Path,
+        metavar="ACCEPTED.json",
+        help="github-classroom: `gh api assignments/ID/accepted_assignments --paginate`: "
+        "each repository's students (a team's members)",
     )
     command.add_argument(
         "--times",
@@ -49,12 +80,52 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from grader.config import load_config
+    from grader.lms.classroom_lists import read_accepted, read_grades
     from grader.lms.groups import read_groups
     from grader.lms.importer import import_archive
+    from grader.lms.incoming import ImportOptions
     from grader.lms.roster import read_roster
     from grader.lms.times import read_times
 
     config = load_config(args.course)
+    _check_options(args)
+    # Each reader's error is a GraderError: it reaches the user as it is.
+    roster = None if args.roster is None else read_roster(args.roster)
+    options = ImportOptions(
+        source_names=frozenset(spec.source for spec in config.languages.values()),
+        roster=roster,
+        times=None if args.times is None else read_times(args.times),
+        groups=read_groups(Path(args.teams)) if args.kind == "canvas" and args.teams else None,
+        teams=args.kind == "moodle" and args.teams is not None,
+        grades=None if args.grades is None else read_grades(args.grades),
+        accepted=None if args.accepted is None else read_accepted(args.accepted),
+    )
+    if args.into.exists() and not args.into.is_dir():
+        raise UsageError(f"{args.into}: is not a folder")
+    try:
+        result = import_archive(args.kind, args.archive, args.into, options)
+    except OSError as error:  # ArchiveError, a GraderError, reaches the user as it is
+        raise UsageError(str(error)) from None
+    _print(result, args)
+    return 0
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Each option is for the sources that have what it reads."""
+    github = args.kind == "github-classroom"
+    if github and args.roster is None:
+        raise UsageError(
+            "github-classroom needs the classroom's roster: --roster classroom_roster.csv "
+            "(the classroom's Students tab, Download): it names each repository's student"
+        )
+    for option, value in (("--grades", args.grades), ("--accepted", args.accepted)):
+        if value is not None and not github:
+            raise UsageError(f"{option} is for github-classroom")
+    if args.teams is not None and github:
+        raise UsageError(
+            "--teams is for Canvas and Moodle: for a GitHub Classroom group assignment, "
+            "--grades or --accepted name each team's members"
+        )
     if args.times is not None and args.kind != "canvas":
         raise UsageError(f"--times is for Canvas: {args.kind}'s times come with its own files")
     if args.teams is not None and args.kind == "gradescope":
@@ -68,26 +139,9 @@ def run(args: argparse.Namespace) -> int:
             f"--teams takes no file for Moodle ({args.teams}): its download names the groups "
             "and its grading worksheet (--roster) their members"
         )
-    # RosterError, TimesError and GroupsError are GraderErrors: they reach the user as they are.
-    roster = None if args.roster is None else read_roster(args.roster)
-    times = None if args.times is None else read_times(args.times)
-    groups = read_groups(Path(args.teams)) if args.kind == "canvas" and args.teams else None
-    names = frozenset(spec.source for spec in config.languages.values())
-    if args.into.exists() and not args.into.is_dir():
-        raise UsageError(f"{args.into}: is not a folder")
-    try:
-        result = import_archive(
-            args.kind,
-            args.archive,
-            args.into,
-            roster=roster,
-            source_names=names,
-            times=times,
-            teams=args.kind == "moodle" and args.teams is not None,
-            groups=groups,
-        )
-    except OSError as error:  # ArchiveError, a GraderError, reaches the user as it is
-        raise UsageError(str(error)) from None
+
+
+def _print(result: "ImportResult", args: argparse.Namespace) -> None:
     for entry in result.refused:
         print(f"refused: {entry.name}: {entry.reason}")
     for note in result.notes:
@@ -118,4 +172,3 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{args.archive}: no student imported from this {args.kind} download: {why}"
         )
-    return 0

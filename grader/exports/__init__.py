@@ -7,6 +7,8 @@ gradebook_csv.py  one CSV row per submission, for people and spreadsheets
 feedback_html.py  one self-contained HTML page per submission, and an index
 textdiff.py       expected vs got, line by line, for those pages
 student_kit.py    a zip students unpack and self-check with: public cases only
+github_classroom.py  a GitHub Classroom template: its autograding workflow, a step per
+                  public case, and the kit those steps run
 common.py         writing zips and files, verdict and language names
 
 The `export` command itself is grader/commands/export.py.

@@ -3,6 +3,8 @@ a case set with its manifest, and the names of verdicts and languages. (Reading 
 last grading run back is grader/last_run.py: the LMS export reads it too.)"""
 
 import json
+import shutil
+import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -197,3 +199,31 @@ def _pyproject_dependencies() -> list[str]:
             f"cannot tell the grader's dependencies: the package is not "
             f"installed and {pyproject} cannot be read ({error})"
         ) from None
+
+
+def write_folder(out: Path, entries: Sequence[Entry], keep_others: bool = False) -> None:
+    """Write the entries into the folder `out`, whole or not at all: they are written
+    into a new folder beside it that then takes its place (with keep_others, the files
+    of the old one that no entry replaces are kept)."""
+    out = Path(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        new = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        old = new.with_name(new.name + ".old")
+        try:
+            if keep_others and out.is_dir():
+                shutil.copytree(out, new, symlinks=True, dirs_exist_ok=True)
+            for entry in entries:
+                path = new / entry.name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(entry.data())
+                path.chmod(0o755 if entry.executable else 0o644)
+            new.chmod(0o755)
+            if out.exists():
+                out.rename(old)
+            new.rename(out)
+        finally:
+            shutil.rmtree(new, ignore_errors=True)
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as error:
+        raise ExportError(f"{out}: cannot write: {error.strerror or error}") from None

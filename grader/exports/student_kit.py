@@ -171,22 +171,30 @@ def build_student_kit(
 ) -> StudentKit:
     """Write the kit zip: the grader, the public cases only (and the pool beside them),
     check.py, a README."""
+    cases, entries = kit_entries(f"{KIT}/", manifest, course)
+    refuse_secrets(entries, manifest)
+    write_zip(out, entries)
+    return StudentKit(Path(out), cases, sorted(entry.name for entry in entries))
+
+
+def kit_entries(
+    prefix: str, manifest: Path | None = None, course: Path | None = None, readme: str = README
+) -> tuple[int, list[Entry]]:
+    """The kit's files under `prefix`, and how many public cases it holds; the caller
+    checks them with refuse_secrets before they go anywhere."""
     public, case_files = case_entries(
-        manifest, keep=lambda case: case.public, prefix=f"{KIT}/testcases/"
+        manifest, keep=lambda case: case.public, prefix=f"{prefix}testcases/"
     )
     course_file = Path(course) if course else default_course_file()
     load_config(course)  # a broken configuration fails here, not on students' machines
-    entries = [
-        Entry(f"{KIT}/check.py", CHECK),
-        Entry(f"{KIT}/README.md", README),
-        Entry(f"{KIT}/course.json", _kit_course(course_file)),
-        *module_entries("grader.commands.check", f"{KIT}/"),
+    return len(public), [
+        Entry(f"{prefix}check.py", CHECK),
+        Entry(f"{prefix}README.md", readme),
+        Entry(f"{prefix}course.json", _kit_course(course_file)),
+        *module_entries("grader.commands.check", prefix),
         *case_files,
-        *pool_entries(manifest, prefix=f"{KIT}/testcases/"),
+        *pool_entries(manifest, prefix=f"{prefix}testcases/"),
     ]
-    _refuse_secrets(entries, manifest)
-    write_zip(out, entries)
-    return StudentKit(Path(out), len(public), sorted(entry.name for entry in entries))
 
 
 def _kit_course(path: Path) -> str:
@@ -203,7 +211,7 @@ def _kit_course(path: Path) -> str:
     return text
 
 
-def _refuse_secrets(entries: list[Entry], manifest: Path | None) -> None:
+def refuse_secrets(entries: list[Entry], manifest: Path | None) -> None:
     """Nothing hidden, no solver: checked on what is packed, not on how it was chosen."""
     hidden = [case for case in load_cases(manifest or default_manifest()) if not case.public]
     secrets = [
@@ -212,16 +220,16 @@ def _refuse_secrets(entries: list[Entry], manifest: Path | None) -> None:
     for entry in entries:
         parts = entry.name.split("/")
         if "hidden" in parts or "reference" in parts or "results" in parts:
-            raise ExportError(f"internal error: the kit would hold {entry.name}")
+            raise ExportError(f"internal error: a student's copy would hold {entry.name}")
         data = entry.data()
         if entry.name.endswith(".py") and _IMPORTS_REFERENCE.search(data):
             raise ExportError(
                 f"{entry.name} imports the reference solver or the test-case "
-                "tooling: it cannot go into the student kit"
+                "tooling: it cannot go where students read it"
             )
         for case_id, secret in secrets:
             if secret.strip() and secret in data:
                 raise ExportError(
                     f"{entry.name} holds the text of hidden case {case_id!r}: "
-                    "it cannot go into the student kit"
+                    "it cannot go where students read it"
                 )

@@ -29,11 +29,20 @@ the moment the zip was made: times come from Canvas's API (grader/lms/times.py).
 """
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from grader import identity
-from grader.lms.incoming import Incoming, Parsed, one_name_per_id, safe_id
-from grader.lms.unpack import Member, Refused, Unpacked
+from grader.lms.groups import GroupSet
+from grader.lms.incoming import (
+    ImportOptions,
+    Incoming,
+    Parsed,
+    download_time,
+    one_name_per_id,
+    safe_id,
+)
+from grader.lms.times import SubmissionTimes
+from grader.lms.unpack import Member, Refused, Unpacked, read_zip
 
 _NAME = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<att>\d+)_(?P<file>.+)$")
 _ANON = re.compile(r"^(?:(?P<late>LATE)_)?anon_(?P<uid>[A-Za-z0-9]+)_(?P<att>\d+)_(?P<file>.+)$")
@@ -62,6 +71,17 @@ def is_anonymous(unpacked: Unpacked) -> bool:
         if _NAME.match(name) or _TEXT.match(name) or _ANON.match(name) or _ANON_TEXT.match(name)
     ]
     return bool(shaped) and all(shaped)
+
+
+def read(archive: Path, options: ImportOptions) -> Parsed:
+    """The download, its group set's teams (--teams) and its times (--times)."""
+    unpacked = read_zip(archive, options.limits)
+    parsed = parse(unpacked, options.source_names)
+    parsed.downloaded = download_time(unpacked, "Canvas", Path(archive).name, parsed.notes)
+    if options.groups is not None:
+        _groups(parsed, options.groups)
+    _times(parsed, options.times)  # after the groups: a team's members' dates
+    return parsed
 
 
 def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
@@ -141,3 +161,56 @@ def _original_name(name: str, source_names: frozenset) -> tuple[str, int]:
     if not match or match["stem"] + (match["ext"] or "") not in source_names:
         return name, 0
     return match["stem"] + (match["ext"] or ""), int(match["n"]) if match["n"] else _UUID_COPY
+
+
+def _times(parsed: Parsed, times: SubmissionTimes | None) -> None:
+    """Canvas's download names who is late (LATE_) but holds no time: `--times` does."""
+    if times is None:
+        if parsed.students:
+            parsed.notes.append(
+                "Canvas's download holds no submission times: its LATE marker decides who "
+                "is late; for the late policy to count days, pass --times (submitted_at "
+                "per user id, from Canvas's API)"
+            )
+        return
+    for entry in times.unreadable:
+        parsed.notes.append(f"{times.source}: not an ISO 8601 time: {entry}")
+    for student in parsed.students:
+        ident = student.anonymous_id or student.lms_user_id
+        when = times.by_id.get(ident)
+        if when is not None:
+            student.submitted_at, student.time_source = when, times.source
+        members = [m.lms_user_id for m in student.team.members] if student.team else []
+        dues = [d for i in (ident, *members) if (d := times.due_by_id.get(i)) is not None]
+        if dues:  # their own (an extension, a section's date); a team's latest member's
+            student.due_at = max(dues)
+            student.due_source = "Canvas's " + times.source.replace(
+                "submitted_at", "cached_due_date"
+            )
+
+
+def _groups(parsed: Parsed, groups: GroupSet) -> None:
+    """Canvas downloads one member's submission per group: the group set names the
+    team it is for, and every member's ids join the folder's (a roster finds each)."""
+    alone = []
+    for student in parsed.students:
+        team = groups.team_of(student.lms_user_id) if student.lms_user_id else None
+        if team is None:
+            alone.append(student.student_id)
+            continue
+        student.team = team
+        student.other_ids = tuple(
+            dict.fromkeys(
+                [
+                    *student.other_ids,
+                    *(i for m in team.members for i in (m.lms_user_id, *m.other_ids)),
+                ]
+            )
+        )
+    if alone:
+        why = (
+            "an anonymous download names no user"
+            if any(s.anonymous_id for s in parsed.students)
+            else "in no group of the set: each graded as one student's"
+        )
+        parsed.notes.append(f"{groups.source}: {', '.join(alone)}: {why}")

@@ -32,8 +32,9 @@ worksheet Moodle wrote: nothing else has each participant's "Last modified (grad
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from grader import identity
 from grader.bonus import Award
@@ -124,17 +125,30 @@ def _recorded_people(sid: str, meta: SubmissionMeta | None) -> list[Person]:
     return [Person(sid, sid, keys)]
 
 
-def aliases_for(roster: Roster, gradescope: tuple[str, str]) -> dict[str, str]:
-    """Gradescope's sid and e-mail as the roster's kinds the course declares them to be
-    ([lms] gradescope_sid, gradescope_email), where the roster has those columns; an
-    e-mail is Moodle's "Email address" whatever the course says of Canvas."""
+# Each other system's kind of id, and the roster column the course declares it to be
+# (course.toml [lms]: gradescope_sid, gradescope_email, github_identifier).
+DECLARED: Mapping[str, str] = MappingProxyType(
+    {
+        identity.GRADESCOPE_SID: "SIS User ID",
+        identity.GRADESCOPE_EMAIL: "SIS Login ID",
+        identity.CLASSROOM_IDENTIFIER: "SIS User ID",
+    }
+)
+
+
+def aliases_for(roster: Roster, declared: Mapping[str, str]) -> dict[str, str]:
+    """Other systems' ids (Gradescope's sid and e-mail, GitHub Classroom's roster
+    identifier) as the roster's kinds the course declares them to be, where the
+    roster has those columns. In Moodle's worksheet an e-mail or an identifier can
+    only be its "Email address": a course sets its classroom identifiers to e-mails."""
     kinds = dict((*CANVAS_KEYS, *MOODLE_KEYS))
     found = {}
-    for kind, column in zip((identity.GRADESCOPE_SID, identity.GRADESCOPE_EMAIL), gradescope):
+    for kind, column in declared.items():
         if column and roster.column(column) is not None and column in kinds:
             found[kind] = kinds[column]
     if roster.column(worksheet.EMAIL) is not None:
-        found.setdefault(identity.GRADESCOPE_EMAIL, identity.MOODLE_EMAIL)
+        for kind in (identity.GRADESCOPE_EMAIL, identity.CLASSROOM_IDENTIFIER):
+            found.setdefault(kind, identity.MOODLE_EMAIL)
     return found
 
 
@@ -143,7 +157,7 @@ def _match(
     roster: Roster,
     out: Matched,
     teams: Teams | None,
-    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
+    declared: Mapping[str, str] = DECLARED,
 ) -> dict[int, SubmissionReport]:
     """Roster row index -> its submission, each row by its LMS's own keys in its
     order, each person by theirs (grader.identity): a row two submissions claim and a
@@ -152,7 +166,7 @@ def _match(
     people, _ = people_of(reports, teams)
     rows = [roster.keys(row) for row in roster.rows]
     labels = [roster.label(row) for row in roster.rows]
-    found = identity.match(rows, labels, people, aliases_for(roster, gradescope))
+    found = identity.match(rows, labels, people, aliases_for(roster, declared))
     out.refused += found.refused
     by_id = {r.submission.id: r for r in reports}
     matched = {index: by_id[sid] for index, sid in found.rows.items()}
@@ -299,7 +313,7 @@ def canvas(
     teams: Teams | None = None,
     bonus: Award | None = None,
     bonus_column: str | None = None,
-    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
+    declared: Mapping[str, str] = DECLARED,
     new_column: bool = False,
 ) -> Matched:
     """`bonus_column`: the speed bonus in a column of that name (Canvas makes it an
@@ -336,7 +350,7 @@ def canvas(
             old = row[extra] if extra is not None else ""
             added = [old if old.strip() or "Points Possible" not in row[0] else "0"]
         rows.append([row[i] for i in picks] + [cell] + added)
-    matched = _match(reports, roster, out, teams, gradescope)
+    matched = _match(reports, roster, out, teams, declared)
     cells = {}
     for index, row in enumerate(roster.rows):
         result = matched.get(index)
@@ -455,7 +469,7 @@ def moodle(
     scale: bool = False,
     teams: Teams | None = None,
     bonus: Award | None = None,
-    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
+    declared: Mapping[str, str] = DECLARED,
 ) -> Matched:
     """Moodle's offline grading worksheet (Assignment > "Upload grading worksheet"): the
     downloaded worksheet with Grade filled and a one-line summary as feedback. No grade
@@ -494,7 +508,7 @@ def moodle(
             "dropped): `grader export moodle-gradebook OUT.csv --roster WORKSHEET.csv` "
             "writes it for the gradebook's import, into a grade item of its own"
         )
-    matched = _match(reports, roster, out, teams, gradescope)
+    matched = _match(reports, roster, out, teams, declared)
     rows = [list(roster.header)]
     cells = {}
     for index, row in enumerate(roster.rows):
@@ -535,7 +549,7 @@ def moodle_gradebook(
     *,
     column: str = BONUS_ITEM,
     teams: Teams | None = None,
-    gradescope: tuple[str, str] = ("SIS User ID", "SIS Login ID"),
+    declared: Mapping[str, str] = DECLARED,
 ) -> Matched:
     """The speed bonus for Moodle's gradebook import (Grades > Import > CSV file,
     grade/import/csv), into a grade item of its own: an assignment's grade cannot go
@@ -555,7 +569,7 @@ def moodle_gradebook(
             "import finds each person by it"
         )
     out = Matched(column=column)
-    matched = _match(reports, roster, out, teams, gradescope)
+    matched = _match(reports, roster, out, teams, declared)
     seen: dict[str, int] = {}
     for row in roster.rows:
         seen[row[email].strip().lower()] = seen.get(row[email].strip().lower(), 0) + 1

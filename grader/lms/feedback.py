@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from grader.lms.moodle import clean_name
+from grader.lms.moodle_names import clean_name
 from grader.submission_meta import SubmissionMeta
 
 PAGE = "feedback.html"

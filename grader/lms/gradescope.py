@@ -12,15 +12,22 @@ is kept in the metadata (its team's members) so a roster finds each of them.
 
 import re
 from datetime import datetime
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from grader import identity
-from grader.lms.incoming import Incoming, Parsed, safe_id
-from grader.lms.unpack import ArchiveError, Refused, Unpacked
+from grader.lms.incoming import ImportOptions, Incoming, Parsed, download_time, safe_id
+from grader.lms.unpack import ArchiveError, Refused, Unpacked, read_zip
 from grader.submission_meta import Team, TeamMember
 
 META_FILE = "submission_metadata.yml"
 _SUBMISSION = re.compile(r"^submission_\d+$")  # a submission's folder
+
+
+def read(archive: Path, options: ImportOptions) -> Parsed:
+    unpacked = read_zip(archive, options.limits)
+    parsed = parse(unpacked, options.source_names)
+    parsed.downloaded = download_time(unpacked, "Gradescope", Path(archive).name, parsed.notes)
+    return parsed
 
 
 def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:

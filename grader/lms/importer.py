@@ -1,4 +1,9 @@
-"""`grader import KIND ARCHIVE`: an LMS's bulk download -> one folder per student.
+"""`grader import KIND DOWNLOAD`: a source's download -> one folder per student.
+
+Each source (grader/lms/sources.py) reads its own download and files into the one
+interface (grader/lms/incoming.py): the people, teams, times and files it found. What
+follows is every source's: a student named twice refused, uploaded zips unpacked,
+files that cannot stand together refused, the roster matched, each folder written.
 
 Each student's folder holds their files and `.lms.json` (grader/submission_meta.py).
 A second import of a newer download touches only the students whose files or
@@ -6,46 +11,29 @@ submission time changed; a student missing from it keeps their folder, and an
 older download never replaces a newer submission (by their submission times, else
 by when the LMS made each download).
 
-Submission times come only from a source that knows them: Gradescope's metadata,
-Moodle's grading worksheet (`--roster`), Canvas's `submitted_at` (`--times`). Canvas
-and Moodle stamp every zip entry with the moment the zip was made, so an entry's
-time is only the download's: the import says so, and says once which students have
-no time at all.
+Submission times come only from a source that knows them (each source's module says
+which); a time the student can set (a zip entry's, a commit's) is never one. The
+import says once which students have no time at all.
 """
 
 import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from grader import identity
 from grader.atomic import atomic_output
 from grader.bounded import read_limited
 from grader.identity import Person
-from grader.lms import canvas, gradescope, moodle, worksheet
-from grader.lms.groups import GroupSet
-from grader.lms.incoming import Incoming, Parsed
+from grader.lms.incoming import ImportOptions, Incoming
 from grader.lms.paths import conflicts
 from grader.lms.roster import Roster
-from grader.lms.times import SubmissionTimes
-from grader.lms.unpack import (
-    DEFAULT_LIMITS,
-    ArchiveError,
-    Refused,
-    Unpacked,
-    UnpackLimits,
-    read_zip,
-)
-from grader.submission_meta import ImportRecord, SubmissionMeta, Team, parse_time, read_meta
-
-FORMATS: dict[str, Callable[..., Parsed]] = {
-    "canvas": canvas.parse,
-    "moodle": moodle.parse,
-    "gradescope": gradescope.parse,
-}
+from grader.lms.sources import SOURCES
+from grader.lms.unpack import ArchiveError, Refused, UnpackLimits, read_zip
+from grader.submission_meta import ImportRecord, SubmissionMeta, parse_time, read_meta
 
 
 @dataclass
@@ -69,36 +57,16 @@ class ImportResult:
 
 
 def import_archive(
-    kind: str,
-    archive: Path,
-    into: Path,
-    *,
-    roster: Roster | None = None,
-    source_names: frozenset = frozenset(),
-    limits: UnpackLimits = DEFAULT_LIMITS,
-    times: SubmissionTimes | None = None,
-    teams: bool = False,
-    groups: GroupSet | None = None,
+    kind: str, archive: Path, into: Path, options: ImportOptions | None = None, **fields: Any
 ) -> ImportResult:
-    """`times`: Canvas's submission times (--times); `teams`: a Moodle assignment with
-    team submissions (also told by the download's default group or the worksheet's
-    Group column); `groups`: Canvas's group set export (--teams GROUPS.csv)."""
-    if kind not in FORMATS:
-        raise ArchiveError(f"unknown LMS {kind!r} (known: {', '.join(sorted(FORMATS))})")
-    unpacked = read_zip(archive, limits)
-    if kind == "moodle":
-        team_sheet = roster is not None and worksheet.is_team_worksheet(roster)
-        parsed = moodle.parse(unpacked, source_names, teams=teams or team_sheet)
-    else:
-        parsed = FORMATS[kind](unpacked, source_names)
+    """`options`, or its fields one by one (grader.lms.incoming.ImportOptions)."""
+    if kind not in SOURCES:
+        raise ArchiveError(f"unknown source {kind!r} (known: {', '.join(sorted(SOURCES))})")
+    options = options or ImportOptions(**fields)
+    parsed = SOURCES[kind](Path(archive), options)
+    roster = options.roster
     result = ImportResult(refused=list(parsed.refused), notes=list(parsed.notes))
-    downloaded = _download_time(unpacked, kind, Path(archive).name, result)
-    if kind == "canvas":
-        if groups is not None:
-            _canvas_groups(parsed, groups, result)
-        _canvas_times(parsed, times, result)  # after the groups: a team's members' dates
-    elif kind == "moodle":
-        _moodle_sheet(parsed, roster, result)
+    downloaded = parsed.downloaded
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
     taken: dict[str, Incoming] = {}
@@ -158,7 +126,7 @@ def _match_roster(students: list[Incoming], roster: Roster, result: ImportResult
         if student.team is None:  # a team keeps its group's name, not a member's
             student.name = roster.name(roster.rows[index]) or student.name
             # The row's other keys are the same person's (its SIS id, login): kept for
-            # what names them so (the course's extensions file, a Gradescope roster).
+            # what names them so (the course's extensions file, another system's roster).
             known = dict.fromkeys(student.keys)
             student.keys = tuple(known | dict.fromkeys(roster.keys(roster.rows[index])))
     result.not_in_roster = [
@@ -176,124 +144,6 @@ def _people_keys(student: Incoming) -> list[tuple]:
     if student.team is not None and student.team.members:
         return [m.keys for m in student.team.members]
     return [student.keys]
-
-
-def _download_time(
-    unpacked: Unpacked, kind: str, archive: str, result: ImportResult
-) -> datetime | None:
-    """When the LMS made the download: the one time Canvas and Moodle give every entry
-    (the newest entry's otherwise). Never a submission time; said when it is one."""
-    stamps = {m.mtime for m in unpacked.members if m.mtime is not None}
-    if len(unpacked.members) > 1 and len(stamps) == 1:
-        (stamp,) = stamps
-        result.notes.append(
-            f"{archive}: every entry carries one time, {stamp.isoformat(sep=' ')}: when "
-            f"{kind.capitalize()} made the download, not when anyone submitted"
-        )
-    return max(stamps) if stamps else None
-
-
-def _canvas_times(parsed: Parsed, times: SubmissionTimes | None, result: ImportResult) -> None:
-    """Canvas's download names who is late (LATE_) but holds no time: `--times` does."""
-    if times is None:
-        if parsed.students:
-            result.notes.append(
-                "Canvas's download holds no submission times: its LATE marker decides who "
-                "is late; for the late policy to count days, pass --times (submitted_at "
-                "per user id, from Canvas's API)"
-            )
-        return
-    for entry in times.unreadable:
-        result.notes.append(f"{times.source}: not an ISO 8601 time: {entry}")
-    for student in parsed.students:
-        ident = student.anonymous_id or student.lms_user_id
-        when = times.by_id.get(ident)
-        if when is not None:
-            student.submitted_at, student.time_source = when, times.source
-        members = [m.lms_user_id for m in student.team.members] if student.team else []
-        dues = [d for i in (ident, *members) if (d := times.due_by_id.get(i)) is not None]
-        if dues:  # their own (an extension, a section's date); a team's latest member's
-            student.due_at = max(dues)
-            student.due_source = "Canvas's " + times.source.replace(
-                "submitted_at", "cached_due_date"
-            )
-
-
-def _canvas_groups(parsed: Parsed, groups: GroupSet, result: ImportResult) -> None:
-    """Canvas downloads one member's submission per group: the group set names the
-    team it is for, and every member's ids join the folder's (a roster finds each)."""
-    alone = []
-    for student in parsed.students:
-        team = groups.team_of(student.lms_user_id) if student.lms_user_id else None
-        if team is None:
-            alone.append(student.student_id)
-            continue
-        student.team = team
-        student.other_ids = tuple(
-            dict.fromkeys(
-                [
-                    *student.other_ids,
-                    *(i for m in team.members for i in (m.lms_user_id, *m.other_ids)),
-                ]
-            )
-        )
-    if alone:
-        why = (
-            "an anonymous download names no user"
-            if any(s.anonymous_id for s in parsed.students)
-            else "in no group of the set: each graded as one student's"
-        )
-        result.notes.append(f"{groups.source}: {', '.join(alone)}: {why}")
-
-
-def _moodle_sheet(parsed: Parsed, roster: Roster | None, result: ImportResult) -> None:
-    """Moodle's download holds neither times nor team members; its grading worksheet
-    has both: "Last modified (submission)" per participant, and the Group column."""
-    if roster is None or roster.column(worksheet.IDENTIFIER) is None:
-        if parsed.students:
-            result.notes.append(
-                "Moodle's download holds no submission times: pass its grading worksheet "
-                f'(--roster) for "{worksheet.SUBMITTED}"'
-            )
-        return
-    rows: dict[str, list[str]] = {}
-    for row in roster.rows:
-        pid = worksheet.participant_id(roster, row)
-        if pid is not None:
-            rows.setdefault(pid, row)
-    members, shared = worksheet.members_by_group(roster)
-    for student in parsed.students:
-        team = student.team
-        if team is not None:
-            if team.group_name in shared:
-                student.notes.append(
-                    f"two groups of the worksheet are named {team.group_name!r} once "
-                    "cleaned as Moodle names folders: its members are not known"
-                )
-                continue
-            found = tuple(members.get(team.group_name, ()))
-            student.team = Team(team.group_id, team.group_name, team.default_group, found)
-            student.other_ids = tuple(m.lms_user_id for m in found)
-            ids = [m.lms_user_id for m in found]
-        else:
-            ids = [student.lms_user_id]
-        stamps, dues = [], []
-        for pid in ids:
-            if pid not in rows:
-                continue
-            when, problem = worksheet.submitted_at(roster, rows[pid])
-            due, what, unread = worksheet.due_at(roster, rows[pid])
-            student.notes += [text for text in (problem, unread) if text]
-            if when is not None:
-                stamps.append(when)
-            if due is not None:
-                dues.append((due, what))
-        if stamps:
-            student.submitted_at = max(stamps)
-            student.time_source = f"{worksheet.SUBMITTED} in {roster.path.name}"
-        if dues:  # a team is due when its latest member is: one program, one submission
-            student.due_at, what = max(dues)
-            student.due_source = f"Moodle's {what} in {roster.path.name}"
 
 
 # A zip a student uploaded: smaller limits than the download's, and never a zip in it.

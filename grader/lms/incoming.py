@@ -1,4 +1,7 @@
-"""What every LMS format yields: one student's files and what the LMS says of them."""
+"""The one interface of every source (Canvas, Moodle, Gradescope, GitHub Classroom):
+`read(download, options) -> Parsed`, the people, teams, times and files it found, and
+what the LMS says of them. grader/lms/sources.py lists the sources; the importer
+knows none of them by name."""
 
 import re
 from dataclasses import dataclass, field
@@ -6,7 +9,11 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from grader.identity import Key
-from grader.lms.unpack import Refused
+from grader.lms.classroom_lists import ClassroomList
+from grader.lms.groups import GroupSet
+from grader.lms.roster import Roster
+from grader.lms.times import SubmissionTimes
+from grader.lms.unpack import DEFAULT_LIMITS, Refused, Unpacked, UnpackLimits
 from grader.submission_meta import Team
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -37,6 +44,23 @@ class Parsed:
     students: list[Incoming] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # about the archive as a whole
+    # When the LMS made the download: only which of two downloads is the newer one.
+    downloaded: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the instructor gave beside the download, read and checked: each source
+    takes what is its own and leaves the rest."""
+
+    source_names: frozenset = frozenset()  # the course's source file names
+    limits: UnpackLimits = DEFAULT_LIMITS
+    roster: Roster | None = None  # the LMS's gradebook, worksheet or classroom roster
+    times: SubmissionTimes | None = None  # Canvas: submitted_at from its API (--times)
+    groups: GroupSet | None = None  # Canvas: its group set export (--teams GROUPS.csv)
+    teams: bool = False  # Moodle: the assignment has team submissions (--teams)
+    grades: ClassroomList | None = None  # GitHub Classroom's grades download (--grades)
+    accepted: ClassroomList | None = None  # GitHub's accepted assignments (--accepted)
 
 
 def safe_id(text: str) -> str:
@@ -73,3 +97,16 @@ def one_name_per_id(claims: list, what: str) -> tuple[list, list[Refused]]:
                 )
             )
     return kept, refused
+
+
+def download_time(unpacked: Unpacked, lms: str, archive: str, notes: list[str]) -> datetime | None:
+    """When the LMS made a zip download: the one time Canvas and Moodle give every
+    entry (the newest entry's otherwise). Never a submission time; said when it is one."""
+    stamps = {m.mtime for m in unpacked.members if m.mtime is not None}
+    if len(unpacked.members) > 1 and len(stamps) == 1:
+        (stamp,) = stamps
+        notes.append(
+            f"{archive}: every entry carries one time, {stamp.isoformat(sep=' ')}: when "
+            f"{lms} made the download, not when anyone submitted"
+        )
+    return max(stamps) if stamps else None

@@ -29,11 +29,20 @@ made. The grading worksheet's "Last modified (submission)" has them (worksheet.p
 """
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from grader import identity
-from grader.lms.incoming import Incoming, Parsed, one_name_per_id, safe_id
-from grader.lms.unpack import Member, Refused, Unpacked
+from grader.lms import worksheet
+from grader.lms.incoming import (
+    ImportOptions,
+    Incoming,
+    Parsed,
+    download_time,
+    one_name_per_id,
+    safe_id,
+)
+from grader.lms.roster import Roster
+from grader.lms.unpack import Member, Refused, Unpacked, read_zip
 from grader.submission_meta import Team
 
 # The name ends at the first `_`; then the id (none: Moodle's default group).
@@ -41,8 +50,6 @@ _PREFIX = re.compile(r"^(?P<name>[^_]*)_(?:(?P<id>\d+)_)?assignsubmission_(?P<re
 _FOLDER_PLUGIN = re.compile(r"^(?P<plugin>[a-z0-9]+)(?P<old>_?)$")  # the folder: nothing after
 _FLAT_PLUGIN = re.compile(r"^(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")  # then the file's name
 _SHAPE = "Full Name_id_assignsubmission_file/ or Full Name_id_assignsubmission_file_name"
-# clean_filename (clean_param PARAM_FILE): what Moodle strips from a name in a path.
-_UNCLEAN = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
 DEFAULT_GROUP_FOLDER = "default-group"
 
 PLUGIN_NAMES = {  # what Moodle's other submission plugins hold, for the refusal
@@ -51,10 +58,16 @@ PLUGIN_NAMES = {  # what Moodle's other submission plugins hold, for the refusal
 }
 
 
-def clean_name(name: str) -> str:
-    """A name as Moodle writes it in a download's path: its `_` turned into spaces,
-    then clean_filename."""
-    return _UNCLEAN.sub("", name.replace("_", " "))
+def read(archive: Path, options: ImportOptions) -> Parsed:
+    """The download, and from its grading worksheet (--roster) the submission times,
+    due dates and the teams' members."""
+    unpacked = read_zip(archive, options.limits)
+    roster = options.roster
+    team_sheet = roster is not None and worksheet.is_team_worksheet(roster)
+    parsed = parse(unpacked, options.source_names, teams=options.teams or team_sheet)
+    parsed.downloaded = download_time(unpacked, "Moodle", Path(archive).name, parsed.notes)
+    _from_worksheet(parsed, roster)
+    return parsed
 
 
 def has_default_group(unpacked: Unpacked) -> bool:
@@ -121,3 +134,53 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset(), teams: bool
         student.files[relative] = member.data
     parsed.students.extend(students.values())
     return parsed
+
+
+def _from_worksheet(parsed: Parsed, roster: Roster | None) -> None:
+    """Moodle's download holds neither times nor team members; its grading worksheet
+    has both: "Last modified (submission)" per participant, and the Group column."""
+    if roster is None or roster.column(worksheet.IDENTIFIER) is None:
+        if parsed.students:
+            parsed.notes.append(
+                "Moodle's download holds no submission times: pass its grading worksheet "
+                f'(--roster) for "{worksheet.SUBMITTED}"'
+            )
+        return
+    rows: dict[str, list[str]] = {}
+    for row in roster.rows:
+        pid = worksheet.participant_id(roster, row)
+        if pid is not None:
+            rows.setdefault(pid, row)
+    members, shared = worksheet.members_by_group(roster)
+    for student in parsed.students:
+        team = student.team
+        if team is not None:
+            if team.group_name in shared:
+                student.notes.append(
+                    f"two groups of the worksheet are named {team.group_name!r} once "
+                    "cleaned as Moodle names folders: its members are not known"
+                )
+                continue
+            found = tuple(members.get(team.group_name, ()))
+            student.team = Team(team.group_id, team.group_name, team.default_group, found)
+            student.other_ids = tuple(m.lms_user_id for m in found)
+            ids = [m.lms_user_id for m in found]
+        else:
+            ids = [student.lms_user_id]
+        stamps, dues = [], []
+        for pid in ids:
+            if pid not in rows:
+                continue
+            when, problem = worksheet.submitted_at(roster, rows[pid])
+            due, what, unread = worksheet.due_at(roster, rows[pid])
+            student.notes += [text for text in (problem, unread) if text]
+            if when is not None:
+                stamps.append(when)
+            if due is not None:
+                dues.append((due, what))
+        if stamps:
+            student.submitted_at = max(stamps)
+            student.time_source = f"{worksheet.SUBMITTED} in {roster.path.name}"
+        if dues:  # a team is due when its latest member is: one program, one submission
+            student.due_at, what = max(dues)
+            student.due_source = f"Moodle's {what} in {roster.path.name}"

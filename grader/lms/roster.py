@@ -1,5 +1,5 @@
-"""A class roster as the LMS exports it: Canvas's gradebook CSV or Moodle's
-grading worksheet. Read as text rows, so writing it back keeps every column the
+"""A class roster as the LMS exports it: Canvas's gradebook CSV, Moodle's grading
+worksheet, or GitHub Classroom's roster (classroom_roster.csv). Read as text rows, so writing it back keeps every column the
 instructor downloaded exactly as it was, with the separator it was written with:
 Canvas writes `;` where the user asks for it (and by default where the decimal
 separator is a comma), and a spreadsheet may save either. The separator is told as
@@ -30,7 +30,16 @@ MOODLE_KEYS = (
     ("Identifier", identity.MOODLE_PARTICIPANT),
     ("Email address", identity.MOODLE_EMAIL),
 )
-KEY_COLUMNS = tuple(column for column, _ in (*CANVAS_KEYS, *MOODLE_KEYS))
+# GitHub Classroom's roster (classroom_roster.csv: identifier, github_username,
+# github_id, name): a row is a person by their GitHub id, else their username; its
+# identifier is the course's own id for them (an e-mail, a student number).
+GITHUB_KEYS = (
+    ("identifier", identity.CLASSROOM_IDENTIFIER),
+    ("github_id", identity.GITHUB_ID),
+    ("github_username", identity.GITHUB_LOGIN),
+)
+ALL_KEYS = (*CANVAS_KEYS, *MOODLE_KEYS, *GITHUB_KEYS)
+KEY_COLUMNS = tuple(column for column, _ in ALL_KEYS)
 _PARTICIPANT = re.compile(r"^Participant (\d+)$")  # Moodle's hiddenuser string
 
 
@@ -53,15 +62,21 @@ class Roster:
     def keys(self, row: list[str]) -> list[Key]:
         """The row's keys, in the order its LMS's import tries them."""
         found = []
-        for column, kind in (*CANVAS_KEYS, *MOODLE_KEYS):
+        for column, kind in ALL_KEYS:
             index = self.column(column)
             value = row[index].strip() if index is not None else ""
             if column == "Identifier":
                 match = _PARTICIPANT.match(value)
                 value = match[1] if match else ""
             if value:
-                found.append((kind, value))
+                found.append(
+                    identity.github_login(value) if kind == identity.GITHUB_LOGIN else (kind, value)
+                )
         return found
+
+    def is_classroom_roster(self) -> bool:
+        """GitHub Classroom's roster: its identifier and github_username columns."""
+        return all(self.column(column) is not None for column in ("identifier", "github_username"))
 
     def label(self, row: list[str]) -> str:
         """The row for messages: its name and first key."""
@@ -71,7 +86,7 @@ class Roster:
         return f"{name} ({key})" if name else key
 
     def name(self, row: list[str]) -> str:
-        for column in ("Student", "Full name"):
+        for column in ("Student", "Full name", "name"):
             index = self.column(column)
             if index is not None:
                 return row[index]
@@ -102,7 +117,8 @@ def read_roster(path: Path) -> Roster:
     if not any(name in header for name in KEY_COLUMNS):
         canvas = ", ".join(column for column, _ in CANVAS_KEYS)
         raise RosterError(
-            f"{path}: no student id column (expected Canvas's {canvas}, or Moodle's Identifier)"
+            f"{path}: no student id column (expected Canvas's {canvas}, Moodle's Identifier, "
+            "or GitHub Classroom's identifier)"
         )
     roster = Roster(path, header, [], [], delimiter, raw.startswith(b"\xef\xbb\xbf"))
     for number, row in enumerate(table[1:], start=2):

@@ -29,7 +29,7 @@ import re
 from datetime import datetime
 
 from grader import identity
-from grader.lms.moodle import clean_name
+from grader.lms.moodle_names import clean_name
 from grader.lms.roster import Roster, number
 from grader.submission_meta import TeamMember
 

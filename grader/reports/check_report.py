@@ -32,8 +32,11 @@ class PoolRun:
     diagnosis: str
 
 
-def check_report(report: SubmissionReport, pool: Sequence[PoolRun] = ()) -> tuple[str, bool]:
-    """(the text, whether everything passed: every public case and every pool puzzle)."""
+def check_report(
+    report: SubmissionReport, pool: Sequence[PoolRun] = (), chosen: bool = False
+) -> tuple[str, bool]:
+    """(the text, whether everything passed: every public case and every pool puzzle).
+    `chosen`: the report holds the cases a student named, not all of them."""
     lines = [build_report(report)]
     public = [o for o in report.outcomes if o.case.public]
     clock = _clock(public)
@@ -49,7 +52,8 @@ def check_report(report: SubmissionReport, pool: Sequence[PoolRun] = ()) -> tupl
         first = failures[0]
         lines += _explained(first.case, first.verdict, first.run.diagnosis if first.run else "")
         lines += _apart(first.case, fine)
-        lines.append("  " + counterexample_heading(first))
+        if not chosen:  # one case alone: nothing else ran to compare it with
+            lines.append("  " + counterexample_heading(first))
         shown = first.run.kind if first.run else ""
         lines += _other_kinds(failures[1:], failed_pool, shown)
     elif failed_pool:
@@ -58,7 +62,7 @@ def check_report(report: SubmissionReport, pool: Sequence[PoolRun] = ()) -> tupl
         lines += _apart(first_pool.puzzle, fine)
         lines.append(f"  its file: testcases/pool/public/{first_pool.puzzle.input.name}")
         lines += _other_kinds([], failed_pool[1:], first_pool.kind)
-    lines.append(verdict_line(report, pool))
+    lines.append(verdict_line(report, pool, chosen))
     return "\n".join(line for line in lines if line), passed(report, pool)
 
 
@@ -147,12 +151,14 @@ def _other_kinds(outcomes: Sequence[CaseOutcome], pool: Sequence[PoolRun], shown
     return ["", *lines] if lines else []
 
 
-def verdict_line(report: SubmissionReport, pool: Sequence[PoolRun]) -> str:
-    """The score on the public cases, and whether everything passed."""
+def verdict_line(report: SubmissionReport, pool: Sequence[PoolRun], chosen: bool = False) -> str:
+    """The score on the public cases (or on the cases chosen), and whether everything
+    passed."""
     failed = [run for run in pool if run.verdict != Verdict.AC]
     score = f"{format_score(report.score)}/{format_score(report.max_score)}"
-    head = f"\nscore on the public cases: {score}  ({verdict_summary(report)})"
-    if not report.all_accepted:
+    which = ", ".join(o.case.id for o in report.outcomes) if chosen else "the public cases"
+    head = f"\nscore on {which}: {score}  ({verdict_summary(report)})"
+    if not report.all_accepted or chosen:
         return head
     if failed:
         return (

@@ -582,13 +582,13 @@ class BubblewrapSandbox(Sandbox):
         if launch.input_fd is not None and launch.input_seen is not None:
             a += ["--perms", "0755", "--dir", "/input"]
             a += ["--perms", "0444", "--file", str(launch.input_fd), launch.input_seen]
+        witnessed = launch.writable and self.witness is not None
+        if witnessed:  # before the seal: not root, the root is read-only after it
+            a += ["--ro-bind", str(self.witness), WITNESS_PATH]
         a += self._seal(launch.uid, launch.workdir)
         a += ["--json-status-fd", str(launch.status_fd), "--block-fd", str(launch.block_fd)]
         if launch.seccomp_fd is not None:
             a += ["--seccomp", str(launch.seccomp_fd)]
-        witnessed = launch.writable and self.witness is not None
-        if witnessed:
-            a += ["--ro-bind", str(self.witness), WITNESS_PATH]
         a.append("--")
         if launch.uid is not None and self.drop_to is not None:
             a += _sysv_capped(sysv_shm_bytes(launch.limits)) + self.drop_to(launch.uid)
