@@ -25,8 +25,7 @@ from grader.errors import run_entry_point
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     return run_entry_point("grader: error", lambda: args.func(args), _interrupted)
 
 
@@ -55,7 +54,7 @@ def _accept_global_options_anywhere(parser: argparse.ArgumentParser) -> None:
                 _accept_global_options_anywhere(command)
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__)
     for flag, text in GLOBAL_OPTIONS:
         parser.add_argument(flag, type=Path, help=text)

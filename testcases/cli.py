@@ -21,7 +21,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message}\n")
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="testcases",
         description="Build and verify the graded test cases "
@@ -329,5 +329,5 @@ _COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     return run_entry_point(f"testcases {args.command}", lambda: _COMMANDS[args.command](args))

@@ -267,14 +267,14 @@ def test_gradescopes_leaderboard_times_the_drawn_puzzles_of_the_timed_cases(tmp_
     ],
 )
 def test_global_options_go_before_or_after_the_subcommand(argv):
-    from grader.cli import _parser
+    from grader.cli import parser
 
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     assert (args.course, args.manifest) == (Path("C.toml"), Path("M.json"))
 
 
 def test_global_options_reach_nested_subcommands():
-    from grader.cli import _parser
+    from grader.cli import parser
 
-    args = _parser().parse_args(["export", "csv", "out.csv", "--manifest", "M.json"])
+    args = parser().parse_args(["export", "csv", "out.csv", "--manifest", "M.json"])
     assert args.manifest == Path("M.json") and args.course is None

@@ -56,7 +56,7 @@ def _key(name: str, value: Any, s: Setting) -> list[str]:
     if isinstance(value, int | float) and s.scale != 1:
         assert value % s.scale == 0, f"{name}: the default is no whole number of its unit"
         value //= s.scale
-    return _beside(f"{name} = {_toml(value)}", s.comment)
+    return _beside(f"{name} = {toml_value(value)}", s.comment)
 
 
 def _beside(line: str, comment: str) -> list[str]:
@@ -73,7 +73,7 @@ def _comment(text: str, width: int) -> list[str]:
     return ["# " + line for line in lines]  # never "same-" and "language" on two lines
 
 
-def _toml(value: Any) -> str:
+def toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -84,5 +84,5 @@ def _toml(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value)  # a TOML basic string
     if isinstance(value, tuple):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
     raise TypeError(f"no TOML for {value!r}")
