@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup grade demo test test-fast lint bench clean leaderboard mutation
+.PHONY: setup grade demo test test-fast lint docs bench clean leaderboard mutation
 
 setup: $(STAMP)
 
@@ -44,6 +44,14 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache --no-logo
+
+# The documentation site into site/ (mkdocs.yml): the pictures made from the example
+# class first (docs/images/), warnings as errors, then every page through pa11y
+# (WCAG 2.1 AA, as the grader's own pages).
+docs: setup
+	$(PY) -m docsgen.pictures docs/images
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
+	$(PY) -m docsgen.accessibility site
 
 # Mutation testing of the verdict logic (compare, timing, score, judge; configured in
 # pyproject.toml [tool.mutmut]), then its score per file. Slow: run it on its own.

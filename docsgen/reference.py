@@ -48,7 +48,9 @@ def commands() -> str:
     return "\n".join(lines) + "\n"
 
 
-def walk(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+def walk(
+    parser: argparse.ArgumentParser, path: str
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """The parser and every subcommand below it, depth first, in `--help`'s order."""
     yield path, parser
     for action in parser._actions:
@@ -92,7 +94,9 @@ def configuration() -> str:
     for table, rows in config_tables():
         title = f"`[{table}]`" if table else "Top level"
         lines += [f"## {title}", "", "| key | default | what it does |", "|---|---|---|"]
-        lines += [f"| `{key}` | `{_cell(default)}` | {_cell(comment)} |" for key, default, comment in rows]
+        lines += [
+            f"| `{key}` | `{_cell(default)}` | {_cell(comment)} |" for key, default, comment in rows
+        ]
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -108,10 +112,15 @@ def config_tables() -> list[tuple[str, list[tuple[str, str, str]]]]:
         elif isinstance(value, dict):
             for entry, spec in value.items():
                 rows = tables.setdefault(f"{name}.{entry}", [])
-                rows += [_row(k.key_name(f), getattr(spec, f.name), k) for f, k in declared_keys(spec)]
-        elif dataclasses.is_dataclass(value):
+                rows += [
+                    _row(k.key_name(f), getattr(spec, f.name), k) for f, k in declared_keys(spec)
+                ]
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             rows = tables.setdefault(name, [])
-            rows += [_row(k.key_name(f), getattr(value, f.name), k) for f, k in declared_keys(value, s.keys)]
+            rows += [
+                _row(k.key_name(f), getattr(value, f.name), k)
+                for f, k in declared_keys(value, s.keys)
+            ]
         else:
             tables[""].append(_row(name, value, s))
     return [(table, rows) for table, rows in tables.items() if rows]

@@ -1,0 +1,172 @@
+"""The documentation's pictures, made from the example class by headless Chromium:
+
+    python -m docsgen.pictures docs/images
+
+grades the example class (submissions/) on a few of the shipped cases, then takes a
+picture of a student's feedback page, of the published leaderboard, of `grade`'s table
+and of `check`'s screen. Each picture is what the grader really shows today: the docs
+are rebuilt, the pictures with them."""
+
+import argparse
+import contextlib
+import html
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from grader import cli as grader_cli
+from testcases import cli as testcases_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+# Public cases to show a page's every part, a hidden one, and one timed family for a
+# quick leaderboard.
+CASES = ("sample", "one-solution", "many-solutions", "symmetric", "crlf", "timed-2-letters-a")
+COURSE = """\
+[limits]
+cpu_seconds = 2
+wall_seconds = 4
+
+[leaderboard]
+runs = 4
+"""
+STUDENT = "no-blank-line"  # whose feedback page is shown: a failure with its cause
+HEADLESS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--hide-scrollbars", "--force-device-scale-factor=1",
+)  # fmt: skip
+TERMINAL_CSS = (
+    "body{margin:0;background:#1e1e1e}pre{margin:0;padding:16px;color:#e6e6e6;"
+    "font:14px/1.35 'DejaVu Sans Mono',monospace;white-space:pre}"
+)
+
+
+class PictureError(Exception):
+    """A picture could not be made; str() says which and why."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the folder of the pictures (docs/images)")
+    args = parser.parse_args(argv)
+    try:
+        made = make_pictures(args.out)
+    except PictureError as error:
+        print(f"pictures: {error}", file=sys.stderr)
+        return 1
+    print(f"pictures: {', '.join(path.name for path in made)} -> {args.out}")
+    return 0
+
+
+def make_pictures(out: Path) -> list[Path]:
+    browser = chromium()
+    out.mkdir(parents=True, exist_ok=True)
+    out = out.resolve()
+    with tempfile.TemporaryDirectory(prefix="docs-pictures-") as tmp, inside(Path(tmp)):
+        work = Path(".")
+        base = setup(work)
+        table = run(grader_cli.main, [*base, "grade", str(work / "submissions"), "--results",
+                                      str(work / "results"), "--jobs", "2"])  # fmt: skip
+        run(grader_cli.main, [*base, "export", "html", str(work / "pages"), "--student",
+                              "--results", str(work / "results")])  # fmt: skip
+        check = run(grader_cli.main, [*base, "check", str(work / "submissions" / STUDENT)],
+                    allowed=(0, 1))  # fmt: skip
+        run(testcases_cli.main, ["--manifest", base[3], "draw", "--seed", "1", "-o",
+                                 str(work / "draw.json")])  # fmt: skip
+        run(grader_cli.main, [*base, "leaderboard", "--puzzles", str(work / "draw.json"),
+                              "--results", str(work / "results")])  # fmt: skip
+        pictures = {
+            "feedback-page.png": (student_page(work / "pages"), (1100, 1300)),
+            "leaderboard.png": (work / "results" / "leaderboard.html", (1100, 900)),
+            "grade-table.png": (terminal(work / "table.html", table), (1000, 330)),
+            "check-output.png": (terminal(work / "check.html", check), (1240, 470)),
+        }
+        return [shoot(browser, page, out / name, size) for name, (page, size) in pictures.items()]
+
+
+@contextlib.contextmanager
+def inside(folder: Path):
+    """Run from `folder`, so that the commands print the paths a user would see."""
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def setup(work: Path) -> list[str]:
+    """The example class and a few shipped cases in `work`: the global options."""
+    shutil.copytree(ROOT / "submissions", work / "submissions")
+    source = json.loads((ROOT / "testcases" / "manifest.json").read_text("utf-8"))
+    source["cases"] = [case for case in source["cases"] if case["id"] in CASES]
+    for case in source["cases"]:
+        for key in ("input", "expected"):
+            target = work / "cases" / case[key]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / "testcases" / case[key], target)
+    (work / "cases" / "manifest.json").write_text(json.dumps(source), "utf-8")
+    shutil.copytree(ROOT / "testcases" / "pool", work / "cases" / "pool")
+    (work / "course.toml").write_text(COURSE, "utf-8")
+    return [
+        "--course",
+        str(work / "course.toml"),
+        "--manifest",
+        str(work / "cases" / "manifest.json"),
+    ]
+
+
+def run(main, argv: list[str], allowed: tuple[int, ...] = (0,)) -> str:
+    """A command of ours, in this process: its standard output."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    if code not in allowed:
+        raise PictureError(f"{' '.join(argv[4:6])} exited {code}: {err.getvalue().strip()}")
+    return out.getvalue()
+
+
+def student_page(pages: Path) -> Path:
+    found = sorted(pages.glob(f"{STUDENT}*.html"))
+    if not found:
+        raise PictureError(f"no student page of {STUDENT} in {pages}")
+    return found[0]
+
+
+def terminal(path: Path, text: str) -> Path:
+    """Text as a terminal shows it, as a page to take a picture of."""
+    path.write_text(
+        f"<!doctype html><meta charset=utf-8><style>{TERMINAL_CSS}</style>"
+        f"<pre>{html.escape(text.rstrip())}</pre>",
+        "utf-8",
+    )
+    return path
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise PictureError("no Chromium on the PATH: `make setup` installs it (as root)")
+
+
+def shoot(browser: str, page: Path, out: Path, size: tuple[int, int]) -> Path:
+    with tempfile.TemporaryDirectory(prefix="docs-chromium-") as profile:
+        done = subprocess.run(
+            [browser, *HEADLESS, f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}",
+             f"--screenshot={out}", page.resolve().as_uri()],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    if done.returncode != 0 or not out.is_file():
+        raise PictureError(f"Chromium took no picture of {page.name}: {done.stderr.strip()[-300:]}")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
