@@ -20,7 +20,7 @@ SAMPLE_INPUT = helpers.SAMPLE
 SAMPLE_EXPECTED = helpers.PUBLIC / "sample.out"
 LIGHTBULBS = helpers.LIGHTBULBS
 
-RANDOM_PUZZLES = 400  # compared ones; puzzles with too many solutions don't count
+RANDOM_PUZZLES = 200  # compared ones; puzzles with too many solutions don't count
 MAX_SOLUTIONS = 2000  # beyond this a puzzle is skipped (the engine collects and sorts)
 SEED = 20240611
 
@@ -474,10 +474,10 @@ def test_random_puzzles_agree_with_the_reference():
         digits = [dlx.digits(board) for board in boards]
         seen["ties"] += len(set(digits)) < len(digits)
     # The mix must keep exercising what can go wrong, or the test means little.
-    # (With this seed: 359 solved, 343 of them with a symmetric tile, 300
-    # with duplicate tiles, 97 with ties, 18 one-letter ones solved.)
-    assert seen["solved"] >= 320, seen
-    assert seen["symmetric_solved"] >= 300, seen
-    assert seen["duplicates"] >= 260, seen
-    assert seen["ties"] >= 80, seen
-    assert seen["one_letter_solved"] >= 12, seen
+    # (With this seed: 188 solved, 179 of them with a symmetric tile, 146
+    # with duplicate tiles, 48 with ties, 10 one-letter ones solved.)
+    assert seen["solved"] >= 160, seen
+    assert seen["symmetric_solved"] >= 150, seen
+    assert seen["duplicates"] >= 130, seen
+    assert seen["ties"] >= 40, seen
+    assert seen["one_letter_solved"] >= 6, seen

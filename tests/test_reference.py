@@ -346,12 +346,12 @@ def random_puzzle(rng: random.Random) -> str:
 @pytest.mark.slow
 def test_agrees_with_brute_force_on_random_puzzles():
     """Full output bytes, both searches (a 1-byte buffer forces the streaming
-    one), on 300 random puzzles (fixed seed) small enough for brute force."""
+    one), on 150 random puzzles (fixed seed) small enough for brute force."""
     rng = random.Random(20261121)
     tally = {"checked": 0, "solved": 0, "tie": 0, "symmetric": 0, "duplicate": 0}
     failures = []
     for _ in range(1000):
-        if tally["checked"] == 300:
+        if tally["checked"] == 150:
             break
         text = random_puzzle(rng)
         puzzle = ps.parse(text)
@@ -373,9 +373,11 @@ def test_agrees_with_brute_force_on_random_puzzles():
         tally["duplicate"] += len(set(puzzle.tiles)) < 9
     assert not failures, f"{len(failures)} puzzles differ, first:\n{failures[0]}"
     # The mix really covers what it is meant to cover.
-    assert tally["checked"] == 300, tally
-    assert tally["solved"] >= 120 and tally["tie"] >= 15, tally
-    assert tally["symmetric"] >= 50 and tally["duplicate"] >= 50, tally
+    assert tally["checked"] == 150, tally
+    assert tally["solved"] >= 60 and tally["tie"] >= 7, tally
+    assert tally["symmetric"] >= 60 and tally["duplicate"] >= 30, (
+        tally
+    )  # this seed: 79 solved, 10 ties, 86, 39
 
 
 @pytest.mark.parametrize("name", sorted(MANY))
