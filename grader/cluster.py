@@ -66,7 +66,7 @@ def connect(address: str, *, say: Callable[[str], None]) -> Iterator[object]:
             import dask
 
             # Dask's statistical profiler samples every worker thread 100 times a second:
-            # CPU taken from the programs being timed (README: the same for `dask worker`).
+            # CPU taken from the programs being timed (docs/instructors/cluster.md: the same for `dask worker`).
             stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
             cluster = stack.enter_context(
                 LocalCluster(

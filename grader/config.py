@@ -341,7 +341,8 @@ class CounterexamplesConfig:
 @dataclass(frozen=True)
 class CourseConfig:
     sandbox: SandboxChoice = field(
-        default="auto", metadata=setting("auto | bubblewrap | rlimits (no isolation: see README)")
+        default="auto",
+        metadata=setting("auto | bubblewrap | rlimits (no isolation: see docs/operators/index.md)"),
     )
     limits: Limits = field(
         default=Limits(), metadata=setting("one run of a student program on one case")
@@ -399,7 +400,9 @@ class CourseConfig:
     )
     cluster: ClusterConfig = field(
         default=ClusterConfig(),
-        metadata=setting("grade --cluster (see README): a Dask scheduler instead of threads"),
+        metadata=setting(
+            "grade --cluster (see docs/instructors/cluster.md): a Dask scheduler instead of threads"
+        ),
     )
     teams: TeamsConfig = field(
         default=TeamsConfig(),
