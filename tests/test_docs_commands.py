@@ -12,7 +12,6 @@ other machines, belong on the cluster's page alone."""
 
 import contextlib
 import io
-import os
 import re
 import shlex
 import shutil
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from docsgen.pictures import inside
 from grader.cli import main as grader_main
 from testcases.cli import main as cases_main
 from tests.helpers import ROOT
@@ -200,16 +200,6 @@ OWN_CLASS = {"instructors/canvas.md", "instructors/moodle.md", "instructors/grad
 
 
 # ------------------------------------------------------------------ running
-
-
-@contextlib.contextmanager
-def inside(folder: Path):
-    before = Path.cwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(before)
 
 
 def run_ours(main, argv: list[str], shared_root: Path) -> int:
