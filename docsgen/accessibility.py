@@ -6,15 +6,10 @@ HTML_CodeSniffer, WCAG 2.1 AA), as the grader's own pages are checked:
 Exit status 1, with each error, where a page has one."""
 
 import argparse
-import json
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CHECK = ROOT / "a11y" / "check.js"
+from docsgen.browser import ROOT, chromium, pa11y_errors
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,25 +17,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("site", type=Path, help="the built site (site/)")
     args = parser.parse_args(argv)
     pages = sorted(p for p in args.site.rglob("*.html") if p.name != "404.html")
-    browser = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
+    browser = chromium()
     if not pages or browser is None or not (ROOT / "a11y" / "node_modules").is_dir():
         print(
             "accessibility: needs the built site, Chromium and pa11y (make setup)", file=sys.stderr
         )
         return 1
-    done = subprocess.run(
-        ["node", str(CHECK), *map(str, pages)],
-        capture_output=True, text=True, timeout=1800,
-        env={**os.environ, "CHROMIUM": browser},
-    )  # fmt: skip
-    if done.returncode != 0:
-        print(f"accessibility: pa11y failed: {done.stderr.strip()[-500:]}", file=sys.stderr)
+    try:
+        checked = pa11y_errors(pages, browser)
+    except RuntimeError as error:
+        print(f"accessibility: {error}", file=sys.stderr)
         return 1
-    failing = [page for page in json.loads(done.stdout) if page["errors"]]
+    failing = [page for page in checked if page["errors"]]
     for page in failing:
-        for error in page["errors"]:
-            print(f"{page['file']}: {error['runner']} {error['code']}: {error['message']} "
-                  f"({error['selector']})")  # fmt: skip
+        for issue in page["errors"]:
+            print(f"{page['file']}: {issue['runner']} {issue['code']}: {issue['message']} "
+                  f"({issue['selector']})")  # fmt: skip
     print(f"accessibility: {len(pages)} pages, {len(failing)} with errors (WCAG 2.1 AA)")
     return 1 if failing else 0
 

@@ -11,7 +11,6 @@ import argparse
 import contextlib
 import html
 import io
-import json
 import os
 import shutil
 import subprocess
@@ -19,13 +18,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from docsgen.browser import HEADLESS_FLAGS, ROOT, chromium
 from grader import cli as grader_cli
 from testcases import cli as testcases_cli
+from testcases.manifest import copy_subset
 
-ROOT = Path(__file__).resolve().parent.parent
 # Public cases to show a page's every part, a hidden one, and one timed family for a
 # quick leaderboard.
 CASES = ("sample", "one-solution", "many-solutions", "symmetric", "crlf", "timed-2-letters-a")
+# Limits short enough for a run of the example class (these pictures, the guides' test).
 COURSE = """\
 [limits]
 cpu_seconds = 2
@@ -35,11 +36,7 @@ wall_seconds = 4
 runs = 4
 """
 STUDENT = "no-blank-line"  # whose feedback page is shown: a failure with its cause
-HEADLESS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--hide-scrollbars", "--force-device-scale-factor=1",
-)  # fmt: skip
+HEADLESS = (*HEADLESS_FLAGS, "--hide-scrollbars", "--force-device-scale-factor=1")
 TERMINAL_CSS = (
     "body{margin:0;background:#1e1e1e}pre{margin:0;padding:16px;color:#e6e6e6;"
     "font:14px/1.35 'DejaVu Sans Mono',monospace;white-space:pre}"
@@ -64,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def make_pictures(out: Path) -> list[Path]:
-    browser = chromium()
+    found = installed_chromium()
     out.mkdir(parents=True, exist_ok=True)
     out = out.resolve()
     with tempfile.TemporaryDirectory(prefix="docs-pictures-") as tmp, inside(Path(tmp)):
@@ -86,7 +83,7 @@ def make_pictures(out: Path) -> list[Path]:
             "grade-table.png": (terminal(work / "table.html", table), (1000, 330)),
             "check-output.png": (terminal(work / "check.html", check), (1240, 470)),
         }
-        return [shoot(browser, page, out / name, size) for name, (page, size) in pictures.items()]
+        return [shoot(found, page, out / name, size) for name, (page, size) in pictures.items()]
 
 
 @contextlib.contextmanager
@@ -103,22 +100,14 @@ def inside(folder: Path):
 def setup(work: Path) -> list[str]:
     """The example class and a few shipped cases in `work`: the global options."""
     shutil.copytree(ROOT / "submissions", work / "submissions")
-    source = json.loads((ROOT / "testcases" / "manifest.json").read_text("utf-8"))
-    source["cases"] = [case for case in source["cases"] if case["id"] in CASES]
-    for case in source["cases"]:
-        for key in ("input", "expected"):
-            target = work / "cases" / case[key]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(ROOT / "testcases" / case[key], target)
-    (work / "cases" / "manifest.json").write_text(json.dumps(source), "utf-8")
-    shutil.copytree(ROOT / "testcases" / "pool", work / "cases" / "pool")
+    cases = copy_subset(
+        ROOT / "testcases" / "manifest.json", work / "cases" / "manifest.json", CASES
+    )
+    copy_subset(
+        ROOT / "testcases" / "pool" / "manifest.json", work / "cases" / "pool" / "manifest.json"
+    )
     (work / "course.toml").write_text(COURSE, "utf-8")
-    return [
-        "--course",
-        str(work / "course.toml"),
-        "--manifest",
-        str(work / "cases" / "manifest.json"),
-    ]
+    return ["--course", str(work / "course.toml"), "--manifest", str(cases)]
 
 
 def run(main, argv: list[str], allowed: tuple[int, ...] = (0,)) -> str:
@@ -148,12 +137,11 @@ def terminal(path: Path, text: str) -> Path:
     return path
 
 
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise PictureError("no Chromium on the PATH: `make setup` installs it (as root)")
+def installed_chromium() -> str:
+    found = chromium()
+    if found is None:
+        raise PictureError("no Chromium on the PATH: `make setup` installs it (as root)")
+    return found
 
 
 def shoot(browser: str, page: Path, out: Path, size: tuple[int, int]) -> Path:

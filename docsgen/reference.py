@@ -3,7 +3,6 @@ argument parsers), every course.toml key (from grader/config.py's declarations),
 results.json's fields (from its JSON schema)."""
 
 import argparse
-import dataclasses
 import json
 from collections.abc import Iterator
 from importlib import resources
@@ -11,8 +10,8 @@ from typing import Any
 
 from grader import cli as grader_cli
 from grader.config import CourseConfig
-from grader.settings.declare import Setting, declared_keys
-from grader.settings.show import toml_value
+from grader.settings.declare import Setting
+from grader.settings.show import default_text, tables
 from testcases import cli as testcases_cli
 
 PAGES = {
@@ -91,47 +90,20 @@ def configuration() -> str:
         "another file.",
         "",
     ]
-    for table, rows in config_tables():
-        title = f"`[{table}]`" if table else "Top level"
+    for table in tables(CourseConfig()):
+        title = f"`[{table.name}]`" if table.name else "Top level"
         lines += [f"## {title}", "", "| key | default | what it does |", "|---|---|---|"]
-        lines += [
-            f"| `{key}` | `{_cell(default)}` | {_cell(comment)} |" for key, default, comment in rows
-        ]
+        lines += [f"| `{key}` | `{_cell(_default(value, s))}` | {_cell(s.comment)} |"
+                  for key, value, s in table.keys]  # fmt: skip
         lines.append("")
     return "\n".join(lines) + "\n"
 
 
-def config_tables() -> list[tuple[str, list[tuple[str, str, str]]]]:
-    """[(table, [(key, default as TOML, comment)])], the top level's table named ""."""
-    default = CourseConfig()
-    tables: dict[str, list[tuple[str, str, str]]] = {"": []}
-    for field, s in declared_keys(default):
-        value, name = getattr(default, field.name), s.key_name(field)
-        if s.table:
-            tables.setdefault(s.table, []).append(_row(name, value, s))
-        elif isinstance(value, dict):
-            for entry, spec in value.items():
-                rows = tables.setdefault(f"{name}.{entry}", [])
-                rows += [
-                    _row(k.key_name(f), getattr(spec, f.name), k) for f, k in declared_keys(spec)
-                ]
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            rows = tables.setdefault(name, [])
-            rows += [
-                _row(k.key_name(f), getattr(value, f.name), k)
-                for f, k in declared_keys(value, s.keys)
-            ]
-        else:
-            tables[""].append(_row(name, value, s))
-    return [(table, rows) for table, rows in tables.items() if rows]
-
-
-def _row(name: str, value: Any, s: Setting) -> tuple[str, str, str]:
+def _default(value: Any, s: Setting) -> str:
+    """The default as course.toml shows it."""
     if s.example:
-        return name, f"(none; e.g. {s.example})", s.comment
-    if isinstance(value, int | float) and not isinstance(value, bool) and s.scale != 1:
-        value //= s.scale
-    return name, toml_value(value), s.comment
+        return f"(none; e.g. {s.example})"
+    return default_text(value, s)
 
 
 def _cell(text: str) -> str:

@@ -3,7 +3,9 @@ one stable, pretty form (so that a diff shows only what changed)."""
 
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 from grader.cases import CaseError, read_manifest
@@ -75,3 +77,18 @@ def write(path: Path, data: dict) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def copy_subset(source: Path, target: Path, ids: Collection[str] | None = None) -> Path:
+    """A copy of the manifest `source` at `target` holding only the cases `ids` (None:
+    every one), each case's files copied to the same place relative to it: a smaller
+    case set for a trial run, the original untouched."""
+    data = json.loads(source.read_text(encoding="utf-8"))
+    data["cases"] = [entry for entry in data["cases"] if ids is None or entry["id"] in ids]
+    for entry in data["cases"]:
+        for key in ("input", "expected"):
+            (target.parent / entry[key]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source.parent / entry[key], target.parent / entry[key])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return target

@@ -7,6 +7,7 @@ import sqlite3
 import zlib
 from pathlib import Path
 
+from docsgen.browser import HEADLESS_FLAGS, chromium  # noqa: F401 (the page tests')
 from reference import puzzlesolver
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,19 +27,7 @@ NO_SOLUTION = "A0,A0,A0,A0\n" * 9
 
 # A headless Chromium for the page tests (Debian package chromium), and the flags
 # that keep it from reaching out or sandboxing itself inside ours.
-CHROMIUM = next(
-    filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
-)
-HEADLESS_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
+CHROMIUM = chromium()
 
 
 def expected_output(puzzle_text: str) -> bytes:

@@ -4,10 +4,9 @@ guido-py) with the mistake written into them. Each variant is (mistake, language
 a few exact replacements in the correct program's source, every one checked to apply,
 so a change of the correct program cannot silently make a variant correct."""
 
-import json
-import shutil
 from pathlib import Path
 
+from testcases.manifest import copy_subset
 from tests.helpers import ROOT
 
 CORRECT = {
@@ -208,16 +207,5 @@ def case_subset(
     """A copy of the shipped cases holding only `ids` (None: every one), and beside them
     the pool's puzzles `pool` (None: the whole pool)."""
     source = ROOT / "testcases"
-    _copy_manifest(source / "manifest.json", into / "manifest.json", ids)
-    _copy_manifest(source / "pool" / "manifest.json", into / "pool" / "manifest.json", pool)
-    return into / "manifest.json"
-
-
-def _copy_manifest(source: Path, target: Path, ids: tuple[str, ...] | None) -> None:
-    data = json.loads(source.read_text())
-    data["cases"] = [entry for entry in data["cases"] if ids is None or entry["id"] in ids]
-    for entry in data["cases"]:
-        for key in ("input", "expected"):
-            (target.parent / entry[key]).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source.parent / entry[key], target.parent / entry[key])
-    target.write_text(json.dumps(data, indent=2))
+    copy_subset(source / "pool" / "manifest.json", into / "pool" / "manifest.json", pool)
+    return copy_subset(source / "manifest.json", into / "manifest.json", ids)

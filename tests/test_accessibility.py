@@ -7,14 +7,13 @@ their index, the leaderboard and the similarity report: no error at all. And the
 colours a checker cannot judge (a sign drawn by the style sheet, text inside the
 plot's image) are computed here: at least 4.5:1 wherever they are drawn."""
 
-import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from docsgen.browser import pa11y_errors
 from grader.cli import main as grader_main
 from grader.reports.leaderboard_html import html_page, plot, plot_svg
 from tests.helpers import CHROMIUM, ROOT
@@ -32,15 +31,8 @@ def errors_of(pages: list[Path]) -> dict[str, list[dict]]:
         pytest.fail("pa11y is not installed: run `make setup` (node, npm, a11y/node_modules)")
     if CHROMIUM is None:
         pytest.fail("chromium is not installed: run `make setup`")
-    done = subprocess.run(
-        ["node", str(A11Y / "check.js"), *map(str, pages)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={"PATH": "/usr/bin:/bin", "CHROMIUM": CHROMIUM, "HOME": str(pages[0].parent)},
-    )
-    assert done.returncode == 0, done.stderr
-    return {_name(Path(page["file"])): page["errors"] for page in json.loads(done.stdout)}
+    found = pa11y_errors(pages, CHROMIUM)
+    return {_name(Path(page["file"])): page["errors"] for page in found}
 
 
 def _name(page: Path) -> str:

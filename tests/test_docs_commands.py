@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from docsgen.pictures import inside
+from docsgen.pictures import COURSE, inside  # limits short enough for a test
 from grader.cli import main as grader_main
 from testcases.cli import main as cases_main
 from tests.helpers import ROOT
@@ -48,17 +48,6 @@ FOREIGN = {"gh", "curl", "pip", "make", "source"}
 SCRIPT_PAGES = {"instructors/cluster.md"}  # `bash` blocks: scripts for other machines
 CASES = ("sample", "one-solution", "no-solution", "crlf", "timed-2-letters-a")
 POOL = ("no-solution-1", "one-solution-1")
-COURSE = """\
-[limits]
-cpu_seconds = 2
-wall_seconds = 4
-
-[leaderboard]
-runs = 4
-
-[timelimit]
-runs = 2
-"""
 # `testcases verify-examples` and `timelimit` read the examples' verdicts, declared for
 # every case: on all of them, a 1 s limit keeping the endless loop short, no probes.
 VERIFY_COURSE = (

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from grader.bounded import read_text
 from grader.errors import GraderError
+from grader.lms.times import parse_iso
 
 MAX_LIST_BYTES = 64 << 20
 GRADES_COLUMNS = ("github_username", "student_repository_name", "submission_timestamp")
@@ -139,13 +140,7 @@ def _elements(text: str, path: Path) -> list:
 def github_time(text: str) -> datetime | None:
     """A time as GitHub writes one: ISO 8601 (`2026-03-02T04:58:00Z`), or Rails's
     `2026-03-02 04:58:00 UTC`; one without a zone is GitHub's, in UTC."""
-    text = text.strip()
-    if text.endswith(" UTC"):
-        text = text[: -len(" UTC")]
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    when = parse_iso(text.strip().removesuffix(" UTC"))
+    if when is None or when.tzinfo is not None:
+        return when
+    return when.replace(tzinfo=timezone.utc)
