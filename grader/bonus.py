@@ -123,7 +123,10 @@ def _stale(
     now = {
         r.submission.id: r.submission.content_hash
         for r in reports
-        if r.all_accepted and not r.submission.problem and teams.of(r.submission.id).counts
+        if r.all_accepted
+        and r.settled
+        and not r.submission.problem
+        and teams.of(r.submission.id).counts
     }
     for sid, content in sorted(now.items()):
         program = then.get(sid)

@@ -1,12 +1,13 @@
 """Build a submission once per content, in the sandbox, cached by content hash."""
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +37,15 @@ class Artifact:
     wall_seconds: float = 0.0
     cached: bool = False
     internal: bool = False  # the grader failed, not the student: IE, never cached
+    # The compiler was killed by a signal no limit of the build sent (a crash): the
+    # machine's fault or the source's, which only a canary (grader.canary) tells apart;
+    # never cached until it has.
+    suspect: bool = False
+
+
+# What a failed build's blame found: None, the machine is healthy (the failure is the
+# source's); else the machine's fault, in words.
+Blame = Callable[[Artifact], "str | None"]
 
 
 def build(
@@ -45,12 +55,18 @@ def build(
     limits: Limits,
     *,
     force: bool = False,
+    blame: Blame | None = None,
 ) -> Artifact:
-    """Build `submission` into cache_root/<hash>, or reuse an earlier build."""
+    """Build `submission` into cache_root/<hash>, or reuse an earlier build.
+
+    A failed build is the student's (CE, cached) only once `blame` has shown the
+    machine is healthy (grader.canary): when it says the machine is at fault, the build
+    is the grader's failure (IE, never cached); a compiler that crashed is built once
+    more, and a crash then is the source's. Without `blame`, a crash is the grader's."""
     if submission.problem is not None:
         return Artifact(False, Path(), submission.problem)
     try:
-        return _build(submission, cache_root, sandbox, limits, force)
+        return _build(submission, cache_root, sandbox, limits, force, blame)
     except OSError as error:  # a full disk, say: the grader's failure, retried next run
         return Artifact(
             False,
@@ -61,7 +77,12 @@ def build(
 
 
 def _build(
-    submission: Submission, cache_root: Path, sandbox: Sandbox, limits: Limits, force: bool
+    submission: Submission,
+    cache_root: Path,
+    sandbox: Sandbox,
+    limits: Limits,
+    force: bool,
+    blame: Blame | None,
 ) -> Artifact:
     cache_root.mkdir(parents=True, exist_ok=True)
     name = submission.content_hash[:32]
@@ -80,13 +101,13 @@ def _build(
         work = Path(tempfile.mkdtemp(prefix=f".tmp-{name[:16]}-", dir=cache_root))
         try:
             copy_sources(submission, work)
-            artifact = _compile(submission, work, sandbox, limits)
+            artifact = _blamed(submission, work, sandbox, limits, blame)
             if artifact.internal:
                 return artifact
             stamp_data = {
                 k: v
                 for k, v in asdict(artifact).items()
-                if k not in ("folder", "cached", "internal")
+                if k not in ("folder", "cached", "internal", "suspect")
             }
             with contextlib.suppress(FileNotFoundError):
                 stamp.unlink()  # the old record goes first: never one over a new folder
@@ -97,6 +118,38 @@ def _build(
             return Artifact(**{**stamp_data, "folder": final})
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _blamed(
+    submission: Submission, work: Path, sandbox: Sandbox, limits: Limits, blame: Blame | None
+) -> Artifact:
+    """Compile, and a failure blamed by evidence: the machine's (IE) or the source's."""
+    artifact = _compile(submission, work, sandbox, limits, crash_is_theirs=False)
+    if artifact.ok or artifact.internal:
+        return artifact
+    fault = blame(artifact) if blame is not None else _unproven(artifact)
+    if fault is not None:
+        return dataclasses.replace(artifact, log=fault, internal=True, suspect=False)
+    if not artifact.suspect:
+        return artifact
+    # The compiler works here, yet crashed: once more on a clean copy; a crash again is
+    # the source's (a transient fault of the machine does not repeat).
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    copy_sources(submission, work)
+    return _compile(submission, work, sandbox, limits, crash_is_theirs=True)
+
+
+def _unproven(artifact: Artifact) -> str | None:
+    """No canary to ask: a crashed compiler stays the grader's failure (retried)."""
+    if not artifact.suspect:
+        return None
+    first = artifact.log.strip().splitlines()[:1]
+    return (
+        "the build failed on the grading machine ("
+        + (first[0] if first else "the compiler crashed")
+        + "); it will be retried"
+    )
 
 
 def copy_sources(submission: Submission, work: Path) -> None:
@@ -142,7 +195,9 @@ def _read_stamp(stamp: Path, folder: Path) -> Artifact:
     )
 
 
-def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limits) -> Artifact:
+def _compile(
+    submission: Submission, work: Path, sandbox: Sandbox, limits: Limits, crash_is_theirs: bool
+) -> Artifact:
     spec = submission.language
     assert spec is not None, "only a submission without a problem is built"
     if not spec.build:
@@ -161,10 +216,11 @@ def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limit
         return Artifact(False, work, f"the build could not run: {result.error}", internal=True)
     log = printable(result.stderr + result.stdout)
     problem = _build_failure(result, limits)
+    suspect = False
     if problem:
         # Decided from what the grader measured, never from the compiler's words: the
         # student's code can make a compiler print anything ("#error No space left").
-        machine = _machine_failure(result, limits, work)
+        machine = _machine_failure(result, work, limits)
         if machine:
             return Artifact(
                 False,
@@ -172,10 +228,23 @@ def _compile(submission: Submission, work: Path, sandbox: Sandbox, limits: Limit
                 f"the build failed on the grading machine ({machine}); it will be retried",
                 internal=True,
             )
+        crashed = _crashed(result, limits)
+        if crashed and not crash_is_theirs:
+            problem = crashed  # for the canary's verdict: whose crash it was
+        if crashed and crash_is_theirs:
+            problem = (
+                f"the compiler itself crashed on your source ({crashed}): a known-good "
+                "program of the same language builds on the grading machine, and yours "
+                "made the compiler crash twice; look for what is extreme in it (nesting "
+                "thousands of levels deep, a huge expression or array initialiser)"
+            )
+        suspect = bool(crashed) and not crash_is_theirs
         log = f"{problem}\n{log}" if log.strip() else problem
     if len(log) > MAX_LOG_CHARS:
         log = log[:MAX_LOG_CHARS] + f"\n... (compiler output cut at {MAX_LOG_CHARS:,} characters)"
-    return Artifact(problem is None, work, log, result.cpu_seconds, result.wall_seconds)
+    return Artifact(
+        problem is None, work, log, result.cpu_seconds, result.wall_seconds, suspect=suspect
+    )
 
 
 def build_command(submission: Submission) -> list:
@@ -228,13 +297,19 @@ def _killed(number: int) -> str:
     return f"the compiler was killed by signal {number} {name}".rstrip()
 
 
-def _machine_failure(result: RunResult, limits: Limits, work: Path) -> str | None:
-    """What the grader itself sees wrong with the machine, after a failed build: the
-    compiler killed by a signal no limit of the build sent (the kernel's OOM killer
-    for the whole machine, an administrator), or a full disk where builds write."""
+def _crashed(result: RunResult, limits: Limits) -> str | None:
+    """The compiler killed by a signal no limit of the build sent: its own crash on
+    this source, the kernel's OOM killer for the whole machine, an administrator. Which
+    one only a canary can tell (grader.canary)."""
     limit_hit = result.timed_out or result.memory_exceeded or result.output_exceeded
     if result.signal and not limit_hit and result.signal not in _LIMIT_SIGNALS:
         return f"{_killed(result.signal)}, by none of the build's limits"
+    return None
+
+
+def _machine_failure(result: RunResult, work: Path, limits: Limits) -> str | None:
+    """What the grader itself measures wrong with the machine after a failed build: a
+    full disk where builds write."""
     for folder in (work, Path(tempfile.gettempdir())):
         free = _free_bytes(folder)
         if free is not None and free < limits.file_size_mb << 20:

@@ -199,6 +199,7 @@ class ClusterExecutor:
             source,
             self.config.build_limits,
             self.force,
+            self.config.limits,
             key=f"grader-build-{key}",
             pure=False,
         )

@@ -25,6 +25,7 @@ from distributed import WorkerPlugin, get_worker
 from grader import __version__
 from grader.atomic import atomic_output
 from grader.build import Artifact, build
+from grader.canary import Canaries, blamed, build_blame
 from grader.cases import Case
 from grader.config import LanguageSpec
 from grader.grading import LIMIT_VERDICTS
@@ -89,6 +90,7 @@ class GraderPlugin(WorkerPlugin):
         self._hash_locks: dict[str, threading.Lock] = {}
         self._sandbox: Sandbox | None = None
         self._refusal: str | None = None
+        self._canaries: dict[tuple[Limits, Limits], Canaries] = {}
 
     def sandbox(self) -> Sandbox:
         """The worker's sandbox, or WorkerRefused saying why there is none."""
@@ -120,13 +122,29 @@ class GraderPlugin(WorkerPlugin):
             )
         return None
 
+    def canaries(self, build_limits: Limits, limits: Limits) -> Canaries:
+        """This worker's canaries for these limits (grader.canary): its own toolchains'
+        health, checked on this machine."""
+        sandbox = self.sandbox()  # takes the lock itself
+        with self._lock:
+            found = self._canaries.get((build_limits, limits))
+            if found is None:
+                root = self.root / "canaries" / str(len(self._canaries))
+                found = Canaries(sandbox, build_limits, limits, root)
+                self._canaries[(build_limits, limits)] = found
+            return found
+
     def hash_lock(self, key: str) -> threading.Lock:
         with self._lock:
             return self._hash_locks.setdefault(key, threading.Lock())
 
-    def build(self, source: Source, limits: Limits, force: bool) -> Artifact:
-        """Build in this worker's cache, once per content (threads wait for each other)."""
+    def build(
+        self, source: Source, limits: Limits, force: bool, run_limits: Limits | None = None
+    ) -> Artifact:
+        """Build in this worker's cache, once per content (threads wait for each other);
+        a failed build is blamed by this worker's canaries (under `run_limits`)."""
         sandbox = self.sandbox()
+        canaries = self.canaries(limits, run_limits) if run_limits is not None else None
         folder = self.root / "sources" / source.content_hash[:32]
         path = folder / source.language.source
         names = tuple(name for name, _ in source.extra)
@@ -136,7 +154,14 @@ class GraderPlugin(WorkerPlugin):
                 if not target.is_file() or target.read_bytes() != data:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     _write_atomic(target, data)
-            return build(sub, self.root / "builds", sandbox, limits, force=force)
+            return build(
+                sub,
+                self.root / "builds",
+                sandbox,
+                limits,
+                force=force,
+                blame=build_blame(canaries, source.language),
+            )
 
     def local_case(self, case: Case, data: CaseData) -> Case:
         """The case with its files in this worker's cache (written once per version)."""
@@ -163,9 +188,11 @@ def _plugin(name: str) -> GraderPlugin:
     return plugin
 
 
-def build_task(name: str, source: Source, limits: Limits, force: bool) -> Artifact:
+def build_task(
+    name: str, source: Source, limits: Limits, force: bool, run_limits: Limits | None = None
+) -> Artifact:
     """One submission's build on this worker."""
-    return _plugin(name).build(source, limits, force)
+    return _plugin(name).build(source, limits, force, run_limits)
 
 
 def run_task(
@@ -188,7 +215,8 @@ def run_task(
     if not built.ok:
         return []  # the client records CE/IE for every case from the build itself
     plugin = _plugin(name)
-    artifact = plugin.build(source, build_limits, False)  # this worker's own, usually cached
+    # This worker's own build, usually cached.
+    artifact = plugin.build(source, build_limits, False, limits)
     if not artifact.ok:
         why = f"the build that worked on another worker failed here: {artifact.log[:300]}"
         return [(case.id, Judgement(Verdict.IE, why)) for case in cases]
@@ -203,8 +231,17 @@ def run_task(
         if stop:
             results.append((case.id, None))
             continue
-        judgement = run_case(
-            artifact, source.language, plugin.local_case(case, data), sandbox, limits, source.facts
+        judgement = blamed(
+            run_case(
+                artifact,
+                source.language,
+                plugin.local_case(case, data),
+                sandbox,
+                limits,
+                source.facts,
+            ),
+            source.language,
+            plugin.canaries(build_limits, limits),
         )
         stop = probes and judgement.verdict in LIMIT_VERDICTS
         results.append((case.id, _trimmed(judgement)))

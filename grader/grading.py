@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 
 from grader.build import Artifact, build
+from grader.canary import Canaries, blamed, build_blame
 from grader.cases import Case
 from grader.config import CourseConfig
 from grader.judge import Judgement, run_case
-from grader.model import RunResult, Verdict
+from grader.model import Verdict
+from grader.rules import rules_version
 from grader.sandbox.base import Sandbox
 from grader.store import Store
 from grader.submissions import Submission
@@ -110,12 +112,24 @@ def plan(
             work.todo[sub.id] = pending
         if store.exposed(sub.id, sub.content_hash):
             work.exposed.add(sub.id)
-        elif sub.problem is None:
+        elif sub.problem is None and not _limit_reached(store, sub, cases):
             ran = store.pool_runs(sub.id, sub.content_hash)
             left = [p for p in probes if (p.id, p.version) not in ran]
             if left:
                 work.probes[sub.id] = left
     return work
+
+
+def _limit_reached(store: Store, sub: Submission, cases: Sequence[Case]) -> bool:
+    """A stored public run or probe of this content stopped at a limit: the probes still
+    to run are skipped, as the grading run that stored it skipped them (a resumed grade
+    makes exactly the runs a clean one makes)."""
+    public = {(c.id, c.version) for c in cases if c.public}
+    runs = store.runs(sub.id, sub.content_hash)
+    if any(run.verdict in LIMIT_VERDICTS for key, run in runs.items() if key in public):
+        return True
+    probes = store.pool_runs(sub.id, sub.content_hash).values()
+    return any(Verdict(run.verdict) in LIMIT_VERDICTS for run in probes)
 
 
 class Built(NamedTuple):
@@ -219,16 +233,7 @@ class _Recorder:
             elif outcome.probe:
                 self._probed(outcome.submission, outcome.case, outcome.judgement)
             else:
-                sub, case, judgement, _ = outcome
-                self._judged(
-                    sub,
-                    case,
-                    judgement.verdict,
-                    judgement.diagnosis,
-                    judgement.result,
-                    judgement.policy_only,
-                    judgement.kind,
-                )
+                self._judged(outcome.submission, outcome.case, outcome.judgement)
 
     def _exposed(self, sub: Submission, case: Case) -> bool:
         """Could this run have learned a hidden input: its own is hidden, or the
@@ -247,6 +252,7 @@ class _Recorder:
             judgement.diagnosis,
             judgement.result,
             exposed=self._exposed(sub, puzzle),
+            rules=judgement.rules,
         )
         self.on_event(Event(EventKind.RUN, sub, puzzle, judgement.verdict))
 
@@ -264,37 +270,34 @@ class _Recorder:
         self.on_event(Event(EventKind.BUILD, sub, artifact=artifact))
         if artifact.ok:
             return
-        verdict = Verdict.IE if artifact.internal else Verdict.CE
-        diagnosis = _build_diagnosis(sub, artifact)
+        # A failed build is final under any rules (nothing ran to judge): CE is stamped
+        # with the current ones; IE with none (the grader's failure, retried).
+        judgement = Judgement(
+            Verdict.IE if artifact.internal else Verdict.CE,
+            _build_diagnosis(sub, artifact),
+            rules=None if artifact.internal else rules_version(),
+        )
         for case in self.work.todo.get(sub.id, ()):
-            self._judged(sub, case, verdict, diagnosis, None)
+            self._judged(sub, case, judgement)
         for puzzle in self.work.probes.get(sub.id, ()):
             self._skipped(sub, puzzle)
 
-    def _judged(
-        self,
-        sub: Submission,
-        case: Case,
-        verdict: Verdict,
-        diagnosis: str,
-        result: RunResult | None,
-        policy_only: bool = False,
-        kind: str = "",
-    ) -> None:
+    def _judged(self, sub: Submission, case: Case, judgement: Judgement) -> None:
         if (sub.id, case.id) in self.judged:
             return
         self.judged.add((sub.id, case.id))
         self.store.record_run(
             sub,
             case,
-            verdict,
-            diagnosis,
-            result,
-            policy_only=policy_only,
-            kind=kind,
+            judgement.verdict,
+            judgement.diagnosis,
+            judgement.result,
+            policy_only=judgement.policy_only,
+            kind=judgement.kind,
             exposed=self._exposed(sub, case),
+            rules=judgement.rules,
         )
-        self.on_event(Event(EventKind.RUN, sub, case, verdict))
+        self.on_event(Event(EventKind.RUN, sub, case, judgement.verdict))
 
 
 class _BuildOnce:
@@ -346,6 +349,21 @@ class ThreadExecutor:
 
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
         once = _BuildOnce()
+        self.canaries = Canaries(
+            self.sandbox,
+            self.config.build_limits,
+            self.config.limits,
+            self.cache_root / "canaries",
+            first_puzzle(work),
+        )
+        try:
+            self._execute(work, deliver, force, once)
+        finally:
+            self.canaries.close()
+
+    def _execute(
+        self, work: Plan, deliver: Callable[[Outcome], None], force: bool, once: "_BuildOnce"
+    ) -> None:
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             self.pool, self.deliver = pool, deliver
             running = {
@@ -371,7 +389,12 @@ class ThreadExecutor:
             once.build(
                 sub,
                 lambda: build(
-                    sub, self.cache_root, self.sandbox, self.config.build_limits, force=force
+                    sub,
+                    self.cache_root,
+                    self.sandbox,
+                    self.config.build_limits,
+                    force=force,
+                    blame=build_blame(self.canaries, sub.language),
                 ),
             ),
         )
@@ -381,9 +404,10 @@ class ThreadExecutor:
     def _judge(self, phases: _Phases, case: Case) -> Judgement:
         sub = phases.sub
         assert sub.language is not None, "built: it has a language"
-        return run_case(
+        judgement = run_case(
             phases.artifact, sub.language, case, self.sandbox, self.config.limits, sub.facts
         )
+        return blamed(judgement, sub.language, self.canaries)
 
     def _run(self, phases: _Phases, case: Case) -> _Phases:
         judgement = self._judge(phases, case)
@@ -438,6 +462,14 @@ class ThreadExecutor:
     def _start(self, phases: _Phases, cases: list[Case]) -> set[Future]:
         phases.open = len(cases)
         return {self.pool.submit(self._run, phases, case) for case in cases}
+
+
+def first_puzzle(work: Plan) -> Path | None:
+    """A puzzle of the plan for the canaries to read (None: nothing to run)."""
+    for cases in (*work.todo.values(), *work.probes.values()):
+        for case in cases:
+            return case.input
+    return None
 
 
 def _build_diagnosis(sub: Submission, artifact: Artifact) -> str:

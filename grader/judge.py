@@ -13,6 +13,7 @@ from grader.causes import root_cause
 from grader.compare import compare
 from grader.config import LanguageSpec
 from grader.model import CpuAccounting, Limits, RunResult, Verdict, java_heap_mb
+from grader.rules import rules_version
 from grader.sandbox.base import Sandbox
 from grader.source_facts import NO_FACTS, ProgramFacts
 from grader.text import printable
@@ -33,6 +34,9 @@ class Judgement:
     # What kind of failure it is, as data ("WA/missing", "RTE/SIGSEGV", "RTE/input-stdin"):
     # two failures of one kind are the same mistake (grader.counterexamples). "" for AC.
     kind: str = ""
+    # The judging rules' version it was decided under (grader.rules); None when nothing
+    # was judged (the grader failed: IE).
+    rules: str | None = None
 
 
 def command(spec: LanguageSpec, limits: Limits) -> list:
@@ -89,8 +93,12 @@ def judge(
     limits: Limits,
     facts: ProgramFacts = NO_FACTS,
 ) -> Judgement:
-    """The verdict and its diagnosis, the root cause the source shows told first."""
+    """The verdict and its diagnosis, the root cause the source shows told first, under
+    the current judging rules."""
     judgement = _symptoms(result, case, expected, puzzle, limits)
+    if judgement.verdict is Verdict.IE:
+        return judgement
+    judgement = replace(judgement, rules=rules_version())
     right = judgement.verdict is Verdict.RTE and not result.signal and result.stdout == expected
     cut = len(result.stdout) < len(expected) and expected.startswith(result.stdout)
     cause = root_cause(judgement.verdict, facts, judgement.kind, right, cut)

@@ -13,7 +13,7 @@ from grader.errors import GraderError
 from grader.model import PolicyCases
 from grader.schemas import validate
 from grader.score import SubmissionReport, report
-from grader.store import DB_NAME, Store
+from grader.store import DB_NAME, Store, results_folder
 
 RESULTS_JSON = "results.json"
 
@@ -25,12 +25,14 @@ class ResultsError(GraderError):
 @dataclass
 class Graded:
     """The last grading run: its store (for stored outputs), the cases, one report per
-    submission, ordered by id."""
+    submission, ordered by id; `unfinished`: when the last `grade`, killed, started
+    (None when it finished)."""
 
     folder: Path
     store: Store
     cases: list[Case]
     reports: list[SubmissionReport]
+    unfinished: float | None = None
 
 
 @contextmanager
@@ -38,7 +40,8 @@ def graded(
     results: Path, manifest: Path | None = None, policy_cases: PolicyCases = "count"
 ) -> Iterator[Graded]:
     """Open the results of the last `grade` run in `results` (`policy_cases`: course.toml's
-    [scoring] policy_cases)."""
+    [scoring] policy_cases): one state of its store, read while no `grade` writes it (a
+    running one is refused: its grades are not settled), for as long as the export takes."""
     results = Path(results)
     db = results / DB_NAME
     if not db.is_file():
@@ -50,14 +53,14 @@ def graded(
     if last_run is not None:
         wanted = {entry["id"] for entry in last_run["submissions"]}
         _same_cases(last_run, cases, results / RESULTS_JSON, manifest)
-    with Store(db) as store:
+    with results_folder(results, shared=True), Store(db) as store, store.snapshot():
         rows = [row for row in store.submissions() if wanted is None or row.id in wanted]
         if not rows:
             raise ResultsError(f"{db}: no graded submissions in it")
         reports = [
             report(store, row, cases, policy_cases) for row in sorted(rows, key=lambda r: r.id)
         ]
-        yield Graded(results, store, cases, reports)
+        yield Graded(results, store, cases, reports, store.grade_unfinished())
 
 
 def graded_ids(results: Path) -> set[str] | None:

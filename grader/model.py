@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, Literal, get_args
 
-from grader.settings.declare import positive, setting
+from grader.settings.declare import at_most, finite, positive, setting
 
 
 class Verdict(str, Enum):
@@ -65,10 +65,11 @@ class CpuAccounting(str, Enum):
         }[self.value]
 
 
-def _limit(comment: str, **options: object) -> dict:
+def _limit(comment: str, high: float, unit: str, **options: object) -> dict:
     # A number as written: grader.regrade fingerprints repr(limits), and the results
-    # of every earlier run hold the fingerprint of course.toml's ints.
-    return setting(comment, positive, as_written=True, **options)
+    # of every earlier run hold the fingerprint of course.toml's ints. The upper bounds
+    # are far above any grading need and below what the kernel's limits overflow at.
+    return setting(comment, positive, finite, at_most(high, unit), as_written=True, **options)
 
 
 @dataclass(frozen=True)
@@ -76,22 +77,41 @@ class Limits:
     """What one sandboxed process tree may use (course.toml [limits], [build_limits])."""
 
     cpu_seconds: float = field(
-        default=10.0, metadata=_limit("user + sys of the whole process tree")
+        default=10.0, metadata=_limit("user + sys of the whole process tree", 86400, " s (a day)")
     )
-    wall_seconds: float = field(default=20.0, metadata=_limit("guard against sleeping programs"))
+    wall_seconds: float = field(
+        default=20.0, metadata=_limit("guard against sleeping programs", 86400, " s (a day)")
+    )
     memory_mb: int = field(
-        default=512, metadata=_limit("peak memory (a Java program's heap: 3/4 of this, -Xmx)")
+        default=512,
+        metadata=_limit(
+            "peak memory (a Java program's heap: 3/4 of this, -Xmx)", 1 << 20, " MB (1 TiB)"
+        ),
     )
-    processes: int = field(default=64, metadata=_limit("processes and threads"))
-    file_size_mb: int = field(default=16, metadata=_limit("largest file it may write"))
-    open_files: int = field(default=64, metadata=_limit(""))
+    processes: int = field(default=64, metadata=_limit("processes and threads", 1 << 16, ""))
+    file_size_mb: int = field(
+        default=16, metadata=_limit("largest file it may write", 1 << 20, " MB (1 TiB)")
+    )
+    open_files: int = field(default=64, metadata=_limit("", 1 << 20, ""))
     stdout_bytes: int = field(
         default=8 << 20,
-        metadata=_limit("more output stops the program (a run: OLE)", name="stdout_kb", scale=1024),
+        metadata=_limit(
+            "more output stops the program (a run: OLE)",
+            1 << 22,
+            " kB (4 GiB)",
+            name="stdout_kb",
+            scale=1024,
+        ),
     )
     stderr_bytes: int = field(
         default=64 << 10,
-        metadata=_limit("kept for the report; the rest is dropped", name="stderr_kb", scale=1024),
+        metadata=_limit(
+            "kept for the report; the rest is dropped",
+            1 << 22,
+            " kB (4 GiB)",
+            name="stderr_kb",
+            scale=1024,
+        ),
     )
 
 

@@ -2,10 +2,11 @@
 once, when a report first reads such a run, and stored.
 
 Decided again from what the store kept, like a run judged now (grader.compare.policy):
-the run's output and the case's expected output. The store keeps a failing run's
-output only up to MAX_STORED_OUTPUT bytes; for a longer output the decision of the
-grader that judged it stands, the sentence it wrote into the diagnosis being the only
-record of that decision.
+the run's output and the case's expected output. Schema 1 kept a failing run's
+output only up to 1 MiB; for a longer output the decision of the grader that judged it
+stands, the sentence it wrote into the diagnosis being the only record of that
+decision. (Such a run was judged under unknown rules: no grade counts it until `grade`
+judges it again or runs it again, grader.rejudge.)
 """
 
 import dataclasses
@@ -14,15 +15,18 @@ from grader.cases import Case
 from grader.compare import POLICY_ONLY
 from grader.compare.policy import decided_by_policy
 from grader.model import Verdict
-from grader.store import RunRow, Store, SubmissionRow
+from grader.store import RunRow, Store, StoreError, SubmissionRow
 
 
 def backfilled(store: Store, submission: SubmissionRow, case: Case, run: RunRow) -> RunRow:
     """`run` (of this submission's current content and this case) with its decision."""
     decision = _decision(store, submission, case, run)
-    store.record_policy_only(
-        submission.id, submission.content_hash, case.id, case.version, decision
-    )
+    try:
+        store.record_policy_only(
+            submission.id, submission.content_hash, case.id, case.version, decision
+        )
+    except StoreError:  # a store another process is writing: decided again next time
+        pass
     return dataclasses.replace(run, policy_only=decision)
 
 

@@ -40,13 +40,19 @@ def read_results(path: Path) -> dict | None:
     return document if validate(document, "results") is None else None
 
 
+# A score as a regrade compares it: None when the submission is not in that run, the
+# word UNSETTLED while its score is not established (never a 0).
+UNSETTLED = "unsettled"
+Score = float | str | None
+
+
 @dataclass(frozen=True)
 class Change:
     id: str
-    old_score: float | None  # None: not in that run
-    new_score: float | None
-    old_final: float | None
-    new_final: float | None
+    old_score: Score  # None: not in that run; UNSETTLED: no score established
+    new_score: Score
+    old_final: Score
+    new_final: Score
     cases: tuple[tuple[str, str | None, str | None], ...]  # (case, old, new) that differ
 
     @property
@@ -85,12 +91,17 @@ def diff(old: dict, new: dict) -> Diff:
     return result
 
 
-def _score(entry: dict | None) -> float | None:
-    return None if entry is None else entry["score"]
+def _score(entry: dict | None) -> Score:
+    if entry is None:
+        return None
+    return UNSETTLED if entry["score"] is None else float(entry["score"])
 
 
-def _final(entry: dict | None) -> float | None:
-    return None if entry is None else entry.get("final_score", entry["score"])
+def _final(entry: dict | None) -> Score:
+    if entry is None:
+        return None
+    final = entry.get("final_score", entry["score"])
+    return UNSETTLED if final is None else float(final)
 
 
 def _case_changes(a: dict | None, b: dict | None) -> list[tuple]:
@@ -178,7 +189,12 @@ def _changes(result: Diff) -> list[str]:
     return lines
 
 
-def _arrow(old: float | None, new: float | None) -> str:
-    a = "absent" if old is None else format_score(old)
-    b = "absent" if new is None else format_score(new)
+def _arrow(old: Score, new: Score) -> str:
+    a, b = _shown(old), _shown(new)
     return a if a == b else f"{a} -> {b}"
+
+
+def _shown(score: Score) -> str:
+    if score is None:
+        return "absent"
+    return score if isinstance(score, str) else format_score(score)

@@ -14,10 +14,12 @@ applies and is flagged for review.
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from grader.cases import Case
 from grader.model import NOT_GRADED, POLICY_CASE_MODES, PolicyCases, Verdict
 from grader.policy_backfill import backfilled
+from grader.rules import rules_version
 from grader.store import BuildRow, CounterexampleRow, OverrideRow, RunRow, Store, SubmissionRow
 
 
@@ -59,6 +61,34 @@ class Decision:
         return f"{what}, by the instructor: {o.reason}" + (waits if self.waiting else "")
 
 
+class Standing(str, Enum):
+    """Whether a case's (or a submission's) result is established: only a settled one
+    becomes a score anywhere (results.json, every export). The others are unknown, never
+    0: the worst of its cases' is a submission's."""
+
+    SETTLED = "settled"  # a final verdict under the current rules, or the instructor's
+    STALE = "stale"  # judged under other rules: `grade` judges it again
+    NOT_GRADED = "not-graded"  # no run yet (a grade not run, still running, or killed)
+    INTERNAL_ERROR = "internal-error"  # the grader failed (IE): `grade` retries it
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def explained(self) -> str:
+        return {
+            "settled": "settled",
+            "stale": "judged under older judging rules: run `grader grade` to judge it again",
+            "not-graded": "not graded yet (run `grader grade`, or let the running one finish)",
+            "internal-error": "the grader failed (IE), not the student: run `grader grade` "
+            "again to retry",
+        }[self.value]
+
+
+# The order a submission takes its cases' worst standing in.
+_STANDING_ORDER = (Standing.SETTLED, Standing.STALE, Standing.NOT_GRADED, Standing.INTERNAL_ERROR)
+
+
 @dataclass(frozen=True)
 class CaseOutcome:
     case: Case
@@ -94,6 +124,20 @@ class CaseOutcome:
             return None
         return self.decision.override.points
 
+    @property
+    def standing(self) -> Standing:
+        """Whether its verdict is established (the instructor's decision always is)."""
+        decision = self.decision
+        if decision is not None and decision.counts and self.decided_points is not None:
+            return Standing.SETTLED
+        if decision is not None and decision.counts and decision.override.verdict is not None:
+            return Standing.SETTLED
+        if self.run is None:
+            return Standing.NOT_GRADED
+        if self.run.verdict == Verdict.IE:
+            return Standing.INTERNAL_ERROR
+        return Standing.SETTLED if self.run.rules == rules_version() else Standing.STALE
+
     def points(self, forgive: bool) -> float:
         """What the case adds to the score (`forgive`: a policy failure counts as passed)."""
         if self.decided_points is not None:
@@ -126,6 +170,8 @@ class SubmissionReport:
     adjustment: Decision | None = None  # the instructor's points added to the whole score
     # Decisions on cases the manifest no longer has: kept, applied to nothing.
     orphans: tuple[OverrideRow, ...] = ()
+    # What the analysis of the sources could not read, and why: feedback that is missing.
+    unread: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # A mode no branch knows would silently score as "count": refuse it outright.
@@ -204,6 +250,35 @@ class SubmissionReport:
         return all(o.decided for o in self.outcomes)
 
     @property
+    def standing(self) -> Standing:
+        """The worst standing of its cases: settled only when every case is."""
+        found = {o.standing for o in self.outcomes}
+        return max(found, key=_STANDING_ORDER.index, default=Standing.SETTLED)
+
+    @property
+    def settled(self) -> bool:
+        return self.standing is Standing.SETTLED
+
+    @property
+    def settled_score(self) -> float | None:
+        """The score, or None while it is not established (never 0 for unknown)."""
+        return self.score if self.settled else None
+
+    @property
+    def unsettled(self) -> str:
+        """Why there is no score yet, for people ("" when settled): how many cases, and
+        what to do."""
+        if self.settled:
+            return ""
+        counts = Counter(o.standing for o in self.outcomes)
+        parts = [
+            f"{counts[s]} case{'s' if counts[s] != 1 else ''} {s.explained}"
+            for s in _STANDING_ORDER[1:]
+            if counts[s]
+        ]
+        return "; ".join(parts)
+
+    @property
     def all_accepted(self) -> bool:
         return bool(self.outcomes) and all(o.verdict == Verdict.AC for o in self.outcomes)
 
@@ -254,6 +329,7 @@ def report(
         policy_cases,
         adjustment,
         tuple(overrides.values()),
+        tuple(files.unread),
     )
 
 
@@ -278,3 +354,19 @@ def _decision(
 
 def format_score(value: float) -> str:
     return f"{value:g}"
+
+
+UNSETTLED_SCORE = "no score yet"  # shown where a score is not established: never a 0
+
+
+def shown_score(report: SubmissionReport) -> str:
+    """ "7/10", or UNSETTLED_SCORE while the score is not established."""
+    score = report.settled_score
+    if score is None:
+        return UNSETTLED_SCORE
+    return f"{format_score(score)}/{format_score(report.max_score)}"
+
+
+def shown_points(value: float | None) -> str:
+    """A score's figure, or "?" while it is not established."""
+    return "?" if value is None else format_score(value)

@@ -199,6 +199,8 @@ def similarity_report(folder: Path, config: CourseConfig, base: Path | None = No
                 documents.append(fingerprint(sub, boilerplate))
             except OSError as error:
                 skipped.append((sub.id, f"cannot be read: {error.strerror or error}"))
+            except (RecursionError, MemoryError, ValueError) as error:  # the lexer's bounds
+                skipped.append((sub.id, f"could not be analysed ({type(error).__name__})"))
         pairs = [compare(a, b) for a, b in combinations(documents, 2)]
     pairs.sort(key=lambda p: (-p.score, -p.tokens, p.left.id, p.right.id))
     return Report(pairs, documents, skipped, starter)

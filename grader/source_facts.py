@@ -63,6 +63,9 @@ class ProgramFacts:
     exit_status: Found | None = None  # a statement that can end with a status other than 0
     package: Found | None = None  # Java: the file declares a package
     python2: Found | None = None  # Python 2 only: the print statement
+    # What could not be read of the sources, and why ("puzzlesolver.py: nested too deeply
+    # to analyse"): the facts of that file are missing, never guessed.
+    unread: tuple[str, ...] = ()
 
 
 NO_FACTS = ProgramFacts()
@@ -88,10 +91,29 @@ _C_MAIN = re.compile(r"\b(?:int|void)\s+main\s*\(")
 _JAVA_MAIN = re.compile(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(|\bvoid\s+main\s*\(\s*\)")
 
 
+# Sources larger than this are not analysed (a program of the assignment is a few
+# kB): every analysis is linear in the text or bounded per match, so this bounds its
+# time and memory; deeper nesting than the parser takes is named, never fatal.
+MAX_ANALYSED = 256 << 10
+
+
+class Unanalysable(Exception):
+    """A source the analysis cannot read within its bounds; str() says why."""
+
+
 def is_entry_point(name: str, text: str) -> bool:
     """The file is where its program starts: C and C++ define main(), Java declares
     `static void main`, Python runs as a script (an `if __name__ == "__main__":`
-    block, or a call at its top level)."""
+    block, or a call at its top level). A file the analysis cannot read within its
+    bounds is not claimed to be one."""
+    try:
+        return _is_entry_point(name, text)
+    except Unanalysable:
+        return False
+
+
+def _is_entry_point(name: str, text: str) -> bool:
+    _bounded(name, text)
     language = language_of(name)
     if language in ("c", "cpp"):
         return bool(_C_MAIN.search(_Code(text).code))
@@ -132,13 +154,14 @@ def program_facts(
     imports: list[Imported] = []
     own = {PurePath(name).stem for name in files} | set(packages)
     found: dict[str, Found | None] = dict.fromkeys(_FOUND)
+    unread: list[str] = []
     for name, text in files.items():
-        written_in = language_of(name)
-        if written_in == "python":
-            facts = _python_facts(name, text, own)
-        elif written_in in ("c", "cpp", "java"):
-            facts = _c_like_facts(name, text, written_in)
-        else:
+        try:
+            facts = _file_facts(name, text, own)
+        except Unanalysable as why:
+            unread.append(f"{name}: {why}")
+            continue
+        if facts is None:
             continue
         stdin = stdin or facts.reads_stdin
         arguments = arguments or facts.uses_arguments
@@ -146,7 +169,39 @@ def program_facts(
         imports += facts.imports
         for key in _FOUND:
             found[key] = found[key] or getattr(facts, key)
-    return ProgramFacts(stdin, arguments, tuple(opens), tuple(imports), language, packages, **found)
+    return ProgramFacts(
+        stdin,
+        arguments,
+        tuple(opens),
+        tuple(imports),
+        language,
+        packages,
+        **found,
+        unread=tuple(unread),
+    )
+
+
+def _file_facts(name: str, text: str, own: set[str]) -> ProgramFacts | None:
+    """One file's facts (None: not a source of a known language); Unanalysable when
+    it cannot be read within the analysis's bounds."""
+    written_in = language_of(name)
+    if written_in not in ("python", "c", "cpp", "java"):
+        return None
+    _bounded(name, text)
+    try:
+        if written_in == "python":
+            return _python_facts(name, text, own)
+        return _c_like_facts(name, text, written_in)
+    except (RecursionError, MemoryError) as error:
+        raise _too_deep(error) from None
+
+
+def _bounded(name: str, text: str) -> None:
+    if len(text) > MAX_ANALYSED:
+        raise Unanalysable(
+            f"{len(text):,} characters, more than the {MAX_ANALYSED:,} the grader analyses; "
+            "the facts it reads from a source are missing"
+        )
 
 
 _FOUND = ("abrupt_exit", "mixed_streams", "exit_status", "package", "python2")
@@ -201,7 +256,7 @@ def _literal_end(text: str, start: int) -> tuple[int, str]:
 
 
 _C_STDIN = re.compile(
-    r"\b(?:(scanf|getchar|gets|getline|fgets|fread|fscanf|fgetc|getc)\s*\([^;]*?\bstdin\b"
+    r"\b(?:(scanf|getchar|gets|getline|fgets|fread|fscanf|fgetc|getc)\s*\([^;]{0,400}?\bstdin\b"
     r"|(scanf|getchar|gets)\s*\(|(std\s*::\s*cin|cin)\b(?!\w)|(System\s*\.\s*in)\b"
     r"|(System\s*\.\s*console)\s*\(|(stdin)\b|(read)\s*\(\s*0\s*,)"
 )
@@ -302,7 +357,7 @@ def _c_exit_status(name: str, code: "_Code") -> Found | None:
     main = _C_MAIN.search(code.code)
     if main is not None:
         body, start = _body(code.code, main.end())
-        for match in re.finditer(r"\breturn\b\s*([^;]*);", body):
+        for match in re.finditer(r"\breturn\b\s*([^;]{0,400});", body):
             value = match.group(1).strip()
             line = code.code.count("\n", 0, start + match.start()) + 1
             candidates.append((value, Found(f"return {value};", f"{name} line {line}")))
@@ -343,7 +398,7 @@ _JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 _JAVA_HALT = re.compile(r"\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*halt\s*\(")
 _JAVA_WRITER = re.compile(
     r"\bnew\s+(?:PrintWriter|BufferedWriter|BufferedOutputStream|PrintStream)\s*\("
-    r"[^;]*?(?:System\s*\.\s*out|FileDescriptor\s*\.\s*out)"
+    r"[^;]{0,400}?(?:System\s*\.\s*out|FileDescriptor\s*\.\s*out)"
 )
 _JAVA_SYSTEM_OUT = re.compile(r"\bSystem\s*\.\s*out\s*\.\s*(?:print|println|printf|write)\s*\(")
 _JAVA_EXIT = re.compile(r"\bSystem\s*\.\s*exit\s*\(\s*([^()]*(?:\([^()]*\)[^()]*)*)\)")
@@ -383,6 +438,15 @@ def _parse(text: str) -> ast.Module | None:
         return ast.parse(text)
     except (SyntaxError, ValueError):  # it will fail as it runs; nothing to read here
         return None
+    except (RecursionError, MemoryError) as error:  # the parser's own bounds
+        raise _too_deep(error) from None
+
+
+def _too_deep(error: BaseException) -> Unanalysable:
+    return Unanalysable(
+        f"nested too deeply to analyse ({type(error).__name__}); the facts the grader reads "
+        "from a source (where it reads its puzzle, how it ends) are missing"
+    )
 
 
 _PYTHON2_PRINT = re.compile(r"^[ \t]*print[ \t]+(?![ \t]*[(=,.)\[])\S", re.M)

@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
+from functools import cache
 from pathlib import Path
 from typing import IO, Literal, Protocol
 
@@ -28,10 +29,27 @@ from grader.text import safe_name
 # 2: runs.policy_only; 3: runs and timings .cpu_accounting; 4: runs.kind, the tables
 # pool_runs and counterexamples, the instructor's overrides and the leaderboard's
 # recorded sessions; 5: runs.exposed and pool_runs.exposed, the table exposures; 6:
-# submissions.path, the folder's own bytes; 7: pool_runs.cpu_seconds (older databases
-# are migrated on opening).
-SCHEMA_VERSION = 7
-MAX_STORED_OUTPUT = 1 << 20  # bytes of a failing run's stdout kept for feedback pages
+# submissions.path, the folder's own bytes; 7: pool_runs.cpu_seconds; 8: runs.rules,
+# runs.replay and the same of pool_runs (older databases are migrated on opening).
+SCHEMA_VERSION = 8
+# The schema version each table first appeared in: a store of version v must hold every
+# table of version v or less (a missing one is damage, never recreated empty).
+# (Schema 1 grew its builds, files and timings tables without a new number.)
+TABLE_SINCE = {
+    "meta": 1,
+    "submissions": 1,
+    "runs": 1,
+    "builds": 2,
+    "submission_files": 2,
+    "timings": 2,
+    "overrides": 4,
+    "leaderboard_sessions": 4,
+    "leaderboard_programs": 4,
+    "pool_runs": 5,
+    "counterexamples": 5,
+    "exposures": 5,
+}
+MAX_STORED_OUTPUT = 1 << 20  # bytes of a counterexample's output kept for feedback pages
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -82,6 +100,12 @@ CREATE TABLE IF NOT EXISTS runs (
     -- run of this submission had started before it): nothing a student sees comes from
     -- it. 0: it could not. Runs stored before schema 5: 1 (their order is unknown).
     exposed INTEGER NOT NULL DEFAULT 1,
+    -- The judging rules' version (grader.rules) the verdict was decided under; NULL:
+    -- stored before schema 8 (unknown rules: judged again, or run again, before it counts).
+    rules TEXT,
+    -- What judging it again needs besides its output (grader.store.Replay, zlib JSON); NULL
+    -- when nothing ran, or stored before schema 8 (it is then run again).
+    replay BLOB,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
 -- Runs on puzzles of the pool (grader.pool), made to find a puzzle a student may see that
@@ -98,6 +122,8 @@ CREATE TABLE IF NOT EXISTS pool_runs (
     created_at REAL NOT NULL,
     exposed INTEGER NOT NULL DEFAULT 1,  -- as runs.exposed
     cpu_seconds REAL,           -- as runs.cpu_seconds: how the program's time grows
+    rules TEXT,                 -- as runs.rules
+    replay BLOB,                -- as runs.replay
     PRIMARY KEY (submission_id, content_hash, puzzle_id, puzzle_version)
 );
 -- When a submission's first hidden run was started: every run of it started later could
@@ -129,7 +155,9 @@ CREATE TABLE IF NOT EXISTS counterexamples (
 CREATE TABLE IF NOT EXISTS submission_files (
     id TEXT PRIMARY KEY,
     used TEXT NOT NULL,     -- JSON list of shown names, the main file first
-    ignored TEXT NOT NULL   -- JSON list of [shown name, reason]
+    ignored TEXT NOT NULL,  -- JSON list of [shown name, reason]
+    -- JSON list of what the analysis of the sources could not read, and why (schema 8)
+    unread TEXT NOT NULL DEFAULT '[]'
 );
 -- Leaderboard timings: one row per timed run (warm-ups are not stored). program_id is a
 -- submission id, or "startup/<language>" for the program that only starts and exits.
@@ -198,8 +226,36 @@ _SESSION_COLUMNS = "id, recorded_at, first_run, last_run, statistic, settings, c
 
 
 def kept_output(verdict: Verdict, stdout: bytes) -> bytes:
-    """What the store keeps of a run's stdout: nothing of an accepted run's."""
-    return b"" if verdict == Verdict.AC else stdout[:MAX_STORED_OUTPUT]
+    """What the store keeps of a run's stdout: all of it (the sandbox has capped it at
+    the output limit), so that the run can be judged again; nothing of an accepted
+    run's, which is the expected output byte for byte."""
+    return b"" if verdict == Verdict.AC else stdout
+
+
+_EXPECTED = "expected"  # an accepted run printed the expected output, byte for byte
+_STORED = "stored"  # its output is the runs.output column, whole
+
+
+def replay_blob(verdict: Verdict, result: RunResult) -> bytes:
+    """What judging `result` again needs besides its standard output (runs.replay)."""
+    data = {f.name: getattr(result, f.name) for f in fields(RunResult) if f.name != "stdout"}
+    data["stderr"] = result.stderr.decode("latin-1")  # every byte, as one character
+    data["stdout"] = _EXPECTED if verdict == Verdict.AC else _STORED
+    return zlib.compress(json.dumps(data).encode())
+
+
+def replayed(blob: bytes | None, output: bytes, expected: bytes) -> RunResult | None:
+    """The run as the sandbox reported it, from runs.replay and runs.output (or the
+    expected output an accepted run printed); None when the store cannot tell."""
+    if blob is None:
+        return None
+    try:
+        data = json.loads(zlib.decompress(blob))
+        data["stderr"] = data["stderr"].encode("latin-1")
+        data["stdout"] = expected if data["stdout"] == _EXPECTED else output
+        return RunResult(**data)
+    except (ValueError, TypeError, KeyError, zlib.error):
+        return None
 
 
 class StoreError(GraderError):
@@ -225,6 +281,7 @@ class RunRow:
     cpu_accounting: str  # a CpuAccounting value; "" when nothing ran or stored before it
     kind: str = ""  # the kind of failure ("WA/missing"); "" for AC, CE, or stored before it
     exposed: bool = True  # it could have learned a hidden input (see the runs table)
+    rules: str | None = None  # the judging rules' version (grader.rules); None: unknown
 
 
 _RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
@@ -248,6 +305,7 @@ class PoolRunRow:
     diagnosis: str
     exposed: bool  # as RunRow.exposed
     cpu_seconds: float | None = None  # None: nothing ran, or stored before schema 7
+    rules: str | None = None  # as RunRow.rules
 
 
 @dataclass(frozen=True)
@@ -311,6 +369,7 @@ _OVERRIDE_COLUMNS = tuple(field.name for field in fields(OverrideRow))
 # ranked; failed: a timed run failed; incomplete: timed runs missing; not timed: not
 # eligible then (the reason says why)
 ProgramOutcome = Literal["ranked", "failed", "incomplete", "not timed"]
+JudgedTable = Literal["runs", "pool_runs"]  # the tables of judged runs
 
 
 @dataclass(frozen=True)
@@ -368,6 +427,7 @@ class FilesRow:
 
     used: list[str]  # shown names, the main file first
     ignored: list[tuple[str, str]]  # (shown name, why)
+    unread: list[str] = dataclasses.field(default_factory=list)  # what no analysis read, why
 
 
 @dataclass(frozen=True)
@@ -394,6 +454,7 @@ class _Built(Protocol):
 class Store:
     def __init__(self, path: Path):
         self.path = Path(path)
+        self._reading = False  # inside snapshot()
         try:
             # Worker threads write through one connection, serialised by the grading run.
             self.db = sqlite3.connect(
@@ -401,22 +462,55 @@ class Store:
             )
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")  # a stored run survives power loss
-            self.db.executescript(_SCHEMA)
-            self._check_version()
+            self._open()
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: cannot use the results database: {error}") from None
 
-    def _check_version(self) -> None:
-        row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if row is None:
+    def _open(self) -> None:
+        """A new store gets the schema; any other is checked first: one of a later
+        version, of another program, or missing a table or a column is refused, never
+        made over empty (its runs and the instructor's decisions would vanish unseen)."""
+        tables = _tables(self.db)
+        if not tables:
+            self.db.executescript(_SCHEMA)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] in {str(v) for v in range(1, SCHEMA_VERSION)}:
-            self._migrate(int(row[0]))
-        elif row[0] != str(SCHEMA_VERSION):
+            return
+        version = self._version(tables)
+        missing = [t for t, since in TABLE_SINCE.items() if since <= version and t not in tables]
+        if missing:
+            raise StoreError(self._damaged(f"its table {missing[0]!r} is missing"))
+        if version < SCHEMA_VERSION:
+            self.db.executescript(_SCHEMA)  # the tables later versions added, empty
+            self._migrate(version)
+        columns = _columns(self.db)
+        for table, wanted in _schema_columns().items():
+            lacking = sorted(wanted - columns.get(table, set()))
+            if lacking:
+                raise StoreError(self._damaged(f"its table {table!r} has no column {lacking[0]!r}"))
+
+    def _version(self, tables: set[str]) -> int:
+        row = (
+            self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if "meta" in tables
+            else None
+        )
+        if row is None:
+            raise StoreError(
+                f"{self.path}: not the grader's results database (no schema version in it); "
+                "pass another --results folder"
+            )
+        if row[0] not in {str(v) for v in range(1, SCHEMA_VERSION + 1)}:
             raise StoreError(
                 f"{self.path}: made by another version of the grader "
                 f"(schema {row[0]}, this one uses {SCHEMA_VERSION})"
             )
+        return int(row[0])
+
+    def _damaged(self, what: str) -> str:
+        return (
+            f"{self.path}: the results database is damaged ({what}): nothing was changed; "
+            "restore it from a copy, or grade into a new --results folder"
+        )
 
     def _migrate(self, version: int) -> None:
         """Schema 1 kept the policy decision only as a sentence in the diagnosis: add its
@@ -430,7 +524,10 @@ class Store:
         exposed (a student sees none of its output until it is graded again), and the
         counterexamples found among them are dropped (the next `grade` finds them
         among runs a student may see). Schemas 1 to 5 kept a folder only as printable
-        text: its own name (path) waits for the next `grade`."""
+        text: its own name (path) waits for the next `grade`. Schemas 1 to 7 did not keep
+        the rules a verdict was judged under, nor what judging it again needs: rules
+        NULL (unknown), so no such verdict counts until `grade` judges it again (an
+        accepted run: from the expected output) or runs it again."""
         with self._write() as db:
             db.execute("BEGIN IMMEDIATE")
             if version < 2:
@@ -446,7 +543,49 @@ class Store:
                 db.execute("DELETE FROM counterexamples")
             _add_column(db, "submissions", "path BLOB")  # the next grade fills it
             _add_column(db, "pool_runs", "cpu_seconds REAL")
+            for table in ("runs", "pool_runs"):
+                _add_column(db, table, "rules TEXT")
+                _add_column(db, table, "replay BLOB")
+            _add_column(db, "submission_files", "unread TEXT NOT NULL DEFAULT '[]'")
             db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+
+    # ------------------------------------------------------------ grading sessions
+
+    def record_grade_started(self) -> None:
+        """A `grade` starts writing: until it finishes, what it leaves is half a grade."""
+        self._set_meta("grade_started", repr(time.time()))
+
+    def record_grade_finished(self) -> None:
+        self._set_meta("grade_finished", repr(time.time()))
+
+    def grade_unfinished(self) -> float | None:
+        """When the last `grade` that did not finish started (killed, or running now);
+        None when the last one finished."""
+        started, finished = self._meta("grade_started"), self._meta("grade_finished")
+        if started is None or (finished is not None and float(finished) >= float(started)):
+            return None
+        return float(started)
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    @contextmanager
+    def snapshot(self) -> Iterator["Store"]:
+        """Every read inside sees one state of the store (SQLite's read transaction in
+        WAL mode): an export never mixes runs from before and after a write."""
+        self.db.execute("BEGIN")
+        self._reading = True
+        try:
+            self.db.execute("SELECT count(*) FROM meta").fetchone()  # the snapshot starts here
+            yield self
+        finally:
+            self._reading = False
+            self.db.execute("COMMIT")
 
     def close(self) -> None:
         self.db.close()
@@ -460,6 +599,9 @@ class Store:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         try:
+            if self._reading:  # inside snapshot(): committed with it, at its end
+                yield self.db
+                return
             with self.db:
                 yield self.db
         except sqlite3.OperationalError as error:
@@ -470,6 +612,7 @@ class Store:
     def record_submission(self, sub: Submission) -> None:
         used = list(getattr(sub, "used_files", ()))
         ignored = [list(pair) for pair in getattr(sub, "ignored", ())]
+        unread = list(getattr(getattr(sub, "facts", None), "unread", ()))
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO submissions (id, language, content_hash, folder, "
@@ -485,8 +628,9 @@ class Store:
                 ),
             )
             db.execute(
-                "INSERT OR REPLACE INTO submission_files VALUES (?, ?, ?)",
-                (sub.id, json.dumps(used), json.dumps(ignored)),
+                "INSERT OR REPLACE INTO submission_files (id, used, ignored, unread)"
+                " VALUES (?, ?, ?, ?)",
+                (sub.id, json.dumps(used), json.dumps(ignored), json.dumps(unread)),
             )
 
     def record_build(self, content_hash: str, artifact: _Built) -> None:
@@ -514,20 +658,24 @@ class Store:
         policy_only: bool = False,
         kind: str = "",
         exposed: bool = True,
+        rules: str | None = None,
     ) -> None:
         """One finished run; `result` is the RunResult, None when nothing ran (CE);
         `policy_only`: the failure is decided only by the case's policy rules; `kind`:
         the kind of failure (grader.judge.Judgement.kind); `exposed`: it could have
-        learned a hidden input (the runs table says when)."""
+        learned a hidden input (the runs table says when); `rules`: the judging rules'
+        version it was judged under (None: not judged, e.g. IE)."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
         output = zlib.compress(kept) if kept else None
         r = result
+        replay = replay_blob(verdict, r) if r is not None and rules is not None else None
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO runs (submission_id, content_hash, case_id, case_version,"
                 " verdict, exit_code, signal, cpu_seconds, wall_seconds, peak_memory_kb,"
                 " output_size, diagnosis, stderr, output, sandbox, created_at, policy_only,"
-                " cpu_accounting, kind, exposed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " cpu_accounting, kind, exposed, rules, replay)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -549,7 +697,54 @@ class Store:
                     r.cpu_accounting if r else "",
                     kind,
                     int(exposed),
+                    rules,
+                    replay,
                 ),
+            )
+
+    def rejudged(
+        self,
+        table: "JudgedTable",
+        key: tuple[str, str, str, str],
+        verdict: Verdict,
+        diagnosis: str,
+        kind: str,
+        policy_only: bool,
+        rules: str,
+    ) -> None:
+        """A stored run judged again under `rules` (grader.rejudge): its verdict and what
+        goes with it; `key` is (submission, content hash, case or puzzle, its version)."""
+        column = "case" if table == "runs" else "puzzle"
+        policy = ", policy_only=?" if table == "runs" else ""
+        values = (str(verdict), diagnosis, kind, rules) + ((int(policy_only),) if policy else ())
+        with self._write() as db:
+            db.execute(
+                f"UPDATE {table} SET verdict=?, diagnosis=?, kind=?, rules=?{policy}"
+                f" WHERE submission_id=? AND content_hash=? AND {column}_id=?"
+                f" AND {column}_version=?",
+                values + key,
+            )
+
+    def replay(self, table: "JudgedTable", key: tuple[str, str, str, str]) -> tuple:
+        """(runs.replay, the whole stored output) of one stored run (see `rejudged`)."""
+        column = "case" if table == "runs" else "puzzle"
+        row = self.db.execute(
+            f"SELECT replay, output FROM {table} WHERE submission_id=? AND content_hash=?"
+            f" AND {column}_id=? AND {column}_version=?",
+            key,
+        ).fetchone()
+        if row is None:
+            return None, b""
+        return row[0], zlib.decompress(row[1]) if row[1] is not None else b""
+
+    def drop_run(self, table: "JudgedTable", key: tuple[str, str, str, str]) -> None:
+        """Forget one stored run (it cannot be judged again: it is run again)."""
+        column = "case" if table == "runs" else "puzzle"
+        with self._write() as db:
+            db.execute(
+                f"DELETE FROM {table} WHERE submission_id=? AND content_hash=?"
+                f" AND {column}_id=? AND {column}_version=?",
+                key,
             )
 
     def record_policy_only(
@@ -573,15 +768,17 @@ class Store:
         result: RunResult | None,
         *,
         exposed: bool = True,
+        rules: str | None = None,
     ) -> None:
         """One run on a pool puzzle (`result` its RunResult, None when nothing ran;
-        `exposed` as in record_run)."""
+        `exposed` and `rules` as in record_run)."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
+        replay = replay_blob(verdict, result) if result is not None and rules else None
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO pool_runs (submission_id, content_hash, puzzle_id, "
                 "puzzle_version, verdict, kind, diagnosis, output, created_at, exposed, "
-                "cpu_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "cpu_seconds, rules, replay) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     sub.id,
                     sub.content_hash,
@@ -594,6 +791,8 @@ class Store:
                     time.time(),
                     int(exposed),
                     result.cpu_seconds if result is not None else None,
+                    rules,
+                    replay,
                 ),
             )
 
@@ -673,11 +872,12 @@ class Store:
     def files(self, submission_id: str) -> FilesRow:
         """The files used and ignored as last recorded for the submission."""
         row = self.db.execute(
-            "SELECT used, ignored FROM submission_files WHERE id=?", (submission_id,)
+            "SELECT used, ignored, unread FROM submission_files WHERE id=?", (submission_id,)
         ).fetchone()
         if row is None:
             return FilesRow([], [])
-        return FilesRow(json.loads(row[0]), [(name, why) for name, why in json.loads(row[1])])
+        ignored = [(name, why) for name, why in json.loads(row[1])]
+        return FilesRow(json.loads(row[0]), ignored, json.loads(row[2]))
 
     def build(self, content_hash: str) -> BuildRow | None:
         row = self.db.execute(
@@ -708,13 +908,13 @@ class Store:
     def pool_runs(self, submission_id: str, content_hash: str) -> dict[tuple[str, str], PoolRunRow]:
         """Stored runs of this content on pool puzzles, by (puzzle id, puzzle version)."""
         rows = self.db.execute(
-            "SELECT puzzle_id, puzzle_version, verdict, kind, diagnosis, exposed, cpu_seconds"
-            " FROM pool_runs WHERE submission_id=? AND content_hash=?",
+            "SELECT puzzle_id, puzzle_version, verdict, kind, diagnosis, exposed, cpu_seconds,"
+            " rules FROM pool_runs WHERE submission_id=? AND content_hash=?",
             (submission_id, content_hash),
         )
         return {
             (row[0], row[1]): PoolRunRow(
-                row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6]
+                row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7]
             )
             for row in rows
         }
@@ -918,6 +1118,26 @@ def _submission_row(row: tuple) -> SubmissionRow:
     return SubmissionRow(sid, language, digest, folder, problem)
 
 
+def _tables(db: sqlite3.Connection) -> set[str]:
+    rows = db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    return {row[0] for row in rows if not row[0].startswith("sqlite_")}
+
+
+def _columns(db: sqlite3.Connection) -> dict[str, set[str]]:
+    return {t: {row[1] for row in db.execute(f"PRAGMA table_info({t})")} for t in _tables(db)}
+
+
+@cache
+def _schema_columns() -> dict[str, frozenset[str]]:
+    """Every table of the current schema and its columns, as _SCHEMA makes them."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA)
+        return {table: frozenset(names) for table, names in _columns(db).items()}
+    finally:
+        db.close()
+
+
 def _add_column(db: sqlite3.Connection, table: str, column: str) -> None:
     """ALTER TABLE ... ADD COLUMN, unless the table has that column already."""
     name = column.split()[0]
@@ -926,12 +1146,14 @@ def _add_column(db: sqlite3.Connection, table: str, column: str) -> None:
 
 
 @contextmanager
-def results_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
-    """Hold the results folder for one grading run.
+def results_folder(folder: Path, *, wait: bool = False, shared: bool = False) -> Iterator[Path]:
+    """Hold the results folder: alone for a command that writes it (`grade`,
+    `leaderboard`), or `shared` for one that only reads it (an export).
 
-    A second run on the same folder is refused (or waits, with wait=True)
-    instead of racing the first one: two graders writing one database would
-    both run the same cases.
+    A second writer is refused (or waits, with wait=True) instead of racing the first
+    one: two graders writing one database would both run the same cases; a reader is
+    refused while a writer holds it (what it would read is half a grade), and a writer
+    while a reader does.
     """
     folder = Path(folder)
     try:
@@ -942,28 +1164,42 @@ def results_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
             f"{folder}: cannot use the results folder: {error.strerror or error}"
         ) from None
     try:
-        _lock(handle, folder, wait)
+        _lock(handle, folder, wait, shared)
         yield folder
     finally:
         handle.close()
 
 
-def _lock(handle: IO[str], folder: Path, wait: bool) -> None:
+def _lock(handle: IO[str], folder: Path, wait: bool, shared: bool) -> None:
     try:
         import fcntl
     except ImportError:  # Windows: no advisory locks; single-user anyway
         return
-    flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
+    flags = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB)
     try:
         fcntl.flock(handle.fileno(), flags)
     except OSError as error:
         if error.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-            raise StoreError(
-                f"{folder}: another grading run is using this results folder; "
-                "wait for it to finish or pass another --results folder"
-            ) from None
+            raise StoreError(_busy(folder, handle, shared)) from None
         raise
+    if shared:
+        return  # the writer's pid stays in the file
     handle.seek(0)
     handle.truncate()
     handle.write(f"{os.getpid()}\n")
     handle.flush()
+
+
+def _busy(folder: Path, handle: IO[str], shared: bool) -> str:
+    if shared:
+        handle.seek(0)
+        pid = handle.read(32).strip()
+        by = f" (process {pid})" if pid.isdigit() else ""
+        return (
+            f"{folder}: a `grader grade` or `grader leaderboard` is writing this results "
+            f"folder{by}: export once it has finished (what it is writing is not settled)"
+        )
+    return (
+        f"{folder}: another grading run is using this results folder (or an export reads "
+        "it); wait for it to finish or pass another --results folder"
+    )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.canary import expected_output
 from grader.model import Limits, RunResult
 from grader.sandbox import Sandbox
 
@@ -56,15 +57,36 @@ def result(
 Behaviour = Callable[[Request], RunResult]
 
 
+def _canary(request: Request) -> bool:
+    """A request of grader.canary's known-good program (its folders are its own)."""
+    return any(part.startswith("canary-") for part in request.workdir.parts)
+
+
+def healthy(request: Request) -> RunResult:
+    """A healthy machine's answer to a canary: it builds, and prints what it must."""
+    if request.writable or request.input_file is None:
+        return result()
+    return result(expected_output(request.input_file.read_bytes()))
+
+
+def broken(request: Request) -> RunResult:
+    """A machine whose toolchain cannot start (a JDK under ulimit -v, say)."""
+    said = b"Error occurred during initialization of VM\n"
+    return result(exit_code=1, stderr=said)
+
+
 @dataclass
 class FakeSandbox(Sandbox):
     """Answers builds (writable runs) with `on_build` and program runs with `on_run`;
-    records every request in `requests`."""
+    records every request in `requests`. The canaries' requests (grader.canary) go to
+    `machine` (a healthy one by default) and are recorded in `canary_requests`."""
 
     on_run: Behaviour
     on_build: Behaviour = lambda request: result()
     requests: list[Request] = field(default_factory=list)
     name: str = "fake"
+    machine: Behaviour = healthy
+    canary_requests: list[Request] = field(default_factory=list)
 
     def run(
         self,
@@ -77,6 +99,9 @@ class FakeSandbox(Sandbox):
         memory_rlimit: bool = True,
     ) -> RunResult:
         request = Request(list(argv), Path(workdir), input_file, writable)
+        if _canary(request):
+            self.canary_requests.append(request)
+            return self.machine(request)
         self.requests.append(request)
         return (self.on_build if writable else self.on_run)(request)
 

@@ -137,6 +137,19 @@ CREATE TABLE runs (
     created_at REAL NOT NULL,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
+CREATE TABLE builds (
+    content_hash TEXT PRIMARY KEY,
+    ok INTEGER NOT NULL,
+    log TEXT NOT NULL,
+    cpu_seconds REAL NOT NULL,
+    wall_seconds REAL NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE submission_files (
+    id TEXT PRIMARY KEY,
+    used TEXT NOT NULL,
+    ignored TEXT NOT NULL
+);
 """
 
 

@@ -4,7 +4,6 @@ already graded, and never in a traceback. Grading here uses the fake sandbox
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import subprocess
@@ -20,7 +19,6 @@ from grader.errors import EXIT_BROKEN_PIPE, GraderError
 from grader.exports.autograder import main as autograder_main
 from grader.grading import execute, plan
 from grader.leaderboard import Program, timed
-from grader.schemas import validate
 from grader.store import Store, StoreError
 from grader.submissions import discover
 from tests.fakes import FakeSandbox, result
@@ -136,9 +134,12 @@ def test_a_csv_path_that_is_a_folder_is_one_line(graded, capsys):
     )
 
 
-def test_gradescope_runner_without_a_working_setup_says_why_in_results_json(tmp_path, capsys):
-    """Nothing can be graded (a broken course.toml): still a results.json, with the real
-    cause, instead of Gradescope's "the autograder failed to execute correctly"."""
+def test_gradescope_runner_without_a_working_setup_leaves_gradescopes_failed_state(
+    tmp_path, capsys
+):
+    """Nothing can be graded (a broken course.toml): no results.json, so Gradescope shows
+    its own "the autograder failed" (never a 0 the student did not earn); the real cause
+    is in the output only instructors see."""
     source = tmp_path / "source"
     (source / "testcases").mkdir(parents=True)
     (source / "course.toml").write_text("[limits]\ncpu_seconds = -1\n")
@@ -148,14 +149,12 @@ def test_gradescope_runner_without_a_working_setup_says_why_in_results_json(tmp_
     code = autograder_main(
         ["--source", str(source), "--submission", str(student), "--results", str(out)]
     )
-    assert code == 0
-    document = json.loads((out / "results.json").read_text())
-    assert validate(document, "gradescope_results") is None
-    assert document["score"] == 0 and document["tests"] == []
-    assert "limits.cpu_seconds" in document["extra_data"]["grader_error"]
-    assert "not your program's fault" in document["output"]
-    err = capsys.readouterr().err
-    assert err.startswith("autograder: error: ") and "limits.cpu_seconds" in err
+    assert code == 1
+    assert not (out / "results.json").exists()
+    said = capsys.readouterr()
+    assert said.err.startswith("autograder: error: ") and "limits.cpu_seconds" in said.err
+    assert "no results.json written: the grade is not settled" in said.out
+    assert "limits.cpu_seconds" in said.out
     # setup.sh's check still fails the image's build
     assert autograder_main(["--source", str(source), "--check"]) == 2
 

@@ -186,14 +186,17 @@ def test_csv_one_row_per_member_in_id_order(graded_class, tmp_path):
         "case:hidden-empty",
         "policy_dependent",
         "overrides",
+        "standing",
     ]
     ids = [row[0] for row in body]
     assert ids == sorted(ids) and set(ids) == {p.name for p in graded_class.folder.iterdir()}
     by_id = {row[0]: row[:1] + row[4:] for row in body}
     assert all(row[1] == row[2] == row[0] for row in body)  # alone: named by the folder
-    assert by_id["ada-c"][1:] == ["c", "5", "5", "0", "", "AC", "AC", "AC", "AC", "", ""]
+    assert by_id["ada-c"][1:] == ["c", "5", "5", "0", "", "AC", "AC", "AC", "AC", "", "", "settled"]
     assert by_id[WEIRD_ID][1:5] == ["python", "5", "5", "0"]  # quoted and read back intact
-    assert by_id["compile-error"][1:] == ["cpp", "0", "5", "0", "", "CE", "CE", "CE", "CE", "", ""]
+    assert by_id["compile-error"][1:] == [
+        "cpp", "0", "5", "0", "", "CE", "CE", "CE", "CE", "", "", "settled"
+    ]  # fmt: skip
     assert by_id["wrong-plural"][2] == "4" and by_id["wrong-plural"][7] == "WA"
     assert by_id["trailing-spaces"][6:8] == ["PE", "PE"]
     assert '"o\'brien, ""x"" <b>"' in data.decode()  # RFC 4180 quoting of the hostile id

@@ -27,6 +27,7 @@ HIDDEN = "crlf"  # a hidden case of the shipped set, beside them in the manifest
 COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
 STEP_ID = re.compile(r"^[_a-zA-Z][a-zA-Z0-9_-]*$")  # GitHub's rule for a step's id
+SETTLE = "(only settled grades are reported)"  # the plain step before the reporter
 
 
 @pytest.fixture(scope="module")
@@ -55,10 +56,17 @@ def student_repo(template: Path, into: Path, program: Path | None) -> Path:
 
 def graded_steps(repo: Path, home: Path) -> dict[str, tuple[int, int, str]]:
     """Each grader step run as GitHub's command grader runs it: {step id: (points,
-    max-score, log)}."""
+    max-score, log)}; a plain `run` step as Actions runs it (bash, failing the job when
+    it exits non-zero): {SETTLE: (its exit status, 0, log)}."""
     job = workflow(repo)["jobs"]["run-autograding-tests"]
     results = {}
     for step in job["steps"]:
+        if "run" in step:
+            done = subprocess.run(
+                ["bash", "-e", "-c", step["run"]], cwd=repo, capture_output=True, text=True
+            )
+            results[SETTLE] = (done.returncode, 0, done.stdout + done.stderr)
+            continue
         if step.get("uses") != COMMAND_GRADER:
             continue
         given = step["with"]
@@ -77,12 +85,16 @@ def graded_steps(repo: Path, home: Path) -> dict[str, tuple[int, int, str]]:
     return results
 
 
-def reported(repo: Path, steps: dict) -> tuple[int, int]:
-    """The points GitHub's reporter sends Classroom: every runner's variable found."""
+def reported(repo: Path, steps: dict) -> tuple[int, int] | None:
+    """The points GitHub's reporter sends Classroom: every runner's variable found;
+    None when a step before it failed the job (the reporter, `if: success()` by default,
+    does not run: Classroom records no points)."""
     reporter = workflow(repo)["jobs"]["run-autograding-tests"]["steps"][-1]
     assert reporter["uses"] == REPORTER
     runners = [runner.strip() for runner in reporter["with"]["runners"].split(",")]
-    assert sorted(runners) == sorted(steps)
+    assert "if" not in reporter and sorted(runners) == sorted(set(steps) - {SETTLE})
+    if steps[SETTLE][0] != 0:
+        return None
     for runner in runners:
         assert reporter["env"][f"{runner.upper()}_RESULTS"] == (
             f"${{{{steps.{runner}.outputs.result}}}}"
@@ -99,8 +111,9 @@ def test_the_workflow_has_the_form_github_classroom_generates(template):
     job = document["jobs"][job_id]
     assert job_id == "run-autograding-tests" and job["runs-on"] == "ubuntu-latest"
     assert job["if"] == "github.actor != 'github-classroom[bot]'"
-    first, *graders, last = job["steps"]
+    first, *graders, settle, last = job["steps"]
     assert first["uses"] == "actions/checkout@v4" and last["uses"] == REPORTER
+    assert ".scramble-kit/unsettled.txt" in settle["run"] and "exit 1" in settle["run"]
     assert [step["with"]["test-name"] for step in graders] == list(PUBLIC)
     for step in graders:
         assert step["uses"] == COMMAND_GRADER and STEP_ID.match(step["id"])
@@ -151,6 +164,34 @@ def test_run_as_github_runs_it_correct_gets_all_plural_fewer_empty_none(template
     assert "the folder is empty" in logs["empty"]["sample"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "run, said",
+    [
+        (["python3-not-installed", "puzzlesolver.py", "{input}"], "needs python3-not-installed"),
+        (["python3", "--no-such-flag", "puzzlesolver.py", "{input}"], "no score"),
+    ],
+)
+def test_a_case_the_grader_cannot_judge_reports_no_points_never_a_zero(
+    template, tmp_path, run, said
+):
+    """The runner lacks the interpreter, or its Python cannot start (the kit's course
+    runs it so): not the student's failure, so the job fails before the reporter, and
+    Classroom records no points for the push instead of 0."""
+    repo = student_repo(template, tmp_path / "broken", ROOT / "submissions" / "guido-py")
+    kit_course = repo / ".scramble-kit" / "course.json"
+    course = json.loads(kit_course.read_text())
+    course["languages"] = {"python": {"run": run}}
+    kit_course.write_text(json.dumps(course))
+    home = tmp_path / "home"
+    home.mkdir()
+    steps = graded_steps(repo, home)
+    assert reported(repo, steps) is None
+    status, _, log = steps[SETTLE]
+    assert status == 1 and "sample: " in log and "no points are reported" in log
+    assert said in steps["sample"][2]
+
+
 def test_an_export_again_replaces_the_kit_and_keeps_other_workflows(template, tmp_path):
     repo = shutil.copytree(template, tmp_path / "again")
     (repo / ".github" / "workflows" / "lint.yml").write_text("name: lint\n")
@@ -162,7 +203,7 @@ def test_an_export_again_replaces_the_kit_and_keeps_other_workflows(template, tm
     assert (repo / ".github" / "workflows" / "lint.yml").is_file()
     assert not (repo / ".scramble-kit" / "stale.py").exists()
     assert [s.get("id") for s in workflow(repo)["jobs"]["run-autograding-tests"]["steps"]] == [
-        None, "sample", None,
+        None, "sample", None, None,
     ]  # fmt: skip
 
 

@@ -14,7 +14,7 @@ from grader.config import load_config
 from grader.grading import Event, EventKind, execute, plan
 from grader.store import Store
 from grader.submissions import discover
-from tests.fakes import FakeSandbox, Request, result
+from tests.fakes import FakeSandbox, Request, broken, result
 from tests.helpers import small_cases, submission
 
 pytestmark = pytest.mark.fast
@@ -119,24 +119,66 @@ def test_a_build_the_grader_failed_is_ie_and_not_cached(setup):
     assert set(verdicts["fine"].values()) == {"AC"}
 
 
-def test_a_build_killed_by_the_machine_is_ie_and_the_compilers_words_decide_nothing(setup):
-    """A compiler killed by a signal none of the build's limits sent (the machine's OOM
-    killer, an administrator): the grader's failure, IE, retried. What the compiler
-    printed decides nothing: a student's own `#error No space left on device` is CE."""
+def test_a_build_failure_is_blamed_by_evidence_and_the_compilers_words_decide_nothing(setup):
+    """A compiler killed by a signal none of the build's limits sent: on a machine whose
+    known-good program fails too (grader.canary), the grader's failure, IE, never
+    cached; on a healthy machine it is built once more, and a crash again is the
+    source's own CE, cached. What the compiler printed decides nothing: a student's own
+    `#error No space left on device` is CE."""
     tmp_path, cases, expected_of = setup
     submission(tmp_path / "class", "full", "puzzlesolver.c", "# behaviour: ac\n")
-    killed = FakeSandbox(
-        behaving(expected_of), on_build=lambda request: result(exit_code=None, signal=9)
-    )
-    _, verdicts = grade(tmp_path, cases, killed)
+
+    def killed(request):
+        return result(exit_code=None, signal=9)
+
+    sick = FakeSandbox(behaving(expected_of), on_build=killed, machine=broken)
+    _, verdicts = grade(tmp_path, cases, sick)
     assert set(verdicts["full"].values()) == {"IE"}
+    assert sick.canary_requests, "the canary was asked"
+    crashes = FakeSandbox(behaving(expected_of), on_build=killed)
+    again, verdicts = grade(tmp_path, cases, crashes)
+    assert again == len(cases) and len(crashes.builds()) == 2  # once more, on a clean copy
+    assert set(verdicts["full"].values()) == {"CE"}
+    with Store(tmp_path / "grader.db") as store:
+        row = store.recorded("full")
+        assert "the compiler itself crashed on your source" in store.build(row.content_hash).log
+    cached = FakeSandbox(behaving(expected_of))
+    assert grade(tmp_path, cases, cached)[0] == 0 and not cached.builds()
+
     said = b"puzzlesolver.c:1:2: error: #error No space left on device\n"
+    submission(tmp_path / "class", "full", "puzzlesolver.c", "# behaviour: ac\n// new\n")
     student = FakeSandbox(
         behaving(expected_of), on_build=lambda request: result(exit_code=1, stderr=said)
     )
     again, verdicts = grade(tmp_path, cases, student)
     assert again == len(cases) and len(student.builds()) == 1
     assert set(verdicts["full"].values()) == {"CE"}
+
+
+def test_a_transient_crash_of_the_compiler_builds_the_second_time(setup):
+    tmp_path, cases, expected_of = setup
+    submission(tmp_path / "class", "once", "puzzlesolver.c", "# behaviour: ac\n")
+    calls = []
+
+    def crashes_once(request):
+        calls.append(request)
+        return result(exit_code=None, signal=11) if len(calls) == 1 else result()
+
+    _, verdicts = grade(tmp_path, cases, FakeSandbox(behaving(expected_of), on_build=crashes_once))
+    assert set(verdicts["once"].values()) == {"AC"} and len(calls) == 2
+
+
+def test_a_run_failure_on_a_broken_machine_is_the_graders_and_retried(setup):
+    """A runtime that cannot start makes every run fail: the canary fails too, so each
+    failure is IE (retried), never the student's RTE; once the machine is mended the
+    same program is judged."""
+    tmp_path, cases, expected_of = setup
+    python_class(tmp_path, ["ac"])
+    sick = FakeSandbox(lambda request: broken(request), machine=broken)
+    _, verdicts = grade(tmp_path, cases, sick)
+    assert set(verdicts["ac"].values()) == {"IE"}
+    _, verdicts = grade(tmp_path, cases, FakeSandbox(behaving(expected_of)))
+    assert set(verdicts["ac"].values()) == {"AC"}
 
 
 def test_the_program_runs_in_its_build_folder_on_the_case_input(setup):

@@ -16,6 +16,7 @@ from grader.late import Lateness
 from grader.lms import export
 from grader.lms.export import LmsExportError
 from grader.lms.roster import read_roster
+from grader.rules import rules_version
 from grader.score import CaseOutcome, SubmissionReport
 from grader.store import SubmissionRow
 from grader.submission_meta import SubmissionMeta, Team, TeamMember, write_meta
@@ -35,7 +36,12 @@ def report(tmp_path: Path, sid: str, verdicts, meta: SubmissionMeta | None = Non
     if meta is not None:
         write_meta(folder, meta)
     outcomes = [
-        CaseOutcome(c, None if v is None else SimpleNamespace(verdict=v, policy_only=False))
+        CaseOutcome(
+            c,
+            None
+            if v is None
+            else SimpleNamespace(verdict=v, policy_only=False, rules=rules_version()),
+        )
         for c, v in zip(CASES, verdicts)
     ]
     return SubmissionReport(SubmissionRow(sid, "c", "h-" + sid, str(folder), None), None, outcomes)
@@ -121,7 +127,7 @@ def test_a_semicolon_gradebook_is_read_and_written_back_with_semicolons(tmp_path
 
 
 def test_a_cell_without_a_new_score_is_never_overwritten(tmp_path):
-    """Emmy (no submission) and Alan (not completely graded) kept an empty cell that
+    """Emmy (no submission) and Alan (a case not graded: no settled score) kept an empty cell that
     overwrote a score typed into Canvas; Grace's EX became a score. `missing_as_zero`
     fills only an empty cell."""
     roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00"}))
@@ -130,7 +136,8 @@ def test_a_cell_without_a_new_score_is_never_overwritten(tmp_path):
     assert grades == {"1001": "2", "1002": "EX", "1003": "1.5", "1004": "0"}
     assert made.kept == [
         "Hopper, Grace: excused in the LMS (EX): kept, not 1",
-        "Turing, Alan: not completely graded (run `grader grade`); the cell keeps '1.5'",
+        "Turing, Alan: no settled score: 1 case not graded yet (run `grader grade`, or let "
+        "the running one finish); the cell keeps '1.5'",
     ]
     assert made.empty == ["Noether, Emmy: no submission"]
 

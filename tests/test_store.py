@@ -141,18 +141,21 @@ def test_a_schema_1_database_gets_the_column_its_runs_undecided(tmp_path):
         )
 
 
+SCHEMA_2_TIMINGS = (
+    "CREATE TABLE timings (program_id TEXT NOT NULL, content_hash TEXT NOT NULL,"
+    " case_id TEXT NOT NULL, case_version TEXT NOT NULL, run_index INTEGER NOT NULL,"
+    " verdict TEXT NOT NULL, cpu_seconds REAL NOT NULL, wall_seconds REAL NOT NULL,"
+    " core INTEGER, sandbox TEXT NOT NULL, created_at REAL NOT NULL,"
+    " PRIMARY KEY (program_id, content_hash, case_id, case_version, run_index))"
+)
+
+
 def test_a_schema_2_database_gets_what_counted_the_cpu_time_unknown(tmp_path):
     """Schema 2 had no cpu_accounting: its runs and timings say '' (not recorded); a
     run stored after the migration says what counted it."""
     old = schema_1_database(tmp_path / "g.db")
     old.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
-    old.execute(
-        "CREATE TABLE timings (program_id TEXT NOT NULL, content_hash TEXT NOT NULL,"
-        " case_id TEXT NOT NULL, case_version TEXT NOT NULL, run_index INTEGER NOT NULL,"
-        " verdict TEXT NOT NULL, cpu_seconds REAL NOT NULL, wall_seconds REAL NOT NULL,"
-        " core INTEGER, sandbox TEXT NOT NULL, created_at REAL NOT NULL,"
-        " PRIMARY KEY (program_id, content_hash, case_id, case_version, run_index))"
-    )
+    old.execute(SCHEMA_2_TIMINGS)
     old.execute("INSERT INTO timings VALUES ('amy', 'h1', 'c1', 'v1', 0, 'AC', 1, 1, 0, 'b', 0)")
     old.execute("UPDATE meta SET value='2' WHERE key='schema'")
     schema_1_run(old, case("c1"), "WA", "count line wrong", b"bad", policy_only=0)
@@ -171,6 +174,12 @@ def test_a_schema_3_database_gets_the_kind_of_its_runs_unknown_and_the_search_ta
     old = schema_1_database(tmp_path / "g.db")
     old.execute("ALTER TABLE runs ADD COLUMN policy_only INTEGER")
     old.execute("ALTER TABLE runs ADD COLUMN cpu_accounting TEXT NOT NULL DEFAULT ''")
+    old.execute(
+        SCHEMA_2_TIMINGS.replace(
+            "created_at REAL NOT NULL,",
+            "created_at REAL NOT NULL, cpu_accounting TEXT NOT NULL DEFAULT '',",
+        )
+    )
     old.execute("UPDATE meta SET value='3' WHERE key='schema'")
     schema_1_run(old, case("c1"), "WA", "count line wrong", b"bad", policy_only=0)
     old.close()

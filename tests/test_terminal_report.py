@@ -21,6 +21,8 @@ def _report(sid: str, policy_note: str = "", cpu: float = 0.1, decisions=()):
         decisions=list(decisions),
         submission=SimpleNamespace(id=sid, language="c"),
         score=30.0,
+        settled_score=30.0,
+        unsettled="",
         max_score=40.0,
         verdict_counts=Counter({"AC": 4}),
         build_status="ok",

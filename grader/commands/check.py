@@ -18,7 +18,7 @@ from grader.pool import load_pool
 from grader.reports.check_report import PoolRun, check_report, passed, verdict_line
 from grader.reports.terminal import build_report, case_report
 from grader.sandbox import make_sandbox
-from grader.score import report
+from grader.score import Standing, SubmissionReport, report
 from grader.store import DB_NAME, Store
 from grader.submissions import Submission, discover, load
 from grader.toolchain import install_hint, missing_tools
@@ -55,6 +55,14 @@ def _options(check: argparse.ArgumentParser) -> None:
         help="only this public case (again for more; no pool puzzle): a GitHub Classroom "
         "step grades one case",
     )
+    check.add_argument(
+        "--unsettled-mark",
+        type=Path,
+        metavar="FILE",
+        help="when the grader itself could not judge a case (IE: not your program's "
+        "fault), add its id to FILE and exit 3 (a GitHub Classroom workflow then reports "
+        "no points rather than a 0)",
+    )
     add_jobs_option(check)
     check.set_defaults(func=run)
 
@@ -68,10 +76,13 @@ def run(args: argparse.Namespace) -> int:
     spec = submissions[0].language
     missing = missing_tools(spec) if spec is not None else []
     if spec is not None and missing:
-        raise UsageError(
+        why = (
             f"{spec.source} needs {missing[0]}, which is not installed here (not on the "
             f"PATH): {install_hint(missing[0])}"
         )
+        if args.unsettled_mark is not None:  # the machine's lack, not the program's
+            _mark(args.unsettled_mark, [f"{case.id}: {why}" for case in cases])
+        raise UsageError(why)
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         folder = Path(tmp)
         with Store(folder / DB_NAME) as store:
@@ -102,7 +113,35 @@ def run(args: argparse.Namespace) -> int:
         print(verdict_line(result, ran, bool(args.case)).strip())
     else:
         print(check_report(result, ran, bool(args.case))[0])
+    if not result.settled:
+        print(f"no score: {result.unsettled}")
+        if args.unsettled_mark is not None:
+            _mark_unsettled(args.unsettled_mark, result)
+        return EXIT_UNSETTLED
     return 0 if passed(result, ran) else 1
+
+
+EXIT_UNSETTLED = 3  # the grader could not judge a case: no verdict on the program
+
+
+def _mark_unsettled(mark: Path, result: SubmissionReport) -> None:
+    """Append the cases the grader could not judge to `mark` (one line each)."""
+    _mark(
+        mark,
+        [
+            f"{o.case.id}: {o.standing.explained}"
+            for o in result.outcomes
+            if o.standing is not Standing.SETTLED
+        ],
+    )
+
+
+def _mark(mark: Path, lines: list[str]) -> None:
+    try:
+        with open(mark, "a", encoding="utf-8") as handle:
+            handle.writelines(line + "\n" for line in lines)
+    except OSError as error:
+        raise UsageError(f"{mark}: cannot write: {error.strerror or error}") from None
 
 
 def _submission(path: Path, config: CourseConfig) -> list[Submission]:

@@ -3,6 +3,7 @@ progress of the runs as they are graded."""
 
 import sys
 from collections.abc import Mapping
+from datetime import datetime, timezone
 
 from grader.grading import Event, EventKind, Executor, Plan, grade
 from grader.late import Lateness, unknown_times
@@ -111,6 +112,41 @@ def run_with_progress(work: Plan, store: Store, executor: Executor | None, force
                 bar.update(1)
 
         grade(work, store, executor, force=force, on_event=on_event)
+
+
+EXIT_UNSETTLED = 1  # written, but some submission had no settled score to write
+
+
+def settled_status(reports, settled_only: bool, what: str = "no score written") -> int:
+    """Name every submission whose score is not settled (unknown: left as the LMS leaves
+    an ungraded cell, never 0), and the exit status: EXIT_UNSETTLED when any was left
+    out, unless --settled-only asked for exactly that."""
+    unsettled = [r for r in reports if not r.settled]
+    for r in unsettled:
+        print(f"unsettled: {r.submission.id}: {r.unsettled}: {what}")
+    if not unsettled:
+        return 0
+    said = (
+        f"{len(unsettled)} submission(s) have no settled score ({what}); run `grader grade` "
+        "to settle them"
+    )
+    if settled_only:
+        say(said)
+        return 0
+    warn(said + ", or pass --settled-only to write only what is settled")
+    return EXIT_UNSETTLED
+
+
+def warn_unfinished(started: float | None) -> None:
+    """A `grade` that did not finish leaves half a grade: say so (its submissions are
+    unsettled, so none of it is exported as a score)."""
+    if started is None:
+        return
+    when = datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds")
+    warn(
+        f"the last `grader grade` (started {when}) did not finish: what it had not graded "
+        "is not exported as a score; run `grader grade` to finish it"
+    )
 
 
 def warn_waiting(reports) -> None:

@@ -17,8 +17,13 @@ csv and html read the last `grade` run from --results (default: results/).
 import argparse
 from pathlib import Path
 
-from grader.commands.console import course_lateness, warn_waiting
-from grader.commands.options import add_results_option
+from grader.commands.console import (
+    course_lateness,
+    settled_status,
+    warn_unfinished,
+    warn_waiting,
+)
+from grader.commands.options import add_settled_option
 from grader.config import load_config
 from grader.exports.common import ExportError
 from grader.last_run import graded
@@ -63,7 +68,7 @@ def add_parser(sub) -> argparse._SubParsersAction:
         "verdict, the speed bonus (an LMS's own upload: export canvas or moodle)",
     )
     gradebook.add_argument("out", type=Path, metavar="OUT.csv")
-    add_results_option(gradebook)
+    add_settled_option(gradebook)
     gradebook.add_argument(
         "--bom", action="store_true", help="start with a UTF-8 byte-order mark (for Excel)"
     )
@@ -71,7 +76,7 @@ def add_parser(sub) -> argparse._SubParsersAction:
 
     pages = kinds.add_parser("html", help="a feedback page per submission")
     pages.add_argument("out", type=Path, metavar="OUT_DIR")
-    add_results_option(pages)
+    add_settled_option(pages)
     pages.add_argument(
         "--student",
         action="store_true",
@@ -135,6 +140,8 @@ def cmd_csv(args) -> int:
         lateness = course_lateness(results.reports, config, teams)
         bonus = award(results.store, results.reports, teams, results.cases, config)
         warn_waiting(results.reports)
+        warn_unfinished(results.unfinished)
+        status = settled_status(results.reports, args.settled_only, "its score cell left empty")
         ranks = write_gradebook(
             args.out,
             results.reports,
@@ -155,7 +162,7 @@ def cmd_csv(args) -> int:
         f"{members} team members; {ranks.note} (for the LMS's own upload: export canvas or "
         "moodle)"
     )
-    return 0
+    return status
 
 
 def cmd_html(args) -> int:
@@ -168,6 +175,8 @@ def cmd_html(args) -> int:
     with graded(args.results, args.manifest, config.policy_cases) as results:
         teams = class_teams([r.submission for r in results.reports], config)
         lateness = course_lateness(results.reports, config, teams)
+        warn_unfinished(results.unfinished)
+        status = settled_status(results.reports, args.settled_only, "its page shows no score")
         made = write_feedback(
             results,
             args.out,
@@ -179,7 +188,7 @@ def cmd_html(args) -> int:
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""
     print(f"{args.out}: {len(made.pages)} {kind} feedback pages{where}")
-    return 0
+    return status
 
 
 def cmd_student_kit(args) -> int:

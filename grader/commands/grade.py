@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from grader import counterexamples, regrade
+from grader.canary import limits_refusal
 from grader.cases import Case, default_manifest, load_cases
 from grader.commands.console import (
     course_lateness,
@@ -26,15 +27,17 @@ from grader.commands.options import (
     positive_jobs,
     with_sandbox_choice,
 )
-from grader.config import CourseConfig, load_config
+from grader.config import ConfigError, CourseConfig, load_config
 from grader.errors import UsageError
 from grader.extensions import class_lateness
 from grader.grading import ThreadExecutor, plan
 from grader.late import worth_showing
 from grader.model import Verdict
 from grader.pool import load_pool
+from grader.rejudge import rejudge
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import summary_table
+from grader.sandbox import Sandbox
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import survey
@@ -145,6 +148,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prove_limits(
+    config: CourseConfig, sandbox: Sandbox, submissions, cases: list[Case], folder: Path
+) -> None:
+    """course.toml's limits, proven before anything is graded: a known-good program of
+    each language of the class builds and runs under them on a case (grader.canary),
+    or the key at fault is refused in one line."""
+    specs = {s.language.name: s.language for s in submissions if s.language and not s.problem}
+    if not specs or not cases:
+        return
+    refusal = limits_refusal(
+        sandbox,
+        config.build_limits,
+        config.limits,
+        list(specs.values()),
+        folder / "builds" / "canaries-limits",
+        cases[0].input,
+    )
+    if refusal is not None:
+        raise ConfigError(f"{config.source or 'course.toml'}: {refusal}")
+
+
 def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness, teams: Teams) -> str:
     """`grade`'s table: late columns only when there is something late to show."""
     shown = lateness if worth_showing(lateness, config.late) else None
@@ -200,12 +224,18 @@ def _grade_into(
     alike; the sandbox the programs ran in, and every report."""
     cases, pool = puzzles
     probes = counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
+    sandbox = None if address else grading_sandbox(config)
+    if sandbox is not None:
+        _prove_limits(config, sandbox, submissions, cases, folder)
     with Store(folder / DB_NAME) as store:
+        store.record_grade_started()
+        for line in rejudge(store, submissions, cases, pool, config.limits).lines():
+            say(line)
         work = plan(submissions, cases, store, probes=probes, force=force)
         if address:
             sandbox_name = _grade_on_cluster(address, work, store, config, cases, force)
         else:
-            sandbox = grading_sandbox(config)
+            assert sandbox is not None, "made above when there is no cluster"
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, force)
             sandbox_name = sandbox.name
@@ -213,6 +243,7 @@ def _grade_into(
         reports = [
             report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
         ]
+        store.record_grade_finished()
     return sandbox_name, reports
 
 

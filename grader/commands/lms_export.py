@@ -25,8 +25,14 @@ writes it), named as the LMS's upload finds its submission (grader/lms/feedback.
 import argparse
 from pathlib import Path
 
-from grader.commands.console import course_lateness, warn, warn_waiting
-from grader.commands.options import add_results_option
+from grader.commands.console import (
+    course_lateness,
+    settled_status,
+    warn,
+    warn_unfinished,
+    warn_waiting,
+)
+from grader.commands.options import add_settled_option
 from grader.errors import UsageError
 
 
@@ -63,7 +69,7 @@ def add_parser(kinds) -> None:
         help="write the speed bonus in a column of its own (Canvas makes it an assignment, "
         "e.g. 'Speed bonus'), not added to the score",
     )
-    add_results_option(canvas)
+    add_settled_option(canvas)
     canvas.set_defaults(func=run_canvas)
 
     moodle = kinds.add_parser(
@@ -84,7 +90,7 @@ def add_parser(kinds) -> None:
         metavar="NAME",
         help="refused: the speed bonus goes to Moodle's gradebook (export moodle-gradebook)",
     )
-    add_results_option(moodle)
+    add_settled_option(moodle)
     moodle.set_defaults(func=run_moodle)
 
     gradebook = kinds.add_parser(
@@ -106,7 +112,7 @@ def add_parser(kinds) -> None:
         metavar="NAME",
         help="the bonus column's name (default: 'Speed bonus'); map it to the bonus grade item",
     )
-    add_results_option(gradebook)
+    add_settled_option(gradebook)
     gradebook.set_defaults(func=run_moodle_gradebook)
 
     for lms, where in (
@@ -118,7 +124,7 @@ def add_parser(kinds) -> None:
             help=f"each student's feedback page in a zip for the LMS ({where})",
         )
         pages.add_argument("out", type=Path, metavar="OUT.zip")
-        add_results_option(pages)
+        add_settled_option(pages)
         pages.set_defaults(func=run_feedback, lms=lms)
 
 
@@ -150,6 +156,8 @@ def run_moodle_gradebook(args: argparse.Namespace) -> int:
         teams = class_teams([r.submission for r in results.reports], config)
         bonus = award(results.store, results.reports, teams, results.cases, config)
         warn_waiting(results.reports)
+        warn_unfinished(results.unfinished)
+        status = settled_status(results.reports, args.settled_only, "left out")
         made = export.moodle_gradebook(
             results.reports,
             roster,
@@ -172,7 +180,7 @@ def run_moodle_gradebook(args: argparse.Namespace) -> int:
         f"{args.column!r} to a grade item whose maximum is at least "
         f"{config.leaderboard.bonus:g} (or 'New grade item': maximum 100)"
     )
-    return 0
+    return status
 
 
 def _export(args, kind) -> int:
@@ -198,6 +206,10 @@ def _export(args, kind) -> int:
         lateness = course_lateness(results.reports, config, teams)
         bonus = award(results.store, results.reports, teams, results.cases, config)
         warn_waiting(results.reports)
+        warn_unfinished(results.unfinished)
+        status = settled_status(
+            results.reports, args.settled_only, "its cell keeps what the roster had"
+        )
         if kind == "canvas":
             assert roster is not None, "argparse requires --roster for canvas"
             made = export.canvas(
@@ -272,7 +284,7 @@ def _export(args, kind) -> int:
         f"{args.out}: column {made.column!r}: {made.filled} scores, {len(made.empty)} empty, "
         f"{len(made.kept)} kept as the roster had them"
     )
-    return 0
+    return status
 
 
 def run_feedback(args: argparse.Namespace) -> int:
@@ -294,6 +306,8 @@ def run_feedback(args: argparse.Namespace) -> int:
     with graded(args.results, args.manifest, config.policy_cases) as results:
         teams = class_teams([r.submission for r in results.reports], config)
         lateness = course_lateness(results.reports, config, teams)
+        warn_unfinished(results.unfinished)
+        status = settled_status(results.reports, args.settled_only, "its page shows no score")
         pages = {
             r.submission.id: render_page(
                 r,
@@ -322,4 +336,4 @@ def run_feedback(args: argparse.Namespace) -> int:
         )
     write_zip(args.out, [Entry(name, page) for name, page in made.files.items()])
     print(f"{args.out}: {len(made.files)} feedback pages, {len(made.skipped)} skipped")
-    return 0
+    return status

@@ -54,6 +54,19 @@ def add_results_option(command: argparse.ArgumentParser) -> None:
     command.add_argument("--results", type=Path, default=Path("results"))
 
 
+def add_settled_option(command: argparse.ArgumentParser) -> None:
+    """The exports that write scores: a submission whose score is not settled (a case
+    not graded, IE, judged under other rules) gets none, is named, and the exit status
+    says so unless this is given."""
+    add_results_option(command)
+    command.add_argument(
+        "--settled-only",
+        action="store_true",
+        help="write only settled scores and exit 0 (by default the unsettled ones are left "
+        "out too, named, and the exit status is 1)",
+    )
+
+
 def graded_results(results: Path, name: str = DB_NAME) -> Path:
     """A file `grader grade` writes into the results folder (its database, by
     default), or UsageError (one line) before any grading made it."""

@@ -28,7 +28,7 @@ from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
 from grader.errors import UsageError
 from grader.model import Verdict
-from grader.score import format_score, report
+from grader.score import format_score, report, shown_points, shown_score
 from grader.store import OverrideRow, Store
 from grader.text import safe_name
 
@@ -132,8 +132,7 @@ def run(args: argparse.Namespace) -> int:
         if decision.override.case_id == case_id:
             print(f"decision on {where}: {decision.describe(case.weight if case else None)}")
     print(
-        f"{where}: {done}; score {format_score(before.score)} -> {format_score(after.score)}"
-        f"/{format_score(after.max_score)} (exports take it in now; results.json and "
+        f"{where}: {done}; score {shown_points(before.settled_score)} -> {shown_score(after)} (exports take it in now; results.json and "
         "`grader diff` at the next `grader grade`, which grades nothing again for it)"
     )
     return 0

@@ -4,11 +4,14 @@ results.json (gradescope.py builds the zip whose run_autograder runs this).
     python -m grader.exports.autograder --source DIR --submission DIR --results DIR
     python -m grader.exports.autograder --source DIR --check     (setup.sh: ready?)
 
-Whatever happens a run writes results.json: the graded submission, or, when nothing
-could be graded (bubblewrap required and refused here, a failure of the grader), a
-score of 0 with the real cause, for the student and the instructor (Gradescope would
-otherwise say only that the autograder failed). Exit status 0 once it is written; 2
-when even that failed, and for --check (setup.sh) when the autograder cannot work.
+A run writes results.json only for a settled grade: every case with its final verdict.
+When the grader failed (IE on a case, bubblewrap required and refused here, any failure
+of the grader itself) it writes none, and Gradescope shows its own "the autograder
+failed" state, never a 0 the student did not earn; the cause goes to the output only
+instructors see, and the instructor reruns the autograder. Exit status 0 once
+results.json is written; 1 when the grade was not settled (no results.json); 2 when
+results.json could not be written, and for --check (setup.sh) when the autograder
+cannot work.
 """
 
 import argparse
@@ -20,15 +23,15 @@ import traceback
 from pathlib import Path
 
 from grader import counterexamples
+from grader.canary import limits_refusal
 from grader.cases import Case, load_cases
 from grader.cgroupfs import usable_cpus
-from grader.config import CourseConfig, load_config
+from grader.config import ConfigError, CourseConfig, load_config
 from grader.errors import GraderError
 from grader.exports.common import ExportError
 from grader.exports.gradescope import (
     FALLBACK_NOT_ISOLATED,
     Isolation,
-    failure_results,
     gradescope_results,
     leaderboard_puzzles,
 )
@@ -81,28 +84,38 @@ def main(argv: list[str] | None = None) -> int:
         print(isolation.said(), flush=True)
         jobs = max(1, args.jobs or usable_cpus())
         result, cpu = grade(args.submission, config, cases, jobs, sandbox, args.source)
-        document = gradescope_results(
-            result,
-            isolation=isolation,
-            leaderboard_cpu=cpu,
-            execution_time=time.monotonic() - started,
-        )
-    except Exception as error:  # whatever it is, Gradescope gets a results.json saying so
+    except Exception as error:  # Gradescope's own failed state, the cause for instructors
         cause = str(error) if isinstance(error, GraderError) else _failure(error)
         print(f"autograder: error: {cause}", file=sys.stderr)
-        document = failure_results(cause, time.monotonic() - started)
-        result = None
+        print(f"{UNSETTLED_NOTE} Cause: {cause}")
+        return EXIT_UNSETTLED
+    print(build_report(result))
+    print(case_report(result, instructor=True))
+    print(score_line(result, ""))
+    if not result.settled:
+        print(f"{UNSETTLED_NOTE} Cause: {result.unsettled}")
+        return EXIT_UNSETTLED
+    document = gradescope_results(
+        result,
+        isolation=isolation,
+        leaderboard_cpu=cpu,
+        execution_time=time.monotonic() - started,
+    )
     try:
         args.results.mkdir(parents=True, exist_ok=True)
         write_json(document, args.results / "results.json", "gradescope_results")
     except (OSError, ValueError, GraderError) as error:
         print(f"autograder: error: cannot write results.json: {error}", file=sys.stderr)
         return 2
-    if result is not None:
-        print(build_report(result))
-        print(case_report(result, instructor=True))
-        print(score_line(result, ""))
     return 0
+
+
+EXIT_UNSETTLED = 1
+UNSETTLED_NOTE = (
+    "autograder: no results.json written: the grade is not settled (the grader itself "
+    "failed, not the student's program), so Gradescope shows that the autograder failed "
+    "instead of a score; fix the cause, then rerun the autograder on this submission."
+)
 
 
 def _failure(error: Exception) -> str:
@@ -116,7 +129,17 @@ def _check(source: Path, require_bubblewrap: bool) -> int:
     """setup.sh: the configuration, the cases and a sandbox work (else exit 2)."""
     try:
         config, cases = _setup(source)
-        _, isolation = container_sandbox(config, require_bubblewrap)
+        box, isolation = container_sandbox(config, require_bubblewrap)
+        refusal = limits_refusal(
+            box,
+            config.build_limits,
+            config.limits,
+            list(config.languages.values()),
+            Path(tempfile.mkdtemp(prefix="autograder-check-")),
+            cases[0].input if cases else None,
+        )
+        if refusal is not None:
+            raise ConfigError(f"course.toml: {refusal}")
     except GraderError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2

@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from grader import __version__, sensitivity
-from grader.atomic import write_file
+from grader.atomic import atomic_folder, write_file
 from grader.exports.common import (
     ExportError,
     language_name,
@@ -39,7 +39,7 @@ from grader.late import Lateness
 from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
 from grader.reports.html_page import render
 from grader.reports.terminal import counterexample_heading
-from grader.score import CaseOutcome, SubmissionReport, format_score
+from grader.score import CaseOutcome, SubmissionReport, format_score, shown_score
 from grader.store import MAX_STORED_OUTPUT, RunRow, Store
 from grader.student_view import ShownCase, set_apart, shown_decisions, student_view
 from grader.teams import Team, Teams
@@ -199,6 +199,8 @@ def _summary(
         "meta": meta,
         "score": format_score(result.score),
         "max_score": format_score(result.max_score),
+        "unsettled": _unsettled(result, student),
+        "unread": [printable(why) for why in result.unread],
         "policy_note": result.policy_note,
         "counts": [
             (v, result.verdict_counts[v]) for v in VERDICT_ORDER if result.verdict_counts.get(v)
@@ -208,13 +210,25 @@ def _summary(
         if team is not None and (len(team.members) > 1 or not team.counts)
         else "",
         "late": _late(result, late)
-        if late is not None and (late.submitted_at or late.note)
+        if late is not None and (late.submitted_at or late.note) and result.settled
         else None,
         "sensitive": sensitive,
         "problem": printable(sub.problem) if sub.problem else "",
         "build_log": build_log,
         "decisions": _decisions(result, student),
     }
+
+
+def _unsettled(result: SubmissionReport, student: bool) -> str:
+    """Why the page shows no score ("" when it has one): an unknown score is no 0."""
+    if result.settled:
+        return ""
+    if student:
+        return (
+            "not every case has its final verdict yet (the grader itself failed on one, or "
+            "it was not graded completely): your instructor will grade it again"
+        )
+    return result.unsettled
 
 
 def _team_line(team: Team) -> str:
@@ -464,7 +478,7 @@ def render_index(reports: Sequence[SubmissionReport], names: dict[str, str], gen
             "href": quote(names[r.submission.id]),
             "id": printable(r.submission.id),
             "language": language_name(r.submission.language),
-            "score": f"{format_score(r.score)} / {format_score(r.max_score)}",
+            "score": shown_score(r).replace("/", " / "),
             "policy_note": r.policy_note,
             "counts": [(v, r.verdict_counts[v]) for v in VERDICT_ORDER if r.verdict_counts.get(v)],
             "build": _build_line(r, 80),
@@ -501,10 +515,28 @@ def write_feedback(
     lateness: Mapping[str, Lateness] | None = None,
     teams: Teams | None = None,
 ) -> Feedback:
-    """A page per submission in `out` and, for instructors, index.html linking them."""
+    """A page per submission in `out` and, for instructors, index.html linking them:
+    made in a new folder that then takes the place of `out` whole (a reader, or an
+    export killed midway, never leaves new pages beside an old index)."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: not a folder (feedback pages go in a folder)")
+    with atomic_folder(out) as folder:
+        made = _write_pages(results, folder, student, cpu_limit, lateness, teams)
+    return Feedback(
+        {sid: out / path.name for sid, path in made.pages.items()},
+        None if made.index is None else out / made.index.name,
+    )
+
+
+def _write_pages(
+    results: Graded,
+    out: Path,
+    student: bool,
+    cpu_limit: float | None,
+    lateness: Mapping[str, Lateness] | None,
+    teams: Teams | None,
+) -> Feedback:
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     names = page_names(r.submission.id for r in results.reports)
     pages = {}

@@ -8,11 +8,19 @@ to grade every push with the grader's own check, one step per public case.
     DIR/.scramble-kit/                    the student kit (grader.exports.student_kit):
                                           check.py, the grader's check, the public cases
 
-Each step runs `python3 .scramble-kit/check.py --case ID .` at the repository's top, as
+Each step runs `python3 .scramble-kit/check.py --case ID --unsettled-mark FILE .` at the
+repository's top, as
 GitHub's command grader runs a command (/bin/sh, PATH and HOME only, a timeout in
 minutes, exit status 0 = the points): a stock ubuntu-latest runner has Python 3, gcc,
 g++ and a JDK, and the step needs nothing from the network. The Actions log shows the
 case's verdict and cause exactly as `check` prints them. Hidden cases never go in.
+
+A grade leaves only when settled: GitHub's command grader knows only pass (exit 0) and
+fail, so a step whose case the grader itself could not judge (IE: a toolchain that
+cannot start, say) also writes the case into UNSETTLED_MARK, and a step before the
+reporter fails the job when that file is not empty. The reporter then never runs, and
+Classroom records no points for the push (as for a run that did not finish), instead
+of 0 for a case the student's program never got to run.
 
 The YAML is written by hand, not by a dumper: every scalar is a JSON string (a YAML
 double-quoted scalar), so no case name can change the document's structure.
@@ -33,6 +41,7 @@ from grader.exports.student_kit import README, kit_entries, refuse_secrets
 
 WORKFLOW = ".github/workflows/classroom.yml"
 KIT_FOLDER = ".scramble-kit"  # hidden: the grader's discovery never takes it for a submission
+UNSETTLED_MARK = f"{KIT_FOLDER}/unsettled.txt"  # the cases the grader could not judge
 JOB = "run-autograding-tests"  # the name GitHub Classroom's own workflows give the job
 COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
@@ -67,7 +76,10 @@ class GradingStep:
 
     @property
     def command(self) -> str:
-        return f"python3 {KIT_FOLDER}/check.py --case {shlex.quote(self.case)} ."
+        return (
+            f"python3 {KIT_FOLDER}/check.py --case {shlex.quote(self.case)} "
+            f"--unsettled-mark {UNSETTLED_MARK} ."
+        )
 
 
 @dataclass(frozen=True)
@@ -176,7 +188,14 @@ def workflow_text(steps: list[GradingStep]) -> str:
             f"        timeout: {step.timeout_minutes}",
             f"        max-score: {step.points}",  # a weight is > 0 (the manifest's schema)
         ]
+    settle = (
+        f"if [ -s {UNSETTLED_MARK} ]; then cat {UNSETTLED_MARK}; echo 'the grader could "
+        "not judge these cases (not the program): no points are reported for this push; "
+        "push again or ask the course staff'; exit 1; fi"
+    )
     lines += [
+        f"    - name: {q('Only settled grades are reported')}",
+        f"      run: {q(settle)}",
         f"    - name: {q('Autograding Reporter')}",
         f"      uses: {q(REPORTER)}",
         "      env:",

@@ -17,8 +17,12 @@ Format:
     they decided one), then policy_dependent: what the policy-dependent cases cost,
     were forgiven or scored apart, in words (empty when nothing; course.toml [scoring]
     policy_cases), then overrides: the instructor's decisions with their reasons ("; "
-    between them), which the score and the verdicts already hold;
-  * score is the raw score, decisions included, without the bonus;
+    between them), which the score and the verdicts already hold, then standing:
+    whether the score is settled (settled, stale, not-graded or internal-error, as in
+    results.json);
+  * score is the raw score, decisions included, without the bonus; it is empty while
+    the submission's result is not settled (standing): an unknown score is never
+    written as 0, and neither are its penalty, final score and bonus;
   * with a late policy in course.toml (or submissions imported from an LMS with their
     times), three more columns follow max_score: penalty (points), final_score
     (score - penalty) and late (what the policy made of the submission time);
@@ -62,7 +66,7 @@ FIXED_COLUMNS = (
     "bonus",
     "leaderboard_rank",
 )
-LAST_COLUMNS = ("policy_dependent", "overrides")
+LAST_COLUMNS = ("policy_dependent", "overrides", "standing")
 LEADERBOARD_FILE = "leaderboard.json"
 BOM = "\ufeff"
 
@@ -99,16 +103,17 @@ def rows(
     table = []
     for result in sorted(reports, key=lambda r: r.submission.id):
         sub = result.submission
+        score = result.settled_score
         late = []
         if lateness is not None:
             info = lateness.get(sub.id, NOT_LATE)
             late = [
-                format_score(info.penalty(result.score)),
-                format_score(info.final(result.score)),
+                _number(None if score is None else info.penalty(score)),
+                _number(None if score is None else info.final(score)),
                 info.note,
             ]
         team = teams.of(sub.id) if teams is not None else None
-        given = "" if bonus is None else format_score(bonus.of(sub.id))
+        given = "" if bonus is None or score is None else format_score(bonus.of(sub.id))
         for member, name in _members(sub.id, team):
             table.append(
                 [
@@ -117,7 +122,7 @@ def rows(
                     neutralised(member),
                     neutralised(name),
                     sub.language,
-                    format_score(result.score),
+                    _number(score),
                     format_score(result.max_score),
                     *late,
                     given,
@@ -125,9 +130,15 @@ def rows(
                     *(outcome.verdict or NOT_GRADED for outcome in result.outcomes),
                     result.policy_note,
                     "; ".join(d.describe() for d in result.decisions),
+                    str(result.standing),
                 ]
             )
     return table
+
+
+def _number(value: float | None) -> str:
+    """A score's cell: empty while it is unknown."""
+    return "" if value is None else format_score(value)
 
 
 def _members(submission_id: str, team: Team | None) -> list[tuple[str, str]]:

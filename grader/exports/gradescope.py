@@ -268,24 +268,6 @@ def gradescope_results(
     return document
 
 
-def failure_results(cause: str, execution_time: float) -> dict:
-    """results.json when the autograder could grade nothing (bubblewrap required and
-    refused, a grader failure): the real cause, for the student and the instructor,
-    instead of Gradescope's "the autograder failed to execute correctly"."""
-    return {
-        "score": 0.0,
-        "execution_time": round(execution_time),
-        "output": (
-            "The autograder could not grade this submission; this is not your "
-            f"program's fault, and your instructor can regrade it.\nCause: {cause}"
-        ),
-        "output_format": "text",
-        "stdout_visibility": "hidden",
-        "extra_data": {"grader_version": __version__, "grader_error": cause},
-        "tests": [],
-    }
-
-
 def _test(number: int, shown: ShownCase, policy_cases: str = "count") -> dict:
     """One case as Gradescope shows it to the student: what grader.student_view lets
     them see (a hidden case's output shows its verdict and a public puzzle that failed

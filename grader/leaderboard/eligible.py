@@ -37,6 +37,8 @@ def eligibility(
     if len(graded) < len(result.outcomes):
         missing = len(result.outcomes) - len(graded)
         return None, f"{missing} of {len(result.outcomes)} cases not graded yet: run grade first"
+    if not result.settled:
+        return None, f"not settled: {result.unsettled}"
     return current, None
 
 

@@ -6,7 +6,8 @@ its import accepts without damaging anything it holds:
   the file keeps its separator (`,` or `;`) and byte-order mark;
 - only the assignment's column is filled, with the final score (raw score less the
   late penalty, which is listed beside it); a student without a new score (no
-  submission, not completely graded) keeps the cell the file had: an excused `EX`,
+  submission, a score not settled: a case not graded, judged under other rules, or the
+  grader's failure, IE) keeps the cell the file had: an excused `EX`,
   a score typed into the LMS by hand. An empty cell stays empty, or becomes 0 with
   `[lms] missing_as_zero = true`. A Canvas `EX` is kept even with a new score: the
   student is excused;
@@ -223,8 +224,8 @@ def _cell(
 ) -> str:
     """The score to write (with `bonus` added), or the roster's own cell where there is
     no new one."""
-    if result is None or not result.complete:
-        why = "no submission" if result is None else "not completely graded (run `grader grade`)"
+    if result is None or not result.settled:
+        why = "no submission" if result is None else f"no settled score: {result.unsettled}"
         if old.strip():
             out.kept.append(f"{name}: {why}; the cell keeps {old.strip()!r}")
             return old
@@ -364,7 +365,7 @@ def canvas(
         added = []
         if bonus_column is not None:
             old_bonus = row[extra] if extra is not None else ""
-            graded = result is not None and result.complete and old.strip().upper() != EXCUSED
+            graded = result is not None and result.settled and old.strip().upper() != EXCUSED
             added = [format_score(given) if graded else old_bonus]
             if graded and given:
                 out.bonus.append(f"{name}: +{format_score(given)} in {bonus_column!r}")
@@ -519,7 +520,7 @@ def moodle(
         given = bonus.of(result.submission.id) if bonus is not None and result else 0.0
         row[grade] = _cell(result, late, row[grade], name, sizes, missing_as_zero, out)
         cells[index] = row[grade]
-        if result is not None and result.complete and feedback is not None:
+        if result is not None and result.settled and feedback is not None:
             old = row[feedback].strip()
             if not old or SUMMARY.fullmatch(old):
                 shown = sizes.points(late.final(result.score)) if sizes.scale else None
@@ -587,6 +588,12 @@ def moodle_gradebook(
             )
             continue
         result = matched.get(index)
+        if result is not None and not result.settled:
+            out.empty.append(
+                f"{name}: no settled score ({result.unsettled}): left out, the gradebook "
+                "keeps what it has"
+            )
+            continue
         given = bonus.of(result.submission.id) if result is not None else 0.0
         if given:
             out.bonus.append(f"{name}: +{format_score(given)} in {column!r}")

@@ -14,7 +14,7 @@ from grader.cases import Case
 from grader.input_properties import distinguishing
 from grader.model import CpuAccounting, Verdict
 from grader.reports.terminal import build_report, counterexample_heading, verdict_summary
-from grader.score import CaseOutcome, SubmissionReport, format_score
+from grader.score import CaseOutcome, SubmissionReport, shown_score
 from grader.text import shorten
 
 DIAGNOSIS_LINES = 12  # of the first failure's diagnosis
@@ -155,7 +155,7 @@ def verdict_line(report: SubmissionReport, pool: Sequence[PoolRun], chosen: bool
     """The score on the public cases (or on the cases chosen), and whether everything
     passed."""
     failed = [run for run in pool if run.verdict != Verdict.AC]
-    score = f"{format_score(report.score)}/{format_score(report.max_score)}"
+    score = shown_score(report)
     which = ", ".join(o.case.id for o in report.outcomes) if chosen else "the public cases"
     head = f"\nscore on {which}: {score}  ({verdict_summary(report)})"
     if not report.all_accepted or chosen:

@@ -56,13 +56,15 @@ def results_document(
 
 def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | None) -> dict:
     sub = report.submission
-    entry = {
+    entry: dict[str, object] = {
         "id": sub.id,
         "language": sub.language,
         "content_hash": sub.content_hash,
-        "score": report.score,
+        "score": report.settled_score,
         "max_score": report.max_score,
         "complete": report.complete,
+        "standing": str(report.standing),
+        "unsettled": report.unsettled,
         "policy": {
             "mode": report.policy_cases,
             "lost": report.policy_lost,
@@ -77,6 +79,7 @@ def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | 
         "files": {
             "used": list(report.files_used),
             "ignored": [{"name": name, "reason": why} for name, why in report.files_ignored],
+            **({"unread": list(report.unread)} if report.unread else {}),
         },
         "cases": [_case(outcome) for outcome in report.outcomes],
         "overrides": [_decision(d) for d in report.decisions],
@@ -85,8 +88,9 @@ def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | 
         entry["team"] = teams.as_json(sub.id)
     if late is not None:
         # Raw score stays in "score"; the penalty and what is left sit beside it.
-        entry["penalty"] = late.penalty(report.score)
-        entry["final_score"] = late.final(report.score)
+        settled = report.settled_score
+        entry["penalty"] = None if settled is None else late.penalty(settled)
+        entry["final_score"] = None if settled is None else late.final(settled)
         entry["late"] = {
             "submitted_at": late.submitted_at,
             "late_marker": late.late_marker,

@@ -6,7 +6,14 @@ from datetime import datetime, timezone
 from grader.counterexamples import reason_without_search
 from grader.late import NOT_LATE, Lateness
 from grader.model import VERDICT_ORDER, Verdict
-from grader.score import CaseOutcome, SubmissionReport, format_score
+from grader.score import (
+    UNSETTLED_SCORE,
+    CaseOutcome,
+    SubmissionReport,
+    format_score,
+    shown_points,
+    shown_score,
+)
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
 from grader.student_view import set_apart
 from grader.teams import Team, Teams
@@ -53,14 +60,17 @@ def summary_table(
         if teamed:
             assert teams is not None, "teamed: there are teams"
             row += (team_cell(teams.of(r.submission.id)),)
-        row += (r.submission.language, f"{format_score(r.score)}/{format_score(r.max_score)}")
+        row += (r.submission.language, shown_score(r))
         if policy:
             row += (r.policy_note,)
         if lateness is not None:
             late = lateness.get(r.submission.id, NOT_LATE)
+            score = r.settled_score
             row += (
-                f"-{format_score(late.penalty(r.score))}" if late.percent else "",
-                format_score(late.final(r.score)),
+                f"-{shown_points(late.penalty(score) if score is not None else None)}"
+                if late.percent
+                else "",
+                shown_points(late.final(score) if score is not None else None),
                 shorten(late.note, 30),
             )
         row += (verdict_summary(r), shorten(r.build_status, 60 if lateness is None else 40))
@@ -155,11 +165,15 @@ def late_report(report: SubmissionReport, late: Lateness, source: str = "") -> s
     lines = [f"submitted: {when}{f' ({source})' if source and late.submitted_at else ''}{marker}"]
     if late.note:
         lines.append(f"late: {late.note}")
-    lines.append(
-        f"raw score {format_score(report.score)}/{format_score(report.max_score)}"
-        f"  penalty -{format_score(late.penalty(report.score))}"
-        f"  final {format_score(late.final(report.score))}"
-    )
+    score = report.settled_score
+    if score is None:
+        lines.append(f"raw score: {UNSETTLED_SCORE} ({report.unsettled})")
+    else:
+        lines.append(
+            f"raw score {format_score(score)}/{format_score(report.max_score)}"
+            f"  penalty -{format_score(late.penalty(score))}"
+            f"  final {format_score(late.final(score))}"
+        )
     return "\n".join(lines)
 
 
@@ -261,6 +275,9 @@ def files_report(report: SubmissionReport) -> str:
     lines = []
     if report.files_used:
         lines.append("files used: " + ", ".join(report.files_used))
+    if report.unread:
+        lines.append("not analysed (that feedback is missing):")
+        lines += [f"  {why}" for why in report.unread]
     if report.files_ignored:
         lines.append("files ignored:")
         lines += [f"  {name} ({why})" for name, why in report.files_ignored]
@@ -269,7 +286,5 @@ def files_report(report: SubmissionReport) -> str:
 
 def score_line(report: SubmissionReport, what: str) -> str:
     note = f"; {report.policy_note}" if report.policy_note else ""
-    return (
-        f"score{what}: {format_score(report.score)}/{format_score(report.max_score)}"
-        f"  ({verdict_summary(report)}{note})"
-    )
+    why = f"; {report.unsettled}" if report.unsettled else ""
+    return f"score{what}: {shown_score(report)}  ({verdict_summary(report)}{note}{why})"

@@ -2,6 +2,7 @@
 own; its Setting (the field's metadata) says the rest: the comment shown beside it, the
 checks its value must pass, and its name and unit where the file's differ."""
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -79,6 +80,23 @@ def not_negative(value: float) -> str | None:
 
 def not_empty(value: object) -> str | None:
     return None if value else "must not be empty"
+
+
+def finite(value: float) -> str | None:
+    return None if math.isfinite(value) else f"must be a finite number, not {value}"
+
+
+def at_most(high: float, what: str = "") -> Check:
+    def check(value: float) -> str | None:
+        if value <= high:
+            return None
+        return f"must be at most {_number(high)}{what}, not {_number(value)}"
+
+    return check
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 def at_least(low: float) -> Check:
