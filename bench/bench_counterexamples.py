@@ -1,16 +1,20 @@
-"""How many failing hidden cases get a public puzzle that fails the same way, and what
-the probes cost (issues 25, 31, 32).
+"""How many failing hidden cases get a public puzzle that fails the same way, what the
+probes cost, and what the proofs after grading cost (issues 25, 31, 32, 41).
 
     .venv/bin/python bench/bench_counterexamples.py [--jobs 2] [--runs 10] [CLASS ...]
 
-Each class (default: the example class submissions/ and the programs made for each
-mistake, tests/mistakes/) is built once, then graded twice on the real cases in the
-grading sandbox, each time into a scratch store: without probes ([counterexamples]
-runs = 0) and with them (runs = --runs: grader.counterexamples.choose_probes, run after
-the public cases and before the hidden ones). The difference of the two wall times is
-what the probes cost a grading run. Prints, per class and per submission: failing
-hidden cases (CE and IE apart: nothing ran), how many got a puzzle (a public case or a
-probe), the probes run, and the times.
+Each class (default: the example class submissions/, the programs made for each
+mistake, tests/mistakes/, and the algorithm mistakes of tests/mistake_variants.py in
+every language, made into a scratch folder) is built once, then graded twice on the
+real cases in the grading sandbox, each time into a scratch store: without probes
+([counterexamples] runs = 0) and with them (runs = --runs: grader.counterexamples.
+choose_probes, run after the public cases and before the hidden ones). The difference
+of the two wall times is what the probes cost a grading run. Then what `grade` does
+after grading (grader.proofs.explain: the relations, the counterfactual runs and the
+search of the pool, the counterexamples) is timed on its own, against the grading with
+probes. Prints, per class and per submission: failing hidden cases (CE and IE apart:
+nothing ran), how many got a puzzle (a public case, a probe, or a puzzle the search
+found), the pool runs, the findings, and the times.
 """
 
 import argparse
@@ -30,6 +34,7 @@ from grader.cases import default_manifest, load_cases  # noqa: E402
 from grader.config import CounterexamplesConfig, load_config  # noqa: E402
 from grader.grading import execute, plan  # noqa: E402
 from grader.pool import load_pool  # noqa: E402
+from grader.proofs import explain  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
 from grader.store import Store  # noqa: E402
 from grader.submissions import discover  # noqa: E402
@@ -58,29 +63,34 @@ def bench(klass: Path, runs: int, jobs: int) -> Counter:
             began = time.monotonic()
             work = plan(submissions, cases, store, probes=probes)
             execute(work, store, sandbox, config, builds, jobs=jobs)
-            counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
             probed = time.monotonic() - began
+            began = time.monotonic()
+            proven = explain(store, submissions, cases, pool, config, (sandbox, builds, jobs))
+            explained = time.monotonic() - began
             print(
-                f"\n{klass.relative_to(ROOT)}/: {len(submissions)} submissions, "
+                f"\n{klass.name}/: {len(submissions)} submissions, "
                 f"{len(cases)} cases ({sum(not c.public for c in cases)} hidden), "
                 f"{len(pool)} pool puzzles, {len(probes)} probes per submission"
             )
             print(
-                f"  {'submission':<17} {'failing hidden':>14} {'found':>5} "
-                f"{'public':>6} {'pool':>4} {'probes':>9}   none found because"
+                f"  {'submission':<24} {'failing hidden':>14} {'found':>5} "
+                f"{'public':>6} {'pool':>4} {'search':>6} {'pool runs':>9}   findings; none "
+                "found because"
             )
             for sub in submissions:
                 row, why = _submission(store, sub, cases)
                 total.update(row)
+                kinds = ",".join(f.kind for f in store.findings(sub.id, sub.content_hash))
                 reasons = "; ".join(sorted(why))
                 print(
-                    f"  {sub.id:<17} {row['failing']:>14} {row['found']:>5} "
-                    f"{row['public']:>6} {row['pool']:>4} {row['probes']:>9}   {reasons}"
+                    f"  {sub.id:<24} {row['failing']:>14} {row['found']:>5} "
+                    f"{row['public']:>6} {row['pool']:>4} {row['search']:>6} "
+                    f"{row['probes']:>9}   {kinds or '-'}; {reasons}"
                 )
     share = total["found"] / total["failing"] if total["failing"] else 0
     print(
-        f"  {'all':<17} {total['failing']:>14} {total['found']:>5} {total['public']:>6} "
-        f"{total['pool']:>4} {total['probes']:>9}"
+        f"  {'all':<24} {total['failing']:>14} {total['found']:>5} {total['public']:>6} "
+        f"{total['pool']:>4} {total['search']:>6} {total['probes']:>9}"
     )
     print(
         f"  found for {total['found']} of {total['failing']} failing hidden cases "
@@ -88,6 +98,11 @@ def bench(klass: Path, runs: int, jobs: int) -> Counter:
     )
     print(f"  grading without probes: {graded:.1f} s wall; with them: {probed:.1f} s")
     print(f"  the probes cost {probed - graded:+.1f} s ({(probed - graded) / graded:+.0%})")
+    print(
+        f"  after grading: {explained:.1f} s ({proven.runs} proof runs, "
+        f"{len(proven.properties)} properties proven, {len(proven.found)} puzzles found by "
+        f"the search): {explained / probed:.1%} of the grading with probes"
+    )
     return total
 
 
@@ -112,14 +127,25 @@ def _submission(store: Store, sub, cases) -> tuple[Counter, set[str]]:
     return row, reasons
 
 
+def variants_class(into: Path) -> Path:
+    """The algorithm mistakes of tests/mistake_variants.py, a folder each."""
+    from tests.mistake_variants import ALGORITHM_VARIANTS, variant
+
+    for mistake, language in ALGORITHM_VARIANTS:
+        variant(mistake, language, into)
+    return into
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("classes", nargs="*", type=Path, default=list(CLASSES))
+    parser.add_argument("classes", nargs="*", type=Path, default=None)
     parser.add_argument("--runs", type=int, default=CounterexamplesConfig.runs)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    for klass in args.classes:
-        bench(klass.resolve(), args.runs, args.jobs)
+    with tempfile.TemporaryDirectory(prefix="bench-variants-") as tmp:
+        classes = args.classes or [*CLASSES, variants_class(Path(tmp) / "variants")]
+        for klass in classes:
+            bench(klass.resolve(), args.runs, args.jobs)
     return 0
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from grader.cases import Case
 from grader.model import Verdict
 from grader.pool import Likeness
-from grader.store import CounterexampleRow, RunRow, Store
+from grader.store import CounterexampleRow, FindingRow, RunRow, Store
 from grader.submissions import Submission
 
 # A failure with no kind to match: nothing ran, or the grader failed.
@@ -49,7 +49,9 @@ class Seen:
 
     puzzle: Case
     kind: str  # "" for AC
-    source: str  # "public" (a public case) or "pool" (a probe)
+    # "public" (a public case), "pool" (a probe), or "search" (a pool puzzle run after the
+    # hidden cases: its puzzle may be named, never what the program printed on it)
+    source: str
     cpu_seconds: float | None = None  # what the run used (None: not known)
     verdict: str = ""
 
@@ -156,7 +158,9 @@ def find(
 
 def _growth(target: Target, seen: Sequence[Seen], cpu_limit: float | None) -> str:
     """A time-out on a puzzle larger than any public one the program finished: its
-    times there, by size, and what they say of its time here (how fast it grows)."""
+    times there, by size, and what they say of its time here (how fast it grows). Of a
+    hidden puzzle nothing is told, not its number of solutions: only that the program's
+    time grows faster than the public puzzles allow."""
     wanted = target.case.properties.solutions if target.case.properties else None
     finished = sorted(
         (s.puzzle.properties.solutions, s.cpu_seconds)
@@ -168,10 +172,12 @@ def _growth(target: Target, seen: Sequence[Seen], cpu_limit: float | None) -> st
         return ""
     by_size = dict(finished)  # one time per size: the longest (sorted last)
     shown = ", ".join(f"{_seconds(t)} ({n:,})" for n, t in _spread(sorted(by_size.items())))
+    public = target.case.public
     said = (
         f". Your program's CPU time on the public puzzles it finished, by their number of "
-        f"solutions: {shown}; this puzzle has {wanted:,} solutions"
+        f"solutions: {shown}" + (f"; this puzzle has {wanted:,} solutions" if public else "")
     )
+    here = "here" if public else "on a puzzle with as many solutions as this one"
     start = min(t for _, t in finished)  # starting up, reading, printing little
     (small, t_small), (large, t_large) = (
         finished[-2] if len(finished) > 1 else finished[0],
@@ -180,23 +186,26 @@ def _growth(target: Target, seen: Sequence[Seen], cpu_limit: float | None) -> st
     power = _power(small, t_small - start, large, t_large - start)
     if power is not None and power >= 1.5:
         need = start + (t_large - start) * (wanted / large) ** power
+        rate = f"at that rate it needs about {need:,.1f} s here, " if public else ""
         return (
             f"{said}. Its time grows about as the number of solutions to the power "
-            f"{power:.1f}: at that rate it needs about {need:,.1f} s here, more than the "
-            f"{cpu_limit:g} s limit. Look for work done again for every solution found "
-            "(each new one compared with all those found before, say)"
+            f"{power:.1f}: {rate}more than the {cpu_limit:g} s limit {here}. Look for work "
+            "done again for every solution found (each new one compared with all those "
+            "found before, say)"
         )
     linear = start + (t_large - start) * wanted / large
     if linear < cpu_limit:
+        rate = f"it would need about {linear:,.2f} s, " if public else "it would "
         return (
-            f"{said}: at the same time per solution it would need about {linear:,.2f} s, "
-            f"within the {cpu_limit:g} s limit, yet it ran out of time. Its time grows "
-            "faster than the number of solutions: look for work done again for every "
-            "solution found (each new one compared with all those found before, say)"
+            f"{said}: at the same time per solution {rate}stay within the {cpu_limit:g} s "
+            f"limit {here}, yet it ran out of time. Its time grows faster than the number "
+            "of solutions: look for work done again for every solution found (each new one "
+            "compared with all those found before, say)"
         )
+    rate = f"it needs about {linear:,.1f} s, " if public else "it needs "
     return (
-        f"{said}: at the same time per solution it needs about {linear:,.1f} s, more than "
-        f"the {cpu_limit:g} s limit: it must spend less time per solution"
+        f"{said}: at the same time per solution {rate}more than the {cpu_limit:g} s limit "
+        f"{here}: it must spend less time per solution"
     )
 
 
@@ -243,15 +252,26 @@ def record(
     cpu_limit: float | None = None,
 ) -> None:
     """Find and store, for every failing case of every submission, its counterexample
-    (from the runs already stored: nothing runs here); `cpu_limit`: the limit the runs
-    had, to say how a time-out's time grows."""
+    (from the runs already stored: nothing runs here): among the runs a student may
+    see, else among the search's runs (grader.proofs), whose puzzle alone is named;
+    `cpu_limit`: the limit the runs had, to say how a time-out's time grows."""
     for sub in submissions:
         runs = store.runs(sub.id, sub.content_hash)
         targets = targets_of(cases, runs)
         if not targets:
             continue
         try:
-            found = find(targets, _seen(store, sub, cases, pool, runs), cpu_limit)
+            seen = seen_runs(store, sub, cases, pool, runs)
+            found = find(targets, seen, cpu_limit)
+            searched = _searched(store, sub, pool)
+            explained = _by_finding(store.findings(sub.id, sub.content_hash), seen + searched)
+            for target in targets:
+                if target.case.id in explained:  # the same mistake, as the runs show it
+                    found[target.case.id] = explained[target.case.id]
+                elif isinstance(found[target.case.id], str) and target.kind:
+                    match = find([target], searched).get(target.case.id)
+                    if isinstance(match, Seen):
+                        found[target.case.id] = match
             rows = [_row(store, sub, target, found) for target in targets]
         except (RecursionError, MemoryError, ValueError, OSError) as error:
             # Feedback, never a grade: this piece is missing and named; the class goes on.
@@ -261,7 +281,7 @@ def record(
             store.record_counterexample(sub, target.case, row)
 
 
-def _seen(
+def seen_runs(
     store: Store,
     sub: Submission,
     cases: Sequence[Case],
@@ -282,6 +302,40 @@ def _seen(
     return seen
 
 
+def _by_finding(findings: Sequence[FindingRow], seen: Sequence[Seen]) -> dict[str, Seen]:
+    """Each failing case a finding (grader.relations) explains -> the public puzzle
+    that shows the same finding: one a student may see first, else one of the
+    search's; the smallest (the easiest to read)."""
+    by_id = {s.puzzle.id: s for s in seen}
+    chosen: dict[str, Seen] = {}
+    for finding in findings:
+        shown = [by_id[p] for p in finding.explains if p in by_id]
+        if not shown:
+            continue
+        best = min(shown, key=lambda s: (s.source == "search", _size(s.puzzle), s.puzzle.id))
+        for case_id in finding.explains:
+            if case_id not in by_id or by_id[case_id].source == "search":
+                chosen.setdefault(case_id, best)
+    return chosen
+
+
+def _size(puzzle: Case) -> int:
+    try:
+        return puzzle.expected.stat().st_size
+    except OSError:
+        return 0
+
+
+def _searched(store: Store, sub: Submission, pool: Sequence[Case]) -> list[Seen]:
+    """The pool runs made after the hidden ones (grader.proofs' search)."""
+    stored = store.pool_runs(sub.id, sub.content_hash)
+    return [
+        Seen(p, run.kind, "search", run.cpu_seconds, run.verdict)
+        for p in pool
+        if (run := stored.get((p.id, p.version))) is not None and run.exposed
+    ]
+
+
 def _row(
     store: Store, sub: Submission, target: Target, found: dict[str, Seen | str]
 ) -> CounterexampleRow:
@@ -293,6 +347,8 @@ def _row(
         run = store.runs(sub.id, sub.content_hash)[(puzzle.id, puzzle.version)]
         output = store.output(sub.id, sub.content_hash, puzzle.id, puzzle.version) or b""
         diagnosis = run.diagnosis
+    elif match.source == "search":
+        output, diagnosis = b"", ""  # made after the hidden runs: never shown
     else:
         diagnosis = store.pool_runs(sub.id, sub.content_hash)[(puzzle.id, puzzle.version)].diagnosis
         output = store.pool_output(sub.id, sub.content_hash, puzzle.id, puzzle.version)

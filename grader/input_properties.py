@@ -1,14 +1,13 @@
 """What a puzzle file is like, as data: its line ends, its final newline, its spaces,
 its letters, its tiles, how many solutions it has. Kept for every case in the manifest
-(`properties`, written by the test-case tooling from the files themselves), so that a
-failure on a hidden case can name what that puzzle has and every puzzle the program
-passed lacks ("this puzzle file does not end with a newline") without showing it.
+(`properties`, written by the test-case tooling from the files themselves), so that the
+pool can be searched by likeness and a failure can name a property of its puzzle once a
+counterfactual run proved it (grader.counterfactual, grader.proofs) without showing it.
 
 Computed here, from the puzzle's bytes and its expected output, by the grader and the
 tooling alike: one definition of each property."""
 
 import re
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 
 from grader.puzzle import PuzzleFormatError, count_of, is_count_line, parse_puzzle, turn
@@ -102,9 +101,7 @@ def _line_ends_words(value: str) -> str:
     }[value]
 
 
-# Each yes-or-no property: (what a puzzle with it has, what one without it has), and
-# the value that sets a puzzle apart (a missing final newline, spaces, a mark...): a
-# puzzle that lacks what others have is not told as the cause of a failure.
+# Each yes-or-no property: (what a puzzle with it has, what one without it has).
 _FLAGS = {
     "final_newline": ("ends with a line end", "does not end with a line end (no final newline)"),
     "trailing_spaces": ("has spaces at the end of a line", "has no spaces at the end of a line"),
@@ -121,7 +118,6 @@ _FLAGS = {
         "has no tile that looks the same turned half-way round",
     ),
 }
-_UNUSUAL = {"final_newline": False}  # the others: True
 _COUNTS = {"letters": "different letters", "tiles": "tile lines", "solutions": "solutions"}
 
 
@@ -132,39 +128,3 @@ def describe(name: str, value) -> str:
     if name in _FLAGS:
         return _FLAGS[name][0 if value else 1]
     return f"has {value:,} {_COUNTS[name]}"
-
-
-def _sets_apart(name: str, value) -> bool:
-    if name == "line_ends":
-        return value != "LF"
-    return value == _UNUSUAL.get(name, True)
-
-
-def distinguishing(failed: InputProperties, passed: Sequence[InputProperties]) -> list[str]:
-    """What the failing puzzle has that no puzzle the program passed has, in words for
-    its author: a value none of them shares (for a count, one outside their range).
-    Nothing when the program passed no puzzle to compare with."""
-    if not passed:
-        return []
-    said = []
-    for spec in fields(InputProperties):
-        name, value = spec.name, getattr(failed, spec.name)
-        others = [getattr(p, name) for p in passed]
-        if value is None or any(other is None for other in others):
-            continue
-        if name in _COUNTS:
-            low, high = min(others), max(others)
-            if low <= value <= high:
-                continue
-            their = f"{low:,}" if low == high else f"{low:,} to {high:,}"
-            said.append(
-                f"this puzzle {describe(name, value)}; those your program passed have {their}"
-            )
-        elif value not in others and _sets_apart(name, value):
-            kinds = sorted(set(others), key=str)
-            their = " or ".join(describe(name, other) for other in kinds)
-            said.append(
-                f"this puzzle file {describe(name, value)}, and every puzzle your program "
-                f"passed {their}"
-            )
-    return said

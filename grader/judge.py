@@ -267,6 +267,33 @@ def _uncaught(result: RunResult) -> str:
     return f"\nIt stopped on an uncaught {shown} at {where}."
 
 
+def crash_site(stderr: str) -> tuple[str, str] | None:
+    """(the exception, "file line N, in function") where an uncaught exception stopped
+    a Python or Java program, read from its error output; the message after the
+    exception's name is left out (it may quote the input). For the reader only."""
+    said = stderr[-TAIL_BYTES:].encode("utf-8", "replace")
+    frames, errors = list(_PYTHON_FRAME.finditer(said)), list(_PYTHON_ERROR.finditer(said))
+    if frames and errors:
+        name, line, function = frames[-1].groups()
+        return _text(errors[-1].group(1)), f"{_text(name)} line {_text(line)}, in {_text(function)}"
+    java = _JAVA_ERROR.search(said)
+    frame = _JAVA_FRAME.search(said, java.end()) if java else None
+    if java is None or frame is None:
+        return None
+    return _text(java.group(1)), f"{_text(frame.group(1))} line {_text(frame.group(2))}"
+
+
+def crash_line(signal_number: int | None, stderr: str) -> str:
+    """How a run crashed, told without anything it printed about its input: the
+    uncaught exception and the line of the program's own source, or the signal."""
+    site = crash_site(stderr)
+    if site is not None:
+        return f"It stopped on an uncaught {site[0]} at {site[1]}."
+    if signal_number:
+        return f"It was killed by signal {signal_number} ({_signal_name(signal_number)})."
+    return ""
+
+
 def _text(data: bytes) -> str:
     return printable(data.decode(errors="replace"))
 

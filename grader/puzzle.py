@@ -19,7 +19,8 @@ Tile = tuple[str, str, str, str]  # top, right, bottom, left, e.g. ("Y1", "G0", 
 
 _EDGE = re.compile(r"[A-Z][01]\Z")
 _NUMBER = re.compile(r"\d{1,4}")
-_FIRST_NUMBER = re.compile(r"\d{1,18}")
+# A number as a program may print it: with thousands separators ("1,620") or not.
+_FIRST_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|\d{1,18}")
 _WORDED_COUNT = re.compile(
     r"No solution found\.|1 unique solution found:|\d+ unique solutions found:"
 )
@@ -349,7 +350,7 @@ def count_of(line: str) -> int | None:
     """The number a count line states (0 for 'No solution...'), None if it states none."""
     number = _FIRST_NUMBER.search(line)
     if number:
-        return int(number.group())
+        return int(number.group().replace(",", ""))
     return 0 if line.strip().lower().startswith("no") else None
 
 

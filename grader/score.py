@@ -20,7 +20,15 @@ from grader.cases import Case
 from grader.model import NOT_GRADED, POLICY_CASE_MODES, PolicyCases, Verdict
 from grader.policy_backfill import backfilled
 from grader.rules import rules_version
-from grader.store import BuildRow, CounterexampleRow, OverrideRow, RunRow, Store, SubmissionRow
+from grader.store import (
+    BuildRow,
+    CounterexampleRow,
+    FindingRow,
+    OverrideRow,
+    RunRow,
+    Store,
+    SubmissionRow,
+)
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,9 @@ class CaseOutcome:
     # not searched). Never part of the score.
     counterexample: CounterexampleRow | None = None
     decision: Decision | None = None  # the instructor's, which outweighs the judge's
+    # Properties of its puzzle file proven to be what the program fails on: the same
+    # puzzle with only that changed passed (grader.proofs).
+    proven: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> Verdict | None:
@@ -172,6 +183,8 @@ class SubmissionReport:
     orphans: tuple[OverrideRow, ...] = ()
     # What the analysis of the sources could not read, and why: feedback that is missing.
     unread: tuple[str, ...] = ()
+    # What its runs show it does wrong (grader.relations), in order.
+    findings: tuple[FindingRow, ...] = ()
 
     def __post_init__(self) -> None:
         # A mode no branch knows would silently score as "count": refuse it outright.
@@ -305,6 +318,7 @@ def report(
     `policy_cases` is course.toml's [scoring] policy_cases."""
     runs = store.runs(submission.id, submission.content_hash)
     found = store.counterexamples(submission.id, submission.content_hash)
+    proofs = store.proofs(submission.id, submission.content_hash)
     overrides = {o.case_id: o for o in store.overrides(submission.id)}
     outcomes = []
     for case in cases:
@@ -315,7 +329,12 @@ def report(
         example = found.get((case.id, case.version)) if failed else None
         override = overrides.pop(case.id, None)
         decision = None if override is None else _decision(override, submission, case, run)
-        outcomes.append(CaseOutcome(case, run, example, decision))
+        proven = tuple(
+            prop
+            for prop, proof in proofs.get((case.id, case.version), {}).items()
+            if proof.proves and proof.rules == rules_version() and failed
+        )
+        outcomes.append(CaseOutcome(case, run, example, decision, proven))
     whole = overrides.pop("", None)
     adjustment = None if whole is None else _decision(whole, submission, None, None)
     build = store.build(submission.content_hash) if not submission.problem else None
@@ -330,6 +349,7 @@ def report(
         adjustment,
         tuple(overrides.values()),
         tuple(files.unread),
+        tuple(store.findings(submission.id, submission.content_hash)),
     )
 
 

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from functools import cache
@@ -48,6 +48,8 @@ TABLE_SINCE = {
     "pool_runs": 5,
     "counterexamples": 5,
     "exposures": 5,
+    "proofs": 8,
+    "findings": 8,
 }
 MAX_STORED_OUTPUT = 1 << 20  # bytes of a counterexample's output kept for feedback pages
 
@@ -150,6 +152,32 @@ CREATE TABLE IF NOT EXISTS counterexamples (
     reason TEXT NOT NULL,       -- why none was found ('' when one was)
     created_at REAL NOT NULL,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
+);
+-- A counterfactual run (grader.proofs): the case's puzzle with one property changed
+-- (grader.counterfactual), run after grading; it proves the property is what the program
+-- fails on when it passes. Its output is never shown.
+CREATE TABLE IF NOT EXISTS proofs (
+    submission_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    case_version TEXT NOT NULL,
+    property TEXT NOT NULL,     -- the InputProperties field changed
+    verdict TEXT NOT NULL,
+    rules TEXT,                 -- as runs.rules
+    created_at REAL NOT NULL,
+    PRIMARY KEY (submission_id, content_hash, case_id, case_version, property)
+);
+-- What a program does wrong, read from all its runs (grader.relations), in order.
+CREATE TABLE IF NOT EXISTS findings (
+    submission_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,         -- for the student: nothing of a hidden case
+    explains TEXT NOT NULL,     -- JSON: the ids of the puzzles of the failing runs it explains
+    shown_by TEXT,              -- a puzzle a student may see where it shows, or NULL
+    cap INTEGER,                -- a cap's K (kind 'cap'), else NULL
+    PRIMARY KEY (submission_id, content_hash, position)
 );
 -- Which files of a submission's folder the build got, and which it ignored (and why).
 CREATE TABLE IF NOT EXISTS submission_files (
@@ -306,6 +334,31 @@ class PoolRunRow:
     exposed: bool  # as RunRow.exposed
     cpu_seconds: float | None = None  # None: nothing ran, or stored before schema 7
     rules: str | None = None  # as RunRow.rules
+
+
+@dataclass(frozen=True)
+class ProofRow:
+    """A counterfactual run: the property it changed and how the run ended."""
+
+    changed: str  # the InputProperties field the puzzle had changed
+    verdict: Verdict
+    rules: str | None
+
+    @property
+    def proves(self) -> bool:
+        """The program passes the puzzle with only this changed."""
+        return self.verdict is Verdict.AC
+
+
+@dataclass(frozen=True)
+class FindingRow:
+    """A relation the program's runs show (grader.relations.Finding, as stored)."""
+
+    kind: str
+    text: str
+    explains: tuple[str, ...]
+    shown_by: str | None
+    cap: int | None = None  # a cap's K (kind "cap"): the most boards the program prints
 
 
 @dataclass(frozen=True)
@@ -835,10 +888,85 @@ class Store:
                 ),
             )
 
+    def record_proof(
+        self, sub: Submission, case: Case, property: str, verdict: Verdict, rules: str | None
+    ) -> None:
+        """A counterfactual run of `case` with `property` changed, and how it ended."""
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO proofs VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    sub.id,
+                    sub.content_hash,
+                    case.id,
+                    case.version,
+                    property,
+                    str(verdict),
+                    rules,
+                    time.time(),
+                ),
+            )
+
+    def proofs(
+        self, submission_id: str, content_hash: str
+    ) -> dict[tuple[str, str], dict[str, ProofRow]]:
+        """(case id, case version) -> property -> its counterfactual run."""
+        rows = self.db.execute(
+            "SELECT case_id, case_version, property, verdict, rules FROM proofs"
+            " WHERE submission_id=? AND content_hash=?",
+            (submission_id, content_hash),
+        )
+        found: dict[tuple[str, str], dict[str, ProofRow]] = {}
+        for case_id, version, prop, verdict, rules in rows:
+            found.setdefault((case_id, version), {})[prop] = ProofRow(prop, Verdict(verdict), rules)
+        return found
+
+    def record_findings(self, sub: Submission, found: Sequence[FindingRow]) -> None:
+        """What the relations found in the submission's runs (replacing the last)."""
+        with self._write() as db:
+            db.execute(
+                "DELETE FROM findings WHERE submission_id=? AND content_hash=?",
+                (sub.id, sub.content_hash),
+            )
+            db.executemany(
+                "INSERT INTO findings VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        sub.id,
+                        sub.content_hash,
+                        position,
+                        f.kind,
+                        f.text,
+                        json.dumps(list(f.explains)),
+                        f.shown_by,
+                        f.cap,
+                    )
+                    for position, f in enumerate(found)
+                ],
+            )
+
+    def findings(self, submission_id: str, content_hash: str) -> list[FindingRow]:
+        rows = self.db.execute(
+            "SELECT kind, text, explains, shown_by, cap FROM findings"
+            " WHERE submission_id=? AND content_hash=? ORDER BY position",
+            (submission_id, content_hash),
+        )
+        return [
+            FindingRow(kind, text, tuple(json.loads(explains)), shown_by, cap)
+            for kind, text, explains, shown_by, cap in rows
+        ]
+
     def forget(self, submission_id: str) -> None:
         """Drop a submission's runs (for --force)."""
         with self._write() as db:
-            for table in ("runs", "pool_runs", "counterexamples", "exposures"):
+            for table in (
+                "runs",
+                "pool_runs",
+                "counterexamples",
+                "exposures",
+                "proofs",
+                "findings",
+            ):
                 db.execute(f"DELETE FROM {table} WHERE submission_id = ?", (submission_id,))
 
     # ------------------------------------------------------------ reads

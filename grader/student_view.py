@@ -17,12 +17,17 @@ the student feedback page and the LMS feedback files made of it, Gradescope's re
 `check`.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.input_properties import distinguishing
+from grader.cases import Case
+from grader.counterfactual import SAID
+from grader.input_properties import describe
+from grader.judge import crash_line
 from grader.model import Verdict
+from grader.pool import properties
 from grader.score import CaseOutcome, SubmissionReport
-from grader.store import CounterexampleRow, RunRow
+from grader.store import CounterexampleRow, FindingRow, RunRow
 
 WITHHELD = (
     "this run came after your program had run on a hidden case, so what it printed is "
@@ -39,7 +44,11 @@ class ShownCase:
     anchor: str  # an id for links within a page
     run: RunRow | None  # its details: a public case's run a student may see, else None
     withheld: str  # why a graded public case shows no details ("" when it does)
-    apart: tuple[str, ...] = ()  # a failing case: what its puzzle has and passed ones lack
+    # A failing case: how a hidden one crashed (its exception or signal and the line of
+    # the student's own source), what the program's runs show it does wrong (the
+    # relations that explain this case), and what of its puzzle file a counterfactual
+    # run proved the program fails on.
+    apart: tuple[str, ...] = ()
 
     @property
     def public(self) -> bool:
@@ -67,9 +76,13 @@ def student_view(report: SubmissionReport) -> list[ShownCase]:
     """Every case of the report, as a student may see it, in the manifest's order."""
     shown, hidden = [], 0
     apart = set_apart(report)
+    explains = _explained(report)
     for outcome in report.outcomes:
         run = outcome.run
-        notes = apart.get(outcome.case.id, ())
+        notes = explains.get(outcome.case.id, ()) + apart.get(outcome.case.id, ())
+        if not outcome.case.public and run is not None and outcome.verdict is Verdict.RTE:
+            crashed = crash_line(run.signal, run.stderr)
+            notes = ((crashed,) if crashed else ()) + notes
         if outcome.case.public:
             visible = run is not None and not run.exposed
             withheld = WITHHELD if run is not None and run.exposed else ""
@@ -90,25 +103,46 @@ def student_view(report: SubmissionReport) -> list[ShownCase]:
     return shown
 
 
-APART_SHOWN = 2  # properties told per failing case, the puzzle file's own first
+def _explained(report: SubmissionReport) -> dict[str, tuple[str, ...]]:
+    """Each failing case (by id) -> what the program's runs show it does wrong, for the
+    relations that explain it (their words hold nothing of a hidden case)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for finding in report.findings:
+        text = finding_sentence(finding)
+        for puzzle in finding.explains:
+            found[puzzle] = found.get(puzzle, ()) + (text,)
+    return found
+
+
+def finding_sentence(finding: FindingRow) -> str:
+    """A finding as one sentence, with the public puzzle that shows it."""
+    shown = f" Public puzzle {finding.shown_by} shows it." if finding.shown_by else ""
+    return f"Across all its runs, {finding.text}.{shown}"
 
 
 def set_apart(report: SubmissionReport) -> dict[str, tuple[str, ...]]:
-    """Each failing case (by id) -> what its puzzle has that no puzzle the program
-    passed has ("this puzzle file has Windows line ends (CR LF), and every puzzle your
-    program passed has Unix line ends (LF)"), from the cases' properties."""
-    passed = [
-        o.case.properties
-        for o in report.outcomes
-        if o.verdict is Verdict.AC and o.case.properties is not None
-    ]
+    """Each failing case (by id) -> what of its puzzle file is shown to be what the
+    program fails on: the property a counterfactual run proved (the same puzzle with
+    only that changed passed: grader.proofs), never one merely unlike the puzzles it
+    passed."""
     found = {}
     for outcome in report.outcomes:
-        if outcome.verdict in _UNEXPLAINED and outcome.case.properties is not None:
-            said = distinguishing(outcome.case.properties, passed)[:APART_SHOWN]
-            if said:
-                found[outcome.case.id] = tuple(text[0].upper() + text[1:] + "." for text in said)
+        if outcome.verdict in _UNEXPLAINED and outcome.proven:
+            found[outcome.case.id] = proven_sentences(outcome.case, outcome.proven)
     return found
+
+
+def proven_sentences(case: Case, proven: Sequence[str]) -> tuple[str, ...]:
+    """What the counterfactual runs proved of the puzzle file, as sentences."""
+    return tuple(_proven(case, prop) for prop in proven)
+
+
+def _proven(case: Case, prop: str) -> str:
+    value = getattr(properties(case), prop)
+    return (
+        f"This puzzle file {describe(prop, value)}, and the same puzzle {SAID[prop]} "
+        "passes: that alone is what your program fails on."
+    )
 
 
 # A failure a property of its puzzle may explain (not a build, nor the grader's own).

@@ -182,6 +182,157 @@ VARIANTS: dict[tuple[str, str], list[tuple[str, str]]] = {
     ],
 }
 
+# ---------------------------------------------------------------- algorithm mistakes, for
+# the relations (grader.relations) to name without a rule written for any of them
+
+C_SEARCH_HEAD = "static void search(int pos, unsigned used)\n{\n    if (pos == NTILES) {"
+CPP_SEARCH_HEAD = "  void Search(int pos, unsigned used) {\n    if (pos == kTiles) {"
+JAVA_SEARCH_HEAD = "    private void search(int pos) {\n        if (pos == TILES) {"
+PY_PLACE_HEAD = "    def place(pos):\n        if pos == 9:"
+PY_SOLUTIONS = (
+    "    solutions = sorted(\n"
+    '        ("".join(str(n) for n, _ in board), draw(board)) for board in solve(tiles)\n'
+    "    )\n"
+)
+C_PARTNER_CHECK = """    build_placements();
+    for (int t = 0; t < NTILES; t++)
+        for (int s = 0; s < 4; s++) {
+            int want = edge_code(edges[t][s]) ^ 1, found = 0;
+            for (int u = 0; u < NTILES; u++)
+                for (int r = 0; r < 4; r++)
+                    found |= u != t && edge_code(edges[u][r]) == want;
+            if (!found) { /* an edge nobody matches: no solution */
+                print_output();
+                return 0;
+            }
+        }
+"""
+ALGORITHM_VARIANTS: dict[tuple[str, str], list[tuple[str, str]]] = {
+    # the search stops at the first solution it finds
+    ("first-only", "c"): [
+        (
+            C_SEARCH_HEAD,
+            C_SEARCH_HEAD.replace(
+                "{\n    if (pos", "{\n    if (nsols)\n        return;\n    if (pos"
+            ),
+        )
+    ],
+    ("first-only", "cpp"): [
+        (
+            CPP_SEARCH_HEAD,
+            CPP_SEARCH_HEAD.replace(
+                "{\n    if (pos", "{\n    if (!keys_.empty()) return;\n    if (pos"
+            ),
+        )
+    ],
+    ("first-only", "java"): [
+        (
+            JAVA_SEARCH_HEAD,
+            JAVA_SEARCH_HEAD.replace(
+                "{\n        if (pos",
+                "{\n        if (!solutions.isEmpty()) {\n            return;\n        }\n        if (pos",
+            ),
+        )
+    ],
+    ("first-only", "python"): [
+        (
+            PY_PLACE_HEAD,
+            "    def place(pos):\n        if found:\n            return\n        if pos == 9:",
+        )
+    ],
+    # room for 1,000 solutions, the rest dropped without a word
+    ("cap-1000", "c"): [
+        (
+            "static void save_solution(void)\n{\n",
+            "static void save_solution(void)\n{\n    if (nsols == 1000)\n        return; /* room for 1000 */\n",
+        )
+    ],
+    ("cap-1000", "python"): [
+        (
+            "        if pos == 9:\n            found.append(list(board))",
+            "        if pos == 9:\n            if len(found) < 1000:\n                found.append(list(board))",
+        )
+    ],
+    # boards told apart by their edges alone: two that swap alike tiles are kept as one
+    ("merged-by-edges", "python"): [
+        (
+            PY_SOLUTIONS,
+            "    kept, seen = [], set()\n"
+            "    for board in solve(tiles):\n"
+            "        if tuple(e for _, e in board) not in seen:\n"
+            "            seen.add(tuple(e for _, e in board))\n"
+            "            kept.append(board)\n"
+            '    solutions = sorted(("".join(str(n) for n, _ in b), draw(b)) for b in kept)\n',
+        )
+    ],
+    ("merged-by-edges", "java"): [
+        (
+            "            solutions.add(record());\n",
+            "            Solution found = record();\n"
+            '            String edges = found.drawing().replaceAll("[0-9](?= )", "");\n'
+            "            for (Solution s : solutions) {\n"
+            '                if (s.drawing().replaceAll("[0-9](?= )", "").equals(edges)) {\n'
+            "                    return;\n"
+            "                }\n"
+            "            }\n"
+            "            solutions.add(found);\n",
+        )
+    ],
+    # a half matched with the same half (0 with 0, 1 with 1)
+    ("same-half", "cpp"): [
+        ("pieces_[cell_[pos - 1]].edge[kRight] ^ 1", "pieces_[cell_[pos - 1]].edge[kRight]"),
+        ("pieces_[cell_[pos - 3]].edge[kBottom] ^ 1", "pieces_[cell_[pos - 3]].edge[kBottom]"),
+    ],
+    ("same-half", "java"): [("a.charAt(1) != b.charAt(1)", "a.charAt(1) == b.charAt(1)")],
+    ("same-half", "python"): [
+        ('    return edge[0] + ("1" if edge[1] == "0" else "0")', "    return edge")
+    ],
+    # "no solution" as soon as an edge has no partner on another tile (border edges need none)
+    ("needs-partner", "c"): [("    build_placements();\n", C_PARTNER_CHECK)],
+    ("needs-partner", "python"): [
+        (
+            PY_SOLUTIONS,
+            PY_SOLUTIONS + "    for t, tile in enumerate(tiles):\n"
+            "        others = [e for u, other in enumerate(tiles) if u != t for e in other]\n"
+            "        if any(matching(e) not in others for e in tile):\n"
+            "            solutions = []\n",
+        )
+    ],
+    # one recursive call per printed board: Python stops at about 1,000 levels
+    ("recursive-print", "python"): [
+        (
+            '    out.append("\\n".join(drawing for _, drawing in solutions))\n',
+            "    def boards(rest):\n"
+            "        if not rest:\n"
+            '            return ""\n'
+            "        tail = boards(rest[1:])\n"
+            '        return rest[0][1] + ("\\n" + tail if tail else "")\n\n'
+            "    out.append(boards(solutions))\n",
+        )
+    ],
+    # only the hand-out's four colours known: any other letter read as Y
+    ("four-colours", "c"): [
+        (
+            "static int edge_code(const char *e)\n{\n    return (e[0] - 'A') * 2 + (e[1] - '0');\n}",
+            "static int edge_code(const char *e)\n{\n"
+            '    const char *at = strchr("YGRB", e[0]);\n'
+            "    return (at ? (int)(at - \"YGRB\") : 0) * 2 + (e[1] - '0');\n}",
+        )
+    ],
+}
+# CR LF not handled: the \r stays in each tile's last edge
+ALGORITHM_VARIANTS[("crlf-blind", "python")] = [
+    (
+        'with open(path, newline="") as f:\n        lines = [line.strip() for line in f.read().splitlines()]',
+        'with open(path, newline="") as f:\n        lines = f.read().split("\\n")',
+    ),
+    (
+        '    return [tuple(edge.strip() for edge in line.split(",")) for line in lines if line]',
+        '    return [tuple(line.split(",")) for line in lines if line]',
+    ),
+]
+VARIANTS.update(ALGORITHM_VARIANTS)
+
 
 def variant(mistake: str, language: str, into: Path) -> Path:
     """The correct program of `language` with `mistake` written into it, in a folder of

@@ -12,6 +12,7 @@ from grader.bonus import award
 from grader.cases import Case
 from grader.config import CourseConfig, LeaderboardConfig
 from grader.model import Verdict
+from grader.rules import rules_version
 from grader.score import report
 from grader.store import LeaderboardSession, SessionProgram, Store
 from grader.teams import Member, Team, Teams
@@ -34,7 +35,7 @@ def hand_in(store: Store, sid: str, content: str = "", verdicts=("AC", "AC"), ca
     )
     store.record_submission(sub)
     for c, verdict in zip(cases, verdicts):
-        store.record_run(sub, c, Verdict(verdict), "")
+        store.record_run(sub, c, Verdict(verdict), "", rules=rules_version())
 
 
 def teams_of(*sids: str, replaced: dict | None = None) -> Teams:

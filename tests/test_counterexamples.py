@@ -292,12 +292,13 @@ def timed(puzzle_id, cpu, verdict="AC"):
 
 def test_a_time_out_on_a_larger_puzzle_says_how_the_time_grows():
     """4,518 solutions against 323 at most in the public runs: at the same time per
-    solution the program would finish: its time grows faster."""
+    solution the program would finish: its time grows faster. Nothing of the hidden
+    puzzle is told: not its number of solutions, nor the time it would take."""
     runs = [timed("one-solution-1", 0.002), timed("large-3-letters-1", 0.010)]
     reason = find([target("timed-2-letters-b", "TLE")], runs, cpu_limit=1.0)["timed-2-letters-b"]
     assert "2.0 ms (1), 10.0 ms (314)" in reason  # its size: the pool puzzle's solutions
-    assert "this puzzle has 4,518 solutions" in reason
-    assert "within the 1 s limit, yet it ran out of time" in reason
+    assert "4,518" not in reason and "4518" not in reason
+    assert "stay within the 1 s limit on a puzzle with as many solutions" in reason
     assert "grows faster than the number of solutions" in reason
     # per solution too slow already: the time per solution is what must change
     slow = [timed("one-solution-1", 0.002), timed("large-3-letters-1", 0.9)]

@@ -1,10 +1,9 @@
-"""What a puzzle file is like (grader.input_properties), and what sets a failing puzzle
-apart from those a program passed, in words."""
+"""What a puzzle file is like (grader.input_properties), and its properties in words."""
 
 import pytest
 
 from grader.cases import load_cases
-from grader.input_properties import distinguishing, from_json, properties_of
+from grader.input_properties import describe, from_json, properties_of
 from tests.helpers import ROOT, SAMPLE_EXPECTED, SAMPLE_TEXT
 
 pytestmark = pytest.mark.fast
@@ -37,18 +36,10 @@ def test_each_property_is_read_from_the_bytes(puzzle, name, value):
     assert getattr(properties_of(puzzle), name) == value
 
 
-def test_what_sets_a_puzzle_apart_is_what_no_passed_puzzle_shares():
-    passed = [properties_of(SAMPLE, SAMPLE_EXPECTED)]
-    failed = properties_of(SAMPLE.replace(b"\n", b"\r\n").rstrip(b"\r\n"), SAMPLE_EXPECTED)
-    assert distinguishing(failed, passed) == [
-        "this puzzle file has Windows line ends (CR LF), and every puzzle your program "
-        "passed has Unix line ends (LF)",
-        "this puzzle file does not end with a line end (no final newline), and every puzzle "
-        "your program passed ends with a line end",
-    ]
-    assert distinguishing(failed, []) == []  # nothing passed: nothing to compare with
-    # lacking what the passed ones have is no reason to fail
-    assert distinguishing(passed[0], [failed]) == []
+def test_a_property_in_words():
+    assert describe("line_ends", "CRLF") == "has Windows line ends (CR LF)"
+    assert describe("final_newline", False) == ("does not end with a line end (no final newline)")
+    assert describe("solutions", 1548) == "has 1,548 solutions"
 
 
 def test_the_manifest_keeps_each_cases_properties_as_its_files_are():

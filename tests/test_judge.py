@@ -321,16 +321,18 @@ def test_the_judgement_carries_whether_only_the_policy_decides():
 
 
 CRLF_PUZZLE = PUZZLE.replace(b"\n", b"\r\n")
-FOUND_NOTHING = SAMPLE_EXPECTED[: SAMPLE_EXPECTED.index(b"\n\n") + 2] + b"No solution found.\n"
+# The last edge of the first tile keeps the \r it read: the output shows it.
+CARRIED_CR = SAMPLE_EXPECTED.replace(b"B1>\n", b"B1\r>\n", 1)
 
 
 def test_the_puzzle_reaches_the_comparison():
-    """Finding nothing in a puzzle with CR LF line ends is blamed on reading the input."""
-    crlf = judge(result(FOUND_NOTHING), case(), SAMPLE_EXPECTED, CRLF_PUZZLE, LIMITS)
-    plain = judge(result(FOUND_NOTHING), case(), SAMPLE_EXPECTED, PUZZLE, LIMITS)
+    """A \r the output carries from a puzzle with CR LF line ends is blamed on reading
+    the input; the same output for a plain puzzle says nothing of the input."""
+    crlf = judge(result(CARRIED_CR), case(), SAMPLE_EXPECTED, CRLF_PUZZLE, LIMITS)
+    plain = judge(result(CARRIED_CR), case(), SAMPLE_EXPECTED, PUZZLE, LIMITS)
     assert crlf.verdict is plain.verdict is Verdict.WA
     assert crlf.diagnosis.startswith("the puzzle file of this case ends its lines with CR LF")
-    assert "CR LF" not in plain.diagnosis
+    assert "CRLF input" not in plain.diagnosis
 
 
 # ------------------------------------------------------------------ command and run_case
@@ -401,7 +403,7 @@ def test_unreadable_expected_output_is_an_internal_error(tmp_path: Path):
 def test_run_case_judges_against_the_cases_own_puzzle_file(tmp_path: Path):
     puzzle = tmp_path / "crlf.txt"
     puzzle.write_bytes(CRLF_PUZZLE)
-    sandbox = FakeSandbox(on_run=lambda request: result(FOUND_NOTHING))
+    sandbox = FakeSandbox(on_run=lambda request: result(CARRIED_CR))
     artifact = Artifact(ok=True, folder=tmp_path, log="")
     judgement = run_case(artifact, DEFAULT_LANGUAGES["c"], case(input=puzzle), sandbox, LIMITS)
     assert judgement.verdict is Verdict.WA

@@ -101,7 +101,8 @@ def test_the_students_page_and_gradescope_name_what_sets_a_hidden_puzzle_apart(g
     with Store(root / "results" / DB_NAME) as store:
         page = render_page(result, store, student=True, generated="now")
     assert "does not end with a line end (no final newline)" in page
-    assert "no-final-newline" not in page.split("pool puzzle")[0]  # the hidden case unnamed
+    # the hidden case unnamed (pool puzzles may have names alike)
+    assert not re.search(r"(?<![\w-])no-final-newline(?![\w-])", page)
     shown = next(c for c in student_view(result) if c.verdict is Verdict.RTE)
     assert "does not end with a line end" in case_output(shown)
 
@@ -109,7 +110,8 @@ def test_the_students_page_and_gradescope_name_what_sets_a_hidden_puzzle_apart(g
 def test_a_time_out_says_how_the_programs_time_grows(tmp_path):
     """A check for duplicates that compares each solution with all those kept before
     it: fast on every public puzzle, out of time on a hidden one with thousands of
-    solutions. The student reads the size and the program's times on public puzzles."""
+    solutions. The student reads the program's times on public puzzles, never the hidden
+    puzzle's size."""
     results = graded(
         tmp_path,
         ("quadratic",),
@@ -121,8 +123,8 @@ def test_a_time_out_says_how_the_programs_time_grows(tmp_path):
         (shown,) = [c for c in student_view(result) if c.verdict is not Verdict.AC]
         assert shown.verdict is Verdict.TLE and not shown.public
         reason = shown.counterexample.reason
-        assert "this puzzle has 4,518 solutions" in reason, reason
-        assert re.search(r"\(3\d\d\); this puzzle", reason)  # the pool's large one, a probe
+        assert "4,518" not in reason, reason
+        assert re.search(r"\(3\d\d\)[.:]", reason)  # the pool's large one, a probe
         assert "grows faster than the number of solutions" in reason or (
             language == "python" and "less time per solution" in reason
         ), reason

@@ -11,6 +11,7 @@ from grader import leaderboard as lb
 from grader.cases import load_cases
 from grader.config import load_config
 from grader.model import Verdict
+from grader.rules import rules_version
 from grader.store import OverrideRow, Store
 from grader.submissions import load
 from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, make_cases
@@ -184,8 +185,8 @@ def test_a_decided_verdict_makes_a_program_eligible_for_the_leaderboard(tmp_path
     config, cases, amy = amy_on_two_cases(tmp_path)
     with Store(tmp_path / "g.db") as store:
         store.record_submission(amy)
-        store.record_run(amy, cases[0], Verdict.WA, "count line wrong")
-        store.record_run(amy, cases[1], Verdict.AC, "")
+        store.record_run(amy, cases[0], Verdict.WA, "count line wrong", rules=rules_version())
+        store.record_run(amy, cases[1], Verdict.AC, "", rules=rules_version())
         row = store.submission("amy")
         assert lb.eligibility(row, store, cases, config) == (None, "WA on 1 case")
         store.record_override(

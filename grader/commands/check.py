@@ -1,5 +1,5 @@
 """`grader check PATH`: a student's self-check of one program on the public cases and
-puzzles of the pool (with --pool, every one: what the student kit runs), in a scratch
+every puzzle of the pool (what the student kit runs too), in a scratch
 folder (nothing is kept); one screen (grader.reports.check_report), or every case in
 full with --details; exit status 0 only when every case and pool puzzle run passes."""
 
@@ -7,7 +7,6 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from grader import counterexamples
 from grader.cases import Case, default_manifest, load_cases
 from grader.commands.console import run_with_progress, warn
 from grader.commands.options import add_jobs_option, positive_jobs
@@ -15,7 +14,14 @@ from grader.config import CourseConfig, load_config
 from grader.errors import UsageError, run_entry_point
 from grader.grading import ThreadExecutor, plan
 from grader.pool import load_pool
-from grader.reports.check_report import PoolRun, check_report, passed, verdict_line
+from grader.proofs import explain
+from grader.reports.check_report import (
+    PoolRun,
+    check_report,
+    passed,
+    pool_report,
+    verdict_line,
+)
 from grader.reports.terminal import build_report, case_report
 from grader.sandbox import make_sandbox
 from grader.score import Standing, SubmissionReport, report
@@ -44,8 +50,8 @@ def _options(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--pool",
         action="store_true",
-        help="run every puzzle of the pool too (public puzzles like the hidden cases), not "
-        "only the few the grader runs as probes",
+        help="kept for old scripts: every check runs every puzzle of the pool (public "
+        "puzzles like the hidden cases), as the student kit does",
     )
     check.add_argument("--details", action="store_true", help="every case in full, not one screen")
     check.add_argument(
@@ -88,28 +94,24 @@ def run(args: argparse.Namespace) -> int:
         with Store(folder / DB_NAME) as store:
             sandbox = make_sandbox(config.sandbox, warn=warn)
             pool = load_pool(manifest)
-            probes = (
-                []
-                if args.case
-                else list(pool)
-                if args.pool
-                else counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
-            )
+            probes = [] if args.case else list(pool)  # the whole pool: as the kit
             work = plan(submissions, cases, store, probes=probes)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, False)
-            counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
+            explain(store, submissions, cases, pool, config, (sandbox, folder / "builds", jobs))
             row = store.recorded(submissions[0].id)
             result = report(store, row, cases, config.policy_cases)
             stored = store.pool_runs(row.id, row.content_hash)
+            proofs = store.proofs(row.id, row.content_hash)
     ran = [
-        PoolRun(p, run.verdict, run.kind, run.diagnosis)
+        PoolRun(p, run.verdict, run.kind, run.diagnosis, _proven(proofs, p))
         for p in probes
         if (run := stored.get((p.id, p.version))) is not None
     ]
     if args.details:
         print(build_report(result))
         print(case_report(result, instructor=False, cpu_limit=config.limits.cpu_seconds))
+        print(pool_report(ran))
         print(verdict_line(result, ran, bool(args.case)).strip())
     else:
         print(check_report(result, ran, bool(args.case))[0])
@@ -142,6 +144,12 @@ def _mark(mark: Path, lines: list[str]) -> None:
             handle.writelines(line + "\n" for line in lines)
     except OSError as error:
         raise UsageError(f"{mark}: cannot write: {error.strerror or error}") from None
+
+
+def _proven(proofs: dict, puzzle: Case) -> tuple[str, ...]:
+    """The properties of a pool puzzle's file proven to be what the program fails on."""
+    found = proofs.get((puzzle.id, puzzle.version), {})
+    return tuple(prop for prop, proof in found.items() if proof.proves)
 
 
 def _submission(path: Path, config: CourseConfig) -> list[Submission]:

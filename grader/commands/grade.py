@@ -34,10 +34,11 @@ from grader.grading import ThreadExecutor, plan
 from grader.late import worth_showing
 from grader.model import Verdict
 from grader.pool import load_pool
+from grader.proofs import explain
 from grader.rejudge import rejudge
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import summary_table
-from grader.sandbox import Sandbox
+from grader.sandbox import Sandbox, SandboxUnavailable, isolating_sandbox
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
 from grader.submissions import survey
@@ -239,12 +240,31 @@ def _grade_into(
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, force)
             sandbox_name = sandbox.name
-        counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
+        # On a cluster the proofs run here where this machine can isolate programs;
+        # where it cannot, the claims stay unproven (so unsaid).
+        prover = sandbox or _client_sandbox(config)
+        proving = None if prover is None else (prover, folder / "builds", jobs)
+        proven = explain(store, submissions, cases, pool, config, proving)
+        if proven.runs:
+            say(
+                f"{proven.runs} run(s) after grading to prove what the feedback says "
+                f"({proven.seconds:.1f} s): {len(proven.properties)} propert(ies) shown to be "
+                f"what a program fails on, {len(proven.found)} public puzzle(s) found failing "
+                "like a case"
+            )
         reports = [
             report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
         ]
         store.record_grade_finished()
     return sandbox_name, reports
+
+
+def _client_sandbox(config: CourseConfig) -> Sandbox | None:
+    """This machine's sandbox for the proofs after a cluster's grading, if it has one."""
+    try:
+        return isolating_sandbox(config.sandbox, warn=lambda message: None)
+    except SandboxUnavailable:
+        return None
 
 
 def _grade_on_cluster(address, work, store, config, cases, force) -> str:

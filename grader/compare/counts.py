@@ -1,6 +1,8 @@
 """The count line: missing, misplaced, wrongly worded, or stating another number
 than the puzzle has or than the boards printed."""
 
+import re
+
 from grader.compare.lines import quote
 from grader.compare.ranking import Issue, Rank
 from grader.puzzle import PrintedOutput, Tile, is_symmetric
@@ -50,8 +52,17 @@ def count_issues(
     return issues
 
 
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)")  # 1,620: a number with thousands separators
+
+
 def _count_message(want: int, want_text: str, stated: int | None, text: str, line: int) -> str:
     got = quote(text)
+    grouped = _GROUPED.search(text)
+    if grouped and stated == want:
+        return (
+            f"the count line (line {line}) writes the number with a thousands separator "
+            f"({grouped.group()}): print its digits alone, {quote(want_text)}, not {got}"
+        )
     if want == 0 and stated:
         return (
             f"the count line (line {line}) says {_solutions(stated)}, but the puzzle has none: "

@@ -41,7 +41,13 @@ from grader.reports.html_page import render
 from grader.reports.terminal import counterexample_heading
 from grader.score import CaseOutcome, SubmissionReport, format_score, shown_score
 from grader.store import MAX_STORED_OUTPUT, RunRow, Store
-from grader.student_view import ShownCase, set_apart, shown_decisions, student_view
+from grader.student_view import (
+    ShownCase,
+    finding_sentence,
+    set_apart,
+    shown_decisions,
+    student_view,
+)
 from grader.teams import Team, Teams
 from grader.text import cut, printable, shorten
 
@@ -201,6 +207,7 @@ def _summary(
         "max_score": format_score(result.max_score),
         "unsettled": _unsettled(result, student),
         "unread": [printable(why) for why in result.unread],
+        "findings": [printable(finding_sentence(f)) for f in result.findings],
         "policy_note": result.policy_note,
         "counts": [
             (v, result.verdict_counts[v]) for v in VERDICT_ORDER if result.verdict_counts.get(v)
@@ -388,6 +395,16 @@ def _counterexample(outcome: CaseOutcome) -> dict:
     found = outcome.counterexample
     example: dict = {"heading": counterexample_heading(outcome), "found": False}
     if found is None or not found.found:
+        return example
+    if found.source == "search":  # run after the hidden cases: what it printed is not shown
+        example.update(
+            found=True,
+            input=printable(found.input).rstrip(),
+            diagnosis="",
+            rows=[],
+            expected=_head(printable(found.expected).rstrip("\n")),
+            output="(not shown: run it yourself)",
+        )
         return example
     diff = line_diff(found.expected, found.output, max_rows=PAGE_DIFF_ROWS)
     example.update(

@@ -99,8 +99,9 @@ On Windows, `py check.py path\\to\\puzzlesolver.c` works too; on macOS and Linux
 command may be `python3`. Give it your source file (`puzzlesolver.c`,
 `puzzlesolver.cpp`, `PuzzleSolver.java` or `puzzlesolver.py`) or the folder holding
 it. For a failure it says what caused it where it can tell (the way the program ends,
-where it reads its puzzle from...), where the output first differs, what sets the
-puzzle apart from those your program passed, and a smaller public puzzle that fails
+where it reads its puzzle from...), where the output first differs, what all its runs
+show it does wrong, a property of the puzzle file only where a run proved it (the same
+puzzle without it passes), and a smaller public puzzle that fails
 the same way when there is one. Exit status 0 means every public case and every pool
 puzzle passes.
 

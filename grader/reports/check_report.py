@@ -2,8 +2,8 @@
 everything. The build, a line per public case, a line on the pool's puzzles (public
 puzzles like the hidden cases: CR LF line ends, no final newline, thousands of
 solutions...), then the first failure explained in full (its root cause, the first
-difference, what sets its puzzle apart, a public puzzle that fails alike) and one line
-for each other kind of failure. Times are labelled by what measured them: "CPU", or
+difference, a property of its puzzle file a run proved it fails on, a public puzzle that
+fails alike), one line for each other kind of failure, and what all its runs show. Times are labelled by what measured them: "CPU", or
 "wall" where nothing here counts CPU time."""
 
 import textwrap
@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from grader.cases import Case
-from grader.input_properties import distinguishing
 from grader.model import CpuAccounting, Verdict
 from grader.reports.terminal import build_report, counterexample_heading, verdict_summary
 from grader.score import CaseOutcome, SubmissionReport, shown_score
+from grader.student_view import proven_sentences
 from grader.text import shorten
 
 DIAGNOSIS_LINES = 12  # of the first failure's diagnosis
@@ -30,6 +30,7 @@ class PoolRun:
     verdict: str
     kind: str
     diagnosis: str
+    proven: tuple[str, ...] = ()  # properties of its file proven to be what it fails on
 
 
 def check_report(
@@ -46,12 +47,10 @@ def check_report(
     if pool:
         lines.append(_pool_line(pool, failed_pool))
     failures = [o for o in public if o.verdict not in (Verdict.AC, None)]
-    fine = [o.case.properties for o in public if o.verdict is Verdict.AC and o.case.properties]
-    fine += [r.puzzle.properties for r in pool if r.verdict == Verdict.AC and r.puzzle.properties]
     if failures:
         first = failures[0]
         lines += _explained(first.case, first.verdict, first.run.diagnosis if first.run else "")
-        lines += _apart(first.case, fine)
+        lines += _apart(first.case, first.proven)
         if not chosen:  # one case alone: nothing else ran to compare it with
             lines.append("  " + counterexample_heading(first))
         shown = first.run.kind if first.run else ""
@@ -59,11 +58,39 @@ def check_report(
     elif failed_pool:
         first_pool = failed_pool[0]
         lines += _explained(first_pool.puzzle, first_pool.verdict, first_pool.diagnosis)
-        lines += _apart(first_pool.puzzle, fine)
+        lines += _apart(first_pool.puzzle, first_pool.proven)
         lines.append(f"  its file: testcases/pool/public/{first_pool.puzzle.input.name}")
         lines += _other_kinds([], failed_pool[1:], first_pool.kind)
+    lines += findings_lines(report)
     lines.append(verdict_line(report, pool, chosen))
     return "\n".join(line for line in lines if line), passed(report, pool)
+
+
+def findings_lines(report: SubmissionReport) -> list[str]:
+    """What the program's runs show it does wrong (grader.relations), wrapped."""
+    lines = []
+    for finding in report.findings:
+        shown = f" (public puzzle {finding.shown_by} shows it)" if finding.shown_by else ""
+        lines.append(
+            textwrap.fill(
+                f"Across its runs: {finding.text}{shown}.",
+                WIDTH,
+                subsequent_indent="  ",
+            )
+        )
+    return ["", *lines] if lines else []
+
+
+def pool_report(pool: Sequence[PoolRun]) -> str:
+    """`--details`: every pool puzzle run, each failure with its diagnosis in full and
+    what a run proved of its file."""
+    lines = []
+    for run in pool:
+        lines.append(f"{run.verdict:<4} pool puzzle {run.puzzle.id} (testcases/pool/public/)")
+        if run.verdict != Verdict.AC:
+            lines += ["       " + line for line in run.diagnosis.splitlines()]
+            lines += ["       " + said for said in proven_sentences(run.puzzle, run.proven)]
+    return "\n".join(lines)
 
 
 def passed(report: SubmissionReport, pool: Sequence[PoolRun]) -> bool:
@@ -116,13 +143,11 @@ def _explained(case: Case, verdict: str | None, diagnosis: str) -> list[str]:
     return lines
 
 
-def _apart(case: Case, fine: Sequence) -> list[str]:
-    """What sets the puzzle apart from those the program passed."""
-    if case.properties is None:
-        return []
+def _apart(case: Case, proven: Sequence[str]) -> list[str]:
+    """What of the puzzle file a counterfactual run proved the program fails on."""
     return [
         textwrap.fill(said, WIDTH, initial_indent="  ", subsequent_indent="    ")
-        for said in distinguishing(case.properties, fine)[:2]
+        for said in proven_sentences(case, proven)
     ]
 
 

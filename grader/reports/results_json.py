@@ -83,6 +83,10 @@ def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | 
         },
         "cases": [_case(outcome) for outcome in report.outcomes],
         "overrides": [_decision(d) for d in report.decisions],
+        "findings": [
+            {"kind": f.kind, "text": f.text, "explains": list(f.explains), "shown_by": f.shown_by}
+            for f in report.findings
+        ],
     }
     if teams is not None:
         entry["team"] = teams.as_json(sub.id)
@@ -129,6 +133,8 @@ def _case(outcome: CaseOutcome) -> dict:
     }
     if outcome.decision is not None:
         entry["judged"] = outcome.judged
+    if outcome.proven:
+        entry["proven"] = list(outcome.proven)
     if run is not None:
         entry.update(
             cpu_seconds=run.cpu_seconds,

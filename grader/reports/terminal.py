@@ -15,7 +15,7 @@ from grader.score import (
     shown_score,
 )
 from grader.sensitivity import SHARE, near_limit, sensitive_cases
-from grader.student_view import set_apart
+from grader.student_view import finding_sentence, set_apart
 from grader.teams import Team, Teams
 from grader.text import printable, shorten
 
@@ -214,6 +214,7 @@ def case_report(
         lines.extend("       " + note for note in apart.get(case.id, ()))
         if verdict not in (Verdict.AC, Verdict.CE, "not graded"):
             lines.extend("       " + line for line in counterexample_lines(outcome))
+    lines += [f"what the runs show: {finding_sentence(f)}" for f in report.findings]
     return "\n".join(lines)
 
 
@@ -225,11 +226,17 @@ def counterexample_heading(outcome: CaseOutcome) -> str:
         other = " other" if outcome.case.public else ""
         return f"No{other} public puzzle fails the same way: {reason}."
     where = (
-        f"pool puzzle {found.puzzle_id} (testcases/pool/public/{found.puzzle_id}.txt)"
-        if found.source == "pool"
-        else f"public case {found.puzzle_id}"
+        f"public case {found.puzzle_id}"
+        if found.source == "public"
+        else f"pool puzzle {found.puzzle_id} (testcases/pool/public/{found.puzzle_id}.txt)"
     )
     what = "Another public puzzle, no larger," if outcome.case.public else "A public puzzle"
+    if found.source == "search":  # run after the hidden cases: its output is never shown
+        return (
+            f"{what} that fails the same way, to run and debug: {where} (the grader ran "
+            "it after your hidden cases, so what your program printed there is not shown: "
+            "run it yourself)"
+        )
     return f"{what} that fails the same way, to run and debug: {where}"
 
 
@@ -240,6 +247,11 @@ def counterexample_lines(outcome: CaseOutcome, shown: int = SHOWN_LINES) -> list
     found = outcome.counterexample
     if found is None or not found.found:
         return lines
+    if found.source == "search":
+        return lines + [
+            "  its input:",
+            *("    " + line for line in _first_lines(found.input, shown)),
+        ]
     for title, text in (
         ("its input", found.input),
         ("expected output", found.expected),
