@@ -34,7 +34,7 @@ from grader.cases import default_manifest, load_cases  # noqa: E402
 from grader.config import CounterexamplesConfig, load_config  # noqa: E402
 from grader.grading import execute, plan  # noqa: E402
 from grader.pool import load_pool  # noqa: E402
-from grader.proofs import explain  # noqa: E402
+from grader.proofs import Proving, explain  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
 from grader.store import Store  # noqa: E402
 from grader.submissions import discover  # noqa: E402
@@ -65,7 +65,9 @@ def bench(klass: Path, runs: int, jobs: int) -> Counter:
             execute(work, store, sandbox, config, builds, jobs=jobs)
             probed = time.monotonic() - began
             began = time.monotonic()
-            proven = explain(store, submissions, cases, pool, config, (sandbox, builds, jobs))
+            proven = explain(
+                store, submissions, cases, pool, config, Proving(sandbox, builds, jobs)
+            )
             explained = time.monotonic() - began
             print(
                 f"\n{klass.name}/: {len(submissions)} submissions, "

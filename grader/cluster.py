@@ -8,7 +8,9 @@ The unit of work is one submission's build, then its pending cases in tasks of
 ran, so a worker usually builds a content once; a task that lands elsewhere
 builds there, once per worker). A TLE holds up only its own task. Units are
 submitted a few per worker thread at a time, so a class of 50,000 does not put
-250,000 tasks on the scheduler at once.
+250,000 tasks on the scheduler at once. A session is two phases (grader.grading's
+rule): every build, public case and probe of the class, then, once all have ended, the
+hidden cases of every submission.
 
 This process stays the only writer of the store: every outcome is delivered to
 grading.grade the moment its task returns. A worker lost mid-task: Dask runs the
@@ -102,6 +104,12 @@ class _Unit:
     cases: list[Case]
     probes: list[Case] = field(default_factory=list)
     futures: dict[object, list[Case] | None] = field(default_factory=dict)  # None: build
+    artifact: Artifact | None = None  # its build, once delivered
+    source: object = None  # what a worker builds it from (cluster_worker.Source)
+
+    @property
+    def hidden(self) -> list[Case]:
+        return [case for case in self.cases if not case.public]
 
 
 class ClusterExecutor:
@@ -118,7 +126,6 @@ class ClusterExecutor:
         self.refused: set[str] = set()
 
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
-        from distributed import as_completed
 
         pending: list[_Unit] = []
         for sub in work.submissions:
@@ -142,9 +149,26 @@ class ClusterExecutor:
             pure=False,
         )
         self.deliver, self.force = deliver, force
+        try:
+            # THE RULE (grader.grading): every build and visible run of every
+            # submission ends before any hidden run starts, on every worker.
+            self._phase(list(reversed(pending)), self._submit)
+            hidden = [u for u in pending if u.hidden and u.artifact is not None and u.artifact.ok]
+            for unit in hidden:
+                self.deliver(HiddenStarting(unit.sub))
+            self._phase(list(reversed(hidden)), self._submit_hidden)
+        finally:
+            with contextlib.suppress(Exception):  # the cluster may be gone
+                self.client.cancel([self.case_data])
+
+    def _phase(self, pending: list[_Unit], submit: Callable[[_Unit], None]) -> None:
+        """Submit each unit's tasks of this phase, a window at a time (pop() from the end:
+        submissions go out in class order), and deliver each outcome as it arrives."""
+        from distributed import as_completed
+
         self.done = as_completed()
         self.owner: dict[object, _Unit] = {}
-        pending.reverse()  # pop() from the end: submissions go out in class order
+        self.submit = submit
         window, asked = self._window(), time.monotonic()
         try:
             self._top_up(pending, window)
@@ -157,7 +181,7 @@ class ClusterExecutor:
                 self._top_up(pending, window)
         finally:  # interrupted or failed: stop what is still queued (cluster may be gone)
             with contextlib.suppress(Exception):
-                self.client.cancel(list(self.owner) + [self.case_data])
+                self.client.cancel(list(self.owner))
 
     def _window(self) -> int:
         threads = sum(self.client.nthreads().values())
@@ -166,7 +190,7 @@ class ClusterExecutor:
     def _top_up(self, pending: list[_Unit], window: int) -> None:
         in_flight = len({id(unit) for unit in self.owner.values()})
         while pending and in_flight < window:
-            self._submit(pending.pop())
+            self.submit(pending.pop())
             in_flight += 1
 
     def _submit(self, unit: _Unit) -> None:
@@ -192,7 +216,8 @@ class ClusterExecutor:
                 )
             )
             return
-        name, key = self.plugin.name, f"{_key_safe(sub.id)}-{self.tag}-{uuid.uuid4().hex[:6]}"
+        unit.source = source
+        name, key = self.plugin.name, self._key(sub)
         built = self.client.submit(
             build_task,
             name,
@@ -204,16 +229,27 @@ class ClusterExecutor:
             pure=False,
         )
         unit.futures = {built: None}
-        # Public cases, then the probes, then (once all of those have ended: they are
-        # its tasks' dependencies) the hidden cases (grader.grading).
+        # Public cases, then the probes (their tasks' dependencies: once the public
+        # runs have ended); the hidden cases wait for the next phase.
         public = [case for case in unit.cases if case.public]
         visible = self._runs(unit, name, key, "public", built, source, public, [])
         if unit.probes:
-            visible += self._runs(unit, name, key, "probe", built, source, unit.probes, visible)
-        hidden = [case for case in unit.cases if not case.public]
-        if hidden:
-            self.deliver(HiddenStarting(sub))
-            self._runs(unit, name, key, "hidden", built, source, hidden, visible)
+            self._runs(unit, name, key, "probe", built, source, unit.probes, visible)
+        self._own(unit)
+
+    def _submit_hidden(self, unit: _Unit) -> None:
+        """Its hidden cases' tasks, on its build (delivered already)."""
+        key = self._key(unit.sub)
+        unit.futures = {}
+        self._runs(
+            unit, self.plugin.name, key, "hidden", unit.artifact, unit.source, unit.hidden, []
+        )
+        self._own(unit)
+
+    def _key(self, sub: Submission) -> str:
+        return f"{_key_safe(sub.id)}-{self.tag}-{uuid.uuid4().hex[:6]}"
+
+    def _own(self, unit: _Unit) -> None:
         for future in unit.futures:
             self.owner[future] = unit
             self.done.add(future)
@@ -283,6 +319,7 @@ class ClusterExecutor:
 
     def _deliver(self, unit: _Unit, chunk, result) -> None:
         if chunk is None:
+            unit.artifact = result
             self.deliver(Built(unit.sub, result))
             if not result.ok:
                 unit.cases, unit.probes = [], []
@@ -315,7 +352,7 @@ class ClusterExecutor:
         if not workers:
             raise ClusterError(f"no worker left that can grade: {error}")
         if unit.cases or unit.probes:
-            self._submit(unit)
+            self.submit(unit)  # what is left of this phase
 
     def _close_worker(self, address: str) -> None:
         """Ask the scheduler to close the worker (and its nanny). Not retire_workers: it

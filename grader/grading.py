@@ -7,13 +7,18 @@ under a lock, the moment it arrives, so an interrupted run keeps everything
 that finished; the next run skips it.
 
 What a student sees comes only from runs that could not have learned a hidden input
-(the store's `exposed`). So within a submission every run whose output may be shown
-runs first: its public cases, then its probes (pool puzzles alike to the hidden
-cases, grader.counterexamples.choose_probes), and only once all of them have ended,
-its hidden cases. A run started after a hidden run of the same submission (a public
-case added to a class graded already, say) is stored as exposed. Probes are skipped
-when a public case reached a limit (each would likely cost the whole limit again),
-and stop at the first one that does.
+(the store's `exposed`). THE RULE: no run whose output a student may see overlaps in
+time, on one machine, with a hidden run of any submission. So a grading session is
+two phases: first every build and every visible run of every submission (its public
+cases, then its probes: pool puzzles alike to the hidden cases, grader.counterexamples.
+choose_probes), and only once all of them have ended, the hidden runs of every
+submission (threads here and the Dask cluster's workers alike: _Session and grader.
+cluster). Two grading processes on one machine keep the rule between them too
+(grader.machine_order: visible phases share the machine, a hidden phase has it alone).
+A run started after a hidden run of the same submission (a public case added to a
+class graded already, say) is stored as exposed. Probes are skipped when a public case
+reached a limit (each would likely cost the whole limit again), and stop at the first
+one that does.
 """
 
 import threading
@@ -29,6 +34,7 @@ from grader.canary import Canaries, blamed, build_blame
 from grader.cases import Case
 from grader.config import CourseConfig
 from grader.judge import Judgement, run_case
+from grader.machine_order import machine_order
 from grader.model import Verdict
 from grader.rules import rules_version
 from grader.sandbox.base import Sandbox
@@ -339,6 +345,27 @@ class _Phases:
         self.limit_reached = False  # a public case stopped at a limit: no probes
 
 
+class _Session:
+    """The grading session's two phases: the hidden runs of every submission wait until
+    every build and visible run of every submission has ended (THE RULE)."""
+
+    def __init__(self, submissions: int) -> None:
+        self.visible_left = submissions  # submissions whose visible phase has not ended
+        self.parked: list[_Phases] = []  # visible phase ended, hidden runs to start
+
+    def visible_ended(self, phases: "_Phases | None" = None) -> list["_Phases"]:
+        """A submission's visible phase ended (`phases`: with hidden runs to start);
+        the submissions whose hidden runs may start now (all of them, once the last
+        visible phase has ended)."""
+        if phases is not None:
+            self.parked.append(phases)
+        self.visible_left -= 1
+        if self.visible_left > 0:
+            return []
+        ready, self.parked = self.parked, []
+        return ready
+
+
 class ThreadExecutor:
     """`jobs` threads on this machine (each sandboxed program is its own process, so
     threads suffice); builds go to cache_root."""
@@ -364,13 +391,11 @@ class ThreadExecutor:
     def _execute(
         self, work: Plan, deliver: Callable[[Outcome], None], force: bool, once: "_BuildOnce"
     ) -> None:
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            self.pool, self.deliver = pool, deliver
-            running = {
-                pool.submit(self._build, sub, force, once, deliver)
-                for sub in work.submissions
-                if work.has_work(sub.id)
-            }
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool, machine_order() as machine:
+            self.pool, self.deliver, self.machine = pool, deliver, machine
+            graded = [sub for sub in work.submissions if work.has_work(sub.id)]
+            self.session = _Session(len(graded))
+            running = {pool.submit(self._build, sub, force, once, deliver) for sub in graded}
             try:
                 while running:
                     finished, running = wait(running, return_when=FIRST_COMPLETED)
@@ -432,11 +457,9 @@ class ThreadExecutor:
         """What may start now that `done` has: after a good build, its first phase;
         once a phase's last run has ended, the next phase."""
         if isinstance(done, Built):
-            return (
-                self._next(_Phases(done.submission, done.artifact, work))
-                if done.artifact.ok
-                else set()
-            )
+            if done.artifact.ok:
+                return self._next(_Phases(done.submission, done.artifact, work))
+            return self._hidden(self.session.visible_ended())
         done.open -= 1
         return self._next(done) if done.open == 0 else set()
 
@@ -451,13 +474,21 @@ class ThreadExecutor:
             if phases.probes:
                 phases.open = 1
                 return {self.pool.submit(self._probe, phases)}
-        if phases.stage == "probes":
+        if phases.stage == "probes":  # its visible phase has ended
             phases.stage = "hidden"
-            if phases.hidden:
-                self.deliver(HiddenStarting(phases.sub))
-                return self._start(phases, phases.hidden)
+            return self._hidden(self.session.visible_ended(phases if phases.hidden else None))
         phases.stage = "done"
         return set()
+
+    def _hidden(self, ready: list[_Phases]) -> set[Future]:
+        """The hidden runs of `ready` started (none until every visible phase ended)."""
+        if ready:
+            self.machine.hidden()  # this machine: no other grading's visible run from now
+        started: set[Future] = set()
+        for phases in ready:
+            self.deliver(HiddenStarting(phases.sub))
+            started |= self._start(phases, phases.hidden)
+        return started
 
     def _start(self, phases: _Phases, cases: list[Case]) -> set[Future]:
         phases.open = len(cases)

@@ -39,7 +39,10 @@ from grader.sandbox.base import Sandbox
 from grader.store import FindingRow, Store
 from grader.submissions import Submission
 
-BUDGET = 0.10  # of the wall time a submission's stored runs took
+BUDGET = 0.10  # of the wall time a submission's stored runs took, when grading a class
+# A student's own check grades one program, for its author waiting on the cause: its
+# proofs may take as long as its runs did.
+CHECK_BUDGET = 1.0
 MIN_RUNS = 1  # runs a submission's proofs may make whatever its budget
 # Failures a property of the puzzle file may explain, that ended without using up a
 # limit (a counterfactual run of a TLE would likely cost the whole limit again).
@@ -65,27 +68,37 @@ class Proven:
         self.found += other.found
 
 
+@dataclass(frozen=True)
+class Proving:
+    """What proofs run with: the sandbox, the builds' folder, the threads, and the share
+    of the runs' wall time they may take."""
+
+    sandbox: Sandbox
+    cache_root: Path
+    jobs: int = 1
+    budget: float = BUDGET
+
+
 def prove(
     store: Store,
     submissions: Sequence[Submission],
     cases: Sequence[Case],
     pool: Sequence[Case],
-    sandbox: Sandbox,
     config: CourseConfig,
-    cache_root: Path,
-    jobs: int = 1,
+    proving: Proving,
 ) -> Proven:
     """The counterfactual runs and the pool search of every submission that failed a
-    case, `jobs` submissions at a time (every hidden run has ended: nothing here is
-    shown)."""
+    case, `proving.jobs` submissions at a time (every hidden run has ended: nothing
+    here is shown)."""
     lock = threading.Lock()  # one writer of the store, as in grading
+    sandbox, cache_root = proving.sandbox, proving.cache_root
     canaries = Canaries(sandbox, config.build_limits, config.limits, cache_root / "canaries")
     total = Proven()
     try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as workers:
+        with ThreadPoolExecutor(max_workers=max(1, proving.jobs)) as workers:
             for done in workers.map(
                 lambda sub: _prove_one(
-                    _Context(store, lock, sandbox, config, cache_root, canaries),
+                    _Context(store, lock, sandbox, config, cache_root, canaries, proving.budget),
                     sub,
                     cases,
                     pool,
@@ -106,6 +119,7 @@ class _Context:
     config: CourseConfig
     cache_root: Path
     canaries: Canaries
+    budget: float = BUDGET
 
 
 def _prove_one(
@@ -136,8 +150,12 @@ def _prove_one(
     )
     if not artifact.ok:
         return Proven()
-    spent = [run.wall_seconds or 0.0 for run in runs.values()]
-    budget = BUDGET * sum(spent)
+    # Every run grading made counts: the cases' and the pool's (not an earlier proof's;
+    # the pool keeps CPU time only, a little less than its wall time).
+    spent = [run.wall_seconds or 0.0 for run in runs.values()] + [
+        run.cpu_seconds or 0.0 for run in stored.values() if not run.exposed
+    ]
+    budget = ctx.budget * sum(spent)
     prover = _Prover(ctx, sub, artifact.folder, budget)
     # A property is "alone what it fails on" only for a program that passes something:
     # one that passes nothing fails puzzles without the property too.
@@ -284,16 +302,14 @@ def explain(
     cases: Sequence[Case],
     pool: Sequence[Case],
     config: CourseConfig,
-    proving: tuple[Sandbox, Path, int] | None,
+    proving: Proving | None,
 ) -> Proven:
     """Everything the feedback says beyond a run's own diagnosis, after grading: the
-    proofs (`proving`: the sandbox, the builds' folder and the threads to run them
-    with; None: nothing runs, so nothing is proven), what all the runs show (grader.
+    proofs (None: nothing runs, so nothing is proven), what all the runs show (grader.
     relations), and each failing case's counterexample."""
     done = Proven()
     if proving is not None:
-        sandbox, cache_root, jobs = proving
-        done = prove(store, submissions, cases, pool, sandbox, config, cache_root, jobs)
+        done = prove(store, submissions, cases, pool, config, proving)
     relations.record(store, submissions, cases, pool)
     counterexamples.record(store, submissions, cases, pool, config.limits.cpu_seconds)
     return done

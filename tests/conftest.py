@@ -50,3 +50,20 @@ def _fast_lane_guard(request):
         yield
     finally:
         subprocess.Popen._execute_child = original
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _grading_order_per_worker(tmp_path_factory):
+    """The grading order (grader.machine_order) is per user and machine: the suite's
+    parallel workers are independent graders, as two courses on two machines would be,
+    so each keeps its order in a folder of its own (which every grader it starts
+    inherits)."""
+    from grader.machine_order import FOLDER_VARIABLE
+
+    saved = os.environ.get(FOLDER_VARIABLE)
+    os.environ[FOLDER_VARIABLE] = str(tmp_path_factory.mktemp("order") / "lock")
+    yield
+    if saved is None:
+        os.environ.pop(FOLDER_VARIABLE, None)
+    else:
+        os.environ[FOLDER_VARIABLE] = saved

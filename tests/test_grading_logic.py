@@ -208,3 +208,52 @@ def test_each_build_and_each_run_is_an_event_of_its_kind(setup):
     runs = [e for e in events if e.kind is EventKind.RUN]
     assert all(e.verdict is not None and e.case is not None for e in runs)
     assert all(e.artifact is not None for e in events if e.kind is EventKind.BUILD)
+
+
+def test_a_hidden_phase_has_the_machine_alone(tmp_path):
+    """Two grading processes of one user: while one runs hidden runs, the other's
+    visible phase waits; visible phases share the machine."""
+    import threading
+
+    from grader.machine_order import machine_order
+
+    folder = tmp_path / "order"
+    with machine_order(folder), machine_order(folder):
+        pass  # two visible phases at once
+    entered = threading.Event()
+
+    def visible() -> None:
+        with machine_order(folder):
+            entered.set()
+
+    with machine_order(folder) as grading:
+        grading.hidden()
+        other = threading.Thread(target=visible)
+        other.start()
+        assert not entered.wait(0.3)  # kept out while the hidden phase lasts
+    assert entered.wait(5)
+    other.join()
+    assert (folder.stat().st_mode & 0o777) == 0o700  # no other user may hold or watch it
+
+
+def test_every_visible_run_of_the_class_ends_before_any_hidden_run(setup):
+    """THE RULE on threads: however the submissions interleave, the first hidden run
+    of any of them starts after the last visible run of all of them has ended."""
+    import time
+
+    tmp_path, cases, expected_of = setup
+    python_class(tmp_path, ["ac", "wa", "tle"])
+    spans: list[tuple[str, float, float]] = []
+
+    def timed(request: Request):
+        began = time.monotonic()
+        answer = behaving(expected_of)(request)
+        time.sleep(0.05 if "sample" in request.input_file.name else 0.01)
+        spans.append((request.input_file.name, began, time.monotonic()))
+        return answer
+
+    grade(tmp_path, cases, FakeSandbox(timed))
+    hidden = {c.input.name for c in cases if not c.public}
+    last_visible = max(end for name, _, end in spans if name not in hidden)
+    first_hidden = min(start for name, start, _ in spans if name in hidden)
+    assert last_visible <= first_hidden

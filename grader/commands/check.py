@@ -14,7 +14,7 @@ from grader.config import CourseConfig, load_config
 from grader.errors import UsageError, run_entry_point
 from grader.grading import ThreadExecutor, plan
 from grader.pool import load_pool
-from grader.proofs import explain
+from grader.proofs import CHECK_BUDGET, Proving, explain
 from grader.reports.check_report import (
     PoolRun,
     check_report,
@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
             work = plan(submissions, cases, store, probes=probes)
             executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
             run_with_progress(work, store, executor, False)
-            explain(store, submissions, cases, pool, config, (sandbox, folder / "builds", jobs))
+            proving = Proving(sandbox, folder / "builds", jobs, CHECK_BUDGET)
+            explain(store, submissions, cases, pool, config, proving)
             row = store.recorded(submissions[0].id)
             result = report(store, row, cases, config.policy_cases)
             stored = store.pool_runs(row.id, row.content_hash)

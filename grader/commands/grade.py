@@ -34,7 +34,7 @@ from grader.grading import ThreadExecutor, plan
 from grader.late import worth_showing
 from grader.model import Verdict
 from grader.pool import load_pool
-from grader.proofs import explain
+from grader.proofs import Proving, explain
 from grader.rejudge import rejudge
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import summary_table
@@ -243,7 +243,7 @@ def _grade_into(
         # On a cluster the proofs run here where this machine can isolate programs;
         # where it cannot, the claims stay unproven (so unsaid).
         prover = sandbox or _client_sandbox(config)
-        proving = None if prover is None else (prover, folder / "builds", jobs)
+        proving = None if prover is None else Proving(prover, folder / "builds", jobs)
         proven = explain(store, submissions, cases, pool, config, proving)
         if proven.runs:
             say(

@@ -38,7 +38,7 @@ from grader.exports.gradescope import (
 from grader.exports.timed import leaderboard_cpu
 from grader.grading import execute, plan
 from grader.pool import load_pool
-from grader.proofs import explain
+from grader.proofs import Proving, explain
 from grader.reports.results_json import write_json
 from grader.reports.terminal import build_report, case_report, score_line
 from grader.sandbox import (
@@ -230,7 +230,14 @@ def grade(
                 Path(tmp) / "builds",
                 jobs=jobs,
             )
-            explain(store, [submission], cases, pool, config, (sandbox, Path(tmp) / "builds", jobs))
+            explain(
+                store,
+                [submission],
+                cases,
+                pool,
+                config,
+                Proving(sandbox, Path(tmp) / "builds", jobs),
+            )
             result = report(store, store.recorded(submission.id), cases, config.policy_cases)
             cpu = None
             if result.all_accepted:  # timed as `grader leaderboard` times it, on drawn puzzles
