@@ -38,10 +38,14 @@ class Award:
     winners: tuple[str, ...]  # the submissions ranked 1: every member of their teams gets it
     stale: tuple[str, ...]  # why the session cannot be used (no bonus then), per program
     note: str  # one line for people: who gets it and from where, or why no one does
+    # Other members' copies of a winner's group submission (a Canvas group graded
+    # individually): ranked once, as the winner; their members get it too.
+    copies: tuple[str, ...] = ()
 
     def of(self, submission_id: str) -> float:
         """The bonus a submission's team members get."""
-        return self.points if submission_id in self.winners else 0.0
+        won = submission_id in self.winners or submission_id in self.copies
+        return self.points if won else 0.0
 
     @property
     def applied(self) -> bool:
@@ -89,7 +93,7 @@ def award(
     if not winners:
         note = f"no speed bonus: the leaderboard session of {when} ranked no program"
         return Award(points, session, (), (), note)
-    names = ", ".join(f"{teams.of(w).name} ({w})" for w in winners)
+    names = ", ".join(f"{teams.of(w).group or teams.of(w).name} ({w})" for w in winners)
     return Award(
         points,
         session,
@@ -97,6 +101,7 @@ def award(
         (),
         f"speed bonus +{format_score(points)} to every member of the {len(winners)} team(s) "
         f"ranked 1 in the leaderboard session of {when}: {names}",
+        tuple(copy for w in winners for copy in teams.copies_of(w)),
     )
 
 
@@ -126,7 +131,7 @@ def _stale(
         if r.all_accepted
         and r.settled
         and not r.submission.problem
-        and teams.of(r.submission.id).counts
+        and teams.ranked(r.submission.id)
     }
     for sid, content in sorted(now.items()):
         program = then.get(sid)

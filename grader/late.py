@@ -2,10 +2,14 @@
 
 A submission after `deadline` + `grace_minutes` loses `per_day_percent` of its
 raw score for every started day past the deadline (a minute late counts as one
-day), never more than `max_percent` in all. Where the LMS marks lateness itself
-(Canvas's LATE) and the student's own due date is not known, its marker decides
-whether a submission is late, since it knows their extensions; the time then only
-counts the days. With their own due date and a time, the two decide.
+day), never more than `max_percent` in all. A status a teacher set on the submission
+in the LMS decides first, as the LMS itself applies it (Canvas's Submission::
+Tardiness: "late" is late by the seconds typed in beside it, any other status and
+"excused" are not late), whatever the times say. Else, where the LMS marks lateness
+itself (Canvas's LATE), its marker decides whether a submission is late, since it
+knows their extensions; the time then only counts the days. Only a due date from the
+course's own extensions file (the instructor's later word) lets the time decide
+against the marker.
 Without a time nothing is charged that cannot be justified: a submission the LMS
 marks late is at least one day late when the policy has no grace period (with one,
 it may be within it: nothing), any other is charged nothing, and each such
@@ -92,9 +96,12 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None, due: Due | None = No
     """How late a submission is under the policy; no penalty without a policy or a time.
     `due`: the student's own due date from the course's extensions file, which comes
     before any the LMS gave."""
+    if meta is not None and meta.lms_status and policy.enabled:
+        return _by_status(policy, meta)
+    own = due is not None  # the course's extensions file: it may overrule the marker
     if due is None and meta is not None and meta.due is not None:
         due = Due(meta.due, meta.due_source or f"{meta.lms}'s due date for them")
-    late = _assess(policy, meta, due.at if due is not None else policy.deadline, due is not None)
+    late = _assess(policy, meta, due.at if due is not None else policy.deadline, own)
     if due is None or not policy.enabled:
         return late
     shown = due.at.isoformat(sep=" ", timespec="minutes")
@@ -109,8 +116,9 @@ def assess(policy: LatePolicy, meta: SubmissionMeta | None, due: Due | None = No
 def _assess(
     policy: LatePolicy, meta: SubmissionMeta | None, deadline: datetime | None, own: bool
 ) -> Lateness:
-    """`own`: the deadline is the student's own: with a time, it decides, whatever the
-    LMS's marker (judged against a date the instructor has since moved) says."""
+    """`own`: the deadline is the course's extensions file's: with a time, it decides,
+    whatever the LMS's marker (judged against a date the instructor has since moved)
+    says."""
     if meta is None:
         if policy.enabled:  # a folder made by hand: say why it has no penalty
             return Lateness(
@@ -142,6 +150,29 @@ def _assess(
     capped = " (capped)" if percent < days * policy.per_day_percent else ""
     note = f"{days} day{'s' if days != 1 else ''} late: -{percent:g}%{capped}{why}"
     return Lateness(meta.submitted_at, marker, days, float(percent), note)
+
+
+_STATUS_NAMES = {"none": "None", "late": "Late", "missing": "Missing", "extended": "Extended"}
+
+
+def _by_status(policy: LatePolicy, meta: SubmissionMeta) -> Lateness:
+    """What a status a teacher set in the LMS decides (Canvas's Tardiness: late? is the
+    status being "late", and seconds_late the typed-in seconds, 0 when none were)."""
+    shown = _STATUS_NAMES.get(meta.lms_status, meta.lms_status.capitalize())
+    said = f"{meta.lms.capitalize()}'s status: {shown}"
+    if meta.lms_status != "late":
+        return Lateness(meta.submitted_at, False, 0, 0.0, f"on time ({said})")
+    seconds = meta.lms_seconds_late or 0
+    typed = f"{seconds / 86400:g} days typed in" if seconds else "no days typed in"
+    late_by = timedelta(seconds=seconds)
+    if late_by <= timedelta(minutes=policy.grace_minutes):
+        why = "within the grace period" if seconds else "0 seconds late: no penalty"
+        return Lateness(meta.submitted_at, True, 0, 0.0, f"{why} ({said}, {typed})")
+    days = math.ceil(late_by / timedelta(days=1))
+    percent = min(policy.max_percent, days * policy.per_day_percent)
+    capped = " (capped)" if percent < days * policy.per_day_percent else ""
+    note = f"{days} day{'s' if days != 1 else ''} late: -{percent:g}%{capped} ({said}, {typed})"
+    return Lateness(meta.submitted_at, True, days, float(percent), note)
 
 
 def _without_time(policy: LatePolicy, meta: SubmissionMeta) -> Lateness:

@@ -23,6 +23,15 @@ the archive again):
 - `due_at`, `due_source`: the student's own due date where the LMS gave one
   (Canvas's cached_due_date, Moodle's extension or per-student "Due date"); for a
   team, its latest member's.
+- `lms_status`, `lms_seconds_late`: a status a teacher set on the submission in the
+  LMS, which decides whether it is late over any time (Canvas's late_policy_status:
+  "none", "late", "missing", "extended", or "excused"; "" when none was set), and the
+  seconds late typed in beside "late" (Canvas's seconds_late_override; None: none).
+- `unusable`: files the LMS holds for the student that cannot be used, path -> why (a
+  link in their repository, a Git LFS pointer, a submodule): their report lists them
+  beside the files used.
+- `test_account`: the LMS's own test account handed it in (Canvas's Test Student, of
+  Student View): graded, never ranked nor given the bonus.
 - `anonymous_id`: Canvas's anonymous grading id (`anon_<id>`): the folder is named by
   it and no roster knows it until Canvas reveals the names.
 - `attachments`: Canvas's attachment id of each submitted file (as it was named
@@ -35,6 +44,9 @@ the archive again):
   - `group_name`: the name the LMS gives it (`Default group` included);
   - `default_group`: Moodle's default group, the students in no group, who share
     one submission (`Default group_assignsubmission_file/`, no id);
+  - `graded_alone`: the folder is one member's own copy of the group's submission,
+    graded for them alone (Canvas's group assignment graded individually, whose
+    download holds every member's copy); the group is kept for the speed bonus;
   - `members`: who the LMS says the submission is for, each a TeamMember
     (`lms_user_id`: Moodle participant id, Gradescope sid or e-mail, Canvas user id;
     `name`; `other_ids`: the member's other ids a roster may use, as Gradescope's
@@ -82,6 +94,7 @@ class Team:
     group_name: str = ""
     default_group: bool = False  # Moodle: the students in no group, one shared submission
     members: tuple[TeamMember, ...] = ()  # as the LMS lists them; () when it did not say
+    graded_alone: bool = False  # one member's own copy, graded for them (Canvas, individually)
 
 
 @dataclass(frozen=True)
@@ -104,6 +117,10 @@ class SubmissionMeta:
     keys: tuple[Key, ...] = ()  # the submitter, as each system keys them (grader.identity)
     due_at: str | None = None  # ISO 8601: this student's own due date, None: the course's
     due_source: str = ""  # where due_at came from (an extension in the LMS, say)
+    lms_status: str = ""  # a lateness status a teacher set in the LMS ("" none)
+    lms_seconds_late: int | None = None  # the seconds late typed in beside it
+    test_account: bool = False  # the LMS's own test account (Canvas's Test Student)
+    unusable: dict[str, str] = field(default_factory=dict)  # path -> why it cannot be used
 
     @property
     def submitted(self) -> datetime | None:
@@ -126,6 +143,10 @@ class SubmissionMeta:
             and self.time_source == other.time_source
             and self.keys == other.keys
             and self.due_at == other.due_at
+            and self.lms_status == other.lms_status
+            and self.lms_seconds_late == other.lms_seconds_late
+            and self.test_account == other.test_account
+            and self.unusable == other.unusable
         )
 
 
@@ -257,10 +278,18 @@ def _meta(data: dict) -> SubmissionMeta:
         keys=_keys(data.get("keys")),
         due_at=data.get("due_at"),
         due_source=str(data.get("due_source", "")),
+        lms_status=str(data.get("lms_status") or ""),
+        lms_seconds_late=_seconds(data.get("lms_seconds_late")),
+        test_account=bool(data.get("test_account", False)),
+        unusable={str(k): str(v) for k, v in (data.get("unusable") or {}).items()},
     )
     if data.get("format") == 1:  # no typed keys yet: the LMS's own id alone
         return _with_legacy_keys(meta)
     return meta
+
+
+def _seconds(value) -> int | None:
+    return None if value is None else int(value)
 
 
 def _keys(data) -> tuple[Key, ...]:
@@ -274,6 +303,7 @@ def _team(data) -> Team | None:
         group_id=str(data.get("group_id", "")),
         group_name=str(data.get("group_name", "")),
         default_group=bool(data.get("default_group", False)),
+        graded_alone=bool(data.get("graded_alone", False)),
         members=tuple(
             TeamMember(
                 str(m["lms_user_id"]),

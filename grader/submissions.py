@@ -28,7 +28,7 @@ from grader.bounded import NotAFile, TooLarge, read_limited
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
 from grader.source_facts import NO_FACTS, ProgramFacts, is_entry_point, language_of, program_facts
-from grader.submission_meta import RECORD_NAME
+from grader.submission_meta import RECORD_NAME, read_meta
 from grader.text import safe_name
 
 MAX_SOURCE_BYTES = 1 << 20  # each source file (the main one, and each extra one)
@@ -224,7 +224,32 @@ def _from_file(path: Path, config: CourseConfig) -> Submission:
 
 
 def load(folder: Path, config: CourseConfig) -> Submission:
-    """One student's folder."""
+    """One student's folder, and the files its import could not use (grader.
+    submission_meta: a link in their repository, an LFS pointer, a submodule), listed
+    with why."""
+    loaded = _load(folder, config)
+    unusable = _unusable(folder)
+    if not unusable:
+        return loaded
+    listed = tuple((name, f"in the submission, not imported: {why}") for name, why in unusable)
+    if loaded.problem is not None and not _source_names(folder, config):
+        mains = [(n, w) for n, w in unusable if "/" not in n and config.language_for(n)]
+        if mains:  # the main file itself is one of them: say so, not "no file is named"
+            name, why = mains[0]
+            problem = f"{name} cannot be used: {why}"
+            return _rejected(loaded.id, folder, problem, loaded.ignored + listed)
+    return replace(loaded, ignored=loaded.ignored + listed)
+
+
+def _unusable(folder: Path) -> list[tuple[str, str]]:
+    """(shown path, why) of each file the import recorded it could not use."""
+    meta = read_meta(folder)
+    if meta is None:
+        return []
+    return sorted((safe_name(path), why) for path, why in meta.unusable.items())
+
+
+def _load(folder: Path, config: CourseConfig) -> Submission:
     sid = safe_name(folder.name)
     found = _source_names(folder, config)
     if len(found) > 1:

@@ -4,7 +4,10 @@ counts when a team handed in twice.
 Where a submission's team comes from, first found first:
 1. what the LMS says, as the import recorded it in the folder's `.lms.json`
    (grader.submission_meta): Gradescope's submitters, a Moodle team folder and the
-   worksheet's Group column, a Canvas group set (`import canvas --teams GROUPS.csv`);
+   worksheet's Group column, a Canvas group set (`import canvas --teams GROUPS.csv`).
+   A Canvas group graded individually gives each member their own copy: each is that
+   member's alone (their grade), and the copies holding the same files are the group's
+   one program on the leaderboard: ranked once, the bonus to every member of them;
 2. for a folder whose import recorded no team (or one made by hand), the course's
    teams file (`[teams] file` in course.toml, relative to it): a CSV with a header,
    one row per member, the column `team` naming the team's submission folder and
@@ -19,7 +22,8 @@ never by the files' times, which a student's archive sets. Where nothing tells, 
 team's submissions count for no one (a note says which to remove) and the class is
 graded. Each member is known by the keys its source gives (grader.identity); a teams
 file's member, by an id of any kind. Nothing here reads a roster: which members the
-roster knows is the LMS exports' to say.
+roster knows is the LMS exports' to say. The LMS's own test account (Canvas's Test
+Student) is graded, never ranked.
 """
 
 import dataclasses
@@ -73,6 +77,11 @@ class Team:
     # The team handed in twice and nothing the LMS recorded tells which is newer: none
     # of its submissions counts until the instructor removes one (why, for people).
     undecided: str = ""
+    group: str = ""  # a member's own copy of this group's submission (graded_alone)
+    # A copy holding the same files as another member's of its group: that one is the
+    # group's program on the leaderboard (ranked once), this one its member's grade.
+    ranked_as: str = ""
+    test_account: bool = False  # the LMS's own test account: graded, never ranked
 
     @property
     def counts(self) -> bool:
@@ -108,6 +117,38 @@ class Teams:
         """Each submission that is no one's result -> why (replaced, undecided)."""
         return {sid: t.not_counted for sid, t in self.by_submission.items() if not t.counts}
 
+    @property
+    def unranked(self) -> dict[str, str]:
+        """Each submission the leaderboard never ranks -> why: no one's result, a copy
+        of its group's program ranked as another member's copy, a test account."""
+        found = dict(self.not_counting)
+        for sid, team in self.by_submission.items():
+            if sid in found:
+                continue
+            if team.test_account:
+                found[sid] = "the LMS's own test account (Canvas's Test Student): never ranked"
+            elif team.ranked_as:
+                found[sid] = (
+                    f"a copy of group {team.group!r}'s submission, ranked as {team.ranked_as}"
+                )
+        return found
+
+    def ranked(self, submission_id: str) -> bool:
+        return submission_id not in self.unranked
+
+    def copies_of(self, submission_id: str) -> list[str]:
+        """The other members' copies ranked as this submission (a group graded
+        individually): their members share its bonus."""
+        return sorted(s for s, t in self.by_submission.items() if t.ranked_as == submission_id)
+
+    def bonus_members(self, submission_id: str) -> tuple[Member, ...]:
+        """Everyone the speed bonus of this submission goes to: its team, and the
+        members of its copies."""
+        found = list(self.of(submission_id).members)
+        for copy in self.copies_of(submission_id):
+            found += [m for m in self.of(copy).members if m not in found]
+        return tuple(found)
+
     def as_json(self, submission_id: str) -> dict:
         """A submission's team as results.json holds it."""
         team = self.of(submission_id)
@@ -119,6 +160,10 @@ class Teams:
             ],
             "replaced_by": team.replaced_by or None,
             "undecided": team.undecided or None,
+            # what few submissions are: said only where it is so
+            **({"group": team.group} if team.group else {}),
+            **({"ranked_as": team.ranked_as} if team.ranked_as else {}),
+            **({"test_account": True} if team.test_account else {}),
         }
 
 
@@ -179,6 +224,12 @@ def resolve(folders: Iterable[tuple[str, Path | str]], file: Path | None = None)
             teams[sid] = Team(sid, member.name or sid, "alone", (member,))
             keys[sid] = ("members", frozenset({member.id}))
             alone.append(sid)
+        if meta is not None and meta.test_account:
+            teams[sid] = dataclasses.replace(teams[sid], test_account=True)
+            notes.append(
+                f"{safe_name(sid)}: handed in by {meta.lms.capitalize()}'s own test account "
+                "(its Test Student, of Student View): graded, never ranked nor given the bonus"
+            )
     if file is not None and alone:
         shown = ", ".join(alone[:10]) + (f" and {len(alone) - 10} more" if len(alone) > 10 else "")
         notes.append(f"not in {file.name}: {shown} (each graded as one student's)")
@@ -188,13 +239,37 @@ def resolve(folders: Iterable[tuple[str, Path | str]], file: Path | None = None)
         teams[sid] = dataclasses.replace(teams[sid], replaced_by=newer)
     for sid, why in undecided.items():
         teams[sid] = dataclasses.replace(teams[sid], undecided=why)
+    for sid, first in _copies(submissions, metas, teams).items():
+        teams[sid] = dataclasses.replace(teams[sid], ranked_as=first)
     return Teams(teams, tuple(notes))
+
+
+def _copies(
+    submissions: Sequence[tuple[str, Path]],
+    metas: Mapping[str, SubmissionMeta | None],
+    teams: Mapping[str, Team],
+) -> dict[str, str]:
+    """Each member's copy of a group's submission that holds the same files as another
+    member's, counting (not replaced) -> the first of them: the one ranked."""
+    by_files: dict[tuple, list[str]] = {}
+    for sid, _ in submissions:
+        meta, team = metas[sid], teams[sid]
+        if meta is None or meta.team is None or not meta.team.graded_alone or not team.counts:
+            continue
+        group = meta.team.group_id or meta.team.group_name
+        by_files.setdefault((meta.lms, group, tuple(sorted(meta.files.items()))), []).append(sid)
+    return {sid: min(same) for same in by_files.values() for sid in same if sid != min(same)}
 
 
 def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, tuple]:
     told = meta.team
     assert told is not None, "called for a folder whose import recorded a team"
     members = tuple(Member(m.lms_user_id, m.name, m.other_ids, m.keys) for m in told.members)
+    if told.graded_alone:  # the member's own copy: theirs alone, their group kept
+        own = [m for m in members if m.id == meta.lms_user_id] or [_alone(sid, meta)]
+        source = _LMS_SOURCES.get(meta.lms, "alone")
+        team = Team(sid, own[0].name or meta.name or sid, source, (own[0],))
+        return dataclasses.replace(team, group=told.group_name), ("members", frozenset({own[0].id}))
     if told.default_group:
         key: tuple = (meta.lms, "default group")
     elif told.group_id or told.group_name:

@@ -151,6 +151,7 @@ def moodle_worksheet(
     version: str = "4.5.5",
     overrides: bool = False,
     id_numbers: bool = False,
+    scale: Sequence[str] | None = None,
 ) -> Path:
     """The grading worksheet as Moodle `version` writes it (mod/assign/gradingtable.php,
     downloading): Identifier, Full name, Email address (the site's identity fields),
@@ -158,7 +159,10 @@ def moodle_worksheet(
     (team submissions only), Grade, Maximum grade ("Maximum Grade" before 4.4.12 and
     4.5.5), Grade can be changed, Last modified (submission), Last modified (grade),
     Feedback comments; with `id_numbers` the site shows "ID number" beside the e-mail
-    (showuseridentity). Under blind marking, without the capability to see names, only
+    (showuseridentity). On a `scale` (its items), "Scale" (col_scale: the items one per
+    line, which the download's format_text makes three spaces) stands where the maximum
+    does, and a grade is an item. A row's `locked`
+    makes its "Grade can be changed" No (col_gradecanbechanged: grading_disabled). Under blind marking, without the capability to see names, only
     the Identifier. Each row: id, name, email, group, submitted (a datetime or None),
     extension and due (datetimes or None), grade, graded, feedback. The Status items
     are joined by " - ", and 4.5 leaves " -  - " at the end of every cell."""
@@ -170,6 +174,7 @@ def moodle_worksheet(
         header += ["Allow submissions from", "Due date", "Cut-off date"]
     header += ["Group"] if teams else []
     spelling = "Maximum Grade" if version in OLD_MAXIMUM else "Maximum grade"
+    spelling = "Scale" if scale is not None else spelling
     header += ["Grade", spelling, "Grade can be changed", "Last modified (submission)"]
     header += ["Last modified (grade)", "Feedback comments"]
     table = [header]
@@ -188,7 +193,9 @@ def moodle_worksheet(
             line += ["", userdate(due) if due is not None else "", ""]
         if teams:
             line += [row.get("group", "Default group")]
-        line += [row.get("grade", ""), maximum, "Yes", userdate(submitted)]
+        bound = "   ".join(scale) if scale is not None else maximum
+        line += [row.get("grade", ""), bound, "No" if row.get("locked") else "Yes"]
+        line += [userdate(submitted)]
         line += [row.get("graded", "-"), row.get("feedback", "")]
         table.append(line)
     buffer = io.StringIO()

@@ -143,12 +143,18 @@ def moodle_reads(
     maximum: float,
     current: dict[str, float] | None = None,
     decsep: str = ".",
+    scale: Sequence[str] | None = None,
+    locked: Sequence[str] = (),
 ) -> MoodleUpload:
     """The worksheet as Moodle's upload applies it, with the separator chosen in the
     upload form (default: comma): Rejected without Identifier, Grade and "Last modified
     (grade)"; a row silently skipped when its grade is empty, negative, equal to the
-    current one or above the assignment's maximum. A grade is read by the site's
-    language (`decsep`), leniently: on an English site "2,5" is 2."""
+    current one, its grading disabled (`locked`: participants whose grade is locked or
+    overridden in the gradebook) or above the assignment's maximum. A grade is read by
+    the site's language (`decsep`), leniently: on an English site "2,5" is 2. On a
+    `scale` (its items, as the scale's definition lists them), a cell is looked up
+    among the items (make_menu_from_list: 1 for the first, each trimmed): its number
+    is the grade, and a cell no item matches, a number included, has no value."""
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=separator))
     header = rows[0]
     for column in ("Identifier", "Grade", "Last modified (grade)"):
@@ -164,11 +170,21 @@ def moodle_reads(
         if row[grade].strip() == "":
             upload.skipped[pid] = "no value"
             continue
-        value = unformat_float(row[grade], decsep)
-        assert value is not None, "not strict: always a number"
+        if scale is not None:
+            items = [item.strip() for item in scale]
+            if row[grade] not in items:
+                upload.skipped[pid] = "no value"
+                continue
+            value = float(items.index(row[grade]) + 1)
+        else:
+            found = unformat_float(row[grade], decsep)
+            assert found is not None, "not strict: always a number"
+            value = found
         if current and current.get(pid) == value:
             upload.skipped[pid] = "not modified"
-        elif value < 0 or value > maximum:
+        elif pid in locked:
+            upload.skipped[pid] = "grading disabled"
+        elif scale is None and (value < 0 or value > maximum):
             upload.skipped[pid] = "out of range"
         else:
             upload.applied[pid] = value

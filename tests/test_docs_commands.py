@@ -37,7 +37,7 @@ from tests.lms_archives import (
     moodle_worksheet,
 )
 from tests.mistake_variants import case_subset
-from tests.test_github_classroom_import import ROSTER, cloned, grades_csv, pushed
+from tests.test_github_classroom_import import ROSTER, accepted, cloned, grades_csv, pushed
 
 pytestmark = pytest.mark.slow
 
@@ -117,6 +117,8 @@ def moodle(work: Path, shared: Path) -> None:
         rows.append({"id": pid, "name": f"Student {folder}", "email": f"{folder}@uni.example"})
     download(work / "submissions.zip", entries)
     moodle_worksheet(work / "worksheet.csv", rows, maximum="6.00")
+    scale = ("Not passed", "Passed", "Distinction")
+    moodle_worksheet(work / "scale-worksheet.csv", rows, scale=scale)  # the same class, on a scale
 
 
 def gradescope(work: Path, shared: Path) -> None:
@@ -150,6 +152,7 @@ def github_classroom(work: Path, shared: Path) -> None:
         ("adalovelace", "S-1001", "hw1-adalovelace", "2026-03-01T20:00:00Z"),
         ("GraceHopper", "S-1002", "hw1-GraceHopper", "2026-03-01T21:00:00Z"),
     ])  # fmt: skip
+    accepted(work / "accepted.json", "hw1-adalovelace", "2026-03-01T23:59:00Z")
     canvas_gradebook(work / "gradebook.csv", [
         {"name": "Lovelace, Ada", "id": 11, "sis": "S-1001", "login": "ada"},
         {"name": "Hopper, Grace", "id": 12, "sis": "S-1002", "login": "grace"},

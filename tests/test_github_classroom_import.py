@@ -199,14 +199,22 @@ def test_scores_and_lateness_come_from_github_not_from_commit_dates(imported, tm
     assert scores == {"S-1001": "2", "S-1002": "0.9", "S-1003": "0"}
 
 
-def test_without_githubs_times_nobody_is_charged_and_it_says_so(clones, tmp_path):
+def test_without_githubs_times_only_the_commit_dates_are_known_and_it_says_so(clones, tmp_path):
+    """No grades download: the commits' own dates (the committers' clocks) are all the
+    clone has. Ada's clock says 2030, after the course's deadline: her one commit is
+    graded as late work (the course's policy takes it), timed and named as her clock;
+    Grace's says 2020: on time, no time charged."""
     root, folder, _, base = clones
     done = cli(*base, "import", "github-classroom", folder, "--roster",
                root / "classroom_roster.csv", "--into", tmp_path / "class")  # fmt: skip
     assert done.code == 0, done.err
-    assert "nobody is charged late" in done.out
+    assert "only a commit's own date is known, the committer's clock" in done.out
     assert [p.name for p in students(tmp_path / "class")] == ["S-1001", "S-1002", "S-1003"]
-    assert all(meta(p)["submitted_at"] is None for p in students(tmp_path / "class"))
+    ada, grace = meta(tmp_path / "class" / "S-1001"), meta(tmp_path / "class" / "S-1002")
+    assert ada["submitted_at"] == "2030-01-01T12:00:00+00:00"
+    assert ada["time_source"].endswith("(the committer's clock)")
+    assert "as late work" in done.out and "(the committer's clock), not after" in done.out
+    assert grace["submitted_at"] is None
 
 
 @pytest.mark.parametrize("listing", ["grades", "accepted"])
@@ -268,7 +276,7 @@ def test_identifiers_set_to_e_mails_reach_moodles_worksheet(clones, tmp_path):
     base = clones[3]
     origins = tmp_path / "github"
     pushed(origins / "hw1-adalovelace", {"puzzlesolver.c": source("ada-c", "puzzlesolver.c")},
-           "2030-01-01T12:00:00+00:00")  # fmt: skip
+           "2026-02-01T12:00:00+00:00")  # fmt: skip
     folder = cloned(origins, "hw1", tmp_path / "download")
     roster = tmp_path / "classroom_roster.csv"
     roster.write_text('"identifier","github_username","github_id","name"\n'
@@ -288,3 +296,129 @@ def test_identifiers_set_to_e_mails_reach_moodles_worksheet(clones, tmp_path):
     rows = {r["Email address"]: r["Grade"] for r in csv.DictReader(io.StringIO(
         (tmp_path / "moodle.csv").read_text(encoding="utf-8-sig")))}  # fmt: skip
     assert rows == {"ada@uni.example": "2", "grace@uni.example": ""}
+
+
+# ------------------------------------------------------------------ the commit at the deadline
+
+
+def committed(origin: Path, steps: list[tuple[dict[str, bytes], str]]) -> list[str]:
+    """A repository whose default branch has one commit per step (files written, then
+    committed at that date): their shas, oldest first."""
+    origin.mkdir(parents=True)
+    git("init", "-q", "-b", "main", cwd=origin)
+    shas = []
+    for files, date in steps:
+        for name, data in files.items():
+            (origin / name).write_bytes(data)
+        git("add", "-A", cwd=origin)
+        git("commit", "-q", "-m", f"at {date}", cwd=origin, date=date)
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=origin, capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        shas.append(done.stdout.strip())
+    return shas
+
+
+def accepted(path: Path, repo: str, deadline: str | None) -> Path:
+    """`gh api assignments/ID/accepted_assignments`: Classroom's deadline in `assignment`."""
+    element = {"id": 1, "students": [{"id": 5001, "login": "adalovelace"}],
+               "repository": {"id": 9, "name": repo, "full_name": f"org/{repo}"},
+               "assignment": {"id": 3, "slug": "hw1", "deadline": deadline}}  # fmt: skip
+    path.write_text(json.dumps([element]))
+    return path
+
+
+@pytest.fixture
+def fixed_after_the_deadline(tmp_path):
+    """Ada's first program (wrong on plurals) committed before Classroom's deadline, her
+    fix after it; `gh classroom clone` clones the branch as it is now."""
+    wrong = variant("plural", "c", tmp_path / "programs") / "puzzlesolver.c"
+    shas = committed(tmp_path / "github" / "hw1-adalovelace", [
+        ({"puzzlesolver.c": wrong.read_bytes()}, "2026-03-01T20:00:00+00:00"),
+        ({"puzzlesolver.c": source("ada-c", "puzzlesolver.c")}, "2026-03-02T10:00:00+00:00"),
+    ])  # fmt: skip
+    folder = cloned(tmp_path / "github", "hw1", tmp_path / "download")
+    (tmp_path / "classroom_roster.csv").write_text(ROSTER)
+    listed = accepted(tmp_path / "accepted.json", "hw1-adalovelace", "2026-03-01T23:59:00Z")
+    return folder, listed, shas, wrong.read_bytes()
+
+
+@pytest.mark.parametrize("course", ["", COURSE])
+def test_the_commit_at_classroom_s_deadline_is_graded_and_later_ones_named(
+    fixed_after_the_deadline, tmp_path, course
+):
+    """No late policy: Classroom's own submission, the commit at its deadline, is graded
+    and the fix is named. A late policy that takes late work: the fix, graded as late
+    with its own time (its commit date: the committer's clock)."""
+    folder, listed, (first, fix), wrong = fixed_after_the_deadline
+    (tmp_path / "course.toml").write_text(course)
+    done = cli("--course", tmp_path / "course.toml", "import", "github-classroom", folder,
+               "--roster", tmp_path / "classroom_roster.csv", "--accepted", listed,
+               "--into", tmp_path / "class")  # fmt: skip
+    assert done.code == 0, done.err
+    ada = tmp_path / "class" / "S-1001"
+    recorded = meta(ada)
+    if not course:
+        assert recorded["submission_id"] == first
+        assert (ada / "puzzlesolver.c").read_bytes() == wrong
+        assert f"graded commit {first[:12]}" in done.out
+        assert f"not graded (the course's late policy takes no late work): {fix[:12]}" in done.out
+        assert recorded["submitted_at"] is None
+    else:
+        assert recorded["submission_id"] == fix
+        assert (ada / "puzzlesolver.c").read_bytes() == source("ada-c", "puzzlesolver.c")
+        assert f"graded commit {fix[:12]}, the newest on the default branch, as late" in done.out
+        assert (
+            f"the commit at Classroom's deadline 2026-03-01 23:59+00:00 was {first[:12]}"
+            in done.out
+        )
+        assert recorded["submitted_at"] == "2026-03-02T10:00:00+00:00"
+
+
+def test_github_s_record_before_the_deadline_grades_the_branch_as_cloned(
+    fixed_after_the_deadline, tmp_path
+):
+    """GitHub's record of the submission (grades.csv) is not after the deadline: what
+    was pushed by then is the branch as cloned, whatever the commits' clocks say."""
+    folder, listed, (_, fix), _ = fixed_after_the_deadline
+    grades = grades_csv(tmp_path / "grades.csv",
+                        [("adalovelace", "S-1001", "hw1-adalovelace", "2026-03-01T23:00:00Z")])  # fmt: skip
+    done = cli("import", "github-classroom", folder, "--roster", tmp_path / "classroom_roster.csv",
+               "--accepted", listed, "--grades", grades, "--into", tmp_path / "class")  # fmt: skip
+    assert done.code == 0, done.err
+    assert meta(tmp_path / "class" / "S-1001")["submission_id"] == fix
+    assert "GitHub's record of the submission (2026-03-01 23:00+00:00) is not after" in done.out
+
+
+def test_files_a_clone_holds_but_cannot_use_are_in_the_student_s_report(tmp_path):
+    """The entry point committed as a link, a Git LFS pointer, a submodule: each named
+    with why in what the student sees, never "no file is named puzzlesolver.py"."""
+    from grader.config import load_config
+    from grader.submissions import load
+
+    origin = tmp_path / "github" / "hw1-adalovelace"
+    pushed(origin, {"src/solver.py": source("guido-py", "puzzlesolver.py"),
+                    "big.bin": b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 9\n"},
+           "2026-02-01T12:00:00+00:00")  # fmt: skip
+    os.symlink("src/solver.py", origin / "puzzlesolver.py")
+    git("add", "puzzlesolver.py", cwd=origin)
+    library = subprocess.run(["git", "rev-parse", "HEAD"], cwd=origin, capture_output=True,
+                             text=True, check=True).stdout.strip()  # fmt: skip
+    git("update-index", "--add", "--cacheinfo", f"160000,{library},lib", cwd=origin)
+    (origin / ".gitmodules").write_text('[submodule "lib"]\n\tpath = lib\n\turl = ../lib\n')
+    git("add", ".gitmodules", cwd=origin)
+    git("commit", "-q", "-m", "link", cwd=origin, date="2026-02-02T12:00:00+00:00")
+    folder = cloned(tmp_path / "github", "hw1", tmp_path / "download")
+    (tmp_path / "classroom_roster.csv").write_text(ROSTER)
+    listed = accepted(tmp_path / "accepted.json", "hw1-adalovelace", "2026-03-01T23:59:00Z")
+    done = cli("import", "github-classroom", folder, "--roster", tmp_path / "classroom_roster.csv",
+               "--accepted", listed, "--into", tmp_path / "class")  # fmt: skip
+    assert done.code == 0, done.err
+    graded = load(tmp_path / "class" / "S-1001", load_config(None))
+    assert graded.problem == (
+        "puzzlesolver.py cannot be used: a symbolic link in the repository (to src/solver.py): "
+        "never followed; commit the file itself"
+    )
+    reasons = dict(graded.ignored)
+    assert "a Git LFS pointer" in reasons["big.bin"]
+    assert "a git submodule" in reasons["lib"]
+    assert reasons["puzzlesolver.py"].startswith("in the submission, not imported: a symbolic link")

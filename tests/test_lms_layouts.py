@@ -329,7 +329,7 @@ def test_canvas_times_as_a_csv_and_what_cannot_be_read(tmp_path):
     path.write_text("user_id,submitted_at\n1002,2026-03-02T05:59:00Z\n1003,yesterday\n")
     times = read_times(path)
     assert times.by_id == {"1002": datetime(2026, 3, 2, 5, 59, tzinfo=timezone.utc)}
-    assert times.unreadable == ("1003: submitted_at 'yesterday'",)
+    assert times.unreadable == ("1003: submitted_at 'yesterday' is not an ISO 8601 time",)
     path.write_text("name,when\nx,y\n")
     with pytest.raises(Exception, match="expected the columns submitted_at and user_id"):
         read_times(path)

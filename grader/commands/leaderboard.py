@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             args.puzzles, folder / "leaderboard-draws", lb.timed_cases(cases, config)
         )
         rows = [row for row in store.submissions() if graded is None or row.id in graded]
-        teams = class_teams(rows, config)  # a team's replaced submission is never ranked
+        teams = class_teams(rows, config)  # a replaced submission, a copy, a test account: unranked
         if args.force_remeasure:
             store.forget_timings()
         sandbox = grading_sandbox(config)
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             sandbox,
             folder / "builds",
             only=graded,
-            not_counting=teams.not_counting,
+            unranked=teams.unranked,
             draw=draw,
         )
         lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)
@@ -124,6 +124,6 @@ def run(args: argparse.Namespace) -> int:
     )
     for winner in bonus.winners:
         team = teams.of(winner)
-        members = ", ".join(m.shown for m in team.members) or "members unknown"
-        print(f"  {team.name} ({winner}): {members}")
+        members = ", ".join(m.shown for m in teams.bonus_members(winner)) or "members unknown"
+        print(f"  {team.group or team.name} ({winner}): {members}")
     return 0

@@ -86,6 +86,13 @@ def add_parser(kinds) -> None:
     )
     moodle.add_argument("--scale", action="store_true", help=_SCALE.format("Maximum grade"))
     moodle.add_argument(
+        "--scale-map",
+        metavar="ITEM=MIN,...",
+        help="an assignment graded on a Moodle scale: each item with the lowest final "
+        "score that earns it, in points or as a share ('Not passed=0,Passed=50%%,"
+        "Distinction=100%%'); without it, such rows are left out (Moodle drops a number)",
+    )
+    moodle.add_argument(
         "--bonus-column",
         metavar="NAME",
         help="refused: the speed bonus goes to Moodle's gradebook (export moodle-gradebook)",
@@ -190,6 +197,7 @@ def _export(args, kind) -> int:
     from grader.last_run import graded
     from grader.lms import export
     from grader.lms.roster import read_roster
+    from grader.lms.scales import parse_scale_map
     from grader.teams import class_teams
 
     if kind == "moodle" and args.bonus_column is not None:
@@ -235,6 +243,7 @@ def _export(args, kind) -> int:
                 teams=teams,
                 bonus=bonus,
                 declared=config.lms.declared,
+                scale_map=None if args.scale_map is None else parse_scale_map(args.scale_map),
             )
     write_file(args.out, made.text)
     for note in teams.notes:
@@ -280,11 +289,23 @@ def _export(args, kind) -> int:
             f"({', '.join(made.anonymous)}): no gradebook row can name them; their grades "
             "can be uploaded only after Canvas reveals the names (download and import again)"
         )
+    for line in made.left_out:
+        warn(f"left out: {line}")
     print(
-        f"{args.out}: column {made.column!r}: {made.filled} scores, {len(made.empty)} empty, "
-        f"{len(made.kept)} kept as the roster had them"
+        f"{args.out}: column {made.column!r}: {made.filled} scores, "
+        f"{len(made.empty)} empty, {len(made.kept)} kept as the roster had them"
+        + (f", {len(made.left_out)} rows left out" if made.left_out else "")
     )
+    if made.left_out:
+        warn(
+            f"{len(made.left_out)} row(s) left out of {args.out} (listed above): the LMS "
+            "would skip their grade without a word; set them there by hand"
+        )
+        return status or EXIT_LEFT_OUT
     return status
+
+
+EXIT_LEFT_OUT = 1  # written, but rows the LMS would skip were left out of it
 
 
 def run_feedback(args: argparse.Namespace) -> int:

@@ -99,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         teams=args.kind == "moodle" and args.teams is not None,
         grades=None if args.grades is None else read_grades(args.grades),
         accepted=None if args.accepted is None else read_accepted(args.accepted),
+        late=config.late,
+        declared=config.lms.declared,
     )
     if args.into.exists() and not args.into.is_dir():
         raise UsageError(f"{args.into}: is not a folder")

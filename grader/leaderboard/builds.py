@@ -32,13 +32,13 @@ def prepare(
     cache_root: Path,
     *,
     only: Collection[str] | None = None,
-    not_counting: Mapping[str, str] | None = None,
+    unranked: Mapping[str, str] | None = None,
     draw: Draw | None = None,
 ) -> Session:
     """Decide who is ranked and build (or find in the cache) every program to time.
     `only`: the submissions of the last grading run (None: every one stored);
-    `not_counting`: submission -> why it is no one's result (its team's newer one
-    replaced it, or nothing tells which of two is): never ranked; `draw`:
+    `unranked`: submission -> why it is never ranked (grader.teams.Teams.unranked: no
+    one's result, a copy of a group's submission ranked once, a test account); `draw`:
     the puzzles drawn for this session (grader.leaderboard.draws), timed instead of
     the manifest's timed cases."""
     timed = list(draw.puzzles) if draw is not None else timed_cases(cases, config)
@@ -46,8 +46,8 @@ def prepare(
     for row in store.submissions():
         if only is not None and row.id not in only:
             continue
-        if not_counting and row.id in not_counting:
-            why = not_counting[row.id]
+        if unranked and row.id in unranked:
+            why = unranked[row.id]
             ineligible.append(Ineligible(row.id, row.language, why, row.content_hash))
             continue
         sub, reason = eligibility(row, store, cases, config)

@@ -28,6 +28,7 @@ Canvas writes no submission time anywhere in the download, and every entry carri
 the moment the zip was made: times come from Canvas's API (grader/lms/times.py).
 """
 
+import dataclasses
 import re
 from pathlib import Path, PurePosixPath
 
@@ -174,13 +175,18 @@ def _times(parsed: Parsed, times: SubmissionTimes | None) -> None:
             )
         return
     for entry in times.unreadable:
-        parsed.notes.append(f"{times.source}: not an ISO 8601 time: {entry}")
+        parsed.notes.append(f"{times.source}: {entry}: left out")
     for student in parsed.students:
         ident = student.anonymous_id or student.lms_user_id
         when = times.by_id.get(ident)
         if when is not None:
             student.submitted_at, student.time_source = when, times.source
-        members = [m.lms_user_id for m in student.team.members] if student.team else []
+        status = times.status_by_id.get(ident)
+        if status is not None:  # the teacher's word in Canvas: it is Canvas's late marker
+            student.lms_status, student.lms_seconds_late = status.status, status.seconds_late
+            student.late_marker = status.late
+        team = student.team if student.team and not student.team.graded_alone else None
+        members = [m.lms_user_id for m in team.members] if team else []
         dues = [d for i in (ident, *members) if (d := times.due_by_id.get(i)) is not None]
         if dues:  # their own (an extension, a section's date); a team's latest member's
             student.due_at = max(dues)
@@ -190,13 +196,28 @@ def _times(parsed: Parsed, times: SubmissionTimes | None) -> None:
 
 
 def _groups(parsed: Parsed, groups: GroupSet) -> None:
-    """Canvas downloads one member's submission per group: the group set names the
-    team it is for, and every member's ids join the folder's (a roster finds each)."""
+    """Canvas downloads one member's submission per group when it grades the group as
+    a whole (Assignment#representatives), but every member's own copy when it grades
+    each student individually (or the course is concluded): two members of one group
+    in the download. Graded as a whole, the group set names the team the one
+    submission is for, and every member's ids join the folder's (a roster finds each);
+    graded individually, each copy is its member's alone, the group kept for the
+    speed bonus. The import says which it saw."""
     alone = []
+    present: dict[tuple[str, str], int] = {}
+    for student in parsed.students:
+        team = groups.team_of(student.lms_user_id) if student.lms_user_id else None
+        if team is not None:
+            key = (team.group_id, team.group_name)
+            present[key] = present.get(key, 0) + 1
+    individually = any(count > 1 for count in present.values())
     for student in parsed.students:
         team = groups.team_of(student.lms_user_id) if student.lms_user_id else None
         if team is None:
             alone.append(student.student_id)
+            continue
+        if individually:  # their own copy: their own ids only, the group recorded
+            student.team = dataclasses.replace(team, graded_alone=True)
             continue
         student.team = team
         student.other_ids = tuple(
@@ -207,6 +228,8 @@ def _groups(parsed: Parsed, groups: GroupSet) -> None:
                 ]
             )
         )
+    if present:
+        parsed.notes.append(_mode(groups.source, individually, len(present)))
     if alone:
         why = (
             "an anonymous download names no user"
@@ -214,3 +237,18 @@ def _groups(parsed: Parsed, groups: GroupSet) -> None:
             else "in no group of the set: each graded as one student's"
         )
         parsed.notes.append(f"{groups.source}: {', '.join(alone)}: {why}")
+
+
+def _mode(source: str, individually: bool, count: int) -> str:
+    groups = f"{count} group{'s' if count != 1 else ''}"
+    if individually:
+        return (
+            f"{source}: the download holds each member's own copy ({groups} groups; Canvas "
+            "grades each student individually, or the course is concluded): each member "
+            "is graded on their own copy, and the group kept for the speed bonus (its "
+            "copies ranked once)"
+        )
+    return (
+        f"{source}: the download holds one submission per group ({groups} groups; Canvas "
+        "grades each group as a whole): each is graded for every member of its group"
+    )

@@ -13,7 +13,9 @@ GitHub recorded their submission. Read as GitHub's own tools write them
 - the accepted assignments, as GitHub's API returns them (`gh api
   assignments/ID/accepted_assignments --paginate`: one JSON array per page, back to
   back; with --slurp, an array of those): each element has `students` (`id`,
-  `login`) and `repository` (`name`, `full_name`).
+  `login`), `repository` (`name`, `full_name`) and `assignment`, whose `deadline`
+  (ISO 8601, null without one) is Classroom's own: the moment it takes each
+  repository's default branch as the submission.
 
 A repository is known by its name, compared as GitHub compares names (case aside).
 """
@@ -53,6 +55,7 @@ class ClassroomList:
     source: str  # the file, for messages and `.lms.json`'s time source
     repos: dict[str, list[Listed]] = field(default_factory=dict)  # repo name (lower) -> them
     unreadable: list[str] = field(default_factory=list)  # "<login>: <text>" of odd times
+    deadlines: set[datetime] = field(default_factory=set)  # the assignment's, as GitHub lists it
 
     def students(self, repo: str) -> list[Listed]:
         return self.repos.get(repo.lower(), [])
@@ -107,6 +110,14 @@ def read_accepted(path: Path) -> ClassroomList:
                 f"{path}: not GitHub's accepted assignments: an element without a repository"
             )
         repo = repo_name(str(repository.get("name") or repository.get("full_name") or ""))
+        assignment = element.get("assignment")
+        deadline = assignment.get("deadline") if isinstance(assignment, dict) else None
+        if deadline:
+            when = github_time(str(deadline))
+            if when is None:
+                found.unreadable.append(f"assignment deadline {deadline!r}")
+            else:
+                found.deadlines.add(when)
         for student in element.get("students") or []:
             if isinstance(student, dict) and student.get("login"):
                 listed = Listed(str(student["login"]), str(student.get("id") or ""))

@@ -35,7 +35,6 @@ worksheet Moodle wrote: nothing else has each participant's "Last modified (grad
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from grader import identity
 from grader.bonus import Award
@@ -43,7 +42,9 @@ from grader.errors import GraderError
 from grader.identity import Person
 from grader.late import NOT_LATE, Lateness
 from grader.lms import worksheet
-from grader.lms.roster import CANVAS_KEYS, MOODLE_KEYS, Roster, number, write_rows
+from grader.lms.matching import DECLARED, match_roster
+from grader.lms.roster import Roster, number, write_rows
+from grader.lms.scales import ScaleMap
 from grader.model import Verdict
 from grader.score import SubmissionReport, format_score
 from grader.student_view import shown_decisions
@@ -79,6 +80,9 @@ class Matched:
     refused: list[str] = field(default_factory=list)  # rows matched ambiguously: left alone
     bonus: list[str] = field(default_factory=list)  # "Ada: +15 (speed bonus)", per row
     decided: list[str] = field(default_factory=list)  # "id: the instructor's decision"
+    # Rows the LMS would skip, named and left out of the file (a locked grade, a scale
+    # without a map): written, but not everything is in it.
+    left_out: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -117,40 +121,14 @@ def people_of(
 
 def _recorded_people(sid: str, meta: SubmissionMeta | None) -> list[Person]:
     """Without the team model: who the import recorded the submission is for."""
-    if meta is not None and meta.team is not None and meta.team.members:
+    team = meta.team if meta is not None else None
+    if team is not None and team.members and not team.graded_alone:
         return [
             Person(sid, m.name or m.lms_user_id, m.keys or ((identity.ANY, m.lms_user_id),))
-            for m in meta.team.members
+            for m in team.members
         ]
     keys = meta.keys if meta is not None and meta.keys else ((identity.ANY, sid),)
     return [Person(sid, sid, keys)]
-
-
-# Each other system's kind of id, and the roster column the course declares it to be
-# (course.toml [lms]: gradescope_sid, gradescope_email, github_identifier).
-DECLARED: Mapping[str, str] = MappingProxyType(
-    {
-        identity.GRADESCOPE_SID: "SIS User ID",
-        identity.GRADESCOPE_EMAIL: "SIS Login ID",
-        identity.CLASSROOM_IDENTIFIER: "SIS User ID",
-    }
-)
-
-
-def aliases_for(roster: Roster, declared: Mapping[str, str]) -> dict[str, str]:
-    """Other systems' ids (Gradescope's sid and e-mail, GitHub Classroom's roster
-    identifier) as the roster's kinds the course declares them to be, where the
-    roster has those columns. In Moodle's worksheet an e-mail or an identifier can
-    only be its "Email address": a course sets its classroom identifiers to e-mails."""
-    kinds = dict((*CANVAS_KEYS, *MOODLE_KEYS))
-    found = {}
-    for kind, column in declared.items():
-        if column and roster.column(column) is not None and column in kinds:
-            found[kind] = kinds[column]
-    if roster.column(worksheet.EMAIL) is not None:
-        for kind in (identity.GRADESCOPE_EMAIL, identity.CLASSROOM_IDENTIFIER):
-            found.setdefault(kind, identity.MOODLE_EMAIL)
-    return found
 
 
 def _match(
@@ -165,9 +143,7 @@ def _match(
     person two rows claim get nothing, and are named. The submissions no row matches go
     to out.unmatched, team members no row knows to out.unknown_members."""
     people, _ = people_of(reports, teams)
-    rows = [roster.keys(row) for row in roster.rows]
-    labels = [roster.label(row) for row in roster.rows]
-    found = identity.match(rows, labels, people, aliases_for(roster, declared))
+    found = match_roster(roster, people, declared)
     out.refused += found.refused
     by_id = {r.submission.id: r for r in reports}
     matched = {index: by_id[sid] for index, sid in found.rows.items()}
@@ -471,12 +447,16 @@ def moodle(
     teams: Teams | None = None,
     bonus: Award | None = None,
     declared: Mapping[str, str] = DECLARED,
+    scale_map: ScaleMap | None = None,
 ) -> Matched:
     """Moodle's offline grading worksheet (Assignment > "Upload grading worksheet"): the
     downloaded worksheet with Grade filled and a one-line summary as feedback. No grade
     is ever above the worksheet's maximum (Moodle's upload drops such a row without a
     word): the speed bonus goes to a grade item of its own (moodle_gradebook), and a
-    score above it is refused."""
+    score above it is refused. A row Moodle would skip without a word is named in
+    `left_out` and left out of the file: a grade it will not change ("Grade can be
+    changed: No": locked, or overridden in the gradebook), and on a scale, a score
+    without an item (no `scale_map`, or one below its every minimum)."""
     if roster is None:
         raise LmsExportError(
             "export moodle needs the grading worksheet downloaded from Moodle (--roster "
@@ -488,11 +468,14 @@ def moodle(
             f"{roster.path}: not Moodle's grading worksheet: no {', '.join(map(repr, missing))} "
             "column, and Moodle refuses an upload without it"
         )
-    if roster.column("Scale") is not None:
-        raise LmsExportError(
-            f"{roster.path}: the assignment is graded on a scale: Moodle takes a scale's "
-            "words, not the grader's points"
-        )
+    items = worksheet.scale(roster)
+    if scale_map is not None:
+        if items is None:
+            raise LmsExportError(
+                f"--scale-map: {roster.path.name} has no {worksheet.SCALE!r} column: the "
+                "assignment is graded in points, not on a scale"
+            )
+        scale_map.check(items)
     out = Matched(column=worksheet.GRADE)
     sizes = _Scale(_our_maximum(reports), worksheet.maximum(roster), scale)
     _maximum_note(sizes, f"Moodle's {worksheet.MAXIMUM[0]}", out)
@@ -518,7 +501,13 @@ def moodle(
         late = lateness.get(result.submission.id, NOT_LATE) if result else NOT_LATE
         name = roster.name(row) or row[roster.header.index(worksheet.IDENTIFIER)]
         given = bonus.of(result.submission.id) if bonus is not None and result else 0.0
+        skipped = _skipped(roster, row, result, late, items, scale_map, sizes.ours)
+        if skipped:
+            out.left_out.append(f"{name}: {skipped}: left out of the file")
+            continue
         row[grade] = _cell(result, late, row[grade], name, sizes, missing_as_zero, out)
+        if items is not None and scale_map is not None and result is not None and result.settled:
+            row[grade] = scale_map.item(late.final(result.score), sizes.ours) or ""
         cells[index] = row[grade]
         if result is not None and result.settled and feedback is not None:
             old = row[feedback].strip()
@@ -538,6 +527,38 @@ def moodle(
     _decided(matched, out)
     out.text = write_rows(roster, rows)
     return out
+
+
+def _skipped(
+    roster: Roster,
+    row: list[str],
+    result: SubmissionReport | None,
+    late: Lateness,
+    items: tuple[str, ...] | None,
+    scale_map: ScaleMap | None,
+    maximum: float,
+) -> str:
+    """Why Moodle's upload would skip this row's new grade without a word ("": it
+    would not), as process_import_grades decides."""
+    if result is None or not result.settled:
+        return ""  # no new grade: the row keeps what Moodle has
+    if worksheet.locked(roster, row):
+        return (
+            f"Moodle will not change this grade ({worksheet.CHANGEABLE}: No: locked or "
+            "overridden in the gradebook)"
+        )
+    if items is None:
+        return ""
+    shown = ", ".join(items)
+    if scale_map is None:
+        return (
+            f"the assignment is graded on a scale ({shown}), and Moodle drops a number: "
+            "--scale-map maps scores to its items"
+        )
+    final = late.final(result.score)
+    if scale_map.item(final, maximum) is None:
+        return f"the score {format_score(final)} reaches no item of --scale-map"
+    return ""
 
 
 BONUS_ITEM = "Speed bonus"  # the default column of the gradebook import

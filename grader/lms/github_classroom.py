@@ -14,29 +14,49 @@ repository, the username its name ends with. Each is a row of the classroom rost
 own id for them, a team's by its repository. A repository none of whose students a
 row knows is named and not imported: never graded under a guess.
 
-Its files are the clone's work tree without its hidden entries: `.git` (the history,
-never a source file), the template's `.github` and kit; a link is never followed. Its
-time is GitHub's record of the submission (the grades download's
-`submission_timestamp`), never a commit's date, which is the student's to set:
-without that download nobody has a time, and the late policy charges nobody. The
-commit the clone holds (`.git`'s HEAD) is the submission's id.
+Which commit is the submission: Classroom's own rule. At the assignment's deadline
+it takes the default branch's commit as the submission (its maintainers: "At this
+time, Classroom will fetch the latest commit SHA from each assignment repo and save
+that as the submission SHA"), while `gh classroom clone` clones the branch as it is
+now. So, with a deadline (Classroom's, from --accepted; else the course's [late]
+deadline), the import reads the clone's default branch with git (grader/lms/
+git_clone.py) and grades the commit at the deadline: the last one on the branch's
+own line dated at or before it, unless GitHub's record of the submission (the
+grades download's `submission_timestamp`) is at or before the deadline, when the
+branch as cloned is what GitHub had. Every later commit is named; where the course's
+late policy takes late work (a deadline with a penalty capped below 100 %), the
+newest is graded instead, as late, with its own time (GitHub's record when that is
+after the deadline, else its commit date, named as the committer's clock). The note
+says which commit was graded and why. Without git, or without a deadline, the commit
+the clone holds (`.git`'s HEAD) is graded, and the import says so.
+
+Its files are that commit's, hidden entries aside: `.git` (the history, never a source
+file), the template's `.github` and kit; a link is never followed. A file the clone
+holds but no build can use (a link, a Git LFS pointer, a submodule) is named in the
+student's report with why. Its time is GitHub's record of the submission, never a
+commit's date, which is the student's to set (but for a late commit graded without
+one, as said above): without the grades download nobody has a time, and the late
+policy charges nobody. The commit graded is the submission's id.
 """
 
 import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from grader import identity
 from grader.bounded import TooLarge, read_limited
 from grader.identity import Key, Person
+from grader.lms import git_clone
 from grader.lms.classroom_lists import ClassroomList, Listed
 from grader.lms.incoming import ImportOptions, Incoming, Parsed, newest, safe_id
 from grader.lms.roster import Roster
 from grader.lms.unpack import ArchiveError, Refused, UnpackLimits
 from grader.submission_meta import Team, TeamMember
+from grader.zones import instant
 
 SUFFIX = "-submissions"  # gh-classroom's folder: `<slug>-submissions`
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9_@+][A-Za-z0-9._@+-]*$")  # kept as it is
@@ -65,6 +85,7 @@ def read(folder: Path, options: ImportOptions) -> Parsed:
     root, slug = submissions_folder(Path(folder))
     lists = [found for found in (options.grades, options.accepted) if found is not None]
     parsed = Parsed(notes=_notes(options))
+    deadline = _Deadline.of(options, parsed.notes)
     for repo in _entries(root):
         if repo.name.startswith("."):
             continue
@@ -77,9 +98,7 @@ def read(folder: Path, options: ImportOptions) -> Parsed:
             parsed.refused.append(Refused(repo.name, _unknown(repo.name, students, roster)))
             continue
         incoming = _incoming(repo.name, students, roster, options)
-        incoming.files, refused = _files(repo, options.limits)
-        parsed.refused += refused
-        incoming.submission_id = head_commit(repo / ".git")
+        deadline.graded(repo, incoming, parsed)
         for student in students:
             if student.row is None:
                 incoming.notes.append(
@@ -117,9 +136,9 @@ def _notes(options: ImportOptions) -> list[str]:
     ]
     if options.grades is None:
         notes.append(
-            "no submission times: GitHub records them in the assignment's grades download "
-            "(--grades grades.csv); a commit's date is the student's to set, so nobody is "
-            "charged late"
+            "no submission times from GitHub (its grades download, --grades grades.csv, "
+            "records them): only a commit's own date is known, the committer's clock, "
+            "which picks the commit at the deadline and times a late commit graded as late"
         )
     else:
         notes += [
@@ -243,14 +262,166 @@ def folder_name(identifier: str) -> str:
     return identifier if _FOLDER_NAME.match(identifier) else safe_id(identifier)
 
 
-def _files(repo: Path, limits: UnpackLimits) -> tuple[dict[PurePosixPath, bytes], list[Refused]]:
+@dataclass
+class _Deadline:
+    """Classroom's deadline (or the course's), and what the course's late policy takes:
+    which commit of each clone is graded."""
+
+    at: datetime | None  # aware
+    said: str  # where it comes from, for the notes
+    late_taken: bool  # the course's late policy grades late work (penalty capped < 100 %)
+    limits: UnpackLimits
+    no_git: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, options: ImportOptions, notes: list[str]) -> "_Deadline":
+        policy = options.late
+        taken = policy.enabled and policy.max_percent < 100
+        listed = options.accepted.deadlines if options.accepted is not None else set()
+        if len(listed) > 1:
+            notes.append(
+                f"{options.accepted.source if options.accepted else ''}: the accepted "
+                "assignments give several deadlines: the latest counts"
+            )
+        if listed:
+            when = max(listed)
+            return cls(when, f"Classroom's deadline {_shown(when)}", taken, options.limits)
+        if policy.deadline is not None:
+            when = instant(policy.deadline, policy.zone)
+            return cls(when, f"the course's deadline {_shown(when)}", taken, options.limits)
+        notes.append(
+            "no deadline known (--accepted gives Classroom's, [late] deadline the "
+            "course's): each clone's checked-out commit is graded, whatever came after"
+        )
+        return cls(None, "", taken, options.limits)
+
+    def graded(self, repo: Path, incoming: Incoming, parsed: Parsed) -> None:
+        """The commit of `repo` to grade, its files and what the import says of it."""
+        try:
+            commits = git_clone.history(repo) if self.at is not None else []
+        except git_clone.GitNotFound:
+            if not self.no_git:
+                parsed.notes.append(
+                    "git is not installed here: the commit at the deadline cannot be "
+                    "read from the clones; each clone's checked-out commit is graded"
+                )
+            self.no_git.append(repo.name)
+            commits = []
+        except git_clone.GitFailed as error:
+            incoming.notes.append(f"{error}: its checked-out commit is graded")
+            commits = []
+        if not commits:
+            _work_tree(repo, incoming, parsed, self.limits)
+            return
+        chosen = self._choose(commits, incoming)
+        if chosen is None:
+            return
+        try:
+            found = git_clone.tree(repo, chosen.sha, self.limits)
+        except git_clone.GitFailed as error:
+            incoming.notes.append(f"{error}: its checked-out commit is graded")
+            _work_tree(repo, incoming, parsed, self.limits)
+            return
+        incoming.files, incoming.unusable = found.files, found.unusable
+        incoming.submission_id = chosen.sha
+        parsed.refused += [Refused(f"{repo.name}/{p}", why) for p, why in found.over]
+        parsed.refused += [
+            Refused(f"{repo.name}/{p}", f"{why}: not imported") for p, why in found.unusable.items()
+        ]
+
+    def _choose(
+        self, commits: list[git_clone.Commit], incoming: Incoming
+    ) -> git_clone.Commit | None:
+        """The commit graded, said in the student's notes; None: nothing to grade."""
+        assert self.at is not None, "called only with a deadline"
+        head, record = commits[0], incoming.submitted_at
+        if record is not None and record <= self.at:
+            incoming.notes.append(
+                f"graded commit {head.sha[:12]}, the default branch as cloned: GitHub's "
+                f"record of the submission ({_shown(record)}) is not after {self.said}"
+            )
+            return head
+        on_time = next((c for c in commits if c.committed <= self.at), None)
+        later = commits[: commits.index(on_time)] if on_time is not None else commits
+        if not later:
+            incoming.notes.append(
+                f"graded commit {head.sha[:12]}, the newest on the default branch, dated "
+                f"{_shown(head.committed)} (the committer's clock), not after {self.said}"
+            )
+            return head
+        named = ", ".join(f"{c.sha[:12]} ({_shown(c.committed)})" for c in later[:5])
+        more = f" and {len(later) - 5} more" if len(later) > 5 else ""
+        if self.late_taken:
+            self._late(head, incoming, on_time, f"{named}{more}")
+            return head
+        if on_time is None:
+            incoming.notes.append(
+                f"no commit of the default branch is dated at or before {self.said} "
+                f"(its commits: {named}{more}; the committer's clock), and the course's "
+                "late policy takes no late work: nothing to grade"
+            )
+            return None
+        incoming.notes.append(
+            f"graded commit {on_time.sha[:12]} ({_shown(on_time.committed)}, the committer's "
+            f"clock), the last on the default branch at {self.said}, as Classroom takes "
+            f"the submission; later, not graded (the course's late policy takes no late "
+            f"work): {named}{more}"
+        )
+        if record is not None:  # GitHub's record is of a later push, not of this commit
+            incoming.submitted_at, incoming.time_source = None, ""
+        return on_time
+
+    def _late(
+        self,
+        head: git_clone.Commit,
+        incoming: Incoming,
+        on_time: git_clone.Commit | None,
+        later: str,
+    ) -> None:
+        """The newest commit, graded as late with its own time."""
+        if incoming.submitted_at is None:
+            incoming.submitted_at = head.committed
+            incoming.time_source = f"the commit date of {head.sha[:12]} (the committer's clock)"
+        before = (
+            f"the commit at {self.said} was {on_time.sha[:12]}"
+            if on_time is not None
+            else f"no commit is dated at or before {self.said}"
+        )
+        incoming.notes.append(
+            f"graded commit {head.sha[:12]}, the newest on the default branch, as late "
+            f"work (the course's late policy takes it; submitted {_shown(incoming.submitted_at)}"
+            f", {incoming.time_source}): {before}; after it: {later}"
+        )
+
+
+def _shown(when: datetime) -> str:
+    return when.isoformat(sep=" ", timespec="minutes")
+
+
+def _work_tree(repo: Path, incoming: Incoming, parsed: Parsed, limits: UnpackLimits) -> None:
+    """The clone's checked-out files, as they are on disk."""
+    incoming.files, refused, incoming.unusable = _files(repo, limits)
+    parsed.refused += refused
+    incoming.submission_id = head_commit(repo / ".git")
+
+
+def _files(
+    repo: Path, limits: UnpackLimits
+) -> tuple[dict[PurePosixPath, bytes], list[Refused], dict[str, str]]:
     """The work tree's files, hidden entries aside, no link followed, within the limits
-    a download has."""
+    a download has; (files, refused, the unusable ones: path -> why)."""
     files: dict[PurePosixPath, bytes] = {}
     refused: list[Refused] = []
+    unusable: dict[str, str] = {}
+    submodules = _submodule_paths(repo)
     total = 0
     for path, relative in _walk(repo, PurePosixPath()):
         label = f"{repo.name}/{relative}"
+        why = _unusable(path, relative, submodules)
+        if why is not None:
+            unusable[str(relative)] = why
+            refused.append(Refused(label, f"{why}: not imported"))
+            continue
         if len(files) >= limits.max_entries:
             refused.append(Refused(label, f"more than {limits.max_entries:,} files"))
             continue
@@ -260,18 +431,47 @@ def _files(repo: Path, limits: UnpackLimits) -> tuple[dict[PurePosixPath, bytes]
             refused.append(Refused(label, f"too large: {error}"))
             continue
         except OSError as error:
-            why = (
-                "a symbolic link"
-                if path.is_symlink()
-                else "a folder nested too deep"
-                if path.is_dir()
-                else (error.strerror or str(error))
-            )
+            why = "a folder nested too deep" if path.is_dir() else (error.strerror or str(error))
             refused.append(Refused(label, f"{why}: not imported"))
+            continue
+        if data.startswith(git_clone.LFS_POINTER):
+            unusable[str(relative)] = git_clone.lfs_reason()
+            refused.append(Refused(label, f"{git_clone.lfs_reason()}: not imported"))
             continue
         total += len(data)
         files[relative] = data
-    return files, refused
+    return files, refused, unusable
+
+
+def _unusable(path: Path, relative: PurePosixPath, submodules: set[str]) -> str | None:
+    """Why an entry of the work tree is no file to use: a link, a submodule's empty
+    folder (None: read it)."""
+    if path.is_symlink():
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"a symbolic link in the repository (to {target}): never followed; commit the file itself"
+    if path.is_dir() and str(relative) in submodules:
+        return (
+            "a git submodule, empty in the clone (its files are in another repository, "
+            "which the clone does not fetch)"
+        )
+    return None
+
+
+def _submodule_paths(repo: Path) -> set[str]:
+    """The paths `.gitmodules` gives its submodules (`path = ...`)."""
+    try:
+        text = read_limited(repo / ".gitmodules", 1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return set()
+    return {
+        value.strip().strip("/")
+        for line in text.splitlines()
+        if (pair := line.split("=", 1))[0].strip() == "path" and len(pair) == 2
+        for value in (pair[1],)
+    }
 
 
 def _walk(folder: Path, relative: PurePosixPath) -> Iterator[tuple[Path, PurePosixPath]]:
@@ -290,7 +490,9 @@ def _walk(folder: Path, relative: PurePosixPath) -> Iterator[tuple[Path, PurePos
         except OSError:
             mode = 0
         if stat.S_ISDIR(mode) and len(relative.parts) < MAX_DEPTH:
-            yield from _walk(Path(entry.path), relative / entry.name)
+            inside = list(_walk(Path(entry.path), relative / entry.name))
+            # An empty folder git cannot hold: a submodule the clone did not fetch.
+            yield from inside or [(Path(entry.path), relative / entry.name)]
         else:
             yield Path(entry.path), relative / entry.name
 

@@ -19,16 +19,17 @@ import says once which students have no time at all.
 import contextlib
 import dataclasses
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from grader import identity
 from grader.atomic import atomic_output
 from grader.bounded import read_limited
 from grader.identity import Person
 from grader.lms.incoming import ImportOptions, Incoming
+from grader.lms.matching import match_roster
 from grader.lms.paths import conflicts
 from grader.lms.roster import Roster
 from grader.lms.sources import SOURCES
@@ -93,7 +94,7 @@ def import_archive(
         if student.submitted_at is None:
             result.no_time.append(student.student_id)
     if roster is not None:  # before storing: a matched student is stored by the roster's name
-        _match_roster(list(taken.values()), roster, result)
+        _match_roster(list(taken.values()), roster, result, options.declared)
     record = ImportRecord(into)
     try:
         for sid in result.seen:
@@ -108,22 +109,31 @@ def import_archive(
     return result
 
 
-def _match_roster(students: list[Incoming], roster: Roster, result: ImportResult) -> None:
-    """Each student's row, by the LMS's own keys (grader.identity): their name from it;
-    who is in neither."""
+def _match_roster(
+    students: list[Incoming], roster: Roster, result: ImportResult, declared: Mapping[str, str]
+) -> None:
+    """Each student's row, as the export will find it (grader.lms.matching): their name
+    from it; who is in neither."""
     people = [
         Person(s.student_id, s.name or s.student_id, keys)
         for s in students
         for keys in _people_keys(s)
     ]
-    rows = [roster.keys(row) for row in roster.rows]
-    found = identity.match(rows, [roster.label(row) for row in roster.rows], people)
+    found = match_roster(roster, people, declared)
     result.notes.extend(found.refused)
     matched = set(found.rows.values())
     by_id = {s.student_id: s for s in students}
+    tests = roster.test_accounts()
     for index, sid in found.rows.items():
         student = by_id[sid]
-        if student.team is None:  # a team keeps its group's name, not a member's
+        if index in tests and (student.team is None or student.team.graded_alone):
+            student.test_account = True
+            result.notes.append(
+                f"{sid}: {roster.label(roster.rows[index])} is Canvas's Test Student (Student "
+                "View: its name, no SIS id, listed last in the gradebook): graded, never "
+                "ranked nor given the speed bonus"
+            )
+        if student.team is None or student.team.graded_alone:  # a team keeps its group's name
             student.name = roster.name(roster.rows[index]) or student.name
             # The row's other keys are the same person's (its SIS id, login): kept for
             # what names them so (the course's extensions file, another system's roster).
@@ -141,7 +151,7 @@ def _match_roster(students: list[Incoming], roster: Roster, result: ImportResult
 
 def _people_keys(student: Incoming) -> list[tuple]:
     """The keys of each person the submission is for: its team's members, or its own."""
-    if student.team is not None and student.team.members:
+    if student.team is not None and student.team.members and not student.team.graded_alone:
         return [m.keys for m in student.team.members]
     return [student.keys]
 
@@ -217,6 +227,10 @@ def _store(
         keys=student.keys,
         due_at=student.due_at.isoformat() if student.due_at else None,
         due_source=student.due_source if student.due_at else "",
+        lms_status=student.lms_status,
+        lms_seconds_late=student.lms_seconds_late,
+        test_account=student.test_account,
+        unusable=dict(student.unusable),
     )
     entries = [f"{student.student_id}/{p}" for p in student.files]
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):

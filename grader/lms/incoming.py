@@ -4,13 +4,16 @@ what the LMS says of them. grader/lms/sources.py lists the sources; the importer
 knows none of them by name."""
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
 
 from grader.identity import Key
+from grader.late import LatePolicy
 from grader.lms.classroom_lists import ClassroomList
 from grader.lms.groups import GroupSet
+from grader.lms.matching import DECLARED
 from grader.lms.roster import Roster
 from grader.lms.times import SubmissionTimes
 from grader.lms.unpack import DEFAULT_LIMITS, Refused, Unpacked, UnpackLimits
@@ -35,8 +38,16 @@ class Incoming:
     attachments: dict[str, str] = field(default_factory=dict)  # Canvas: file -> attachment id
     team: Team | None = None
     keys: tuple[Key, ...] = ()  # the submitter, as the LMS keys them (grader.identity)
+    # Files the LMS holds for them that cannot be used (a link, an LFS pointer, a
+    # submodule), path -> why: shown in their report beside the files used.
+    unusable: dict[str, str] = field(default_factory=dict)
     due_at: datetime | None = None  # their own due date, where the LMS says it
     due_source: str = ""
+    # A status a teacher set in the LMS, which decides over the times (Canvas's
+    # late_policy_status or "excused"), and the seconds late typed in beside it.
+    lms_status: str = ""
+    lms_seconds_late: int | None = None
+    test_account: bool = False  # the LMS's own test account (Canvas's Test Student)
 
 
 @dataclass
@@ -61,6 +72,10 @@ class ImportOptions:
     teams: bool = False  # Moodle: the assignment has team submissions (--teams)
     grades: ClassroomList | None = None  # GitHub Classroom's grades download (--grades)
     accepted: ClassroomList | None = None  # GitHub's accepted assignments (--accepted)
+    late: LatePolicy = LatePolicy()  # the course's ([late]): GitHub Classroom's deadline commit
+    # Other systems' ids as roster columns (course.toml [lms]): the roster matched as
+    # the export will match it (grader.lms.matching).
+    declared: Mapping[str, str] = field(default_factory=lambda: DECLARED)
 
 
 def safe_id(text: str) -> str:

@@ -28,6 +28,7 @@ The download holds no submission time: every entry carries the moment the zip wa
 made. The grading worksheet's "Last modified (submission)" has them (worksheet.py).
 """
 
+import dataclasses
 import re
 from pathlib import Path, PurePosixPath
 
@@ -162,7 +163,7 @@ def _from_worksheet(parsed: Parsed, roster: Roster | None) -> None:
                 )
                 continue
             found = tuple(members.get(team.group_name, ()))
-            student.team = Team(team.group_id, team.group_name, team.default_group, found)
+            student.team = dataclasses.replace(team, members=found)
             student.other_ids = tuple(m.lms_user_id for m in found)
             ids = [m.lms_user_id for m in found]
         else:

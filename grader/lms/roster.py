@@ -9,6 +9,7 @@ of fields, and `;` only when it gives more fields than `,`."""
 
 import csv
 import io
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,11 @@ GITHUB_KEYS = (
 ALL_KEYS = (*CANVAS_KEYS, *MOODLE_KEYS, *GITHUB_KEYS)
 KEY_COLUMNS = tuple(column for column, _ in ALL_KEYS)
 _PARTICIPANT = re.compile(r"^Participant (\d+)$")  # Moodle's hiddenuser string
+# Canvas's Test Student (Course#student_view_student): named "Test Student" (sortable
+# "Student, Test", in English), no SIS id, its login an HMAC-SHA1 in hex; the
+# gradebook export lists its enrollment (StudentViewEnrollment) after every other.
+_TEST_NAMES = ("Student, Test", "Test Student")
+_TEST_LOGIN = re.compile(r"^[0-9a-f]{40}$")
 
 
 class RosterError(GraderError):
@@ -73,6 +79,28 @@ class Roster:
                     identity.github_login(value) if kind == identity.GITHUB_LOGIN else (kind, value)
                 )
         return found
+
+    def test_accounts(self) -> set[int]:
+        """The rows of Canvas's Test Student (Student View): at the end of a gradebook
+        export, named as Canvas names it or logging in by its HMAC, with no SIS id."""
+        if self.column("ID") is None or self.column("Identifier") is not None:
+            return set()
+        found = set()
+        for index in reversed(range(len(self.rows))):
+            if not self._test_student(self.rows[index]):
+                break  # Canvas lists them after every student
+            found.add(index)
+        return found
+
+    def _test_student(self, row: list[str]) -> bool:
+        def cell(name: str) -> str:
+            index = self.column(name)
+            return row[index].strip() if index is not None else ""
+
+        named = self.name(row).strip() in _TEST_NAMES
+        hmac = bool(_TEST_LOGIN.match(cell("SIS Login ID")))
+        login_ok = not cell("SIS Login ID") or hmac
+        return (named or hmac) and login_ok and not cell("SIS User ID")
 
     def is_classroom_roster(self) -> bool:
         """GitHub Classroom's roster: its identifier and github_username columns."""
@@ -134,10 +162,12 @@ def read_roster(path: Path) -> Roster:
 
 
 def _delimiter(text: str) -> str:
-    lines = text.splitlines()[:3]
+    """Canvas's rule, on the first three records (not lines: a Moodle worksheet's Scale
+    cell holds line breaks inside its quotes)."""
     counts = {}
     for candidate in (";", ","):
-        sizes = {len(next(csv.reader([line], delimiter=candidate), [])) for line in lines}
+        records = itertools.islice(csv.reader(io.StringIO(text), delimiter=candidate), 3)
+        sizes = {len(record) for record in records}
         counts[candidate] = sizes.pop() if len(sizes) == 1 else 0
     return ";" if counts[";"] > counts[","] else ","
 

@@ -29,8 +29,10 @@ import re
 from datetime import datetime
 
 from grader import identity
+from grader.identity import Key
 from grader.lms.moodle_names import clean_name
 from grader.lms.roster import Roster, number
+from grader.lms.scales import scale_items
 from grader.submission_meta import TeamMember
 
 IDENTIFIER = "Identifier"
@@ -45,6 +47,10 @@ EXTENSION = "Extension granted until: "  # get_string('userextensiondate', 'assi
 SUBMITTED = "Last modified (submission)"
 GRADED = "Last modified (grade)"
 FEEDBACK = "Feedback comments"
+SCALE = (
+    "Scale"  # get_string('scale', 'assign'): a scale assignment's items, in place of the maximum
+)
+CHANGEABLE = "Grade can be changed"  # get_string('gradecanbechanged', 'assign'): Yes or No
 REQUIRED = (IDENTIFIER, GRADE, GRADED)
 PARTICIPANT = "Participant "  # get_string('hiddenuser', 'assign')
 
@@ -87,7 +93,7 @@ def members_by_group(roster: Roster) -> tuple[dict[str, list[TeamMember]], set[s
     """({group as the download names it: its members}, names two groups share). The
     worksheet gives group names, the download those names cleaned: two groups whose
     names clean alike cannot be told apart."""
-    group, name = roster.column(GROUP), roster.column(FULL_NAME)
+    group, name, email = roster.column(GROUP), roster.column(FULL_NAME), roster.column(EMAIL)
     members: dict[str, list[TeamMember]] = {}
     spellings: dict[str, set[str]] = {}
     if group is None:
@@ -98,11 +104,17 @@ def members_by_group(roster: Roster) -> tuple[dict[str, list[TeamMember]], set[s
             continue
         key = clean_name(row[group].strip())
         spellings.setdefault(key, set()).add(row[group].strip())
+        # Their e-mail too, where the site shows it: what the course's other files
+        # (an extensions file, another system's roster) may name them by.
+        address = row[email].strip() if email is not None else ""
+        keys: tuple[Key, ...] = ((identity.MOODLE_PARTICIPANT, pid),)
+        keys += ((identity.MOODLE_EMAIL, address),) if address else ()
         members.setdefault(key, []).append(
             TeamMember(
                 pid,
                 row[name].strip() if name is not None else "",
-                keys=((identity.MOODLE_PARTICIPANT, pid),),
+                (address,) if address else (),
+                keys,
             )
         )
     return members, {key for key, names in spellings.items() if len(names) > 1}
@@ -187,3 +199,23 @@ def maximum(roster: Roster) -> float | None:
         if value is not None:
             return value
     return None
+
+
+def scale(roster: Roster) -> tuple[str, ...] | None:
+    """The items of the assignment's scale (its "Scale" column), None when it is graded
+    in points."""
+    index = roster.column(SCALE)
+    if index is None:
+        return None
+    for row in roster.rows:
+        found = scale_items(row[index])
+        if found:
+            return found
+    return ()
+
+
+def locked(roster: Roster, row: list[str]) -> bool:
+    """Moodle will not change the row's grade (grading_disabled: the grade is locked or
+    overridden in the gradebook), as its "Grade can be changed" column says."""
+    index = roster.column(CHANGEABLE)
+    return index is not None and row[index].strip().lower() == "no"
