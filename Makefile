@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup grade demo test test-fast lint docs bench clean leaderboard mutation
+.PHONY: setup grade demo test test-fast lint docs pictures bench clean leaderboard mutation
 
 setup: $(STAMP)
 
@@ -46,12 +46,18 @@ lint: setup
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 # The documentation site into site/ (mkdocs.yml): the pictures made from the example
-# class first (docs/images/), warnings as errors, then every page through pa11y
+# class first (build/pictures/, taken in by docsgen/hooks.py: the build rewrites no
+# tracked file), warnings as errors, then every page through pa11y
 # (WCAG 2.1 AA, as the grader's own pages).
 docs: setup
-	$(PY) -m docsgen.pictures docs/images
+	$(PY) -m docsgen.pictures build/pictures
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 	$(PY) -m docsgen.accessibility site
+
+# The README's pictures (images/, tracked), made again from the example class as the
+# site's are: a developer's act when the pages change, never a side effect of a build.
+pictures: setup
+	$(PY) -m docsgen.pictures images
 
 # Mutation testing of the verdict logic (compare, timing, score, judge; configured in
 # pyproject.toml [tool.mutmut]), then its score per file. Slow: run it on its own.

@@ -17,7 +17,7 @@ likely cost the whole limit again. What is not proven is not said.
 import dataclasses
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +77,12 @@ class Proving:
     cache_root: Path
     jobs: int = 1
     budget: float = BUDGET
+    proven: Callable[[str], None] = lambda submission_id: None  # told as each one ends
+
+
+def provable(submissions: Sequence[Submission]) -> list[Submission]:
+    """The submissions proofs may run for: those that built into something to run."""
+    return [s for s in submissions if s.problem is None and s.language is not None]
 
 
 def prove(
@@ -96,16 +102,24 @@ def prove(
     total = Proven()
     try:
         with ThreadPoolExecutor(max_workers=max(1, proving.jobs)) as workers:
-            for done in workers.map(
-                lambda sub: _prove_one(
-                    _Context(store, lock, sandbox, config, cache_root, canaries, proving.budget),
-                    sub,
-                    cases,
-                    pool,
+            chosen = provable(submissions)
+            for sub, done in zip(
+                chosen,
+                workers.map(
+                    lambda sub: _prove_one(
+                        _Context(
+                            store, lock, sandbox, config, cache_root, canaries, proving.budget
+                        ),
+                        sub,
+                        cases,
+                        pool,
+                    ),
+                    chosen,
                 ),
-                [s for s in submissions if s.problem is None and s.language is not None],
+                strict=True,
             ):
                 total.add(done)
+                proving.proven(sub.id)
     finally:
         canaries.close()
     return total

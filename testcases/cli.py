@@ -31,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
         "--manifest",
         type=Path,
         default=DEFAULT_MANIFEST,
-        help="the manifest to work on (default: %(default)s)",
+        help="the manifest to work on (default: the clone's testcases/manifest.json)",
     )
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
@@ -194,7 +194,7 @@ def _example_options(command) -> None:
         nargs="?",
         type=Path,
         default=DEFAULT_EXAMPLES,
-        help="the example class (default: %(default)s)",
+        help="the example class (default: the clone's submissions/)",
     )
     command.add_argument(
         "--course", type=Path, help="course configuration (default: the project's course.toml)"

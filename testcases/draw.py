@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.cases import Case, load_cases, read_manifest
+from grader.progress import progress
 from grader.schemas import validate
 from testcases import engine, generate
 from testcases.build import reference_result
@@ -40,15 +41,11 @@ def draw(manifest_path: Path, seed: int, families: Sequence[str] = ()) -> dict:
     entries = {entry["id"]: entry for entry in read_manifest(manifest_path)["cases"]}
     chosen = _families(load_cases(manifest_path), families)
     puzzles = []
-    for case in chosen:
-        generator = entries[case.id].get("generator")
-        if generator is None:
-            raise UsageError(
-                f"case {case.id!r} is timed but declares no family to draw from: add its "
-                'generator options to the manifest ("generator": {"solutions": "LOW-HIGH", '
-                '"letters": K, ...})'
-            )
-        puzzles.append(_one(ps, dlx, case.id, generator, seed))
+    with progress(len(chosen), "drawing", "puzzle") as bar:
+        for case in chosen:
+            bar.on(case.id)
+            puzzles.append(_drawn(ps, dlx, case, entries[case.id], seed))
+            bar.done()
     document = {
         "version": DRAW_VERSION,
         "seed": seed,
@@ -59,6 +56,17 @@ def draw(manifest_path: Path, seed: int, families: Sequence[str] = ()) -> dict:
     problem = validate(document, "draw")
     assert problem is None, f"a draw that does not fit its schema: {problem}"
     return document
+
+
+def _drawn(ps, dlx, case: Case, entry: dict, seed: int) -> dict:
+    generator = entry.get("generator")
+    if generator is None:
+        raise UsageError(
+            f"case {case.id!r} is timed but declares no family to draw from: add its "
+            'generator options to the manifest ("generator": {"solutions": "LOW-HIGH", '
+            '"letters": K, ...})'
+        )
+    return _one(ps, dlx, case.id, generator, seed)
 
 
 def _families(cases: Sequence[Case], wanted: Sequence[str]) -> list[Case]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.grading import execute, plan
+from grader.grading import Event, EventKind, execute, plan
 from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import DB_NAME, Store
@@ -65,9 +65,11 @@ def grade_examples(
     *,
     jobs: int = 1,
     warn: Callable[[str], None] = print,
+    judged: Callable[[str], None] = lambda what: None,
 ) -> list[Outcome]:
     """Grade every example afresh, exactly as `grader grade` would, in a scratch
-    results folder (nothing is cached between two verifications)."""
+    results folder (nothing is cached between two verifications); `judged` is told of
+    each case as it is judged ("example/case: verdict")."""
     sandbox = make_sandbox(config.sandbox, warn=warn)
     submissions = [example.submission for example in examples]
     with (
@@ -75,7 +77,12 @@ def grade_examples(
         Store(Path(tmp) / DB_NAME) as store,
     ):
         work = plan(submissions, cases, store)
-        execute(work, store, sandbox, config, Path(tmp) / "builds", jobs=jobs)
+
+        def on_event(event: Event) -> None:
+            if event.kind is EventKind.RUN and event.case is not None:
+                judged(f"{event.submission.id}/{event.case.id}: {event.verdict}")
+
+        execute(work, store, sandbox, config, Path(tmp) / "builds", jobs=jobs, on_event=on_event)
         outcomes = []
         for example in examples:
             row = store.submission(example.id)

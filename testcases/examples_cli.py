@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from grader.cases import Case, CaseError, load_cases
 from grader.config import ConfigError, CourseConfig, load_config
+from grader.progress import progress
 from grader.sandbox import SandboxUnavailable, make_sandbox
 from testcases import examples as ex
 from testcases import timelimit as tl
@@ -40,7 +41,15 @@ def verify_examples(args) -> int:
         file=sys.stderr,
     )
     try:
-        outcomes = ex.grade_examples(examples, cases, config, jobs=args.jobs, warn=_warn)
+        with progress(len(examples) * len(cases), "grading the examples") as bar:
+
+            def judged(what: str) -> None:
+                bar.on(what)
+                bar.done()
+
+            outcomes = ex.grade_examples(
+                examples, cases, config, jobs=args.jobs, warn=_warn, judged=judged
+            )
     except SandboxUnavailable as error:
         raise Failure(str(error)) from None
     for outcome in outcomes:
@@ -82,7 +91,14 @@ def timelimit(args) -> int:
             f"{len(cases)} cases x {runs} runs, one at a time",
             file=sys.stderr,
         )
-        measured = tl.measure(programs, runs, sandbox, config, cache)
+        total = runs * sum(len(p.cases) for p in programs)
+        with progress(total, "timing") as bar:
+
+            def ran(what: str) -> None:
+                bar.on(what)
+                bar.done()
+
+            measured = tl.measure(programs, runs, sandbox, config, cache, ran)
         for problem in measured.problems:
             print(f"timelimit: {problem}", file=sys.stderr)
         if measured.problems:

@@ -87,9 +87,10 @@ def measure(
     sandbox,
     config: CourseConfig,
     cache_root: Path,
-    on_run: Callable[[Sample], None] = lambda s: None,
+    on_run: Callable[[str], None] = lambda what: None,
 ) -> Measurement:
-    """`runs` runs of every program on each of its cases, under the course's limits."""
+    """`runs` runs of every program on each of its cases, under the course's limits;
+    `on_run` is told of each run as it ends ("program/case run k")."""
     samples, problems = [], []
     with one_core():
         for program in programs:
@@ -102,6 +103,7 @@ def measure(
             for run in range(runs):
                 for case in program.cases:
                     judgement = run_case(artifact, language, case, sandbox, config.limits)
+                    on_run(f"{program.id}/{case.id} run {run + 1}")
                     if judgement.verdict != Verdict.AC:
                         problems.append(
                             f"{program.id}, case {case.id!r}, run {run + 1}: "
@@ -118,7 +120,6 @@ def measure(
                         judgement.result.wall_seconds,
                     )
                     samples.append(sample)
-                    on_run(sample)
     return Measurement(samples, problems)
 
 

@@ -11,6 +11,9 @@ from docsgen.browser import HEADLESS_FLAGS, chromium  # noqa: F401 (the page tes
 from reference import puzzlesolver
 
 ROOT = Path(__file__).resolve().parent.parent
+# `grader leaderboard` refuses to time on a busy machine: the suite's other worker keeps
+# this one busy, and these tests check what is ranked, not how fast.
+BUSY_OK = "--busy-ok"
 PUBLIC = ROOT / "testcases" / "public"
 # The integer-format puzzles the corpus was imported from.
 SOURCES = ROOT / "testcases" / "sources"

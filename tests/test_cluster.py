@@ -296,7 +296,12 @@ def test_a_worker_killed_mid_grade_loses_nothing_and_stores_once(cluster, tmp_pa
     stored = rows(db)
     assert len(stored) == 48 and {v for v, _ in stored.values()} == {"WA"}
     assert len(writes(db)) == 48  # every case stored exactly once
-    assert cluster.address_of("victim") is None
+    # The scheduler learns of the death when it next hears (or fails to hear) from the
+    # worker: on a loaded machine, possibly after the grade finished.
+    deadline = time.time() + 60
+    while cluster.address_of("victim") is not None:
+        assert time.time() < deadline, "the scheduler still lists the killed worker"
+        time.sleep(0.2)
 
 
 def test_client_killed_mid_grade_then_rerun_resumes_and_repeats_nothing(cluster, tmp_path):

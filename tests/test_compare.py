@@ -128,8 +128,8 @@ def test_plural_for_one_solution():
     assert result.verdict is Verdict.WA
     assert result.summary.startswith("wrong plural on line 12")
     assert '"1 unique solution found:"' in result.summary
-    assert "expected: 1·unique·solution·found:⏎" in result.text()
-    assert "got:      1·unique·solutions·found:⏎" in result.text()
+    assert "expected: 1·unique·solution·found:↵" in result.text()
+    assert "got:      1·unique·solutions·found:↵" in result.text()
 
 
 def test_singular_for_many_solutions(sample):
@@ -213,7 +213,7 @@ def test_missing_blank_line_between_boards(sample):
     assert result.summary == (
         "white space differs: missing empty line between two boards (before line 26 of your output)"
     )
-    assert "  got:      +--------+--------+--------+⏎" in result.details
+    assert "  got:      +--------+--------+--------+↵" in result.details
 
 
 def test_missing_blank_line_after_listing(sample):
@@ -226,7 +226,7 @@ def test_trailing_spaces(sample):
     result = sample.check(sample.expected.replace(b"|\n", b"| \n"))
     assert result.verdict is Verdict.PE
     assert "trailing white space at the end of 18 lines (first: line 14)" in result.summary
-    assert "  got:      |1··G0···|2··B0···|4··G0···|·⏎" in result.details
+    assert "  got:      |1··G0···|2··B0···|4··G0···|·↵" in result.details
 
 
 def test_missing_final_newline(sample):
@@ -247,7 +247,7 @@ def test_crlf(sample):
     result = sample.check(sample.expected.replace(b"\n", b"\r\n"))
     assert result.verdict is Verdict.PE
     assert "every line ends in CR LF" in result.summary
-    assert "  got:      Input·tiles:\\r⏎" in result.details
+    assert "  got:      Input·tiles:\\r↵" in result.details
 
 
 def test_spacing_inside_a_cell(sample):

@@ -65,11 +65,11 @@ def first(line: int, column: int, expected: str, got: str) -> list[str]:
     ]
 
 
-LISTING_1 = "Input·tiles:⏎"
-COUNT_12 = "2·unique·solutions·found:⏎"
-ROW_14 = "|1··G0···|2··B0···|4··G0···|⏎"
-ROW_15 = "|Y1····R0|R1····Y0|Y1····B0|⏎"
-SEP_SHOWN = "+--------+--------+--------+⏎"
+LISTING_1 = "Input·tiles:↵"
+COUNT_12 = "2·unique·solutions·found:↵"
+ROW_14 = "|1··G0···|2··B0···|4··G0···|↵"
+ROW_15 = "|Y1····R0|R1····Y0|Y1····B0|↵"
+SEP_SHOWN = "+--------+--------+--------+↵"
 CRLF_FIX = " in CR LF (\\r\\n, Windows style); end lines with \\n only"
 TRAILING = "; no line may end in spaces or tabs"
 
@@ -79,32 +79,32 @@ WHITE_SPACE = [
         "every line in CR LF",
         E.replace(b"\n", b"\r\n"),
         "white space differs: every line ends" + CRLF_FIX,
-        first(1, 13, LISTING_1, "Input·tiles:\\r⏎"),
+        first(1, 13, LISTING_1, "Input·tiles:\\r↵"),
     ),
     (
         "three lines in CR LF",
         E.replace(b"\n", b"\r\n", 3),
         "white space differs: 3 lines end" + CRLF_FIX,
-        first(1, 13, LISTING_1, "Input·tiles:\\r⏎"),
+        first(1, 13, LISTING_1, "Input·tiles:\\r↵"),
     ),
     (
         "one line in CR LF",
         E.replace(b"\n", b"\r\n", 1),
         "white space differs: 1 line ends" + CRLF_FIX,
-        first(1, 13, LISTING_1, "Input·tiles:\\r⏎"),
+        first(1, 13, LISTING_1, "Input·tiles:\\r↵"),
     ),
     (
         "a carriage return inside a line",
         E.replace(b"tiles:", b"tiles:\r ", 1),
         "white space differs: the output contains 1 carriage return (\\r) that does not end a line",
-        first(1, 13, LISTING_1, "Input·tiles:\\r·⏎")
+        first(1, 13, LISTING_1, "Input·tiles:\\r·↵")
         + ["trailing white space at the end of 1 line (first: line 1)" + TRAILING],
     ),
     (
         "carriage returns instead of spaces",
         E.replace(b"2 unique solutions", b"2\runique\rsolutions"),
         "white space differs: the output contains 2 carriage returns (\\r) that do not end a line",
-        first(12, 2, COUNT_12, "2\\runique\\rsolutions·found:⏎")
+        first(12, 2, COUNT_12, "2\\runique\\rsolutions·found:↵")
         + [
             'spacing inside line 12 differs: expected "2 unique solutions found:", '
             'got "2\\runique\\rsolutions found:" (cells are 8 characters wide)'
@@ -115,14 +115,14 @@ WHITE_SPACE = [
         E.replace(b"Input tiles:", b"Input tiles:  ").replace(b"R1   |\n", b"R1   | \n"),
         "white space differs: trailing white space at the end of 3 lines (first: line 1)"
         + TRAILING,
-        first(1, 13, LISTING_1, "Input·tiles:··⏎"),
+        first(1, 13, LISTING_1, "Input·tiles:··↵"),
     ),
     (
         "a trailing space on the count line",
         E.replace(b"found:\n", b"found: \n"),
         "white space differs: trailing white space at the end of 1 line (first: line 12)"
         + TRAILING,
-        first(12, 26, COUNT_12, "2·unique·solutions·found:·⏎"),
+        first(12, 26, COUNT_12, "2·unique·solutions·found:·↵"),
     ),
     (
         "a space instead of the last newline",
@@ -141,7 +141,7 @@ WHITE_SPACE = [
         "a tab and CR LF on the first line",
         E.replace(b"Input tiles:\n", b"Input tiles:\t\r\n"),
         "white space differs: 1 line ends" + CRLF_FIX,
-        first(1, 13, LISTING_1, "Input·tiles:→\\r⏎")
+        first(1, 13, LISTING_1, "Input·tiles:→\\r↵")
         + [
             "trailing white space at the end of 1 line (first: line 1)" + TRAILING,
             "tab characters where the layout has spaces (first at line 1)",
@@ -151,7 +151,7 @@ WHITE_SPACE = [
         "a tab inside a cell",
         E.replace(b"|1  G0   |", b"|1 \tG0   |"),
         "white space differs: tab characters where the layout has spaces (first at line 14)",
-        first(14, 4, ROW_14, "|1·→G0···|2··B0···|4··G0···|⏎")
+        first(14, 4, ROW_14, "|1·→G0···|2··B0···|4··G0···|↵")
         + [
             'spacing inside line 14 differs: expected "|1  G0   |2  B0   |4  G0   |", '
             'got "|1 →G0   |2  B0   |4  G0   |" (cells are 8 characters wide)'
@@ -170,13 +170,13 @@ WHITE_SPACE = [
         "two empty lines at the end",
         E + b"\n\n",
         "white space differs: 2 extra empty lines at the end of the output",
-        first(40, 1, "(nothing: the expected output ends here)", "⏎"),
+        first(40, 1, "(nothing: the expected output ends here)", "↵"),
     ),
     (
         "one empty line at the end, two at the start",
         b"\n\n" + E + b"\n",
         "white space differs: 1 extra empty line at the end of the output",
-        first(1, 1, LISTING_1, "⏎")
+        first(1, 1, LISTING_1, "↵")
         + ["2 extra empty lines at the start of the output (before line 3 of your output)"],
     ),
     (
@@ -184,35 +184,35 @@ WHITE_SPACE = [
         E.replace(b"\n\n+", b"\n+"),
         "white space differs: missing empty line between two boards (before line 26 of your "
         "output)",
-        first(26, 1, "⏎", SEP_SHOWN),
+        first(26, 1, "↵", SEP_SHOWN),
     ),
     (
         "no empty line before the count line",
         E.replace(b"\n\n2 unique", b"\n2 unique"),
         "white space differs: missing empty line between the tile listing and the count line "
         "(before line 11 of your output)",
-        first(11, 1, "⏎", COUNT_12),
+        first(11, 1, "↵", COUNT_12),
     ),
     (
         "three empty lines before the count line",
         E.replace(b"\n\n2 unique", b"\n\n\n\n2 unique"),
         "white space differs: 2 extra empty lines between the tile listing and the count line "
         "(before line 14 of your output)",
-        first(12, 1, COUNT_12, "⏎"),
+        first(12, 1, COUNT_12, "↵"),
     ),
     (
         "an empty line inside a board",
         E.replace(b"+\n|", b"+\n\n|", 1),
         'white space differs: 1 extra empty line after "+--------+--------+--------+" '
         "(before line 15 of your output)",
-        first(14, 1, ROW_14, "⏎"),
+        first(14, 1, ROW_14, "↵"),
     ),
     (
         "an empty line after every row of cells",
         b"\n".join(line + b"\n" if line.startswith(b"|") else line for line in LINES),
         'white space differs: 1 extra empty line after "|1  G0   |2  B0   |4  G0   |" '
         "(before line 16 of your output)",
-        first(15, 1, ROW_15, "⏎")
+        first(15, 1, ROW_15, "↵")
         + [
             '1 extra empty line after "|Y1    R0|R1    Y0|Y1    B0|" (before line 18 of your '
             "output)",
@@ -228,7 +228,7 @@ WHITE_SPACE = [
         .replace(b"B1>\n2. ", b"B1>\n\n2. "),
         'white space differs: 1 extra empty line after "1. <Y1, G0, R0, B1>" (before line 4 '
         "of your output)",
-        first(3, 1, "2.·<Y0,·B1,·R1,·B0>⏎", "⏎")
+        first(3, 1, "2.·<Y0,·B1,·R1,·B0>↵", "↵")
         + [
             "missing empty line between the tile listing and the count line (before line 12 "
             "of your output)",
@@ -239,27 +239,27 @@ WHITE_SPACE = [
         "a line indented",
         E.replace(b"\n2 unique", b"\n 2 unique"),
         "white space differs: line 12 starts with white space the expected line does not have",
-        first(12, 1, COUNT_12, "·2·unique·solutions·found:⏎"),
+        first(12, 1, COUNT_12, "·2·unique·solutions·found:↵"),
     ),
     (
         "a cell one column narrower",
         E.replace(b"|   G1   |   B1   |\n+", b"|   G1  |    B1   |\n+", 1),
         'white space differs: spacing inside line 20 differs: expected "|   G1   |   G1   |   '
         'B1   |", got "|   G1   |   G1  |    B1   |" (cells are 8 characters wide)',
-        first(20, 18, "|···G1···|···G1···|···B1···|⏎", "|···G1···|···G1··|····B1···|⏎"),
+        first(20, 18, "|···G1···|···G1···|···B1···|↵", "|···G1···|···G1··|····B1···|↵"),
     ),
     (
         "two lines joined",
         E.replace(b"Input tiles:\n1.", b"Input tiles: 1."),
         'white space differs: line 1 should be "Input tiles:", not "Input tiles: 1. <Y1, G0, '
         'R0, B1>" (the same words, broken into lines differently)',
-        first(1, 13, LISTING_1, "Input·tiles:·1.·<Y1,·G0,·R0,·B1>⏎"),
+        first(1, 13, LISTING_1, "Input·tiles:·1.·<Y1,·G0,·R0,·B1>↵"),
     ),
     (
         "a form feed at the end of a line (nothing more to say)",
         E.replace(b"found:\n", b"found:\x0c\n"),
         "the output differs from the expected output only in white space",
-        first(12, 26, COUNT_12, "2·unique·solutions·found:\\x0c⏎"),
+        first(12, 26, COUNT_12, "2·unique·solutions·found:\\x0c↵"),
     ),
 ]
 
@@ -284,7 +284,7 @@ LAYOUT_CASES = [
         "separator between rows left out",
         without(17),
         LAYOUT + f'a line "{SEP}" is missing before line 17',
-        first(17, 1, SEP_SHOWN, "|9··B0···|6··B0···|7··G0···|⏎"),
+        first(17, 1, SEP_SHOWN, "|9··B0···|6··B0···|7··G0···|↵"),
     ),
     (
         "last separator of the output left out",
@@ -297,14 +297,14 @@ LAYOUT_CASES = [
         "separator between rows doubled",
         doubled(17),
         LAYOUT + f'line 18 ("{SEP}") should not be there',
-        first(18, 1, "|9··B0···|6··B0···|7··G0···|⏎", SEP_SHOWN),
+        first(18, 1, "|9··B0···|6··B0···|7··G0···|↵", SEP_SHOWN),
     ),
     (
         "an edge moved inside its cell",
         E.replace(b"|Y1    R0|R1    Y0|Y1    B0|", b"|Y1   R0 |R1    Y0|Y1    B0|"),
         LAYOUT + 'line 15 should be "|Y1    R0|R1    Y0|Y1    B0|", not "|Y1   R0 |R1    Y0|Y1'
         '    B0|"',
-        first(15, 7, ROW_15, "|Y1···R0·|R1····Y0|Y1····B0|⏎"),
+        first(15, 7, ROW_15, "|Y1···R0·|R1····Y0|Y1····B0|↵"),
     ),
     (
         "a board's first separator doubled: the extra line belongs to no board",
@@ -335,7 +335,7 @@ def test_a_board_drawn_wrong_is_told_before_white_space():
     assert diagnosis(got) == [
         "WA",
         LAYOUT + f'a line "{SEP}" is missing before line 17',
-        *first(1, 13, "Input·tiles:⏎", "Input·tiles:·⏎"),
+        *first(1, 13, "Input·tiles:↵", "Input·tiles:·↵"),
         "trailing white space at the end of 1 line (first: line 1); no line may end in spaces "
         "or tabs",
     ]
@@ -343,7 +343,7 @@ def test_a_board_drawn_wrong_is_told_before_white_space():
 
 def test_unreadable_boards_are_counted():
     one = E.replace(b"|1  G0   |2  B0   |4  G0   |", b"|1  G0   |2  B0   |", 1)
-    shown = first(14, 20, ROW_14, "|1··G0···|2··B0···|⏎")
+    shown = first(14, 20, ROW_14, "|1··G0···|2··B0···|↵")
     assert diagnosis(one) == [
         "WA",
         "board 124967385 is missing (expected at line 13)",
@@ -439,19 +439,19 @@ def test_layout_difference(want, got, text):
 
 
 def test_first_difference_lines_and_columns():
-    assert first_difference(b"abc\ndef\n", b"abc\ndxf\n") == first(2, 2, "def⏎", "dxf⏎")
+    assert first_difference(b"abc\ndef\n", b"abc\ndxf\n") == first(2, 2, "def↵", "dxf↵")
     assert first_difference(b"abc\n", b"ab") == first(
-        1, 3, "abc⏎", "ab  (no newline at the end of the output)"
+        1, 3, "abc↵", "ab  (no newline at the end of the output)"
     )
     assert first_difference(b"a\n", b"a\nb\n") == first(
-        2, 1, "(nothing: the expected output ends here)", "b⏎"
+        2, 1, "(nothing: the expected output ends here)", "b↵"
     )
-    assert first_difference(b"a\n", b"") == first(1, 1, "a⏎", "(missing: output ended)")
+    assert first_difference(b"a\n", b"") == first(1, 1, "a↵", "(missing: output ended)")
     assert first_difference(b"x\na\nb", b"x\na\nc") == first(
         3, 1, "b  (no newline at the end of the output)", "c  (no newline at the end of the output)"
     )
     # The difference is the newline itself: the line is the one it ends.
-    assert first_difference(b"ab\ncd\n", b"ab cd\n") == first(1, 3, "ab⏎", "ab·cd⏎")
+    assert first_difference(b"ab\ncd\n", b"ab cd\n") == first(1, 3, "ab↵", "ab·cd↵")
 
 
 DIGITS = b"0123456789" * 30  # a 300-character line
@@ -471,7 +471,7 @@ def test_a_long_line_is_shown_around_the_difference(column, shown):
     got = DIGITS[:column] + b"x" + DIGITS[column + 1 :]
     lines = first_difference(b"L\n" + DIGITS + b"\n", b"L\n" + got + b"\n")
     assert lines[0] == f"first difference at line 2, column {column + 1}:"
-    assert lines[1] == "  expected: " + shown + "⏎"
+    assert lines[1] == "  expected: " + shown + "↵"
 
 
 SIZE = 204_800
@@ -794,7 +794,7 @@ def test_a_failing_diagnosis_keeps_the_verdict(monkeypatch):
 
 def test_line_numbers_count_an_empty_first_line():
     """An output that starts with an empty line: every "line N" counts it."""
-    assert first_difference(b"\nab\n", b"\nac\n") == first(2, 2, "ab⏎", "ac⏎")
+    assert first_difference(b"\nab\n", b"\nac\n") == first(2, 2, "ab↵", "ac↵")
     assert whitespace_notes(b"\na\nb c\n", b"\na\nb\tc\n", full=False) == [
         "tab characters where the layout has spaces (first at line 3)"
     ]
@@ -856,7 +856,7 @@ def test_line_end_notes_give_way_to_the_crlf_input_issue():
         'the "Input tiles:" listing is wrong at line 2: expected "1. <Y1, G0, R0, B1>", got '
         '"1. <Y1, G0, R0, B1\\r>" (spacing differs)'
     )
-    shown = first(2, 19, "1.·<Y1,·G0,·R0,·B1>⏎", "1.·<Y1,·G0,·R0,·B1\\r>⏎")
+    shown = first(2, 19, "1.·<Y1,·G0,·R0,·B1>↵", "1.·<Y1,·G0,·R0,·B1\\r>↵")
     assert diagnosis(got, puzzle=CRLF_PUZZLE) == [
         "WA",
         f"{CRLF_INPUT}: it carries the \\r into its output (first at line 2); {CRLF_FIX_INPUT}",

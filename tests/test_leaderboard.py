@@ -1,12 +1,15 @@
 """The leaderboard: statistics, the rank rule, eligibility, storage, and the
 whole command on the shipped example programs (real compilers, real sandbox)."""
 
+import contextlib
 import html
 import itertools
 import json
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,7 +39,7 @@ from grader.timing import (
     smallest_p_value,
     summarize,
 )
-from tests.helpers import ROOT, draw_of
+from tests.helpers import BUSY_OK, ROOT, draw_of
 from tests.test_store import case as store_case
 
 pytestmark = pytest.mark.fast
@@ -652,6 +655,7 @@ EXAMPLES = ("ada-c", "grace-cpp", "james-java", "guido-py")
 WRONG = ("compile-error", "crash")
 TIMED = ("timed-3-letters-a", "timed-2-letters-a", "timed-3-letters-c")
 EXTRA = ("sample", "lightbulbs")  # crash aborts on lightbulbs
+RUNS = 7  # timed runs per program and case: the default, enough to rank C above Java
 
 
 @pytest.fixture(scope="module")
@@ -663,7 +667,7 @@ def graded(tmp_path_factory):
         shutil.copytree(ROOT / "submissions" / sid, klass / sid)
     manifest = _manifest(root / "cases", TIMED + EXTRA)
     course = root / "course.toml"
-    course.write_text("[leaderboard]\nruns = 11\nwarmup = 1\n")
+    course.write_text(f"[leaderboard]\nruns = {RUNS}\nwarmup = 1\n")
     results = root / "results"
     args = ["--course", str(course), "--manifest", str(manifest)]
     assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
@@ -698,7 +702,8 @@ def _leaderboard(graded, *extra, seed=1) -> dict:
     draw = _draw(graded, seed)
     code = grader_main(
         graded["args"]
-        + ["leaderboard", "--results", str(graded["results"]), "--puzzles", str(draw), *extra]
+        + ["leaderboard", "--results", str(graded["results"]), "--puzzles", str(draw), BUSY_OK]
+        + list(extra)
     )
     assert code == 0
     doc = json.loads((graded["results"] / "leaderboard.json").read_text())
@@ -718,9 +723,9 @@ def test_only_programs_passing_every_case_are_ranked(first_board, graded):
     reasons = {e["id"]: e["reason"] for e in doc["not_eligible"]}
     assert reasons == {"compile-error": "build failed", "crash": "RTE on 1 case"}
     assert sorted(c["id"] for c in doc["settings"]["cases"]) == sorted(f"{t}-d1" for t in TIMED)
-    assert doc["settings"]["runs"] == 11
+    assert doc["settings"]["runs"] == RUNS
     for entry in doc["ranked"]:
-        assert len(entry["cpu_runs_s"]) == 11 and len(entry["cases"]) == len(TIMED)
+        assert len(entry["cpu_runs_s"]) == RUNS and len(entry["cases"]) == len(TIMED)
         # the totals are run i of every case added up
         for i, total in enumerate(entry["cpu_runs_s"]):
             assert total == pytest.approx(sum(c["cpu_runs_s"][i] for c in entry["cases"]))
@@ -790,7 +795,7 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
             db.execute("DELETE FROM timings WHERE program_id='startup/c' AND run_index = 0")
         work = lb.plan_timing(store, session, config)
         assert work.todo == {
-            ("ada-c", f"{TIMED[0]}-d1"): list(range(5, 11)),
+            ("ada-c", f"{TIMED[0]}-d1"): list(range(5, RUNS)),
             **{("startup/c", f"{cid}-d1"): [0] for cid in TIMED},
         }
         timed_runs = []
@@ -803,7 +808,7 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
         )
         assert failed == 0
         assert sorted(r for r in timed_runs if r[1] is not None) == [
-            ("ada-c", i) for i in range(5, 11)
+            ("ada-c", i) for i in range(5, RUNS)
         ] + [("startup/c", 0)] * len(TIMED)
         assert len([r for r in timed_runs if r[1] is None]) == 1 + len(TIMED)  # warm-ups
         assert lb.plan_timing(store, session, config).total == 0
@@ -846,10 +851,73 @@ def test_nothing_is_timed_when_no_program_passes(tmp_path, capsys):
     results = str(tmp_path / "results")
     assert grader_main(args + ["grade", str(klass), "--results", results]) == 0
     draw = draw_of(manifest, tmp_path / "draw.json")
-    assert grader_main(args + ["leaderboard", "--results", results, "--puzzles", str(draw)]) == 0
+    command = ["leaderboard", "--results", results, "--puzzles", str(draw), BUSY_OK]
+    assert grader_main(args + command) == 0
     doc = json.loads((tmp_path / "results" / "leaderboard.json").read_text())
     assert doc["ranked"] == [] and doc["startup"] == []
     assert doc["not_eligible"] == [{"id": "bob", "language": "python", "reason": "WA on 1 case"}]
     assert "no program can be ranked yet" in capsys.readouterr().out
     with sqlite3.connect(tmp_path / "results" / "grader.db") as db:
         assert db.execute("SELECT COUNT(*) FROM timings").fetchone() == (0,)
+
+
+@pytest.mark.slow
+def test_a_busy_machine_is_refused_before_any_timing_unless_told(graded, capsys):
+    """One busy loop per core beside it: the leaderboard says how busy, times nothing
+    (no timing stored, no session) and names the option; with it, it times and warns."""
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 1)
+    ]
+    try:
+        draw = _draw(graded, seed=77)
+        before = _timings(graded)
+        command = ["leaderboard", "--results", str(graded["results"]), "--puzzles", str(draw)]
+        capsys.readouterr()
+        code = grader_main(graded["args"] + command)
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert "this machine is busy" in err and "--busy-ok" in err and "cores" in err
+        assert len(err.strip().splitlines()) == 1, err
+        assert _timings(graded) == before
+        code = grader_main(graded["args"] + [*command, "--force-remeasure"])
+        assert code == 2 and _timings(graded) == before  # nothing forgotten either
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def _timings(graded) -> int:
+    with contextlib.closing(sqlite3.connect(graded["results"] / "grader.db")) as db:
+        return db.execute("SELECT COUNT(*) FROM timings").fetchone()[0]
+
+
+def _stat(path: Path, idle: int, busy: int, cores: int = 2) -> Path:
+    lines = [f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0"]
+    lines += [f"cpu{i} 0 0 0 0 0 0 0 0 0 0" for i in range(cores)]
+    path.write_text("\n".join(lines + ["intr 1 2 3"]) + "\n")
+    return path
+
+
+@pytest.mark.fast
+def test_the_look_reads_the_kernels_counters(tmp_path, monkeypatch):
+    from grader.leaderboard import quiet
+
+    stat = tmp_path / "stat"
+    counters = iter([(100, 100), (150, 250)])  # 200 jiffies: 150 busy, 50 idle
+
+    def sleep(seconds):
+        _stat(stat, *next(counters))
+
+    _stat(stat, *next(counters))
+    monkeypatch.setattr(quiet.time, "sleep", sleep)
+    load = quiet.look(stat=stat)
+    assert load == quiet.Load(busy_cores=1.5, cores=2) and load.busy
+    assert not quiet.Load(busy_cores=0.9, cores=2).busy
+    assert quiet.look(stat=tmp_path / "none") is None
+    with pytest.raises(quiet.MachineBusy, match="1.5 of its 2 cores.*--busy-ok"):
+        quiet.refuse_if_busy(load, go_on=False)
+    assert "timing anyway" in quiet.refuse_if_busy(load, go_on=True)
+    assert quiet.refuse_if_busy(quiet.Load(0.2, 2), go_on=False) is None
+    assert "cannot tell" in quiet.refuse_if_busy(None, go_on=False)

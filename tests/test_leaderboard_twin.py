@@ -16,7 +16,7 @@ import pytest
 
 from grader.cli import main as grader_main
 from grader.sandbox import CGROUPS_ENV
-from tests.helpers import ROOT, draw_of
+from tests.helpers import BUSY_OK, ROOT, draw_of
 from tests.test_leaderboard import _manifest
 
 pytestmark = pytest.mark.slow
@@ -53,7 +53,10 @@ def test_a_forking_twin_never_ranks_above_the_honest_program(
     assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
     draw = draw_of(manifest, tmp_path / "draw.json")
     assert (
-        grader_main(args + ["leaderboard", "--results", str(results), "--puzzles", str(draw)]) == 0
+        grader_main(
+            args + ["leaderboard", "--results", str(results), "--puzzles", str(draw), BUSY_OK]
+        )
+        == 0
     )
     doc = json.loads((results / "leaderboard.json").read_text())
     ranked = {entry["id"]: entry for entry in doc["ranked"]}
@@ -97,7 +100,7 @@ def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(
     assert grader_main(args + ["grade", str(klass), "--results", str(results)]) == 0
 
     def session(draw_file):
-        command = ["leaderboard", "--results", str(results), "--puzzles", str(draw_file)]
+        command = ["leaderboard", "--results", str(results), "--puzzles", str(draw_file), BUSY_OK]
         assert grader_main(args + command) == 0
         doc = json.loads((results / "leaderboard.json").read_text())
         ranked = {entry["id"]: entry for entry in doc["ranked"]}

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import zipfile
 from datetime import datetime
 from pathlib import Path
@@ -548,3 +549,9 @@ def test_moodle_round_trip_in_a_terminal(tmp_path):
     with zipfile.ZipFile(tmp_path / "feedback.zip") as zf:
         found, ignored = moodle_feedback_reads(zf.namelist(), {"31", "32"})
     assert ignored == [] and sorted(found) == ["31", "32"]
+    # A folder no import wrote, beside the imported class: graded, and named.
+    shutil.copytree(ROOT / "submissions" / "guido-py", tmp_path / "submissions" / "guido-py")
+    code, out = run(*base, "grade")
+    assert code == 0, out
+    assert "1 folder(s) beside the 2 imported one(s) came from no import (guido-py)" in out
+    assert "--into FOLDER" in out

@@ -1364,6 +1364,31 @@ def test_fallback_names_a_reaper_that_did_not_start(
     assert result.error == error, result
 
 
+KILL_AFTER_A_REAPER_THAT_STARTED_NOTHING = """
+import socket, subprocess, sys
+from grader.sandbox.rlimits import _Reaped
+reaper = subprocess.Popen([sys.executable, "-c", "pass"])
+reaper.wait()
+mine, theirs = socket.socketpair()
+_Reaped(reaper, 0, None, mine).kill()  # not root (no uid): no program was started
+print("alive")
+"""
+
+
+def test_a_reaper_that_started_nothing_leaves_the_graders_group_alone(tmp_path):
+    """Not root, a reaper that ended before starting the program left no program to
+    kill: the grader (and the terminal's whole process group with it) lives on."""
+    done = subprocess.run(
+        [sys.executable, "-c", KILL_AFTER_A_REAPER_THAT_STARTED_NOTHING],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,  # were it killed, its group is its own, not the suite's
+    )
+    assert done.returncode == 0 and done.stdout == "alive\n", done
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="as root only: the build runs as a sandbox uid")
 def test_fallback_as_root_hands_the_build_back_to_the_workdirs_owner(fallback, tmp_path):
     work = tmp_path / "work"
@@ -1449,6 +1474,56 @@ def test_the_fallback_leaves_nothing_where_its_uid_could_write(shared_places, pr
     assert board.read_text() == "as the machine had it\n"
 
 
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="as root only: the fallback's own uid owns what it leaves"
+)
+def test_a_place_replaced_since_the_scan_is_still_swept(shared_places, progs):
+    """The watch follows the folder found at start-up; one removed and made again since
+    (a cleaner's, say) is followed by no watch, so it is looked into after every run."""
+    folder, board = shared_places
+    box = RlimitSandbox()
+    assert box.places.watch is not None, "inotify is there on Linux: the watch is what runs"
+    shutil.rmtree(folder)
+    folder.mkdir()
+    folder.chmod(0o1777)
+    result = box.run(["sh", "-c", f"echo kept > {folder}/kept-$$; id -u"], progs, QUICK)
+    uid = int(result.stdout)
+    assert [e.name for e in os.scandir(folder) if e.stat().st_uid == uid] == []
+
+
+def test_the_watch_names_what_changed_since_each_mark(tmp_path):
+    """A mark taken before a run sees what changed after it, and nothing before it;
+    runs ending on other threads keep their own marks."""
+    from grader.sandbox.writable import Watch
+
+    first, second, board = tmp_path / "a", tmp_path / "b", tmp_path / "board"
+    first.mkdir(), second.mkdir(), board.write_text("x")
+    watch = Watch([str(first), str(second), str(board)])
+    (first / "before").write_text("")
+    early = watch.mark()
+    (second / "made").write_text("")
+    late = watch.mark()
+    board.write_text("changed")
+    assert watch.changed(early) == {str(second), str(board)}
+    assert watch.changed(late) == {str(board)}
+    assert watch.changed(watch.mark()) == set()
+
+
+def test_a_lost_event_makes_every_place_changed(tmp_path):
+    """Past the kernel's queue (fs.inotify.max_queued_events) events are lost: the
+    overflow says so, and every place counts as changed."""
+    from grader.sandbox.writable import Watch
+
+    busy, quiet = tmp_path / "busy", tmp_path / "quiet"
+    busy.mkdir(), quiet.mkdir()
+    watch = Watch([str(busy), str(quiet)])
+    since = watch.mark()
+    queued = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    for number in range(queued + 10):  # each a new name: never merged into one event
+        os.close(os.open(busy / f"f{number}", os.O_CREAT | os.O_WRONLY, 0o600))
+    assert watch.changed(since) == {str(busy), str(quiet)}
+
+
 # --- choosing a sandbox ------------------------------------------------------------------
 
 
@@ -1467,6 +1542,8 @@ def test_auto_falls_back_and_says_so_once(monkeypatch, tmp_path, progs):
         assert box.run(["/bin/sh", "-c", "exit 0"], progs, QUICK).exit_code == 0
     assert len(said) == 1
     assert "bubblewrap not available" in said[0] and "without isolation" in said[0]
+    # The fallback is taken already: no option to take it is offered (the kit has none).
+    assert "--sandbox" not in said[0] and "course.toml" not in said[0]
     with pytest.raises(SandboxUnavailable, match="bwrap not found"):
         make_sandbox("bubblewrap", warn=said.append)
 

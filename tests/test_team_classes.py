@@ -11,7 +11,7 @@ import zipfile
 import pytest
 
 from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
-from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, draw_of, expected_output, make_cases
+from tests.helpers import BUSY_OK, NO_SOLUTION, SAMPLE_TEXT, draw_of, expected_output, make_cases
 from tests.lms_archives import (
     canvas_entry,
     canvas_gradebook,
@@ -202,7 +202,7 @@ def board_class(root, course=BOARD):
 def rank(root, base, results, seed=1):
     """`grader leaderboard` on puzzles drawn for the session (the sample's family)."""
     draw = draw_of(base[3], root / f"draw-{seed}.json", seed, ids=("sample",))
-    return cli(*base, "leaderboard", "--results", results, "--puzzles", draw)
+    return cli(*base, "leaderboard", "--results", results, "--puzzles", draw, BUSY_OK)
 
 
 def grade_and_rank(root, base, folder):

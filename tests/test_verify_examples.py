@@ -174,16 +174,15 @@ def test_a_bad_declaration_stops_before_grading(small_class, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sandbox", ["rlimits"])
+@pytest.mark.parametrize("sandbox", ["bubblewrap", "rlimits"])
 def test_the_example_class_gets_exactly_its_declared_verdicts(
     tmp_path, capsys, monkeypatch, sandbox
 ):
-    """The shipped class, graded for real (every language, the real sandbox): with the
-    fallback as it runs in Gradescope's container (no cgroup: reaper.c counts and holds
-    the tree), the declared verdicts (with bubblewrap: the course staff's guide runs the
-    same command, tests/test_docs_commands.py). A 1 s CPU limit keeps the
-    endless loop short; the slowest correct example needs about 0.3 s (testcases
-    timelimit)."""
+    """The shipped class, graded for real (every language, the real sandbox): under
+    bubblewrap, as grading runs it, and under the fallback as it runs in Gradescope's
+    container (no cgroup: reaper.c counts and holds the tree), the declared verdicts.
+    A 1 s CPU limit keeps the endless loop short; the slowest correct example needs
+    about 0.3 s (testcases timelimit)."""
     if sandbox == "rlimits":
         monkeypatch.setenv(CGROUPS_ENV, "off")
     course = tmp_path / "course.toml"

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 from grader.grading import Event, EventKind, Executor, Plan, grade
 from grader.late import Lateness, unknown_times
+from grader.progress import progress
 from grader.store import Store
-from grader.text import printable
 
 
 def warn(message: str) -> None:
@@ -56,38 +56,26 @@ def warn_unrecorded(submissions) -> None:
         )
 
 
+def warn_mixed_class(submissions) -> None:
+    """Name the folders no import wrote when others came from one: a class imported
+    into a folder that already held other students (the example class in submissions/,
+    an earlier section) is graded with them, and its exports would carry them too."""
+    from grader.submission_meta import read_meta
+
+    imported = {s.id for s in submissions if read_meta(s.folder) is not None}
+    others = [s.id for s in submissions if s.id not in imported]
+    if not imported or not others:
+        return
+    shown = ", ".join(others[:10]) + (f" and {len(others) - 10} more" if len(others) > 10 else "")
+    warn(
+        f"{len(others)} folder(s) beside the {len(imported)} imported one(s) came from no "
+        f"import ({shown}): graded with them; to grade the class alone, import it into a "
+        "folder of its own (grader import ... --into FOLDER) and grade that folder"
+    )
+
+
 def say(message: str) -> None:
     print(f"grader: {message}", file=sys.stderr)
-
-
-def progress_bar(total: int):
-    """The runs' progress on stderr (none when stderr is not a terminal, or without
-    tqdm: the student kit runs on Python alone)."""
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoBar()
-
-    # The bar draws with \r: it writes past the guard that escapes control characters
-    # (grader.text.PrintableStream), so what it shows is made printable here.
-    stream = getattr(sys.stderr, "unguarded", sys.stderr)
-    return tqdm(total=total, unit="run", file=stream, disable=None, dynamic_ncols=True)
-
-
-class _NoBar:
-    """A progress bar that shows nothing."""
-
-    def __enter__(self) -> "_NoBar":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-    def set_postfix_str(self, *args, **kwargs) -> None:
-        return None
-
-    def update(self, count: int = 1) -> None:
-        return None
 
 
 def run_with_progress(work: Plan, store: Store, executor: Executor | None, force: bool) -> None:
@@ -100,16 +88,15 @@ def run_with_progress(work: Plan, store: Store, executor: Executor | None, force
         )
         return
     assert executor is not None, "an executor whenever there is something to grade"
-    with progress_bar(work.total) as bar:
+    with progress(work.total, "grading") as bar:
 
         def on_event(event: Event) -> None:
+            if event.kind is EventKind.BUILD:
+                bar.on(f"{event.submission.id}: built")
             if event.kind is EventKind.RUN:
                 assert event.case is not None, "a run event names its case"
-                bar.set_postfix_str(
-                    printable(f"{event.submission.id}/{event.case.id}: {event.verdict}"),
-                    refresh=False,
-                )
-                bar.update(1)
+                bar.on(f"{event.submission.id}/{event.case.id}: {event.verdict}")
+                bar.done()
 
         grade(work, store, executor, force=force, on_event=on_event)
 

@@ -168,6 +168,7 @@ def cmd_csv(args) -> int:
 def cmd_html(args) -> int:
     from grader.exports.feedback_html import write_feedback
     from grader.late import worth_showing
+    from grader.progress import progress
     from grader.teams import class_teams
 
     config = load_config(args.course)
@@ -177,14 +178,21 @@ def cmd_html(args) -> int:
         lateness = course_lateness(results.reports, config, teams)
         warn_unfinished(results.unfinished)
         status = settled_status(results.reports, args.settled_only, "its page shows no score")
-        made = write_feedback(
-            results,
-            args.out,
-            student=args.student,
-            cpu_limit=cpu_limit,
-            lateness=lateness if worth_showing(lateness, config.late) else None,
-            teams=teams,
-        )
+        with progress(len(results.reports), "writing pages", "page") as bar:
+
+            def written(submission_id: str) -> None:
+                bar.on(submission_id)
+                bar.done()
+
+            made = write_feedback(
+                results,
+                args.out,
+                student=args.student,
+                cpu_limit=cpu_limit,
+                lateness=lateness if worth_showing(lateness, config.late) else None,
+                teams=teams,
+                written=written,
+            )
     kind = "student" if args.student else "instructor"
     where = f"; open {made.index}" if made.index else ""
     print(f"{args.out}: {len(made.pages)} {kind} feedback pages{where}")

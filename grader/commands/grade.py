@@ -17,6 +17,7 @@ from grader.commands.console import (
     run_with_progress,
     say,
     warn,
+    warn_mixed_class,
     warn_unrecorded,
 )
 from grader.commands.options import (
@@ -34,7 +35,8 @@ from grader.grading import ThreadExecutor, plan
 from grader.late import worth_showing
 from grader.model import Verdict
 from grader.pool import load_pool
-from grader.proofs import Proving, explain
+from grader.progress import progress
+from grader.proofs import Proving, explain, provable
 from grader.rejudge import rejudge
 from grader.reports.results_json import results_document, write_json
 from grader.reports.terminal import summary_table
@@ -92,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     if not submissions:
         raise UsageError(f"{safe_name(args.folder)}: no submissions found (one folder per student)")
     warn_unrecorded(submissions)
+    warn_mixed_class(submissions)
     teams = class_teams(submissions, config)  # bad team data: said before anything runs
     for note in teams.notes:
         say(note)
@@ -243,8 +246,17 @@ def _grade_into(
         # On a cluster the proofs run here where this machine can isolate programs;
         # where it cannot, the claims stay unproven (so unsaid).
         prover = sandbox or _client_sandbox(config)
-        proving = None if prover is None else Proving(prover, folder / "builds", jobs)
-        proven = explain(store, submissions, cases, pool, config, proving)
+        shown = len(provable(submissions)) if prover is not None else 0
+        with progress(shown, "proving the feedback", "submission") as bar:
+
+            def ended(submission_id: str) -> None:
+                bar.on(submission_id)
+                bar.done()
+
+            proving = (
+                None if prover is None else Proving(prover, folder / "builds", jobs, proven=ended)
+            )
+            proven = explain(store, submissions, cases, pool, config, proving)
         if proven.runs:
             say(
                 f"{proven.runs} run(s) after grading to prove what the feedback says "

@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 
 from grader.cases import default_manifest, load_cases
-from grader.commands.console import progress_bar, warn, warn_waiting
+from grader.commands.console import warn, warn_waiting
 from grader.commands.options import (
     add_results_option,
     add_sandbox_option,
@@ -14,8 +14,8 @@ from grader.commands.options import (
     with_sandbox_choice,
 )
 from grader.config import load_config
+from grader.progress import progress
 from grader.store import DB_NAME, Store, results_folder
-from grader.text import printable
 
 
 def add_parser(sub) -> None:
@@ -41,6 +41,12 @@ def add_parser(sub) -> None:
         "--force-remeasure",
         action="store_true",
         help="forget every stored timing and measure again",
+    )
+    board.add_argument(
+        "--busy-ok",
+        action="store_true",
+        help="time even when the machine is busy (other work using its cores): by "
+        "default the leaderboard refuses, since the bonus would go by that work's load",
     )
     add_sandbox_option(board)
     board.set_defaults(func=run)
@@ -68,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         rows = [row for row in store.submissions() if graded is None or row.id in graded]
         teams = class_teams(rows, config)  # a replaced submission, a copy, a test account: unranked
         if args.force_remeasure:
+            _say_if_busy(args.busy_ok)  # before a single stored timing is forgotten
             store.forget_timings()
         sandbox = grading_sandbox(config)
         session = lb.prepare(
@@ -84,14 +91,14 @@ def run(args: argparse.Namespace) -> int:
         work = lb.plan_timing(store, session, config)
         failed = 0
         if work.total:
-            with progress_bar(work.total) as bar:
+            if not args.force_remeasure:  # said already
+                _say_if_busy(args.busy_ok)
+            with progress(work.total, "timing") as bar:
 
                 def on_event(event: lb.TimedRunEvent) -> None:
                     step = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
-                    bar.set_postfix_str(
-                        printable(f"{event.program.id}/{event.case.id} {step}"), refresh=False
-                    )
-                    bar.update(1)
+                    bar.on(f"{event.program.id}/{event.case.id} {step}")
+                    bar.done()
 
                 failed = lb.measure(work, store, sandbox, config, on_event)
         if failed:
@@ -127,3 +134,12 @@ def run(args: argparse.Namespace) -> int:
         members = ", ".join(m.shown for m in teams.bonus_members(winner)) or "members unknown"
         print(f"  {team.group or team.name} ({winner}): {members}")
     return 0
+
+
+def _say_if_busy(go_on: bool) -> None:
+    """Refuse to time on a busy machine (MachineBusy), unless told to go on: then warn."""
+    from grader.leaderboard.quiet import look, refuse_if_busy
+
+    note = refuse_if_busy(look(), go_on)
+    if note:
+        warn(note)

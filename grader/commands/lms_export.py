@@ -271,7 +271,12 @@ def _export(args, kind) -> int:
                 if kind == "moodle"
                 else "Canvas takes them as extra credit"
             )
-            + "; --scale writes every score out of the LMS's maximum"
+            + (
+                "; the bonus is added after scaling: --bonus-column writes it in a column "
+                "of its own"
+                if args.scale
+                else "; --scale writes every score out of the LMS's maximum"
+            )
         )
     for line in made.refused:
         warn(f"refused: {line}")
@@ -317,6 +322,7 @@ def run_feedback(args: argparse.Namespace) -> int:
     from grader.last_run import graded
     from grader.lms import feedback
     from grader.lms.export import LmsExportError
+    from grader.progress import progress
     from grader.submission_meta import read_meta
     from grader.teams import class_teams
 
@@ -329,19 +335,21 @@ def run_feedback(args: argparse.Namespace) -> int:
         lateness = course_lateness(results.reports, config, teams)
         warn_unfinished(results.unfinished)
         status = settled_status(results.reports, args.settled_only, "its page shows no score")
-        pages = {
-            r.submission.id: render_page(
-                r,
-                results.store,
-                student=True,
-                generated=generated,
-                cpu_limit=config.limits.cpu_seconds,
-                late=lateness.get(r.submission.id),
-                team=teams.of(r.submission.id),
-            )
-            for r in results.reports
-            if teams.of(r.submission.id).counts  # a replaced submission's page is not theirs
-        }
+        theirs = [r for r in results.reports if teams.of(r.submission.id).counts]
+        pages = {}  # a replaced submission's page is not theirs: none
+        with progress(len(theirs), "writing pages", "page") as bar:
+            for r in theirs:
+                bar.on(r.submission.id)
+                pages[r.submission.id] = render_page(
+                    r,
+                    results.store,
+                    student=True,
+                    generated=generated,
+                    cpu_limit=config.limits.cpu_seconds,
+                    late=lateness.get(r.submission.id),
+                    team=teams.of(r.submission.id),
+                )
+                bar.done()
         metas = {r.submission.id: read_meta(r.submission.folder) for r in results.reports}
     if args.lms == "canvas":
         sources = frozenset(spec.source for spec in config.languages.values())

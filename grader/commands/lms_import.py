@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from grader.lms.incoming import ImportOptions
     from grader.lms.roster import read_roster
     from grader.lms.times import read_times
+    from grader.progress import progress
 
     config = load_config(args.course)
     _check_options(args)
@@ -105,7 +106,13 @@ def run(args: argparse.Namespace) -> int:
     if args.into.exists() and not args.into.is_dir():
         raise UsageError(f"{args.into}: is not a folder")
     try:
-        result = import_archive(args.kind, args.archive, args.into, options)
+        with progress(None, "importing", "student") as bar:
+
+            def stored(student_id: str) -> None:
+                bar.on(student_id)
+                bar.done()
+
+            result = import_archive(args.kind, args.archive, args.into, options, stored)
     except OSError as error:  # ArchiveError, a GraderError, reaches the user as it is
         raise UsageError(str(error)) from None
     _print(result, args)

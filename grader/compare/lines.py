@@ -75,4 +75,4 @@ def _show_line(data: bytes, start: int, column: int, when_absent: str) -> str:
     content = data[start:] if end < 0 else data[start:end]
     left = max(0, min(column - SHOWN_WIDTH // 2, len(content) - SHOWN_WIDTH))
     shown = ("…" if left else "") + show(content[left:])
-    return shown + ("⏎" if end >= 0 else "  (no newline at the end of the output)")
+    return shown + ("↵" if end >= 0 else "  (no newline at the end of the output)")

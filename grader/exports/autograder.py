@@ -46,7 +46,7 @@ from grader.sandbox import (
     RlimitSandbox,
     Sandbox,
     SandboxUnavailable,
-    bubblewrap_refusal,
+    bubblewrap_cause,
     isolating_sandbox,
 )
 from grader.score import SubmissionReport, report
@@ -169,7 +169,7 @@ def container_sandbox(config: CourseConfig, require_bubblewrap: bool) -> tuple[S
         box.probe()
         return box, _isolation(box, "the container lets it make namespaces")
     except SandboxUnavailable as exc:
-        why = bubblewrap_refusal(exc).split("; the unisolated fallback is")[0]
+        why = bubblewrap_cause(exc)
         box = RlimitSandbox()
         return box, _isolation(box, f"the fallback: {why}")
 

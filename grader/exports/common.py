@@ -18,6 +18,7 @@ from grader.config import tomllib  # the grader's own machine has it (3.11+, or 
 from grader.errors import GraderError
 from grader.model import Verdict
 from grader.pool import pool_manifest
+from grader.sandbox import PROGRAM_FILES
 
 GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same inputs give the same zip
@@ -79,7 +80,7 @@ def module_entries(root_module: str, prefix: str = "") -> list[Entry]:
             if parent == GRADER_ROOT.parent:
                 break
             wanted.add(parent / "__init__.py")
-    wanted |= set((GRADER_ROOT / "sandbox").glob("*.[ch]"))
+    wanted |= {GRADER_ROOT / "sandbox" / name for name in PROGRAM_FILES}
     wanted.add(GRADER_ROOT / "schemas" / "manifest.schema.json")
     return [
         Entry(f"{prefix}grader/{path.relative_to(GRADER_ROOT).as_posix()}", path)

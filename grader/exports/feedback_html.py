@@ -20,7 +20,7 @@ hidden input.
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -531,15 +531,17 @@ def write_feedback(
     cpu_limit: float | None = None,
     lateness: Mapping[str, Lateness] | None = None,
     teams: Teams | None = None,
+    written: Callable[[str], None] = lambda submission_id: None,
 ) -> Feedback:
     """A page per submission in `out` and, for instructors, index.html linking them:
     made in a new folder that then takes the place of `out` whole (a reader, or an
-    export killed midway, never leaves new pages beside an old index)."""
+    export killed midway, never leaves new pages beside an old index). `written` is
+    told of each page as it is written."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: not a folder (feedback pages go in a folder)")
     with atomic_folder(out) as folder:
-        made = _write_pages(results, folder, student, cpu_limit, lateness, teams)
+        made = _write_pages(results, folder, student, cpu_limit, lateness, teams, written)
     return Feedback(
         {sid: out / path.name for sid, path in made.pages.items()},
         None if made.index is None else out / made.index.name,
@@ -553,6 +555,7 @@ def _write_pages(
     cpu_limit: float | None,
     lateness: Mapping[str, Lateness] | None,
     teams: Teams | None,
+    written: Callable[[str], None],
 ) -> Feedback:
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     names = page_names(r.submission.id for r in results.reports)
@@ -573,6 +576,7 @@ def _write_pages(
             ),
         )
         pages[result.submission.id] = path
+        written(result.submission.id)
     index = None
     if not student:
         index = out / INDEX

@@ -520,8 +520,14 @@ def moodle(
         raise LmsExportError(
             f"{len(out.over)} score(s) above Moodle's {worksheet.MAXIMUM[0]} "
             f"({'; '.join(out.over[:5])}): Moodle's upload would drop those rows without a "
-            f"word; --scale writes every score out of {format_score(sizes.theirs or 0)} "
-            "(nothing written)"
+            + (
+                "word; scaled, the speed bonus still takes them above it: raise the "
+                "assignment's Maximum grade in Moodle by the bonus, or set [leaderboard] "
+                "bonus = 0 and give it by hand (nothing written)"
+                if sizes.scale
+                else f"word; --scale writes every score out of "
+                f"{format_score(sizes.theirs or 0)} (nothing written)"
+            )
         )
     _team_lines(matched, roster, teams, cells, out)
     _decided(matched, out)

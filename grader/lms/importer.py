@@ -19,7 +19,7 @@ import says once which students have no time at all.
 import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -58,9 +58,15 @@ class ImportResult:
 
 
 def import_archive(
-    kind: str, archive: Path, into: Path, options: ImportOptions | None = None, **fields: Any
+    kind: str,
+    archive: Path,
+    into: Path,
+    options: ImportOptions | None = None,
+    stored: Callable[[str], None] = lambda student_id: None,
+    **fields: Any,
 ) -> ImportResult:
-    """`options`, or its fields one by one (grader.lms.incoming.ImportOptions)."""
+    """`options`, or its fields one by one (grader.lms.incoming.ImportOptions);
+    `stored` is told of each student's folder as it is written."""
     if kind not in SOURCES:
         raise ArchiveError(f"unknown source {kind!r} (known: {', '.join(sorted(SOURCES))})")
     options = options or ImportOptions(**fields)
@@ -99,6 +105,7 @@ def import_archive(
     try:
         for sid in result.seen:
             _store(kind, Path(archive).name, downloaded, taken[sid], into / sid, result, record)
+            stored(sid)
     finally:  # what was written is recorded, even when a later student fails
         record.save()
     result.absent = sorted(

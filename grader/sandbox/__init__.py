@@ -38,14 +38,23 @@ __all__ = [
     "FALLBACK_WARNING",
     "INPUT_PLACEHOLDER",
     "NO_POSIX",
+    "PROGRAM_FILES",
     "PortableSandbox",
     "RlimitSandbox",
     "Sandbox",
     "SandboxUnavailable",
+    "bubblewrap_cause",
     "bubblewrap_refusal",
     "isolating_sandbox",
     "make_sandbox",
 ]
+
+# Files of the sandbox that run (or are compiled) as programs of their own, never
+# imported: whatever ships the grader's modules (the student kit, the Gradescope zip)
+# ships them too.
+PROGRAM_FILES = tuple(
+    sorted(p.name for p in Path(__file__).parent.iterdir() if p.suffix in (".c", ".h"))
+) + ("reaper.py",)
 
 INSTALL_HINT = (
     "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), "
@@ -102,10 +111,10 @@ def make_sandbox(
         box.probe()
         return box
     except SandboxUnavailable as exc:
-        why = bubblewrap_refusal(exc)
         if kind == "bubblewrap":
-            raise SandboxUnavailable(f"no isolation: {why}") from None
-        warn(f"sandbox: bubblewrap not available ({why}): {FALLBACK_WARNING}")
+            raise SandboxUnavailable(f"no isolation: {bubblewrap_refusal(exc)}") from None
+        # The fallback is already taken: its warning names no option to take it.
+        warn(f"sandbox: bubblewrap not available ({bubblewrap_cause(exc)}): {FALLBACK_WARNING}")
         return RlimitSandbox(cgroups=cgroups, cgroup_versions=versions)
 
 
@@ -114,14 +123,21 @@ UNISOLATED_HINT = (
 )
 
 
-def bubblewrap_refusal(exc: SandboxUnavailable) -> str:
-    """Why bubblewrap cannot isolate programs here, with what to do: its real cause
-    (namespaces refused by the machine or the container) before "install it"."""
+def bubblewrap_cause(exc: SandboxUnavailable) -> str:
+    """Why bubblewrap cannot isolate programs here: its real cause (namespaces refused
+    by the machine or the container) before "it is not installed"."""
     if BubblewrapSandbox.installed():
         refused = namespace_refusal()
         if refused:
-            return f"bubblewrap cannot isolate programs here: {refused}; {UNISOLATED_HINT}"
-    return f"bubblewrap cannot run here ({exc}); {INSTALL_HINT}"
+            return f"bubblewrap cannot isolate programs here: {refused}"
+    return f"bubblewrap cannot run here ({exc})"
+
+
+def bubblewrap_refusal(exc: SandboxUnavailable) -> str:
+    """``bubblewrap_cause`` with what to do about it, for the grader's own commands."""
+    cause = bubblewrap_cause(exc)
+    hint = UNISOLATED_HINT if cause.startswith("bubblewrap cannot isolate") else INSTALL_HINT
+    return f"{cause}; {hint}"
 
 
 def isolating_sandbox(

@@ -118,6 +118,7 @@ class _Reaped:
     uid: int | None
     status: socket.socket
     record: bytearray = field(default_factory=bytearray)
+    since: int | None = None  # the writable places' mark taken before it started
 
     def kill(self) -> None:
         """The reaper kills and reaps the tree (its CPU time still counts); were the
@@ -129,7 +130,7 @@ class _Reaped:
             return
         if self.uid is not None:
             _kill_uid(self.uid)
-        else:
+        elif self.program > 0:  # 0: the reaper ended before starting one (killpg(0) is ours)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.program, signal.SIGKILL)
 
@@ -375,7 +376,10 @@ class RlimitSandbox(Sandbox):
         }
         if self.reaped:
             metered = self._metered(limits)
+            # What the run's sweep looks from: taken before any of it can write.
+            since = self.places.mark() if uid is not None and self.places is not None else None
             run = self._start_reaper(command, cwd, env, limits, memory, uid, metered)
+            run.since = since
             try:
                 return self._supervise_reaped(run, limits, memory, start, metered)
             finally:
@@ -514,7 +518,7 @@ class RlimitSandbox(Sandbox):
             if run.uid is not None:
                 _remove_sysv(run.uid)
                 assert self.places is not None, "a sandbox uid only where places were scanned"
-                self.places.sweep(run.uid)
+                self.places.sweep(run.uid, run.since)
         wall = time.monotonic() - start
         fields = bytes(run.record).split()
         if len(fields) != 7 or fields[0] != b"exit":

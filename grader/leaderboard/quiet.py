@@ -1,0 +1,95 @@
+"""Whether the machine is quiet enough to time on. The timed runs share the machine with
+whatever else runs on it: on a busy one every figure is slower and noisier, and the
+bonus would go by another job's load. Measured before timing, never assumed: the CPU in
+use over a short look, against the cores left once the timing takes one of them."""
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import GraderError
+
+LOOK_SECONDS = 1.0
+STAT = Path("/proc/stat")
+
+
+class MachineBusy(GraderError):
+    """The machine is too busy to time on, and no one said to go on."""
+
+
+@dataclass(frozen=True)
+class Load:
+    """Cores' worth of CPU in use over the look, out of the machine's cores."""
+
+    busy_cores: float
+    cores: int
+
+    @property
+    def busy(self) -> bool:
+        """Less than one core free for the timing."""
+        return self.busy_cores > self.cores - 1
+
+    def describe(self) -> str:
+        average = _load_average()
+        return (
+            f"{self.busy_cores:.1f} of its {self.cores} cores were in use over "
+            f"{LOOK_SECONDS:g} s{average}"
+        )
+
+
+def look(seconds: float = LOOK_SECONDS, stat: Path = STAT) -> Load | None:
+    """The CPU in use over `seconds`, from the kernel's own counters; None where there
+    are none to read (not Linux)."""
+    first = _counters(stat)
+    if first is None:
+        return None
+    time.sleep(seconds)
+    second = _counters(stat)
+    if second is None:
+        return None
+    (idle0, total0, cores), (idle1, total1, _) = first, second
+    spent = total1 - total0
+    if spent <= 0:
+        return None
+    return Load(busy_cores=cores * (1 - (idle1 - idle0) / spent), cores=cores)
+
+
+def refuse_if_busy(load: Load | None, go_on: bool) -> str | None:
+    """MachineBusy when the machine is busy and `go_on` is not set; else what to warn
+    of (busy but told to go on, or not known), or None on a quiet machine."""
+    if load is None:
+        return "cannot tell whether this machine is busy (no /proc/stat): time it quiet"
+    if not load.busy:
+        return None
+    said = f"this machine is busy: {load.describe()}"
+    if not go_on:
+        raise MachineBusy(
+            f"{said}; timings taken now are slower and noisier than the class's "
+            "programs deserve: stop the other work and run it again, or pass --busy-ok "
+            "to time anyway (the leaderboard then shows the load)"
+        )
+    return f"{said}; timing anyway (--busy-ok): the figures are slower and noisier"
+
+
+def _counters(stat: Path) -> tuple[int, int, int] | None:
+    """(idle, total) jiffies of all cores together, and the number of cores."""
+    try:
+        lines = stat.read_text().splitlines()
+    except OSError:
+        return None
+    total_line = next((line for line in lines if line.startswith("cpu ")), None)
+    cores = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+    if total_line is None or cores == 0:
+        return None
+    fields = [int(x) for x in total_line.split()[1:9]]
+    idle = fields[3] + fields[4]  # idle and waiting for I/O: no program of anyone's ran
+    return idle, sum(fields), cores
+
+
+def _load_average() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except (OSError, AttributeError):
+        return ""
+    return f" (load average {one:.1f} over a minute, {five:.1f} over five)"
