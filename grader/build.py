@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from grader import languages
 from grader.atomic import atomic_output
 from grader.model import Limits, RunResult
 from grader.sandbox.base import SANDBOX_PATH, Sandbox
@@ -266,7 +267,7 @@ def build_command(submission: Submission) -> list:
     return command
 
 
-_COMPILED_SUFFIXES = {"c": (".c",), "cpp": (".cpp", ".cc", ".cxx", ".c++"), "java": (".java",)}
+_COMPILED_SUFFIXES = {lang.name: lang.compiled for lang in languages.REGISTRY}
 
 
 def _build_failure(result: RunResult, limits: Limits) -> str | None:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import languages
 from grader.build import Artifact, Blame, build
 from grader.config import DEFAULT_BUILD_LIMITS, LanguageSpec
 from grader.judge import Judgement, command
@@ -36,54 +37,7 @@ from grader.text import printable
 RECHECK_SECONDS = 10.0  # a failure that looks like the machine's re-checks at most this often
 
 # Each reads the file named by its first argument and prints "canary BYTES LINES".
-SOURCES = {
-    "c": r"""#include <stdio.h>
-int main(int argc, char **argv) {
-    if (argc < 2) return 2;
-    FILE *in = fopen(argv[1], "rb");
-    if (!in) { perror(argv[1]); return 3; }
-    long bytes = 0, lines = 0;
-    int c;
-    while ((c = getc(in)) != EOF) { bytes++; if (c == '\n') lines++; }
-    fclose(in);
-    printf("canary %ld %ld\n", bytes, lines);
-    return 0;
-}
-""",
-    "cpp": r"""#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <string>
-int main(int argc, char **argv) {
-    if (argc < 2) return 2;
-    std::ifstream in(argv[1], std::ios::binary);
-    if (!in) { std::cerr << "cannot open " << argv[1] << "\n"; return 3; }
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    long lines = 0;
-    for (char c : data) if (c == '\n') ++lines;
-    std::cout << "canary " << data.size() << " " << lines << "\n";
-    return 0;
-}
-""",
-    "java": r"""import java.nio.file.Files;
-import java.nio.file.Paths;
-
-public class PuzzleSolver {
-    public static void main(String[] args) throws Exception {
-        byte[] data = Files.readAllBytes(Paths.get(args[0]));
-        long lines = 0;
-        for (byte b : data) if (b == '\n') lines++;
-        System.out.println("canary " + data.length + " " + lines);
-    }
-}
-""",
-    "python": r"""import sys
-
-with open(sys.argv[1], "rb") as puzzle:
-    data = puzzle.read()
-print("canary", len(data), data.count(b"\n"))
-""",
-}
+SOURCES = {lang.name: lang.canary for lang in languages.REGISTRY}
 
 
 # What a canary reads when no case is at hand: a puzzle as the hand-out writes one.

@@ -9,16 +9,12 @@ from anything the program printed as text."""
 
 from dataclasses import dataclass
 
+from grader import languages
 from grader.model import Verdict
 from grader.source_facts import ProgramFacts
 
 # How each language reads the first command-line argument, for the message.
-FIRST_ARGUMENT = {
-    "c": "argv[1]",
-    "cpp": "argv[1]",
-    "java": "args[0]",
-    "python": "sys.argv[1]",
-}
+FIRST_ARGUMENT = {lang.name: lang.first_argument for lang in languages.REGISTRY}
 # A program that cannot have read its puzzle fails in any of these ways (an endless
 # read loop times out; garbage can flood the output or the memory).
 _INPUT_VERDICTS = (Verdict.WA, Verdict.RTE, Verdict.TLE, Verdict.OLE, Verdict.MLE)
@@ -31,12 +27,7 @@ class Cause:
 
 
 # How each language ends a program with status 0, for the message.
-SUCCESS = {
-    "c": "End main with return 0 (the count belongs in the output, not in the status).",
-    "cpp": "End main with return 0 (the count belongs in the output, not in the status).",
-    "java": "Let main return, or call System.exit(0).",
-    "python": "Let the program end, or call sys.exit(0).",
-}
+SUCCESS = {lang.name: lang.success for lang in languages.REGISTRY}
 
 
 def root_cause(

@@ -23,7 +23,7 @@ except ModuleNotFoundError:  # Python 3.10
     except ModuleNotFoundError:  # the student kit on Python alone reads its course.json
         tomllib = None
 
-from grader import identity
+from grader import identity, languages
 from grader.errors import GraderError
 from grader.late import LatePolicy
 from grader.model import Limits, PolicyCases
@@ -63,7 +63,7 @@ def _passes_the_puzzle(run: tuple[str, ...]) -> str | None:
 
 @dataclass(frozen=True)
 class LanguageSpec:
-    name: str = field(metadata=NOT_A_KEY)  # c, cpp, java, python
+    name: str = field(metadata=NOT_A_KEY)  # a code of grader.languages' registry
     source: str = field(metadata=NOT_A_KEY)  # the file name a submission must use
     build: tuple[str, ...] = field(metadata=setting(items=COMMAND_WORDS))  # empty: no build
     run: tuple[str, ...] = field(  # may hold {input} and {heap_mb}
@@ -97,31 +97,10 @@ class PythonSpec(LanguageSpec):
 
 
 DEFAULT_LANGUAGES = {
-    "c": LanguageSpec(
-        "c",
-        "puzzlesolver.c",
-        ("gcc", "-O2", "-std=gnu17", "-o", "puzzlesolver", "puzzlesolver.c"),
-        ("./puzzlesolver", "{input}"),
-    ),
-    "cpp": LanguageSpec(
-        "cpp",
-        "puzzlesolver.cpp",
-        ("g++", "-O2", "-std=gnu++17", "-o", "puzzlesolver", "puzzlesolver.cpp"),
-        ("./puzzlesolver", "{input}"),
-    ),
-    "java": LanguageSpec(
-        "java",
-        "PuzzleSolver.java",
-        ("javac", "-encoding", "UTF-8", "PuzzleSolver.java"),
-        ("java", "-Xmx{heap_mb}m", "-XX:+UseSerialGC", "PuzzleSolver", "{input}"),
-        memory_rlimit=False,
-    ),
-    "python": PythonSpec(
-        "python",
-        "puzzlesolver.py",
-        (),
-        ("python3", "puzzlesolver.py", "{input}"),
-    ),
+    lang.name: (PythonSpec if lang.third_party else LanguageSpec)(
+        lang.name, lang.source, lang.build, lang.run, memory_rlimit=lang.memory_rlimit
+    )
+    for lang in languages.REGISTRY
 }
 
 DEFAULT_BUILD_LIMITS = Limits(

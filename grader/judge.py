@@ -7,6 +7,7 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from grader import languages
 from grader.build import Artifact
 from grader.cases import Case
 from grader.causes import root_cause
@@ -300,13 +301,11 @@ def _text(data: bytes) -> str:
 
 # What runtimes print when an allocation is refused. For the reader only: the verdict is
 # decided by what was measured (a program can print these words as well).
-_ALLOCATION_FAILED = (
-    "bad_alloc",
-    "MemoryError",
-    "OutOfMemoryError",
-    "Cannot allocate memory",
-    "out of memory",
-)
+# What a runtime says when memory runs out (grader.languages), and what C's library
+# says (strerror(ENOMEM), perror) in any language.
+_ALLOCATION_FAILED = tuple(
+    words for lang in languages.REGISTRY for words in lang.allocation_failed
+) + ("Cannot allocate memory", "out of memory")
 
 
 def _allocation(result: RunResult, limits: Limits) -> str:

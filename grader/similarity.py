@@ -23,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from grader import languages
 from grader.bounded import read_limited
 from grader.config import CourseConfig
 from grader.errors import GraderError
@@ -31,7 +32,7 @@ from grader.submissions import MAX_SOURCE_BYTES, Submission, discover
 NOISE_TOKENS = 25  # k: matches shorter than this are never reported (copydetect's default)
 _HASH_BASE = 1099511628211  # of the k-grams' polynomial hash, modulo 2**64 (FNV's prime)
 GUARANTEE_TOKENS = 30  # matches at least this long are always found
-STARTER_SUFFIXES = {".c", ".h", ".cpp", ".cc", ".hpp", ".java", ".py"}
+STARTER_SUFFIXES = {suffix for lang in languages.REGISTRY for suffix in lang.companions}
 
 
 class SimilarityError(GraderError):

@@ -16,10 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import PurePath
 
-C_SUFFIXES = (".c",)
-CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++")
-JAVA_SUFFIXES = (".java",)
-PYTHON_SUFFIXES = (".py",)
+from grader import languages
+from grader.languages import c
 
 
 @dataclass(frozen=True)
@@ -56,7 +54,7 @@ class ProgramFacts:
     # Python: modules imported at start that are neither Python's own nor the
     # program's, nor (once the course's list is applied) among `packages`.
     imports: tuple[Imported, ...] = ()
-    language: str = ""  # the main file's language ("c", "cpp", "java", "python")
+    language: str = ""  # the main file's language (a code of grader.languages)
     packages: tuple[str, ...] = ()  # the third-party modules the course installs
     abrupt_exit: Found | None = None  # ends without flushing: _exit, os._exit, halt
     mixed_streams: Found | None = None  # two output streams, each with its own buffer
@@ -72,23 +70,13 @@ NO_FACTS = ProgramFacts()
 
 
 def language_of(name: str) -> str | None:
-    """The language a source file name says ("c", "cpp", "java", "python"), or None."""
-    suffix = PurePath(name).suffix.lower()
-    for language, suffixes in (
-        ("c", C_SUFFIXES),
-        ("cpp", CPP_SUFFIXES),
-        ("java", JAVA_SUFFIXES),
-        ("python", PYTHON_SUFFIXES),
-    ):
-        if suffix in suffixes:
-            return language
-    return None
+    """The language a source file name says (grader.languages), or None."""
+    return languages.language_of(name)
 
 
 # ------------------------------------------------------------------ entry points
 
-_C_MAIN = re.compile(r"\b(?:int|void)\s+main\s*\(")
-_JAVA_MAIN = re.compile(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(|\bvoid\s+main\s*\(\s*\)")
+_C_MAIN = c.MAIN  # where a C or C++ program starts: its exit status is read there
 
 
 # Sources larger than this are not analysed (a program of the assignment is a few
@@ -114,15 +102,13 @@ def is_entry_point(name: str, text: str) -> bool:
 
 def _is_entry_point(name: str, text: str) -> bool:
     _bounded(name, text)
-    language = language_of(name)
-    if language in ("c", "cpp"):
-        return bool(_C_MAIN.search(_Code(text).code))
-    if language == "java":
-        return bool(_JAVA_MAIN.search(_Code(text).code))
-    if language == "python":
-        tree = _parse(text)
-        return tree is not None and any(_starts_a_script(node) for node in tree.body)
-    return False
+    language = languages.BY_NAME.get(language_of(name) or "")
+    if language is None:
+        return False
+    if language.main is not None:  # where it starts is a declaration in its code
+        return bool(language.main.search(_Code(text).code))
+    tree = _parse(text)  # Python: a script's top level
+    return tree is not None and any(_starts_a_script(node) for node in tree.body)
 
 
 def _starts_a_script(node: ast.stmt) -> bool:

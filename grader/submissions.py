@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, overload
 
+from grader import languages
 from grader.bounded import NotAFile, TooLarge, read_limited
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
@@ -35,12 +36,7 @@ MAX_SOURCE_BYTES = 1 << 20  # each source file (the main one, and each extra one
 MAX_EXTRA_FILES = 64
 MAX_EXTRA_BYTES = 4 << 20
 # The files of each language that a build or an import can use beside the main file.
-COMPANION_SUFFIXES = {
-    "c": (".c", ".h"),
-    "cpp": (".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".ipp", ".tpp", ".inl"),
-    "java": (".java",),
-    "python": (".py",),
-}
+COMPANION_SUFFIXES = {lang.name: lang.companions for lang in languages.REGISTRY}
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".7z", ".rar", ".gz")
 
 
@@ -428,12 +424,7 @@ def _starts_there(path: Path) -> bool:
     return data is not None and is_entry_point(path.name, data.decode("utf-8"))
 
 
-_ENTRY_WORDS = {
-    "c": "holds main()",
-    "cpp": "holds main()",
-    "java": "holds public static void main",
-    "python": "runs as a script",
-}
+_ENTRY_WORDS = {lang.name: lang.entry_words for lang in languages.REGISTRY}
 
 
 def _entry_points(folder: Path, starts: list[tuple[Path, LanguageSpec]]) -> tuple[str, dict]:

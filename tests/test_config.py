@@ -78,7 +78,7 @@ file = " teams.csv "
         ("[limits]\nmemory_mb = 0", "limits.memory_mb"),
         ("[limits]\nprocesses = 1.5", "limits.processes"),
         ("[limits]\nopen_files = true", "limits.open_files"),
-        ("[languages.rust]\nbuild = []", "languages.rust"),
+        ("[languages.cobol]\nbuild = []", "languages.cobol"),
         ("[languages.c]\nbuild = 'gcc x.c'", "languages.c.build"),
         ("[languages.c]\nrun = ['./puzzlesolver']", "languages.c.run"),
         ("sandbox = 'docker'", "sandbox"),
@@ -211,8 +211,8 @@ _LIMIT_KEYS = (
         ("languages = 1", "key 'languages': must be a table ([languages])"),
         ("[languages]\nc = 1", "key 'languages.c': must be a table"),
         (
-            "[languages.rust]\nbuild = []",
-            "unknown key 'languages.rust' (known: c, cpp, java, python)",
+            "[languages.cobol]\nbuild = []",
+            "unknown key 'languages.cobol' (known: c, cpp, java, python, rust)",
         ),
         ("[languages.c]\nsource = 'x.c'", "unknown key 'languages.c.source' (known: build, run)"),
         (

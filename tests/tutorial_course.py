@@ -1,6 +1,7 @@
 """The tutorial course shipped in docs/tutorial/: a small class's downloads, written as
-Canvas and Moodle write them (tests/lms_archives.py follows their own code), holding
-programs of the example class. The tutorial (docs/instructors/tutorial.md) walks an
+Canvas and Moodle write them (tests/lms_archives.py follows their own code), and a
+GitHub Classroom clone folder (zipped: git repositories cannot be tracked inside one)
+with GitHub's own lists, holding programs of the example class. The tutorial (docs/instructors/tutorial.md) walks an
 instructor through them; tests/test_tutorial.py checks that these files are what this
 module makes and that every command of the page prints what the page shows.
 
@@ -9,6 +10,7 @@ module makes and that every command of the page prints what the page shows.
 
 import json
 import sys
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from tests.lms_archives import (
     canvas_entry,
     canvas_gradebook,
     download,
+    make_zip,
     moodle_entry,
     moodle_worksheet,
 )
@@ -36,6 +39,17 @@ MOODLE = (
 )
 DUE = "2026-03-02T04:59:00Z"  # 23:59 in New York, the course's clock
 ASSIGNMENTS = {"Scramble Squares (88)": "100", "Quiz 1 (87)": "10"}
+
+
+# (login, roster identifier, name, [(example, commit date)], GitHub's submission time)
+CLASSROOM = (
+    ("adalovelace", "S-2001", "Ada Lovelace",
+     [("wrong-plural", "2026-03-01T20:00:00+00:00"), ("guido-py", "2026-03-02T09:30:00+00:00")],
+     "2026-03-02T09:30:05Z"),
+    ("GraceHopper", "S-2002", "Grace Hopper",
+     [("grace-cpp", "2026-03-01T18:00:00+00:00")], "2026-03-01T18:00:04Z"),
+)  # fmt: skip
+CLASSROOM_DEADLINE = "2026-03-01T23:59:00Z"
 
 
 def _source(example: str) -> Path:
@@ -77,7 +91,50 @@ def write(target: Path) -> list[Path]:
         for _, name, pid, email, at in MOODLE
     ]
     moodle_worksheet(moodle / "worksheet.csv", rows, maximum="100.00")
+    github_classroom(target / "github-classroom")
     return sorted(p for p in target.rglob("*") if p.is_file())
+
+
+def github_classroom(folder: Path) -> None:
+    """`gh classroom clone student-repos` zipped, and the lists beside it: the
+    Students tab's roster, `gh classroom assignment-grades`' grades.csv, and
+    `gh api .../accepted_assignments` (Classroom's deadline). Ada's last commit came
+    after the deadline."""
+    from tests.test_github_classroom_import import committed, git, grades_csv
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        clones = Path(tmp) / "hw1-submissions"
+        for login, _, _, steps, _ in CLASSROOM:
+            committed(clones / f"hw1-{login}", [
+                ({_source(example).name: _source(example).read_bytes()}, date)
+                for example, date in steps
+            ])  # fmt: skip
+            # The index as read from the commit, without the stat data of this machine's
+            # files: the same bytes each time the course is made.
+            (clones / f"hw1-{login}" / ".git" / "index").unlink()
+            git("read-tree", "HEAD", cwd=clones / f"hw1-{login}")
+        entries = [
+            (path.relative_to(clones.parent).as_posix(), path.read_bytes(), None)
+            for path in sorted(clones.rglob("*"))
+            if path.is_file() and "hooks" not in path.parts  # git's samples: no one's work
+        ]
+        make_zip(folder / "hw1-submissions.zip", entries)
+    (folder / "classroom_roster.csv").write_text(
+        '"identifier","github_username","github_id","name"\n'
+        + "".join(f'"{ident}","{login}","{7000 + i}","{name}"\n'
+                  for i, (login, ident, name, _, _) in enumerate(CLASSROOM))
+    )  # fmt: skip
+    grades_csv(folder / "grades.csv", [
+        (login, ident, f"hw1-{login}", when) for login, ident, _, _, when in CLASSROOM
+    ])  # fmt: skip
+    accepted = [
+        {"id": i + 1, "students": [{"id": 7000 + i, "login": login}],
+         "repository": {"id": 90 + i, "name": f"hw1-{login}", "full_name": f"org/hw1-{login}"},
+         "assignment": {"id": 3, "slug": "hw1", "deadline": CLASSROOM_DEADLINE}}
+        for i, (login, _, _, _, _) in enumerate(CLASSROOM)
+    ]  # fmt: skip
+    (folder / "accepted.json").write_text(json.dumps(accepted, indent=1) + "\n")
 
 
 if __name__ == "__main__":

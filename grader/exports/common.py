@@ -12,6 +12,7 @@ from importlib.metadata import PackageNotFoundError, requires
 from modulefinder import ModuleFinder
 from pathlib import Path
 
+from grader import languages
 from grader.atomic import atomic_output
 from grader.cases import Case, default_manifest, load_cases
 from grader.config import tomllib  # the grader's own machine has it (3.11+, or tomli)
@@ -165,7 +166,7 @@ VERDICT_NAMES = {
 }
 
 
-LANGUAGE_NAMES = {"c": "C", "cpp": "C++", "java": "Java", "python": "Python"}
+LANGUAGE_NAMES = {lang.name: lang.display for lang in languages.REGISTRY}
 
 
 def language_name(code: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import __version__
+from grader import __version__, languages
 from grader.cases import Case
 from grader.config import CourseConfig, default_course_file, load_config
 from grader.draws import load_draw
@@ -61,7 +61,7 @@ venv="$source_dir/.venv"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-    ca-certificates python3 python3-venv gcc g++ libc6-dev default-jdk-headless util-linux
+    ca-certificates python3 python3-venv TOOLCHAINS util-linux
 # Best effort: where bubblewrap cannot be installed, or cannot create namespaces in
 # the container, the grader runs programs under rlimits only and says so in its output.
 apt-get install -y -qq --no-install-recommends bubblewrap \
@@ -81,6 +81,13 @@ cd "$source_dir"
 PYTHONPATH="$source_dir" "$venv/bin/python" -m grader.exports.autograder \
     --source "$source_dir" --check
 """
+
+
+def setup_sh() -> str:
+    """setup.sh, installing every language's toolchain (grader.languages)."""
+    packages = dict.fromkeys(p for lang in languages.REGISTRY for p in lang.packages)
+    return SETUP_SH.replace("TOOLCHAINS", " ".join(packages))
+
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Gradescope runs this for every submission, as /autograder/run_autograder, from
@@ -192,7 +199,7 @@ def build_autograder(
         case_files.append(Entry(DRAW_IN_ZIP, Path(draw)))
     options = " \\\n    --require-bubblewrap" if require_bubblewrap else ""
     entries: list[Entry] = [
-        Entry("setup.sh", SETUP_SH, executable=True),
+        Entry("setup.sh", setup_sh(), executable=True),
         Entry("run_autograder", RUN_AUTOGRADER.replace("@OPTIONS@", options), executable=True),
         Entry("requirements.txt", requirements_txt()),
         Entry(

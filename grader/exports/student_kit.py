@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import languages
 from grader.cases import default_manifest, load_cases
 from grader.config import default_course_file, load_config, tomllib
 from grader.exports.common import (
@@ -96,8 +97,7 @@ With Python 3.10 or newer, in this folder (after unpacking the zip):
     python check.py path/to/puzzlesolver.c
 
 On Windows, `py check.py path\\to\\puzzlesolver.c` works too; on macOS and Linux the
-command may be `python3`. Give it your source file (`puzzlesolver.c`,
-`puzzlesolver.cpp`, `PuzzleSolver.java` or `puzzlesolver.py`) or the folder holding
+command may be `python3`. Give it your source file (SOURCE_NAMES) or the folder holding
 it. For a failure it says what caused it where it can tell (the way the program ends,
 where it reads its puzzle from...), where the output first differs, what all its runs
 show it does wrong, a property of the puzzle file only where a run proved it (the same
@@ -114,15 +114,10 @@ on the pool, the first failure explained, a line for each other kind of failure.
 
 ## Compilers
 
-To build C, C++ or Java you need the compiler on your PATH; `check.py` names what to
-install when it is missing:
+A Python program needs nothing more. To build the others you need the compiler on your
+PATH; `check.py` names what to install when it is missing:
 
-- Windows: C and C++ from MSYS2 (https://www.msys2.org: `pacman -S
-  mingw-w64-ucrt-x86_64-gcc`, then add `C:\\msys64\\ucrt64\\bin` to PATH); Java: a JDK
-  (`winget install Microsoft.OpenJDK.21`).
-- macOS: `xcode-select --install` (gcc and g++); Java: `brew install openjdk`.
-- Linux: `sudo apt install gcc g++ default-jdk` (Debian, Ubuntu) or the same from your
-  distribution.
+COMPILERS
 
 ## How your program runs
 
@@ -167,6 +162,22 @@ class StudentKit:
     files: list[str]
 
 
+def kit_readme() -> str:
+    """The kit's README: the source names and what to install, from grader.languages."""
+    names = [f"`{lang.source}`" for lang in languages.REGISTRY]
+    same: dict[tuple[tuple[str, str], ...], list[str]] = {}  # C and C++: one toolchain
+    for lang in languages.REGISTRY:
+        if lang.install:
+            same.setdefault(tuple(lang.install.items()), []).append(lang.display)
+    compilers = [
+        f"- {' and '.join(names)}: "
+        + "; ".join(f"{system.replace('Darwin', 'macOS')}: {hint}" for system, hint in hints)
+        for hints, names in same.items()
+    ]
+    text = README.replace("SOURCE_NAMES", ", ".join(names[:-1]) + f" or {names[-1]}")
+    return text.replace("COMPILERS", "\n".join(compilers))
+
+
 def build_student_kit(
     out: Path, manifest: Path | None = None, course: Path | None = None
 ) -> StudentKit:
@@ -179,7 +190,7 @@ def build_student_kit(
 
 
 def kit_entries(
-    prefix: str, manifest: Path | None = None, course: Path | None = None, readme: str = README
+    prefix: str, manifest: Path | None = None, course: Path | None = None, readme: str | None = None
 ) -> tuple[int, list[Entry]]:
     """The kit's files under `prefix`, and how many public cases it holds; the caller
     checks them with refuse_secrets before they go anywhere."""
@@ -190,7 +201,7 @@ def kit_entries(
     load_config(course)  # a broken configuration fails here, not on students' machines
     return len(public), [
         Entry(f"{prefix}check.py", CHECK),
-        Entry(f"{prefix}README.md", readme),
+        Entry(f"{prefix}README.md", kit_readme() if readme is None else readme),
         Entry(f"{prefix}course.json", _kit_course(course_file)),
         *module_entries("grader.commands.check", prefix),
         *case_files,

@@ -5,6 +5,7 @@ import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
+from grader import languages
 from grader.build import build
 from grader.cases import Case
 from grader.config import CourseConfig
@@ -16,12 +17,7 @@ from grader.store import Store
 from grader.submissions import Submission
 from grader.timed_runs import STARTUP_PREFIX, Program, timed_cases
 
-_STARTUP_SOURCES = {
-    "c": "int main(void) { return 0; }\n",
-    "cpp": "int main() { return 0; }\n",
-    "java": "public class {name} { public static void main(String[] args) { } }\n",
-    "python": "# starts and exits\n",
-}
+_STARTUP_SOURCES = {lang.name: lang.startup for lang in languages.REGISTRY}
 
 
 def prepare(
