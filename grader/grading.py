@@ -33,7 +33,7 @@ from grader.build import Artifact, build
 from grader.canary import Canaries, blamed, build_blame
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.judge import Judgement, run_case
+from grader.judge import Judgement, record_pool_judgement, run_case
 from grader.machine_order import machine_order
 from grader.model import Verdict
 from grader.rules import rules_version
@@ -250,16 +250,7 @@ class _Recorder:
         if (sub.id, puzzle.id) in self.probed:
             return
         self.probed.add((sub.id, puzzle.id))
-        self.store.record_pool_run(
-            sub,
-            puzzle,
-            judgement.verdict,
-            judgement.kind,
-            judgement.diagnosis,
-            judgement.result,
-            exposed=self._exposed(sub, puzzle),
-            rules=judgement.rules,
-        )
+        record_pool_judgement(self.store, sub, puzzle, judgement, self._exposed(sub, puzzle))
         self.on_event(Event(EventKind.RUN, sub, puzzle, judgement.verdict))
 
     def _skipped(self, sub: Submission, puzzle: Case) -> None:

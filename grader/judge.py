@@ -17,6 +17,8 @@ from grader.model import CpuAccounting, Limits, RunResult, Verdict, java_heap_mb
 from grader.rules import rules_version
 from grader.sandbox.base import Sandbox
 from grader.source_facts import NO_FACTS, ProgramFacts
+from grader.store import Store
+from grader.submissions import Submission
 from grader.text import printable
 
 STDERR_TAIL_LINES = 12
@@ -38,6 +40,22 @@ class Judgement:
     # The judging rules' version it was decided under (grader.rules); None when nothing
     # was judged (the grader failed: IE).
     rules: str | None = None
+
+
+def record_pool_judgement(
+    store: Store, sub: Submission, puzzle: Case, judgement: Judgement, exposed: bool
+) -> None:
+    """A run on a pool puzzle, judged, into the store (grading's probes, the proofs)."""
+    store.record_pool_run(
+        sub,
+        puzzle,
+        judgement.verdict,
+        judgement.kind,
+        judgement.diagnosis,
+        judgement.result,
+        exposed=exposed,
+        rules=judgement.rules,
+    )
 
 
 def command(spec: LanguageSpec, limits: Limits) -> list:

@@ -30,7 +30,7 @@ from grader.config import CourseConfig
 from grader.counterexamples import Target, find, seen_runs, targets_of
 from grader.counterfactual import Variant, variants
 from grader.input_properties import properties_of
-from grader.judge import Judgement, run_in
+from grader.judge import Judgement, record_pool_judgement, run_in
 from grader.model import Verdict
 from grader.pool import Likeness
 from grader.relations import guesses, likely
@@ -282,16 +282,7 @@ class _Prover:
                 if judgement is None:
                     continue
                 with self.ctx.lock:
-                    store.record_pool_run(
-                        sub,
-                        puzzle,
-                        judgement.verdict,
-                        judgement.kind,
-                        judgement.diagnosis,
-                        judgement.result,
-                        exposed=True,
-                        rules=judgement.rules,
-                    )
+                    record_pool_judgement(store, sub, puzzle, judgement, exposed=True)
                 if judgement.kind == target.kind:
                     self.done.found.append(f"{sub.id} {target.case.id}: pool {puzzle.id}")
                     break

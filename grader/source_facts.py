@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from grader import languages
-from grader.languages import c
+from grader.languages import c, language_of
 
 
 @dataclass(frozen=True)
@@ -67,11 +67,6 @@ class ProgramFacts:
 
 
 NO_FACTS = ProgramFacts()
-
-
-def language_of(name: str) -> str | None:
-    """The language a source file name says (grader.languages), or None."""
-    return languages.language_of(name)
 
 
 # ------------------------------------------------------------------ entry points

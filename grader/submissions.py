@@ -28,7 +28,8 @@ from grader import languages
 from grader.bounded import NotAFile, TooLarge, read_limited
 from grader.config import CourseConfig, LanguageSpec
 from grader.errors import GraderError
-from grader.source_facts import NO_FACTS, ProgramFacts, is_entry_point, language_of, program_facts
+from grader.languages import language_of
+from grader.source_facts import NO_FACTS, ProgramFacts, is_entry_point, program_facts
 from grader.submission_meta import RECORD_NAME, read_meta
 from grader.text import safe_name
 

@@ -201,6 +201,11 @@ def test_a_group_graded_as_a_whole_is_one_submission_for_every_member(tmp_path):
     assert teams.unranked == {}
 
 
+def session(*programs: SessionProgram) -> LeaderboardSession:
+    """A recorded leaderboard session of these programs, on one timed case."""
+    return LeaderboardSession(0, 1.7e9, None, None, "CPU", {}, (("t", "v1"),), programs)
+
+
 def test_the_bonus_goes_to_every_member_of_a_winning_groups_copies(tmp_path):
     archive, groups, _ = group_class(tmp_path, individually=True)
     into, _ = import_canvas(tmp_path, archive, "--teams", groups)
@@ -209,19 +214,10 @@ def test_the_bonus_goes_to_every_member_of_a_winning_groups_copies(tmp_path):
         for sid in ("1001", "1002", "1003", "1004"):
             hand_in(store, sid)
         store.record_leaderboard_session(
-            LeaderboardSession(
-                0,
-                1.7e9,
-                None,
-                None,
-                "CPU",
-                {},
-                (("t", "v1"),),
-                (
-                    SessionProgram("1001", "h-1001", "ranked", 1, 0.1),
-                    SessionProgram("1004", "h-1004", "ranked", 2, 0.5),
-                ),
-            )  # fmt: skip
+            session(
+                SessionProgram("1001", "h-1001", "ranked", 1, 0.1),
+                SessionProgram("1004", "h-1004", "ranked", 2, 0.5),
+            )
         )
         reports = [
             store_report(store, store.submission(s), BONUS_CASES) for s in teams.by_submission
@@ -254,16 +250,7 @@ def test_canvas_s_test_student_is_graded_never_ranked_and_named(tmp_path):
         hand_in(store, "1001")
         hand_in(store, "1099")  # passes every case, never timed: the session still holds
         store.record_leaderboard_session(
-            LeaderboardSession(
-                0,
-                1.7e9,
-                None,
-                None,
-                "CPU",
-                {},
-                (("t", "v1"),),
-                (SessionProgram("1001", "h-1001", "ranked", 1, 0.2),),
-            )  # fmt: skip
+            session(SessionProgram("1001", "h-1001", "ranked", 1, 0.2))
         )
         reports = [store_report(store, store.submission(s), BONUS_CASES) for s in ("1001", "1099")]
         won = award(store, reports, teams, BONUS_CASES, CourseConfig())

@@ -15,10 +15,7 @@ def machine_info(sandbox_name: str, core: int | None, cpu_accounting: str) -> di
                 break
     except OSError:
         pass
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except (OSError, AttributeError):
-        load = []
+    load = [round(x, 2) for x in load_average()]
     return {
         "platform": platform.platform(),
         "cpu_model": model,
@@ -29,6 +26,14 @@ def machine_info(sandbox_name: str, core: int | None, cpu_accounting: str) -> di
         "sandbox": sandbox_name,
         "cpu_accounting": cpu_accounting,
     }
+
+
+def load_average() -> tuple[float, ...]:
+    """The load averages over 1, 5 and 15 minutes; () where the system has none."""
+    try:
+        return tuple(os.getloadavg())
+    except (OSError, AttributeError):
+        return ()
 
 
 def pinned_core() -> int | None:

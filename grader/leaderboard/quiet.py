@@ -3,12 +3,12 @@ whatever else runs on it: on a busy one every figure is slower and noisier, and 
 bonus would go by another job's load. Measured before timing, never assumed: the CPU in
 use over a short look, against the cores left once the timing takes one of them."""
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import GraderError
+from grader.leaderboard.machine import load_average
 
 LOOK_SECONDS = 1.0
 STAT = Path("/proc/stat")
@@ -88,8 +88,7 @@ def _counters(stat: Path) -> tuple[int, int, int] | None:
 
 
 def _load_average() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except (OSError, AttributeError):
+    load = load_average()
+    if not load:
         return ""
-    return f" (load average {one:.1f} over a minute, {five:.1f} over five)"
+    return f" (load average {load[0]:.1f} over a minute, {load[1]:.1f} over five)"
