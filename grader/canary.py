@@ -10,7 +10,8 @@ itself, a runtime gone): every failure of that language is the grader's (IE, ret
 with the toolchain's own words. When it works, a failure is the student's; a compiler
 that crashes on the student's source alone (the canary built) is their CE.
 
-A result is kept for the whole grading process (`Canaries`), and checked again, at most
+A result is kept for the whole grading process (`Canaries`: one for the limits' proof,
+the grading and the proofs of the feedback), and checked again, at most
 every RECHECK_SECONDS, when a failure looks like the machine's (a compiler killed by a
 signal no limit sent, a program that ended abnormally before printing anything).
 """
@@ -118,6 +119,12 @@ class Canaries:
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> "Canaries":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def _input(self) -> Path:
         if self.puzzle is None:
@@ -242,14 +249,16 @@ def limits_refusal(
     specs: Sequence[LanguageSpec],
     root: Path,
     puzzle: Path | None = None,
+    known: Canaries | None = None,
 ) -> str | None:
     """Why the course's limits cannot stand (None: they can): a known-good program of a
     language fails to build or run under them while it works under the defaults; the
     key found by putting each key back to its default in turn. A toolchain that fails
     under the defaults too is not the limits' fault (its runs are IE, said then).
-    `root`: a folder of its own, removed at the end."""
+    `root`: a folder of its own, removed at the end; `known`: the grading process's
+    canaries under these limits (what they find here, grading need not find again)."""
     try:
-        return _refusal(sandbox, build_limits, limits, specs, root, puzzle)
+        return _refusal(sandbox, build_limits, limits, specs, root, puzzle, known)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -261,11 +270,16 @@ def _refusal(
     specs: Sequence[LanguageSpec],
     root: Path,
     puzzle: Path | None,
+    known: Canaries | None,
 ) -> str | None:
     for spec in specs:
         if spec.name not in SOURCES:
             continue
-        found = _canary_under(spec, sandbox, build_limits, limits, root, puzzle)
+        found = (
+            known.health(spec)
+            if known is not None
+            else _canary_under(spec, sandbox, build_limits, limits, root, puzzle)
+        )
         if found.ok:
             continue
         defaults = (DEFAULT_BUILD_LIMITS, Limits())

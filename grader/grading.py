@@ -361,13 +361,22 @@ class ThreadExecutor:
     """`jobs` threads on this machine (each sandboxed program is its own process, so
     threads suffice); builds go to cache_root."""
 
-    def __init__(self, sandbox: Sandbox, config: CourseConfig, cache_root: Path, jobs: int = 1):
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        config: CourseConfig,
+        cache_root: Path,
+        jobs: int = 1,
+        canaries: Canaries | None = None,
+    ):
+        """`canaries`: the grading process's own (kept open), else one for this run."""
         self.sandbox, self.config, self.cache_root = sandbox, config, cache_root
         self.jobs = max(1, jobs)
+        self.given = canaries
 
     def run(self, work: Plan, deliver: Callable[[Outcome], None], *, force: bool) -> None:
         once = _BuildOnce()
-        self.canaries = Canaries(
+        self.canaries = self.given or Canaries(
             self.sandbox,
             self.config.build_limits,
             self.config.limits,
@@ -377,7 +386,8 @@ class ThreadExecutor:
         try:
             self._execute(work, deliver, force, once)
         finally:
-            self.canaries.close()
+            if self.given is None:
+                self.canaries.close()
 
     def _execute(
         self, work: Plan, deliver: Callable[[Outcome], None], force: bool, once: "_BuildOnce"

@@ -78,6 +78,7 @@ class Proving:
     jobs: int = 1
     budget: float = BUDGET
     proven: Callable[[str], None] = lambda submission_id: None  # told as each one ends
+    canaries: Canaries | None = None  # the grading process's own (kept open), else new ones
 
 
 def provable(submissions: Sequence[Submission]) -> list[Submission]:
@@ -98,7 +99,9 @@ def prove(
     here is shown)."""
     lock = threading.Lock()  # one writer of the store, as in grading
     sandbox, cache_root = proving.sandbox, proving.cache_root
-    canaries = Canaries(sandbox, config.build_limits, config.limits, cache_root / "canaries")
+    canaries = proving.canaries or Canaries(
+        sandbox, config.build_limits, config.limits, cache_root / "canaries"
+    )
     total = Proven()
     try:
         with ThreadPoolExecutor(max_workers=max(1, proving.jobs)) as workers:
@@ -121,7 +124,8 @@ def prove(
                 total.add(done)
                 proving.proven(sub.id)
     finally:
-        canaries.close()
+        if proving.canaries is None:
+            canaries.close()
     return total
 
 

@@ -67,3 +67,21 @@ def _grading_order_per_worker(tmp_path_factory):
         os.environ.pop(FOLDER_VARIABLE, None)
     else:
         os.environ[FOLDER_VARIABLE] = saved
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _builds_shared_by_the_suite(tmp_path_factory):
+    """Every grader the suite starts shares one folder of builds (grader.shared_builds),
+    across its parallel workers too: a program is built once per sandbox and limits,
+    however many tests grade it (each still has a results folder of its own)."""
+    from grader.shared_builds import SHARED_BUILDS_ENV
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    saved = os.environ.get(SHARED_BUILDS_ENV)
+    os.environ[SHARED_BUILDS_ENV] = str(root / "shared-builds")
+    yield
+    if saved is None:
+        os.environ.pop(SHARED_BUILDS_ENV, None)
+    else:
+        os.environ[SHARED_BUILDS_ENV] = saved

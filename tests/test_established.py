@@ -222,6 +222,35 @@ def test_a_jdk_that_cannot_start_is_the_graders_failure_never_cached(tmp_path):
     assert not list((results / "builds").glob("*.build.json"))  # no CE record to reuse
 
 
+def test_one_set_of_canaries_serves_the_limits_proof_the_grading_and_the_proofs(
+    tmp_path, monkeypatch
+):
+    """The limits' proof builds and runs each language's canary at the start of `grade`;
+    the failures graded after it (a C crash, a Python WA, both proven afterwards) are
+    blamed by what it found: each canary is built once per grading process."""
+    from grader import canary
+
+    built: list[str] = []
+    real = canary._build
+
+    def counted(spec, *rest):
+        built.append(spec.name)
+        return real(spec, *rest)
+
+    monkeypatch.setattr(canary, "_build", counted)
+    manifest = cases(tmp_path / "cases")
+    for name in ("crash", "wrong-plural"):
+        shutil.copytree(ROOT / "submissions" / name, tmp_path / "class" / name)
+    results = tmp_path / "results"
+    assert grader("grade", tmp_path / "class", "--results", results, manifest=manifest) == 0
+    entries = json.loads((results / "results.json").read_text())["submissions"]
+    assert {e["id"]: e["standing"] for e in entries} == {
+        "crash": "settled",
+        "wrong-plural": "settled",
+    }
+    assert sorted(built) == ["c", "python"]
+
+
 def test_one_source_never_stops_the_class(tmp_path, capsys):
     """A 100 kB chain of minus signs (the parser's MemoryError) and a 400 kB sum (too large
     to analyse): the class is graded, the missing analysis named, in `check` too."""

@@ -155,6 +155,7 @@ class TimedSandbox:
     def __init__(self, inner):
         self.inner = inner
         self.name = inner.name
+        self.shares_builds = False  # every build really made and timed here
         self.calls: list[Call] = []
         self.lock = threading.Lock()
 

@@ -558,12 +558,18 @@ def _tiny_document(reason="WA on 1 case"):
             "test": "",
             "rank_rule": "",
             "smallest_p_value": 0.1,
+            "exhaustive": False,
         },
         "machine": {
             "platform": "x",
             "cpu_model": "y",
             "cpu_count": 2,
-            "pinned_core": 1,
+            "pinned_core": None,
+            "timing_cores": [0, 1],
+            "core_reference_s": [
+                {"core": 0, "reference_s": 0.0101, "used": True},
+                {"core": 1, "reference_s": 0.0102, "used": True},
+            ],
             "load_average": [1.0],
             "python": "3",
             "sandbox": "bubblewrap",
@@ -578,6 +584,8 @@ def _tiny_document(reason="WA on 1 case"):
                 "language": "c",
                 "rank": 1,
                 "winner": True,
+                "timed_runs": 7,
+                "stopped_early": False,
                 **figures,
                 "wall_median_s": 0.02,
                 "wall_min_s": 0.02,
@@ -725,14 +733,19 @@ def test_only_programs_passing_every_case_are_ranked(first_board, graded):
     assert reasons == {"compile-error": "build failed", "crash": "RTE on 1 case"}
     assert sorted(c["id"] for c in doc["settings"]["cases"]) == sorted(f"{t}-d1" for t in TIMED)
     assert doc["settings"]["runs"] == RUNS
+    assert not doc["settings"]["exhaustive"]
     for entry in doc["ranked"]:
-        assert len(entry["cpu_runs_s"]) == RUNS and len(entry["cases"]) == len(TIMED)
+        # The race: rank 1 timed fully; a program stopped early is said to be, with its runs.
+        timed = RUNS if not entry["stopped_early"] else 3
+        assert entry["timed_runs"] == timed and not (entry["winner"] and entry["stopped_early"])
+        assert len(entry["cpu_runs_s"]) == timed and len(entry["cases"]) == len(TIMED)
         # the totals are run i of every case added up
         for i, total in enumerate(entry["cpu_runs_s"]):
             assert total == pytest.approx(sum(c["cpu_runs_s"][i] for c in entry["cases"]))
     by_id = {e["id"]: e for e in doc["ranked"]}
     # C is among the winners and clearly ahead of Java (starting a JVM alone takes longer)
     assert by_id["ada-c"]["rank"] == 1 and by_id["james-java"]["rank"] > 1
+    assert by_id["james-java"]["stopped_early"], "3 runs show a JVM slower than C"
     # every language's start-up program (the suite's machine has every toolchain)
     assert {s["language"] for s in doc["startup"] if s["available"]} == set(BY_NAME)
     java_start = next(s for s in doc["startup"] if s["language"] == "java")
@@ -909,8 +922,17 @@ def test_the_look_reads_the_kernels_counters(tmp_path, monkeypatch):
 
     _stat(stat, *next(counters))
     monkeypatch.setattr(quiet.time, "sleep", sleep)
+    own = [2.0, 2.0]  # the grader's own CPU seconds: none spent during the look
+    monkeypatch.setattr(quiet, "_own_cpu", lambda: own.pop(0) if len(own) > 1 else own[0])
     load = quiet.look(stat=stat)
-    assert load == quiet.Load(busy_cores=1.5, cores=2) and load.busy
+    assert load == quiet.Load(busy_cores=1.5, cores=2) and load.busy and load.free_cores == 0
+    # The grader's own work while the look lasts (preparing the session) is not other
+    # work's: 0.5 s of it (50 jiffies at 100 a second) leaves 100 busy jiffies of 200.
+    counters = iter([(100, 100), (150, 250)])
+    _stat(stat, *next(counters))
+    own[:] = [2.0, 2.0 + 50 / quiet._TICKS]
+    assert quiet.look(stat=stat) == quiet.Load(busy_cores=1.0, cores=2)
+    assert quiet.Load(busy_cores=0.3, cores=2).free_cores == 2
     assert not quiet.Load(busy_cores=0.9, cores=2).busy
     assert quiet.look(stat=tmp_path / "none") is None
     with pytest.raises(quiet.MachineBusy, match="1.5 of its 2 cores.*--busy-ok"):

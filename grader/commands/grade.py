@@ -3,14 +3,17 @@ here on --jobs threads or on a Dask cluster; --dry-run grades on a copy and says
 would change."""
 
 import argparse
+import contextlib
+import dataclasses
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from grader import counterexamples, regrade
-from grader.canary import limits_refusal
+from grader.canary import Canaries, limits_refusal
 from grader.cases import Case, default_manifest, load_cases
 from grader.commands.console import (
     course_lateness,
@@ -153,7 +156,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _prove_limits(
-    config: CourseConfig, sandbox: Sandbox, submissions, cases: list[Case], folder: Path
+    config: CourseConfig,
+    sandbox: Sandbox,
+    submissions,
+    cases: list[Case],
+    folder: Path,
+    canaries: Canaries | None,
 ) -> None:
     """course.toml's limits, proven before anything is graded: a known-good program of
     each language of the class builds and runs under them on a case (grader.canary),
@@ -168,6 +176,7 @@ def _prove_limits(
         list(specs.values()),
         folder / "builds" / "canaries-limits",
         cases[0].input,
+        canaries,
     )
     if refusal is not None:
         raise ConfigError(f"{config.source or 'course.toml'}: {refusal}")
@@ -226,49 +235,81 @@ def _grade_into(
     """Plan and grade into the store in `folder`, on a cluster when `address` is set, else
     on `jobs` threads here, then find for each failing case a public puzzle that fails
     alike; the sandbox the programs ran in, and every report."""
-    cases, pool = puzzles
-    probes = counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
     sandbox = None if address else grading_sandbox(config)
-    if sandbox is not None:
-        _prove_limits(config, sandbox, submissions, cases, folder)
-    with Store(folder / DB_NAME) as store:
-        store.record_grade_started()
-        for line in rejudge(store, submissions, cases, pool, config.limits).lines():
-            say(line)
-        work = plan(submissions, cases, store, probes=probes, force=force)
-        if address:
-            sandbox_name = _grade_on_cluster(address, work, store, config, cases, force)
-        else:
-            assert sandbox is not None, "made above when there is no cluster"
-            executor = ThreadExecutor(sandbox, config, folder / "builds", jobs)
-            run_with_progress(work, store, executor, force)
-            sandbox_name = sandbox.name
-        # On a cluster the proofs run here where this machine can isolate programs;
-        # where it cannot, the claims stay unproven (so unsaid).
-        prover = sandbox or _client_sandbox(config)
-        shown = len(provable(submissions)) if prover is not None else 0
-        with progress(shown, "proving the feedback", "submission") as bar:
-
-            def ended(submission_id: str) -> None:
-                bar.on(submission_id)
-                bar.done()
-
-            proving = (
-                None if prover is None else Proving(prover, folder / "builds", jobs, proven=ended)
+    # On a cluster the proofs run here where this machine can isolate programs;
+    # where it cannot, the claims stay unproven (so unsaid).
+    prover = sandbox or _client_sandbox(config)
+    with _canaries(prover, config, folder, puzzles.cases) as canaries:
+        if sandbox is not None:
+            _prove_limits(config, sandbox, submissions, puzzles.cases, folder, canaries)
+        with Store(folder / DB_NAME) as store:
+            store.record_grade_started()
+            sandbox_name = _graded(
+                store, submissions, puzzles, config, (jobs, force, address), sandbox, canaries
             )
-            proven = explain(store, submissions, cases, pool, config, proving)
-        if proven.runs:
-            say(
-                f"{proven.runs} run(s) after grading to prove what the feedback says "
-                f"({proven.seconds:.1f} s): {len(proven.properties)} propert(ies) shown to be "
-                f"what a program fails on, {len(proven.found)} public puzzle(s) found failing "
-                "like a case"
-            )
-        reports = [
-            report(store, store.recorded(s.id), cases, config.policy_cases) for s in submissions
-        ]
-        store.record_grade_finished()
+            proving = None if prover is None else Proving(prover, folder / "builds", jobs)
+            _explained(store, submissions, puzzles, config, proving, canaries)
+            reports = [
+                report(store, store.recorded(s.id), puzzles.cases, config.policy_cases)
+                for s in submissions
+            ]
+            store.record_grade_finished()
     return sandbox_name, reports
+
+
+@contextlib.contextmanager
+def _canaries(
+    sandbox: Sandbox | None, config: CourseConfig, folder: Path, cases: list[Case]
+) -> Iterator[Canaries | None]:
+    """The grading process's canaries (grader.canary): what the limits' proof finds,
+    the grading and the proofs of the feedback need not find again."""
+    if sandbox is None:
+        yield None
+        return
+    puzzle = cases[0].input if cases else None
+    root = folder / "builds" / "canaries"
+    with Canaries(sandbox, config.build_limits, config.limits, root, puzzle) as canaries:
+        yield canaries
+
+
+def _graded(store, submissions, puzzles, config, how, sandbox, canaries) -> str:
+    """The plan graded (rejudged first where the rules changed), `how`: (jobs, force,
+    the cluster's address); the sandbox's name."""
+    jobs, force, address = how
+    cases, pool = puzzles
+    for line in rejudge(store, submissions, cases, pool, config.limits).lines():
+        say(line)
+    probes = counterexamples.choose_probes(cases, pool, config.counterexamples.runs)
+    work = plan(submissions, cases, store, probes=probes, force=force)
+    if address:
+        return _grade_on_cluster(address, work, store, config, cases, force)
+    assert sandbox is not None, "made by the caller when there is no cluster"
+    folder = store.path.parent
+    executor = ThreadExecutor(sandbox, config, folder / "builds", jobs, canaries)
+    run_with_progress(work, store, executor, force)
+    return sandbox.name
+
+
+def _explained(store, submissions, puzzles, config, proving, canaries) -> None:
+    """The proofs of what the feedback says, with a bar; a line on what they found."""
+    cases, pool = puzzles
+    shown = len(provable(submissions)) if proving is not None else 0
+    with progress(shown, "proving the feedback", "submission") as bar:
+
+        def ended(submission_id: str) -> None:
+            bar.on(submission_id)
+            bar.done()
+
+        if proving is not None:
+            proving = dataclasses.replace(proving, proven=ended, canaries=canaries)
+        proven = explain(store, submissions, cases, pool, config, proving)
+    if proven.runs:
+        say(
+            f"{proven.runs} run(s) after grading to prove what the feedback says "
+            f"({proven.seconds:.1f} s): {len(proven.properties)} propert(ies) shown to be "
+            f"what a program fails on, {len(proven.found)} public puzzle(s) found failing "
+            "like a case"
+        )
 
 
 def _client_sandbox(config: CourseConfig) -> Sandbox | None:

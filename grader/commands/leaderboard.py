@@ -3,6 +3,7 @@ the leaderboard files into the results folder (grader/leaderboard/ does the work
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.cases import default_manifest, load_cases
 from grader.commands.console import warn, warn_waiting
@@ -16,6 +17,9 @@ from grader.commands.options import (
 from grader.config import load_config
 from grader.progress import progress
 from grader.store import DB_NAME, Store, results_folder
+
+if TYPE_CHECKING:
+    from grader.leaderboard import Calibration
 
 
 def add_parser(sub) -> None:
@@ -48,6 +52,14 @@ def add_parser(sub) -> None:
         help="time even when the machine is busy (other work using its cores): by "
         "default the leaderboard refuses, since the bonus would go by that work's load",
     )
+    board.add_argument(
+        "--exhaustive",
+        action="store_true",
+        help="time every program fully, one run at a time on one core; by default every "
+        "core whose speed agrees with the others' times at once, and a program whose runs "
+        "show it slower than every program ranked 1 stops being timed (the rank-1 set, "
+        "who gets the bonus, is timed fully either way)",
+    )
     add_sandbox_option(board)
     board.set_defaults(func=run)
 
@@ -73,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
         )
         rows = [row for row in store.submissions() if graded is None or row.id in graded]
         teams = class_teams(rows, config)  # a replaced submission, a copy, a test account: unranked
+        looking = _start_look()  # over the preparation: the grader's own CPU is not counted
+        said = None
         if args.force_remeasure:
-            _say_if_busy(args.busy_ok)  # before a single stored timing is forgotten
+            said = _say_if_busy(args.busy_ok, looking)  # before a stored timing is forgotten
             store.forget_timings()
         sandbox = grading_sandbox(config)
         session = lb.prepare(
@@ -88,19 +102,25 @@ def run(args: argparse.Namespace) -> int:
             draw=draw,
         )
         lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)
-        work = lb.plan_timing(store, session, config)
+        work = lb.plan_timing(store, session, config, exhaustive=args.exhaustive)
         failed = 0
+        # The cores measured while the look lasts (the grader's own CPU is not counted).
+        calibration = _calibration(args.exhaustive, config) if work.total else None
+        load = said
+        if work.total and not args.force_remeasure:
+            load = _say_if_busy(args.busy_ok, looking)
+        cores = _cores(args.exhaustive, calibration, load)
         if work.total:
-            if not args.force_remeasure:  # said already
-                _say_if_busy(args.busy_ok)
             with progress(work.total, "timing") as bar:
-
-                def on_event(event: lb.TimedRunEvent) -> None:
-                    step = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
-                    bar.on(f"{event.program.id}/{event.case.id} {step}")
-                    bar.done()
-
-                failed = lb.measure(work, store, sandbox, config, on_event)
+                failed = lb.measure(
+                    work,
+                    store,
+                    sandbox,
+                    config,
+                    _shown_on(bar),
+                    cores=cores,
+                    exhaustive=args.exhaustive,
+                )
         if failed:
             warn(
                 f"{failed} timed runs failed in the grader and were not stored; "
@@ -113,9 +133,15 @@ def run(args: argparse.Namespace) -> int:
         name = lb.pseudonyms(folder) if args.anonymize else None
         doc = lb.document(
             standings,
-            lb.machine_info(sandbox.name, lb.pinned_core(), str(sandbox.accounting)),
+            lb.machine_info(
+                sandbox.name,
+                lb.cores_used(store, session) or cores,
+                str(sandbox.accounting),
+                calibration,
+            ),
             name or (lambda sid: sid),
             anonymized=args.anonymize,
+            exhaustive=args.exhaustive,
         )
         print(terminal(doc))
         made = lb.publish(doc, folder, [row.id for row in store.submissions()], name)
@@ -136,10 +162,71 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say_if_busy(go_on: bool) -> None:
-    """Refuse to time on a busy machine (MachineBusy), unless told to go on: then warn."""
-    from grader.leaderboard.quiet import look, refuse_if_busy
+def _calibration(exhaustive: bool, config) -> "Calibration | None":
+    """Each core's speed on the same reference work (grader.leaderboard.cores), unless
+    one core times everything; a core left out is said."""
+    from grader import leaderboard as lb
 
-    note = refuse_if_busy(look(), go_on)
+    allowed = lb.allowed_cores()
+    if exhaustive or len(allowed) < 2:
+        return None
+    board = config.leaderboard
+    calibration = lb.calibrate(allowed, board.noise_floor, board.alpha)
+    if calibration.left_out:
+        warn(
+            f"core(s) {', '.join(map(str, calibration.left_out))} left out of the timing: "
+            "the fastest core is significantly faster on the same reference work"
+        )
+    return calibration
+
+
+def _cores(exhaustive: bool, calibration: "Calibration | None", load) -> list[int | None]:
+    """The cores that time runs: one (the last allowed) when exhaustive, or where only
+    one is free or known; else the free cores (those other work leaves, by the look:
+    `load`) among the agreeing ones, fastest first. [None] where none can be pinned."""
+    from grader import leaderboard as lb
+
+    if not lb.allowed_cores():
+        return [None]
+    if exhaustive or calibration is None or (load is not None and load.free_cores < 2):
+        return [lb.pinned_core()]
+    fastest = sorted(calibration.used, key=lambda core: calibration.seconds[core])
+    free = len(fastest) if load is None else load.free_cores
+    return [*sorted(fastest[:free])] or [lb.pinned_core()]
+
+
+def _shown_on(bar):
+    """What each timed run and each race decision shows on the progress bar."""
+    from grader import leaderboard as lb
+
+    def on_event(event) -> None:
+        if isinstance(event, lb.RaceEvent):
+            bar.done(event.skipped)
+            bar.on(
+                f"stopped (slower than every program ranked 1): {', '.join(event.stopped)}; "
+                f"still timed: {len(event.racing)}"
+            )
+            return
+        step = "warm-up" if event.run_index is None else f"run {event.run_index + 1}"
+        bar.on(f"{event.program.id}/{event.case.id} {step}")
+        bar.done()
+
+    return on_event
+
+
+def _start_look():
+    from grader.leaderboard.quiet import start_look
+
+    return start_look()
+
+
+def _say_if_busy(go_on: bool, looking):
+    """The look finished: refuse to time on a busy machine (MachineBusy), unless told
+    to go on: then warn. What it found (None: nothing to read)."""
+    from grader.leaderboard.quiet import refuse_if_busy
+
+    found = looking.finish()
+    note = refuse_if_busy(found, go_on)
     if note:
         warn(note)
+    return found

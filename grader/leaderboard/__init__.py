@@ -17,11 +17,17 @@ What counts
     statistics are shown beside it.
 How it is measured
     Every program runs in the grading sandbox, from its cached build folder,
-    with the course's run command and limits, one run at a time, with the
-    grader pinned to one core (its children inherit the pinning). Warm-up runs
+    with the course's run command and limits. By default every core whose speed
+    agrees with the others' on the same reference work (`calibrate`) runs one
+    timed run at a time, the thread that starts it pinned to that core (its
+    children inherit the pinning), and each run keeps its core. Warm-up runs
     (untimed) come first; then the timed runs go round-robin, run i of every
     program before run i + 1 of any, so a burst of load on the machine hits
-    every program alike instead of one program's whole series.
+    every program alike instead of one program's whole series. The session
+    races (`racing`): after the first runs the rank-1 set is timed fully, and
+    a program whose runs show it slower than every one of it stops being timed;
+    it is ranked by the runs it has, and the pages say so. `--exhaustive`: one
+    core, every run of every program.
 Start-up cost
     A program that only starts and exits, in each language, is built and timed
     the same way, on the same cases, in the same session (it is stored like a
@@ -31,12 +37,15 @@ Start-up cost
 
 from grader.draws import DRAW_HINT, Draw, DrawError, check_draw_unused, load_draw
 from grader.leaderboard.builds import prepare
+from grader.leaderboard.cores import Calibration, allowed_cores, calibrate
 from grader.leaderboard.eligible import eligibility, failure_summary
 from grader.leaderboard.figures import document
 from grader.leaderboard.machine import machine_info, pinned_core
 from grader.leaderboard.measuring import (
+    RaceEvent,
     TimedRunEvent,
     TimingPlan,
+    cores_used,
     measure,
     plan_timing,
 )
@@ -61,16 +70,21 @@ __all__ = [
     "PSEUDONYM_KEY",
     "SALT_FILE",
     "STARTUP_PREFIX",
+    "Calibration",
     "Ineligible",
     "Program",
     "Published",
     "Session",
     "Standings",
     "Timed",
+    "RaceEvent",
     "TimedRunEvent",
     "TimingPlan",
+    "allowed_cores",
     "board_caveats",
+    "calibrate",
     "collect",
+    "cores_used",
     "document",
     "eligibility",
     "failure_summary",

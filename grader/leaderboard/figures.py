@@ -19,6 +19,7 @@ def document(
     machine: dict,
     name: Callable[[str], str] = lambda sid: sid,
     anonymized: bool = False,
+    exhaustive: bool = True,
 ) -> dict:
     """The leaderboard as JSON-ready data: what leaderboard.json holds and every
     other format shows."""
@@ -51,6 +52,7 @@ def document(
             "rank_rule": "rank = 1 + number of programs significantly faster (p < alpha and "
             "medians more than noise_floor apart, closed under chains)",
             "smallest_p_value": smallest_p_value(runs, runs),
+            "exhaustive": exhaustive,
         },
         "machine": machine,
         "startup": [_startup_entry(lang, t, board) for lang, t in sorted(startup.items())]
@@ -106,7 +108,14 @@ def _ranked_entry(rank: int, t: Timed, board: Standings, name, startup: dict[str
     language = t.program.language.name
     base = startup.get(language)
     base_cpu = base.cpu.median if base is not None and base.cpu is not None else None
-    entry = {"id": name(t.program.id), "language": language, "rank": rank, "winner": rank == 1}
+    entry = {
+        "id": name(t.program.id),
+        "language": language,
+        "rank": rank,
+        "winner": rank == 1,
+        "timed_runs": t.timed_runs,
+        "stopped_early": t.stopped,
+    }
     cpu, wall = t.cpu_total, t.wall_total  # ranked: completely measured
     entry.update(_figures("cpu", cpu))
     entry["cpu_outliers"] = list(cpu.outliers)

@@ -3,10 +3,20 @@
 import os
 import platform
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from grader.leaderboard.cores import Calibration
 
-def machine_info(sandbox_name: str, core: int | None, cpu_accounting: str) -> dict:
+
+def machine_info(
+    sandbox_name: str,
+    cores: Sequence[int | None],
+    cpu_accounting: str,
+    calibration: Calibration | None = None,
+) -> dict:
+    """The machine's facts; `cores`: the cores that timed runs (None: not pinned),
+    `calibration`: each core's reference figure (grader.leaderboard.cores)."""
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -20,7 +30,14 @@ def machine_info(sandbox_name: str, core: int | None, cpu_accounting: str) -> di
         "platform": platform.platform(),
         "cpu_model": model,
         "cpu_count": os.cpu_count() or 1,
-        "pinned_core": core,
+        "pinned_core": cores[0] if len(cores) == 1 else None,
+        "timing_cores": [core for core in cores if core is not None],
+        "core_reference_s": [
+            {"core": core, "reference_s": seconds, "used": core in calibration.used}
+            for core, seconds in sorted(calibration.seconds.items())
+        ]
+        if calibration is not None
+        else [],
         "load_average": load,
         "python": platform.python_version(),
         "sandbox": sandbox_name,

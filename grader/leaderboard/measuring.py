@@ -1,17 +1,30 @@
-"""Measuring: the timed runs still missing, then running them one at a time on one
-core, warm-ups first and round-robin after, storing each run at once."""
+"""Measuring: the timed runs still missing, then running them, storing each at once.
 
-from collections.abc import Callable
+By default every agreeing core (grader.leaderboard.cores) runs one timed run at a time,
+each worker thread pinned to its own core (the programs it starts inherit the pinning),
+and the session races (grader.leaderboard.racing): warm-ups, then the first runs of
+every program round-robin, then the current rank-1 set timed fully, then a program
+shown slower than every one of it stops; the others go on round by round. With
+`exhaustive`, today's full session: one core, every run of every program, round-robin.
+"""
+
+import os
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from grader.cases import Case
 from grader.config import CourseConfig
+from grader.leaderboard.racing import decide, first_look
 from grader.leaderboard.session import Session
+from grader.leaderboard.standings import leading_totals
 from grader.model import TimedVerdict, Verdict
 from grader.sandbox.base import Sandbox
 from grader.store import Store
 from grader.timed_runs import Program, timed_run
-from grader.timing import one_core
+from grader.timing import median
 
 
 @dataclass
@@ -34,12 +47,33 @@ class TimedRunEvent:
     run_index: int | None  # None for a warm-up run
     verdict: TimedVerdict
     cpu_seconds: float
+    core: int | None = None
 
 
-def plan_timing(store: Store, session: Session, config: CourseConfig) -> TimingPlan:
+@dataclass(frozen=True)
+class RaceEvent:
+    """Programs stopped by the race (their `skipped` runs will not be made), and the
+    ones still being timed."""
+
+    stopped: tuple[str, ...]
+    racing: tuple[str, ...]
+    skipped: int
+
+
+Event = TimedRunEvent | RaceEvent
+
+
+def plan_timing(
+    store: Store, session: Session, config: CourseConfig, *, exhaustive: bool = False
+) -> TimingPlan:
+    """Every run not stored yet; racing, none of a program the stored runs already show
+    slower than every program of the rank-1 set (an earlier sitting stopped it)."""
     runs = config.leaderboard.runs
     todo = {}
+    stopped = set() if exhaustive else _stopped_before(store, session, config)
     for program in session.everything:
+        if program.id in stopped:
+            continue
         stored = {
             (t.case_id, t.case_version, t.run_index)
             for t in store.timings(program.id, program.content_hash)
@@ -51,36 +85,209 @@ def plan_timing(store: Store, session: Session, config: CourseConfig) -> TimingP
     return TimingPlan(session, config.leaderboard.warmup, todo)
 
 
+def cores_used(store: Store, session: Session) -> list[int | None]:
+    """The cores the session's stored runs were timed on (None: a run not pinned)."""
+    found = {
+        row.core
+        for program in session.everything
+        for row in store.timings(program.id, program.content_hash)
+        if row.case_id in {case.id for case in session.cases}
+    }
+    return sorted(found, key=lambda core: -1 if core is None else core)
+
+
+def _stopped_before(store: Store, session: Session, config: CourseConfig) -> set[str]:
+    board, runs = config.leaderboard, config.leaderboard.runs
+    samples = {}
+    for program in session.programs:
+        totals, failed = leading_totals(store, program, session.cases, runs)
+        if not failed:
+            samples[program.id] = totals
+    race = decide(samples, board.noise_floor, board.alpha)
+    return {pid for pid in race.out if len(samples[pid]) < runs}
+
+
+@dataclass(frozen=True)
+class _Task:
+    program: Program
+    case: Case
+    run_index: int | None  # None: a warm-up
+
+
+class _Timer:
+    """Runs lists of tasks, one per core at once, each worker thread pinned to its own
+    core for its life (the warm sandbox's zygotes are per thread: they stay warm). A
+    program's timed run waits for its warm-ups to end (on another core, they may not
+    have)."""
+
+    def __init__(
+        self,
+        cores: Sequence[int | None],
+        store: Store,
+        sandbox: Sandbox,
+        config: CourseConfig,
+        on_event: Callable[[Event], None],
+    ) -> None:
+        self.store, self.sandbox, self.config, self.on_event = store, sandbox, config, on_event
+        self.lock = threading.Lock()  # one writer of the store, one teller of events
+        self.failed = 0
+        self.local = threading.local()
+        self.warming: dict[str, int] = {}  # program id -> its warm-ups not ended
+        self.warm = threading.Condition(self.lock)
+        free: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        for core in cores:
+            free.put(core)
+        self.pool = ThreadPoolExecutor(len(cores), initializer=self._pin, initargs=(free,))
+
+    def _pin(self, free: "queue.SimpleQueue[int | None]") -> None:
+        core = free.get()
+        if core is not None:
+            try:
+                os.sched_setaffinity(0, {core})  # this thread alone (Linux)
+            except OSError:
+                core = None
+        self.local.core = core
+
+    def run(self, tasks: Sequence[_Task]) -> None:
+        with self.lock:
+            for task in tasks:
+                if task.run_index is None:
+                    self.warming[task.program.id] = self.warming.get(task.program.id, 0) + 1
+        for _ in self.pool.map(self._one, tasks):
+            pass
+
+    def _one(self, task: _Task) -> None:
+        if task.run_index is not None:
+            with self.warm:
+                self.warm.wait_for(lambda: not self.warming.get(task.program.id))
+        verdict, result = timed_run(task.program, task.case, self.sandbox, self.config)
+        core = self.local.core
+        with self.lock:
+            if task.run_index is None:
+                self.warming[task.program.id] -= 1
+                self.warm.notify_all()
+            else:
+                if verdict == Verdict.IE:
+                    self.failed += 1  # the grader's failure: measured again next time
+                else:
+                    self.store.record_timing(
+                        task.program.id,
+                        task.program.content_hash,
+                        task.case,
+                        task.run_index,
+                        verdict,
+                        result,
+                        core,
+                    )
+            self.on_event(
+                TimedRunEvent(
+                    task.program, task.case, task.run_index, verdict, result.cpu_seconds, core
+                )
+            )
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
 def measure(
     work: TimingPlan,
     store: Store,
     sandbox: Sandbox,
     config: CourseConfig,
-    on_event: Callable[[TimedRunEvent], None] = lambda event: None,
+    on_event: Callable[[Event], None] = lambda event: None,
+    *,
+    cores: Sequence[int | None] = (None,),
+    exhaustive: bool = False,
 ) -> int:
-    """Run the plan; returns how many runs failed in the grader (not stored)."""
-    programs = work.session.everything
-    cases = work.session.cases
-    failed = 0
-    with one_core() as core:
-        for program in programs:
-            for case in cases:
-                if (program.id, case.id) in work.todo:
-                    for _ in range(work.warmup):
-                        verdict, result = timed_run(program, case, sandbox, config)
-                        on_event(TimedRunEvent(program, case, None, verdict, result.cpu_seconds))
-        for index in range(config.leaderboard.runs):
-            shift = index % max(1, len(programs))
-            for program in programs[shift:] + programs[:shift]:  # no fixed neighbour
-                for case in cases:
-                    if index not in work.todo.get((program.id, case.id), ()):
-                        continue
-                    verdict, result = timed_run(program, case, sandbox, config)
-                    if verdict == Verdict.IE:
-                        failed += 1  # the grader's failure: measured again next time
-                    else:
-                        store.record_timing(
-                            program.id, program.content_hash, case, index, verdict, result, core
-                        )
-                    on_event(TimedRunEvent(program, case, index, verdict, result.cpu_seconds))
-    return failed
+    """Run the plan on `cores` (one run per core at once); returns how many runs failed
+    in the grader (not stored)."""
+    timer = _Timer(cores, store, sandbox, config, on_event)
+    try:
+        runs = config.leaderboard.runs
+        look = None if exhaustive else first_look(runs, config.leaderboard.alpha)
+        everyone = work.session.everything
+        first = _warmups(work) + _rounds(work, everyone, range(runs if look is None else look))
+        timer.run(first)
+        if look is not None:
+            _race(timer, work, store, config, look)
+    finally:
+        timer.close()
+    return timer.failed
+
+
+def _warmups(work: TimingPlan) -> list[_Task]:
+    return [
+        _Task(program, case, None)
+        for program in work.session.everything
+        for case in work.session.cases
+        if (program.id, case.id) in work.todo
+        for _ in range(work.warmup)
+    ]
+
+
+def _rounds(work: TimingPlan, programs: Sequence[Program], indices: Sequence[int]) -> list[_Task]:
+    """Run i of every program before run i + 1 of any, starting each round with the
+    next program (no fixed neighbour), for the runs not stored yet."""
+    tasks = []
+    for index in indices:
+        shift = index % max(1, len(programs))
+        for program in [*programs[shift:], *programs[:shift]]:
+            for case in work.session.cases:
+                if index in work.todo.get((program.id, case.id), ()):
+                    tasks.append(_Task(program, case, index))
+    return tasks
+
+
+def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, look: int) -> None:
+    """After the first `look` runs: time the rank-1 set (and the start-up programs)
+    fully, the fastest first, stop whoever is slower than every one of it, give the
+    rest one more round, and again."""
+    board, runs, cases = config.leaderboard, config.leaderboard.runs, work.session.cases
+    racing = list(work.session.programs)
+    # The next run index to make; `runs` for a program with none left to make.
+    following = {p.id: look if _left(work, p, look) else runs for p in work.session.everything}
+    # The start-up programs' last runs go with the first leader's (both cores busy).
+    startups = _rounds(work, work.session.startups, range(look, runs))
+    while True:
+        samples = {}
+        for program in racing:
+            totals, failed = leading_totals(store, program, cases, runs)
+            if not failed:  # failed while timed: unranked, no more runs
+                samples[program.id] = totals
+        racing = [p for p in racing if p.id in samples]
+        race = decide(samples, board.noise_floor, board.alpha)
+        behind = [p for p in racing if p.id in race.leaders and following[p.id] < runs]
+        if behind:
+            # The best of them first: once it is timed fully, the test can tell it
+            # from the others (few runs against few cannot reach alpha).
+            best = min(behind, key=lambda p: (median(samples[p.id]), p.id))
+            timer.run(startups + _rounds(work, [best], range(following[best.id], runs)))
+            following[best.id], startups = runs, []
+            continue
+        stopped = [p for p in racing if p.id in race.out and following[p.id] < runs]
+        if stopped:
+            racing = [p for p in racing if p not in stopped]
+            timer.on_event(
+                RaceEvent(
+                    tuple(p.id for p in stopped),
+                    tuple(p.id for p in racing if following[p.id] < runs),
+                    sum(_left(work, p, following[p.id]) for p in stopped),
+                )
+            )
+        rest = [p for p in racing if following[p.id] < runs]
+        if not rest:
+            timer.run(startups)
+            return
+        index = min(following[p.id] for p in rest)
+        now = [p for p in rest if following[p.id] == index]
+        timer.run(startups + _rounds(work, now, [index]))
+        startups = []
+        following.update({p.id: index + 1 for p in now})
+
+
+def _left(work: TimingPlan, program: Program, first: int) -> int:
+    """The runs of `program` from index `first` on that the plan holds (not made)."""
+    return sum(
+        len([i for i in work.todo.get((program.id, case.id), ()) if i >= first])
+        for case in work.session.cases
+    )

@@ -1,8 +1,12 @@
 """Whether the machine is quiet enough to time on. The timed runs share the machine with
 whatever else runs on it: on a busy one every figure is slower and noisier, and the
-bonus would go by another job's load. Measured before timing, never assumed: the CPU in
-use over a short look, against the cores left once the timing takes one of them."""
+bonus would go by another job's load. Measured before timing, never assumed: the CPU
+other work used over a short look (taken while the grader prepares the session: its own
+CPU time is not counted), against the cores left once the timing takes one of them;
+the cores it leaves free are the most that time at once."""
 
+import os
+import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +16,7 @@ from grader.leaderboard.machine import load_average
 
 LOOK_SECONDS = 1.0
 STAT = Path("/proc/stat")
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100  # /proc/stat's unit
 
 
 class MachineBusy(GraderError):
@@ -26,6 +31,11 @@ class Load:
     cores: int
 
     @property
+    def free_cores(self) -> int:
+        """The cores other work leaves (rounded): the most that may time at once."""
+        return max(0, round(self.cores - self.busy_cores))
+
+    @property
     def busy(self) -> bool:
         """Less than one core free for the timing."""
         return self.busy_cores > self.cores - 1
@@ -38,21 +48,54 @@ class Load:
         )
 
 
+@dataclass(frozen=True)
+class Looking:
+    """A look begun: the kernel's counters and this process's own CPU time at its start.
+    The grader may work while it lasts (its own CPU time is not other work's)."""
+
+    first: tuple[int, int, int] | None
+    own: float
+    started: float
+    seconds: float
+    stat: Path
+
+    def finish(self) -> Load | None:
+        """What other work used from the start until now (at least `seconds` after it):
+        the machine's CPU in use, less this process's own."""
+        if self.first is None:
+            return None  # nothing to read here: no wait
+        left = self.seconds - (time.monotonic() - self.started)
+        if left > 0:
+            time.sleep(left)
+        second = _counters(self.stat)
+        if second is None:
+            return None
+        (idle0, total0, cores), (idle1, total1, _) = self.first, second
+        spent = total1 - total0
+        if spent <= 0:
+            return None
+        ours = (_own_cpu() - self.own) * _TICKS
+        busy = max(0.0, spent - (idle1 - idle0) - ours)
+        return Load(busy_cores=cores * busy / spent, cores=cores)
+
+
+def start_look(seconds: float = LOOK_SECONDS, stat: Path = STAT) -> Looking:
+    return Looking(_counters(stat), _own_cpu(), time.monotonic(), seconds, stat)
+
+
 def look(seconds: float = LOOK_SECONDS, stat: Path = STAT) -> Load | None:
-    """The CPU in use over `seconds`, from the kernel's own counters; None where there
-    are none to read (not Linux)."""
-    first = _counters(stat)
-    if first is None:
-        return None
-    time.sleep(seconds)
-    second = _counters(stat)
-    if second is None:
-        return None
-    (idle0, total0, cores), (idle1, total1, _) = first, second
-    spent = total1 - total0
-    if spent <= 0:
-        return None
-    return Load(busy_cores=cores * (1 - (idle1 - idle0) / spent), cores=cores)
+    """The CPU other work used over `seconds`, from the kernel's own counters; None
+    where there are none to read (not Linux)."""
+    return start_look(seconds, stat).finish()
+
+
+def _own_cpu() -> float:
+    """CPU seconds of this process and the children it has waited for."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def refuse_if_busy(load: Load | None, go_on: bool) -> str | None:

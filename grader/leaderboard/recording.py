@@ -8,6 +8,7 @@ being timed, or was not timed at all (and why)."""
 import time
 
 from grader.leaderboard.figures import STATISTIC
+from grader.leaderboard.racing import stopped_note
 from grader.leaderboard.standings import Standings
 from grader.store import LeaderboardSession, SessionProgram, Store
 
@@ -15,7 +16,14 @@ from grader.store import LeaderboardSession, SessionProgram, Store
 def session_record(board: Standings) -> LeaderboardSession:
     settings = board.config.leaderboard
     programs = [
-        SessionProgram(t.program.id, t.program.content_hash, "ranked", rank, t.cpu_total.median)
+        SessionProgram(
+            t.program.id,
+            t.program.content_hash,
+            "ranked",
+            rank,
+            t.cpu_total.median,
+            stopped_note(t.timed_runs, settings.runs) if t.stopped else "",
+        )
         for rank, t in board.ranked
     ]
     programs += [

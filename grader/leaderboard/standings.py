@@ -1,11 +1,13 @@
 """Statistics and ranks from the stored runs: per-program totals, the rank test, and
 warnings about timings measured far apart."""
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.cases import Case
-from grader.config import CourseConfig
+from grader.config import CourseConfig, LeaderboardConfig
+from grader.leaderboard.racing import decide
 from grader.leaderboard.session import Ineligible, Session
 from grader.model import STARTUP_RAN, TimedVerdict, Verdict
 from grader.store import Store, TimingRow
@@ -26,6 +28,11 @@ class Timed:
     first_run: float = 0.0  # timestamps of the stored runs
     last_run: float = 0.0
     failed: bool = False  # a timed run failed (else a problem is runs still missing)
+    timed_runs: int = 0  # the runs summed into cpu and wall (fewer when stopped by the race)
+    stopped: bool = False  # stopped by the race (grader.leaderboard.racing), ranked by its runs
+    # An incomplete program's figures over the runs every case has (what the race
+    # compares): (cpu, wall), or None.
+    leading: tuple[Summary | None, Summary | None] | None = None
 
     @property
     def cpu_total(self) -> Summary:
@@ -42,14 +49,46 @@ class Timed:
         return self.wall
 
 
-def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> Timed:
+def _by_case(
+    store: Store, program: Program, cases: Sequence[Case], runs: int
+) -> dict[str, dict[int, TimingRow]]:
+    """The program's stored runs of this session's cases (their versions), by case and
+    run index."""
     rows = [t for t in store.timings(program.id, program.content_hash) if t.run_index < runs]
     versions = {case.id: case.version for case in cases}
     by_case: dict[str, dict[int, TimingRow]] = {case.id: {} for case in cases}
     for row in rows:
         if versions.get(row.case_id) == row.case_version:
             by_case[row.case_id][row.run_index] = row
-    good: TimedVerdict = STARTUP_RAN if program.startup else Verdict.AC
+    return by_case
+
+
+def _leading(by_case: dict[str, dict[int, TimingRow]], runs: int) -> int:
+    """How many runs, from the first, every case has."""
+    count = 0
+    while count < runs and all(count in found for found in by_case.values()):
+        count += 1
+    return count
+
+
+def _good(program: Program) -> TimedVerdict:
+    return STARTUP_RAN if program.startup else Verdict.AC
+
+
+def leading_totals(
+    store: Store, program: Program, cases: Sequence[Case], runs: int
+) -> tuple[list[float], bool]:
+    """The program's CPU totals of the runs every case has, from the first (what the
+    race compares), and whether a timed run failed."""
+    by_case = _by_case(store, program, cases, runs)
+    failed = any(r.verdict != _good(program) for found in by_case.values() for r in found.values())
+    count = _leading(by_case, runs)
+    return [sum(by_case[c.id][i].cpu_seconds for c in cases) for i in range(count)], failed
+
+
+def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> Timed:
+    by_case = _by_case(store, program, cases, runs)
+    good = _good(program)
     bad = [
         (cid, i, r.verdict)
         for cid, found in by_case.items()
@@ -75,21 +114,24 @@ def timed(store: Store, program: Program, cases: Sequence[Case], runs: int) -> T
         for cid, found in by_case.items()
         if found
     }
+    count = runs if complete else _leading(by_case, runs)
     cpu = wall = None
-    if complete:
-        cpu = summarize([sum(by_case[c.id][i].cpu_seconds for c in cases) for i in range(runs)])
-        wall = summarize([sum(by_case[c.id][i].wall_seconds for c in cases) for i in range(runs)])
+    if count:
+        cpu = summarize([sum(by_case[c.id][i].cpu_seconds for c in cases) for i in range(count)])
+        wall = summarize([sum(by_case[c.id][i].wall_seconds for c in cases) for i in range(count)])
     stamps = [r.created_at for found in by_case.values() for r in found.values()]
     return Timed(
         program,
         cpu_cases,
         wall_cases,
-        cpu,
-        wall,
+        cpu if complete else None,
+        wall if complete else None,
         problem,
         min(stamps, default=0.0),
         max(stamps, default=0.0),
         bool(bad),
+        timed_runs=count,
+        leading=(cpu, wall) if not complete and not bad else None,
     )
 
 
@@ -108,17 +150,15 @@ class Standings:
 
 def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
     runs = config.leaderboard.runs
-    ineligible = list(session.ineligible)
-    measured, unranked = [], []
-    for program in session.programs:
-        result = timed(store, program, session.cases, runs)
-        if result.problem:
-            ineligible.append(Ineligible(program.id, program.language.name, result.problem))
-            unranked.append(result)
-        else:
-            measured.append(result)
-    samples = {t.program.id: t.cpu_total.runs for t in measured}
     board = config.leaderboard
+    ineligible = list(session.ineligible)
+    results = [timed(store, program, session.cases, runs) for program in session.programs]
+    measured = [t for t in results if not t.problem] + _stopped(results, board)
+    stopped = {t.program.id for t in measured}
+    unranked = [t for t in results if t.program.id not in stopped]
+    for t in unranked:
+        ineligible.append(Ineligible(t.program.id, t.program.language.name, t.problem or ""))
+    samples = {t.program.id: t.cpu_total.runs for t in measured}
     rank_of = ranks(samples, board.noise_floor, board.alpha)
     beats = _direct_wins(samples, board.noise_floor, board.alpha)
     ranked = sorted(
@@ -130,6 +170,32 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
         result = timed(store, program, session.cases, runs)
         startups[program.language.name] = result
     return Standings(session, config, ranked, startups, ineligible, beats, unranked)
+
+
+def _stopped(results: Sequence[Timed], board: LeaderboardConfig) -> list[Timed]:
+    """The incomplete programs the race stopped: shown, by their runs, slower than
+    every program of the rank-1 set, each of which is completely measured. Decided
+    from the stored runs alone (grader.leaderboard.racing)."""
+    samples = {t.program.id: t.cpu_total.runs for t in results if not t.problem}
+    partial = {
+        t.program.id: t for t in results if t.leading is not None and t.leading[0] is not None
+    }
+    if not samples or not partial:
+        return []
+    every = {
+        **samples,
+        **{pid: t.leading[0].runs for pid, t in partial.items() if t.leading and t.leading[0]},
+    }
+    race = decide(every, board.noise_floor, board.alpha)
+    if not race.leaders <= samples.keys():
+        return []  # a leader is itself incomplete: nothing is settled
+    return [
+        dataclasses.replace(
+            t, cpu=t.leading[0], wall=t.leading[1], problem=None, stopped=True, leading=None
+        )
+        for pid, t in partial.items()
+        if pid in race.out and t.leading is not None
+    ]
 
 
 def board_caveats(board: Standings, span_minutes: float = 15) -> list[str]:

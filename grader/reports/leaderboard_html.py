@@ -22,8 +22,8 @@ from grader.reports.leaderboard_md import (
     RANKING_HEADERS,
     STARTUP_HEADERS,
     case_rows,
-    counted_by,
     ineligible_rows,
+    machine_line,
     rank_labels,
     ranking_rows,
     seconds,
@@ -44,13 +44,7 @@ BOTTOM_MARGIN = 46
 
 
 def html_page(doc: dict) -> str:
-    m = doc["machine"]
-    core = m["pinned_core"] if m["pinned_core"] is not None else "none"
-    machine = (
-        f"{m['cpu_model']}, {m['cpu_count']} cores (pinned to core {core}), {m['platform']}, "
-        f"sandbox {m['sandbox']}{counted_by(m)}, load average at the start "
-        f"{' '.join(str(x) for x in m['load_average']) or 'unknown'}."
-    )
+    machine = machine_line(doc["machine"])
     ranked = bool(doc["ranked"])
     drawn = plot(doc) if ranked else None
     return render(

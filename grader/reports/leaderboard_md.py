@@ -22,6 +22,7 @@ RANKING_HEADERS = (
     "language start-up",
     "beyond start-up",
     "wall median",
+    "timed runs",
 )
 STARTUP_HEADERS = ("language", "CPU median", "CPU min-max", "wall median")
 INELIGIBLE_HEADERS = ("program", "language", "reason")
@@ -61,8 +62,16 @@ def rank_labels(entries: Sequence[dict]) -> list[str]:
     return [("=" if counts[e["rank"]] > 1 else "") + str(e["rank"]) for e in entries]
 
 
+def timed_runs(entry: dict, runs: int) -> str:
+    """How many runs a program's figures hold, and why fewer when fewer."""
+    if not entry["stopped_early"]:
+        return str(entry["timed_runs"])
+    return f"{entry['timed_runs']} of {runs}: slower than every program ranked 1"
+
+
 def ranking_rows(doc: dict) -> list[tuple]:
     entries = doc["ranked"]
+    runs = doc["settings"]["runs"]
     return [
         (
             label,
@@ -75,6 +84,7 @@ def ranking_rows(doc: dict) -> list[tuple]:
             seconds(e["startup_cpu_median_s"]),
             seconds(e["beyond_startup_cpu_s"]),
             seconds(e["wall_median_s"]),
+            timed_runs(e, runs),
         )
         for label, e in zip(rank_labels(entries), entries)
     ]
@@ -120,8 +130,49 @@ def settings_line(doc: dict) -> str:
     cases = ", ".join(c["id"] for c in s["cases"])
     return (
         f"{s['runs']} timed runs per program and case after {s['warmup']} warm-up "
-        f"run(s), one at a time, pinned to one core; cases: {cases}; "
+        f"run(s), {how_timed(doc)}; cases: {cases}; "
         f"noise floor {100 * s['noise_floor']:g}%, alpha {s['alpha']:g}"
+    )
+
+
+def how_timed(doc: dict) -> str:
+    """One run at a time on one core, or one per core at once, and whether it raced."""
+    cores = doc["machine"]["timing_cores"]
+    where = (
+        f"one run per core at once on cores {', '.join(str(c) for c in cores)}"
+        if len(cores) > 1
+        else "one at a time, pinned to one core"
+        if cores
+        else "one at a time"
+    )
+    if doc["settings"]["exhaustive"]:
+        return f"{where}, every program timed fully"
+    return (
+        f"{where}; racing: a program whose runs show it slower than every program "
+        "ranked 1 (the rank test at alpha) is no longer timed"
+    )
+
+
+def machine_line(m: dict) -> str:
+    """The machine the timings come from, in a sentence."""
+    cores = m["timing_cores"]
+    timing = (
+        f"timed on cores {', '.join(str(c) for c in cores)}"
+        if len(cores) > 1
+        else f"pinned to core {cores[0]}"
+        if cores
+        else "not pinned"
+    )
+    left = [c["core"] for c in m["core_reference_s"] if not c["used"]]
+    if left:
+        timing += (
+            f"; core(s) {', '.join(str(c) for c in left)} left out: slower than the fastest "
+            "core by more than the noise floor on the same reference work"
+        )
+    return (
+        f"{m['cpu_model']}, {m['cpu_count']} cores ({timing}), {m['platform']}, "
+        f"sandbox {m['sandbox']}{counted_by(m)}, load average at the start "
+        f"{' '.join(str(x) for x in m['load_average']) or 'unknown'}."
     )
 
 
@@ -245,15 +296,5 @@ def markdown(doc: dict) -> str:
         lines.append(tabulate(_cells(ineligible_rows(doc)), headers=INELIGIBLE_HEADERS, **fmt))
     else:
         lines.append("Every graded program passes every case.")
-    m = doc["machine"]
-    lines += [
-        "",
-        "## Machine",
-        "",
-        f"{m['cpu_model']}, {m['cpu_count']} cores (pinned to core "
-        f"{m['pinned_core'] if m['pinned_core'] is not None else 'none'}), "
-        f"{m['platform']}, sandbox {m['sandbox']}{counted_by(m)}, load average at the start "
-        f"{' '.join(str(x) for x in m['load_average']) or 'unknown'}.",
-        "",
-    ]
+    lines += ["", "## Machine", "", machine_line(doc["machine"]), ""]
     return "\n".join(lines)

@@ -27,6 +27,9 @@ class Sandbox(abc.ABC):
 
     name: str = ""
     accounting: str = ""  # a CpuAccounting value: what counts a run's CPU time
+    # Its builds are the same wherever they are made (grader.shared_builds): a real
+    # sandbox's are; a stand-in's, made up by a test, are not.
+    shares_builds: bool = False
 
     @abc.abstractmethod
     def run(

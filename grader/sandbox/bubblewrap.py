@@ -375,6 +375,7 @@ class BubblewrapSandbox(Sandbox):
     """Namespaces with bubblewrap, rlimits set on its pid 1, a sandbox uid when root."""
 
     name = "bubblewrap"
+    shares_builds = True
 
     def __init__(
         self,

@@ -38,6 +38,7 @@ CHUNK = 1 << 16
 
 class PortableSandbox(Sandbox):
     name = "portable"
+    shares_builds = True
     accounting = CpuAccounting.WALL
 
     def __init__(self, *, crlf_as_lf: bool = os.name == "nt") -> None:

@@ -223,6 +223,7 @@ class RlimitSandbox(Sandbox):
     a sandbox uid as root. See the module docstring."""
 
     name = "rlimits"
+    shares_builds = True
 
     def __init__(self, *, cgroups: bool = True, cgroup_versions: tuple[int, ...] = (1, 2)) -> None:
         self.reaped = sys.platform.startswith("linux") and os.path.isdir("/proc/self")

@@ -1,0 +1,154 @@
+"""Racing on every core against the exhaustive session: wall time and the rank-1 set.
+
+    .venv/bin/python bench/bench_race.py [--programs 40] [--sessions 5] [--family CASE]
+
+Makes a class of N programs, copies of the shipped example class's four correct ones
+(C, C++, Java, Python) in turn, grades it once on the manifest's timed cases, then for
+each session draws one puzzle afresh (`testcases draw --family`, a new seed each time)
+and times the class twice on it from two copies of the graded results: the default
+session (every agreeing core, racing) and `--exhaustive` (one core, every run), their
+order alternating between sessions. Prints, per session, each one's wall time (the
+whole `grader leaderboard` command), their ratio, the runs each made, and whether the
+rank-1 sets (who gets the bonus) are the same. The issue's bar: 16 programs, one
+session, ratio at most 0.4, the same rank-1 set.
+"""
+
+import argparse
+import json
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORRECT = ("ada-c", "grace-cpp", "james-java", "guido-py")
+
+
+def run(*args: str) -> None:
+    subprocess.run([sys.executable, *args], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
+def make_class(folder: Path, count: int) -> None:
+    for index in range(count):
+        example = CORRECT[index % len(CORRECT)]
+        shutil.copytree(ROOT / "submissions" / example, folder / f"{example}-{index:03d}")
+
+
+def timed_manifest(folder: Path, family: str) -> Path:
+    """The shipped manifest's `family` case alone (every program passes it)."""
+    source = ROOT / "testcases" / "manifest.json"
+    entries = [e for e in json.loads(source.read_text())["cases"] if e["id"] == family]
+    for entry in entries:
+        for key in ("input", "expected"):
+            target = folder / entry[key]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source.parent / entry[key], target)
+    manifest = folder / "manifest.json"
+    manifest.write_text(json.dumps({"version": 1, "cases": entries}))
+    return manifest
+
+
+def board(manifest: Path, results: Path, draw: Path, *extra: str) -> tuple[float, dict, int]:
+    """(wall seconds, leaderboard.json, timed runs stored) of one session."""
+    start = time.monotonic()
+    run(
+        "-m",
+        "grader",
+        "--manifest",
+        str(manifest),
+        "leaderboard",
+        "--results",
+        str(results),
+        "--puzzles",
+        str(draw),
+        "--busy-ok",
+        *extra,
+    )
+    took = time.monotonic() - start
+    doc = json.loads((results / "leaderboard.json").read_text())
+    with sqlite3.connect(results / "grader.db") as db:
+        stored = db.execute("SELECT COUNT(*) FROM timings").fetchone()[0]
+    return took, doc, stored
+
+
+def winners(doc: dict) -> list[str]:
+    return sorted(e["id"] for e in doc["ranked"] if e["winner"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--programs", type=int, default=40)
+    parser.add_argument("--sessions", type=int, default=5)
+    parser.add_argument("--family", default="timed-3-letters-a", help="the timed case drawn")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-race-") as tmp:
+        root = Path(tmp)
+        make_class(root / "class", args.programs)
+        manifest = timed_manifest(root / "cases", args.family)
+        graded = root / "graded"
+        run(
+            "-m",
+            "grader",
+            "--manifest",
+            str(manifest),
+            "grade",
+            str(root / "class"),
+            "--results",
+            str(graded),
+        )
+        print(
+            f"{args.programs} programs ({', '.join(CORRECT)} in turn), one drawn puzzle "
+            f"of {args.family} per session, {args.sessions} session(s)"
+        )
+        print(
+            f"{'session':>7} {'first':>10} {'racing s':>9} {'exhaustive s':>12} "
+            f"{'ratio':>6} {'runs':>9} {'same rank 1':>11}  rank-1 set"
+        )
+        ratios, same = [], 0
+        for number in range(args.sessions):
+            draw = root / f"draw-{number}.json"
+            run(
+                "-m",
+                "testcases",
+                "draw",
+                "--seed",
+                str(1000 + number),
+                "--family",
+                args.family,
+                "-o",
+                str(draw),
+            )
+            found = {}
+            order = ("racing", "exhaustive") if number % 2 == 0 else ("exhaustive", "racing")
+            for kind in order:
+                results = root / f"results-{number}-{kind}"
+                shutil.copytree(graded, results)
+                extra = ("--exhaustive",) if kind == "exhaustive" else ()
+                found[kind] = board(manifest, results, draw, *extra)
+            (race_s, race_doc, race_runs), (ex_s, ex_doc, ex_runs) = (
+                found["racing"],
+                found["exhaustive"],
+            )
+            ratio = race_s / ex_s
+            ratios.append(ratio)
+            agree = winners(race_doc) == winners(ex_doc)
+            same += agree
+            print(
+                f"{number + 1:>7} {order[0]:>10} {race_s:>9.1f} {ex_s:>12.1f} {ratio:>6.2f} "
+                f"{race_runs:>4}/{ex_runs:<4} {'yes' if agree else 'NO':>11}  "
+                f"{', '.join(winners(ex_doc))}"
+            )
+            if not agree:
+                print(f"        racing's rank-1 set: {', '.join(winners(race_doc))}")
+        print(
+            f"\nratio of wall time (racing / exhaustive): median {statistics.median(ratios):.2f},"
+            f" worst {max(ratios):.2f}; the same rank-1 set in {same} of {args.sessions}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Which cores time runs: every core the grader may use whose speed agrees with the
+others', measured by the same reference work on each.
+
+A figure measured on one core compares with one measured on another only if the two
+cores run the same work in the same CPU time. Before a session, each core runs the
+same reference work (a fixed loop, in this process, the thread pinned to that core)
+`rounds` times, the cores taking turns so a burst of other load hits them alike; a
+core the fastest one is significantly faster than (by the rule that ranks programs:
+the rank test at alpha, medians beyond the noise floor) is left out of the session
+(and said); where the machine cannot pin (macOS), one core times everything. bench/bench_cores.py prints the figures for a machine.
+"""
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from grader.timing import median, significantly_faster
+
+REFERENCE_LOOPS = 200_000  # about 10 ms of one core: enough to read, cheap to repeat
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The reference work's median CPU seconds on each core, and the cores kept."""
+
+    seconds: dict[int, float]
+    used: tuple[int, ...]
+
+    @property
+    def left_out(self) -> tuple[int, ...]:
+        return tuple(core for core in sorted(self.seconds) if core not in self.used)
+
+
+def allowed_cores() -> list[int]:
+    """The cores this process may run on ([] where affinity cannot be read or set)."""
+    if not hasattr(os, "sched_getaffinity") or not sys.platform.startswith("linux"):
+        return []
+    return sorted(os.sched_getaffinity(0))
+
+
+def calibrate(
+    cores: Sequence[int], noise_floor: float, alpha: float, rounds: int = 7
+) -> Calibration:
+    """Each core's median time for the reference work, the cores taking turns; a core
+    is left out when the fastest core is significantly faster than it, by the session's
+    own rule for programs (the rank test at `alpha`, medians beyond the noise floor):
+    a difference the runs cannot show is noise, not the core."""
+    found: dict[int, list[float]] = {core: [] for core in cores}
+    for _ in range(rounds):
+        for core in cores:
+            found[core].append(_on_core(core))
+    seconds = {core: median(values) for core, values in found.items() if values}
+    if not seconds:
+        return Calibration({}, ())
+    fastest = min(seconds, key=lambda core: seconds[core])
+    slower = {
+        pair.slower
+        for pair in significantly_faster(
+            {str(core): values for core, values in found.items()}, noise_floor, alpha
+        )
+        if pair.faster == str(fastest)
+    }
+    return Calibration(seconds, tuple(c for c in sorted(seconds) if str(c) not in slower))
+
+
+def _on_core(core: int) -> float:
+    """The reference work's CPU time, in a thread pinned to `core`."""
+    took: list[float] = []
+
+    def work() -> None:
+        os.sched_setaffinity(0, {core})  # this thread alone
+        start = time.thread_time()
+        total = 0
+        for i in range(REFERENCE_LOOPS):
+            total += i * i % 7
+        took.append(time.thread_time() - start)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    return took[0] if took else float("inf")

@@ -1,0 +1,81 @@
+"""Racing: no time spent on a program that cannot rank 1 (as F-race does for
+configurations). Pure decisions over the runs measured so far.
+
+Only rank 1 carries the bonus. After its first `first_look` runs (the fewest with which
+the session's rank test at its alpha can tell a program from a fully timed one), a
+program stops being timed once the test shows it slower than every program of the
+current rank-1 set, each of which has been timed fully first (the leaders are the
+fast programs, so timing them fully costs little). It is ranked by the runs it has,
+and the page says so. A program that may still tie for rank 1 is timed fully.
+
+The same rule decides, from the stored runs alone, who was stopped (grader.leaderboard
+.standings): a resumed session, or one measured in several sittings, reads them alike.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from grader.timing import mann_whitney, median, smallest_p_value
+
+
+@dataclass(frozen=True)
+class Race:
+    """The current rank-1 set, and the programs shown slower than every one of it."""
+
+    leaders: frozenset[str]
+    out: frozenset[str]
+
+
+def first_look(runs: int, alpha: float) -> int | None:
+    """The fewest runs after which a program can be shown slower than one timed fully
+    (`runs` runs) at `alpha`; None when only all of them can (no racing)."""
+    for k in range(1, runs):
+        if smallest_p_value(k, runs) < alpha:
+            return k
+    return None
+
+
+def decide(samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: float) -> Race:
+    """The rank-1 set of `samples` (each program's totals so far), and the programs
+    outside it that every program of it is significantly faster than.
+
+    The rank-1 set is the programs no program is directly significantly faster than
+    (a chain only adds wins over programs already beaten: grader.timing.ranks), found
+    with the fewest tests for a class of hundreds: each program is tested against the
+    faster ones, fastest first, until one beats it, and against the leaders only."""
+    named = {name: list(values) for name, values in samples.items() if values}
+    middle = {name: median(values) for name, values in named.items()}
+    order = sorted(named, key=lambda name: (middle[name], name))
+    leaders: list[str] = []
+    beaten = []
+    for index, name in enumerate(order):
+        if any(_faster(named, middle, q, name, noise_floor, alpha) for q in order[:index]):
+            beaten.append(name)
+        else:
+            leaders.append(name)
+    out = [
+        name
+        for name in beaten
+        if all(_faster(named, middle, q, name, noise_floor, alpha) for q in leaders)
+    ]
+    return Race(frozenset(leaders), frozenset(out))
+
+
+def _faster(
+    named: Mapping[str, Sequence[float]],
+    middle: Mapping[str, float],
+    fast: str,
+    slow: str,
+    noise_floor: float,
+    alpha: float,
+) -> bool:
+    """`fast` significantly faster than `slow`, as grader.timing.significantly_faster
+    says of a pair: medians more than the noise floor apart, and the rank test."""
+    if middle[fast] <= 0 or middle[slow] / middle[fast] <= 1 + noise_floor:
+        return False
+    return mann_whitney(named[fast], named[slow]).p_value < alpha
+
+
+def stopped_note(timed_runs: int, runs: int) -> str:
+    """What a page says of a program stopped early."""
+    return f"timed {timed_runs} of {runs} runs: slower than every program ranked 1"

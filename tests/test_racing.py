@@ -1,0 +1,221 @@
+"""The leaderboard's race (grader.leaderboard.racing) and its timing on every core
+(grader.leaderboard.measuring, .cores): the decisions on known runs, then whole
+sessions measured through a fake sandbox whose programs take known CPU times, so
+which runs were made is exact. The real sandbox and compilers race in
+tests/test_leaderboard.py; the wall-time bar is bench/bench_race.py's."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader import leaderboard as lb
+from grader.cases import load_cases
+from grader.config import load_config
+from grader.leaderboard.racing import decide, first_look
+from grader.model import RunResult
+from grader.reports.leaderboard_md import machine_line as lb_markdown_machine
+from grader.reports.leaderboard_md import markdown
+from grader.schemas import validate
+from grader.store import Store
+from grader.timing import ranks, significantly_faster
+from tests.fakes import FakeSandbox, Request, result
+from tests.helpers import SAMPLE_TEXT, make_cases
+from tests.test_store import case as store_case
+
+pytestmark = pytest.mark.fast
+
+FAST = [1.000, 1.002, 1.001, 1.003, 1.004, 1.002, 1.001]
+
+
+def test_the_first_look_is_the_fewest_runs_the_rank_test_can_separate():
+    assert first_look(7, 0.05) == 3  # 3 runs against 7: p down to 2/120
+    assert first_look(7, 0.01) == 4  # 2/C(10,3) = 0.0167 > 0.01 > 2/C(11,4) = 0.006
+    assert first_look(3, 0.05) is None  # only all 3 (p = 0.1 at best): no race
+
+
+def test_slower_than_every_leader_is_out_within_the_noise_floor_is_not():
+    samples = {
+        "a": FAST,
+        "b": [x * 1.01 for x in FAST],  # tied with a: a leader too
+        "slow": [2.0, 2.1, 2.05],
+        "close": [x * 1.02 for x in FAST],  # within the noise floor of both
+    }
+    race = decide(samples, 0.03, 0.05)
+    assert race.leaders == {"a", "b", "close"} and race.out == {"slow"}
+    # Two runs cannot be told from seven at alpha 0.05 (p >= 2/36): it may still tie.
+    assert decide({"a": FAST, "early": [2.0, 2.1]}, 0.03, 0.05).out == frozenset()
+    # A leader timed 3 times cannot tell a slow program's 3 runs apart: it races on.
+    few = decide({"a": FAST, "b": FAST[:3], "slow": [2.0, 2.1, 2.05]}, 0.03, 0.05)
+    assert few.leaders == {"a", "b"} and few.out == frozenset()
+
+
+def test_a_program_beaten_by_one_leader_only_races_on():
+    """Slower than a, but b's runs are spread too wide to tell: it may still tie b."""
+    samples = {
+        "a": FAST,
+        "b": [0.9, 1.3, 1.0, 1.5, 0.95, 1.4, 1.1],
+        "mid": [1.2, 1.21, 1.22],
+    }
+    race = decide(samples, 0.03, 0.05)
+    assert race.leaders == {"a", "b"} and race.out == frozenset()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from("abcdefgh"),
+        st.lists(st.integers(1, 40).map(lambda n: n / 10), min_size=1, max_size=7),
+        min_size=1,
+    )
+)
+def test_the_race_decides_as_the_full_ranking_would(samples):
+    """The early-exit tests find the same rank-1 set as grader.timing.ranks over every
+    pair, and `out` is exactly the programs every one of it is significantly faster than."""
+    race = decide(samples, 0.03, 0.05)
+    rank = ranks(samples, 0.03, 0.05)
+    assert race.leaders == {name for name, r in rank.items() if r == 1}
+    wins = {(p.faster, p.slower) for p in significantly_faster(samples, 0.03, 0.05)}
+    beaten_by_all = {
+        name
+        for name in samples
+        if name not in race.leaders and all((q, name) in wins for q in race.leaders)
+    }
+    assert race.out == beaten_by_all
+
+
+def _stored(store: Store, cpu_by_program: dict) -> lb.Session:
+    c1 = store_case("c1", "v1")
+    programs = []
+    for pid, runs in cpu_by_program.items():
+        for index, cpu in enumerate(runs):
+            store.record_timing(
+                pid, "h-" + pid, c1, index, "AC", RunResult(0, None, cpu, cpu, 1, b"", b"", 0), 0
+            )
+        programs.append(lb.Program(pid, load_config().languages["c"], "h-" + pid, Path(".")))
+    return lb.Session(cases=[c1], programs=programs, startups=[], ineligible=[])
+
+
+def test_a_program_stopped_by_the_race_is_ranked_by_its_runs_and_says_so(tmp_path):
+    config = load_config()
+    with Store(tmp_path / "g.db") as store:
+        session = _stored(store, {"fast": FAST, "slow": [2.0, 2.1, 2.05]})
+        board = lb.collect(store, session, config)
+    assert [(rank, t.program.id, t.timed_runs, t.stopped) for rank, t in board.ranked] == [
+        (1, "fast", 7, False),
+        (2, "slow", 3, True),
+    ]
+    assert board.ineligible == []
+    doc = lb.document(board, lb.machine_info("bubblewrap", [0, 1], "cgroup"), exhaustive=False)
+    assert validate(doc, "leaderboard") is None
+    assert "3 of 7: slower than every program ranked 1" in markdown(doc)
+    assert "one run per core at once on cores 0, 1; racing" in markdown(doc)
+    record = lb.session_record(board)
+    [slow] = [p for p in record.programs if p.program_id == "slow"]
+    assert slow.outcome == "ranked" and slow.rank == 2 and "timed 3 of 7 runs" in slow.reason
+
+
+def test_nothing_is_settled_while_a_leader_is_incomplete(tmp_path):
+    """A killed session: the fastest has 4 runs; the slow one's 3 prove nothing yet."""
+    with Store(tmp_path / "g.db") as store:
+        session = _stored(store, {"fast": FAST[:4], "slow": [2.0, 2.1, 2.05], "ok": FAST})
+        board = lb.collect(store, session, load_config())
+    assert [t.program.id for _, t in board.ranked] == ["ok"]
+    assert {i.id: i.reason for i in board.ineligible} == {
+        "fast": "timing incomplete: run leaderboard again",
+        "slow": "timing incomplete: run leaderboard again",
+    }
+
+
+# ------------------------------------------------------------------ whole sessions
+
+
+def _session(tmp_path: Path, cpu_of: dict[str, float]):
+    """Programs whose every run prints the right answer in a known CPU time (the fake
+    sandbox reads the time from the program's folder name)."""
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT})
+    [case] = load_cases(manifest)
+    programs = []
+    for pid in cpu_of:
+        folder = tmp_path / "builds" / pid
+        folder.mkdir(parents=True)
+        programs.append(lb.Program(pid, load_config().languages["python"], "h-" + pid, folder))
+    expected = case.expected.read_bytes()
+    cores_seen: list[int] = []
+
+    def on_run(request: Request):
+        cores_seen.append(min(os.sched_getaffinity(0)))
+        return result(expected, cpu=cpu_of[request.workdir.name])
+
+    session = lb.Session(cases=[case], programs=programs, startups=[], ineligible=[])
+    return session, FakeSandbox(on_run=on_run), cores_seen
+
+
+CLASS = {"c1": 0.01, "c2": 0.0101, "py1": 0.5, "py2": 0.52, "java": 1.0}
+
+
+@pytest.mark.parametrize("exhaustive", [False, True])
+def test_a_session_races_or_times_everything(tmp_path, exhaustive):
+    config = dataclasses.replace(load_config(), sandbox="rlimits")
+    session, sandbox, cores_seen = _session(tmp_path, CLASS)
+    events: list = []
+    cores = sorted(os.sched_getaffinity(0))
+    with Store(tmp_path / "g.db") as store:
+        work = lb.plan_timing(store, session, config)
+        assert (
+            lb.measure(
+                work, store, sandbox, config, events.append, cores=cores, exhaustive=exhaustive
+            )
+            == 0
+        )
+        made = {p.id: len(store.timings(p.id, p.content_hash)) for p in session.programs}
+        board = lb.collect(store, session, config)
+    winners = sorted(t.program.id for rank, t in board.ranked if rank == 1)
+    assert winners == ["c1", "c2"]
+    if exhaustive:
+        assert made == {pid: 7 for pid in CLASS}
+        assert not [e for e in events if isinstance(e, lb.RaceEvent)]
+        return
+    assert made == {"c1": 7, "c2": 7, "py1": 3, "py2": 3, "java": 3}
+    [stop] = [e for e in events if isinstance(e, lb.RaceEvent)]
+    assert set(stop.stopped) == {"py1", "py2", "java"} and stop.skipped == 12
+    assert {t.program.id: t.stopped for _, t in board.ranked}["java"]
+    assert set(cores_seen) == set(cores), "every core timed runs"
+
+
+def test_each_run_keeps_the_core_that_timed_it(tmp_path):
+    config = load_config()
+    session, sandbox, cores_seen = _session(tmp_path, {"c1": 0.01, "c2": 0.011})
+    cores = sorted(os.sched_getaffinity(0))
+    with Store(tmp_path / "g.db") as store:
+        lb.measure(lb.plan_timing(store, session, config), store, sandbox, config, cores=cores)
+        stored = {t.core for p in session.programs for t in store.timings(p.id, p.content_hash)}
+    assert stored == set(cores_seen) == set(cores)
+
+
+def test_the_calibration_keeps_the_cores_that_agree(monkeypatch):
+    from grader.leaderboard import cores as module
+
+    jitter = iter(range(1000))
+    speed = {0: 0.010, 1: 0.0102, 2: 0.0125}  # core 1 within the noise floor of core 0
+    monkeypatch.setattr(module, "_on_core", lambda core: speed[core] + (next(jitter) % 5) * 1e-5)
+    found = module.calibrate([0, 1, 2], noise_floor=0.03, alpha=0.05, rounds=5)
+    assert found.used == (0, 1) and found.left_out == (2,)
+    machine = lb.machine_info("bubblewrap", list(found.used), "cgroup", found)
+    assert machine["core_reference_s"][2]["core"] == 2
+    assert machine["core_reference_s"][2]["used"] is False
+    assert "core(s) 2 left out" in lb_markdown_machine(machine)
+    # Slower by a wide margin, but in 3 rounds the rank test cannot show it: kept.
+    found = module.calibrate([0, 2], noise_floor=0.03, alpha=0.05, rounds=3)
+    assert found.used == (0, 2)
+
+
+def test_the_reference_work_runs_on_every_allowed_core():
+    cores = lb.allowed_cores()
+    found = lb.calibrate(cores, noise_floor=0.03, alpha=0.05, rounds=1)
+    assert sorted(found.seconds) == cores and all(s > 0 for s in found.seconds.values())
