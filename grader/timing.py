@@ -182,10 +182,20 @@ class FasterPair:
     ratio: float  # slower median / faster median
 
 
+def apart(fast: float, slow: float, noise_floor: float) -> bool:
+    """Medians far enough apart to rank two programs apart: `slow` exceeds `fast` by
+    more than the noise floor (ratio > 1 + noise_floor), and by more than one clock
+    step: times are reported in steps of RESOLUTION_S, so two programs whose true
+    times differ by a hair can read one step apart on every run (1.3 and 1.4 ms)."""
+    if fast <= 0:
+        return False
+    return slow / fast > 1 + noise_floor and slow - fast > RESOLUTION_S * (1 + 1e-9)
+
+
 def significantly_faster(samples: dict, noise_floor: float, alpha: float) -> list[FasterPair]:
     """Every pair (q, p) where q is significantly faster than p: the rank test
-    says the two differ (p < alpha) and p's median exceeds q's by more than the
-    noise floor (ratio > 1 + noise_floor)."""
+    says the two differ (p < alpha) and their medians are apart (`apart`: more than
+    the noise floor, more than one clock step)."""
     names = sorted(samples)
     medians = {name: median(samples[name]) for name in names}
     found = []
@@ -194,14 +204,11 @@ def significantly_faster(samples: dict, noise_floor: float, alpha: float) -> lis
             # pragma below: with equal medians either order gives ratio 1, which the
             # noise floor (>= 0) always skips, so `<` here would be an equivalent mutant.
             fast, slow = (a, b) if medians[a] <= medians[b] else (b, a)  # pragma: no mutate
-            if medians[fast] <= 0:
-                continue
-            ratio = medians[slow] / medians[fast]
-            if ratio <= 1 + noise_floor:
+            if not apart(medians[fast], medians[slow], noise_floor):
                 continue
             test = mann_whitney(samples[fast], samples[slow])
             if test.p_value < alpha:
-                found.append(FasterPair(fast, slow, test.p_value, ratio))
+                found.append(FasterPair(fast, slow, test.p_value, medians[slow] / medians[fast]))
     return found
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from grader import leaderboard as lb
 from grader.cases import load_cases
 from grader.config import load_config
-from grader.leaderboard.racing import decide, first_look
+from grader.leaderboard.racing import decide, first_look, next_step
 from grader.model import RunResult
 from grader.reports.leaderboard_md import machine_line as lb_markdown_machine
 from grader.reports.leaderboard_md import markdown
@@ -53,6 +53,23 @@ def test_slower_than_every_leader_is_out_within_the_noise_floor_is_not():
     # A leader timed 3 times cannot tell a slow program's 3 runs apart: it races on.
     few = decide({"a": FAST, "b": FAST[:3], "slow": [2.0, 2.1, 2.05]}, 0.03, 0.05)
     assert few.leaders == {"a", "b"} and few.out == frozenset()
+
+
+def test_the_race_times_the_best_alone_then_its_ties_together_then_stops_the_rest():
+    runs = 7
+    c_copies = {f"c{i}": [1.0 + i * 0.001, 1.001, 1.002] for i in range(3)}
+    slow = {"java": [2.0, 2.1, 2.05], "py": [1.5, 1.52, 1.51]}
+    following = dict.fromkeys([*c_copies, *slow], 3)
+    step = next_step({**c_copies, **slow}, following, runs, 0.03, 0.05)
+    assert step.complete == ("c0",)  # 3 runs against 3 tell nothing: the best, alone
+    following["c0"] = runs
+    samples = {**c_copies, **slow, "c0": FAST}
+    step = next_step(samples, following, runs, 0.03, 0.05)
+    assert set(step.complete) == {"c1", "c2"}  # may still tie c0: timed fully, together
+    following.update(c1=runs, c2=runs)
+    samples.update(c1=FAST, c2=[x * 1.01 for x in FAST])
+    step = next_step(samples, following, runs, 0.03, 0.05)
+    assert step.stop == ("java", "py") and step.round is None and not step.complete
 
 
 def test_a_program_beaten_by_one_leader_only_races_on():

@@ -50,7 +50,8 @@ def document(
                 else "normal approximation with tie correction"
             ),
             "rank_rule": "rank = 1 + number of programs significantly faster (p < alpha and "
-            "medians more than noise_floor apart, closed under chains)",
+            "medians more than noise_floor and more than one clock step (0.1 ms) apart, closed "
+            "under chains)",
             "smallest_p_value": smallest_p_value(runs, runs),
             "exhaustive": exhaustive,
         },

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.leaderboard.racing import decide, first_look
+from grader.leaderboard.racing import decide, first_look, next_step
 from grader.leaderboard.session import Session
 from grader.leaderboard.standings import leading_totals
 from grader.model import TimedVerdict, Verdict
 from grader.sandbox.base import Sandbox
 from grader.store import Store
 from grader.timed_runs import Program, timed_run
-from grader.timing import median
 
 
 @dataclass
@@ -225,13 +224,21 @@ def _warmups(work: TimingPlan) -> list[_Task]:
     ]
 
 
-def _rounds(work: TimingPlan, programs: Sequence[Program], indices: Sequence[int]) -> list[_Task]:
+def _rounds(
+    work: TimingPlan,
+    programs: Sequence[Program],
+    indices: Sequence[int],
+    following: dict[str, int] | None = None,
+) -> list[_Task]:
     """Run i of every program before run i + 1 of any, starting each round with the
-    next program (no fixed neighbour), for the runs not stored yet."""
+    next program (no fixed neighbour), for the runs not stored yet (nor made already:
+    before `following[program]`)."""
     tasks = []
     for index in indices:
         shift = index % max(1, len(programs))
         for program in [*programs[shift:], *programs[:shift]]:
+            if following is not None and index < following[program.id]:
+                continue
             for case in work.session.cases:
                 if index in work.todo.get((program.id, case.id), ()):
                     tasks.append(_Task(program, case, index))
@@ -239,50 +246,42 @@ def _rounds(work: TimingPlan, programs: Sequence[Program], indices: Sequence[int
 
 
 def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, look: int) -> None:
-    """After the first `look` runs: time the rank-1 set (and the start-up programs)
-    fully, the fastest first, stop whoever is slower than every one of it, give the
-    rest one more round, and again."""
+    """After the first `look` runs, the race's steps (grader.leaderboard.racing.
+    next_step) until every program is timed fully or stopped."""
     board, runs, cases = config.leaderboard, config.leaderboard.runs, work.session.cases
-    racing = list(work.session.programs)
+    racing = {p.id: p for p in work.session.programs}
     # The next run index to make; `runs` for a program with none left to make.
     following = {p.id: look if _left(work, p, look) else runs for p in work.session.everything}
-    # The start-up programs' last runs go with the first leader's (both cores busy).
+    # The start-up programs' last runs go with the first step's (both cores busy).
     startups = _rounds(work, work.session.startups, range(look, runs))
     while True:
         samples = {}
-        for program in racing:
+        for program in racing.values():
             totals, failed = leading_totals(store, program, cases, runs)
             if not failed:  # failed while timed: unranked, no more runs
                 samples[program.id] = totals
-        racing = [p for p in racing if p.id in samples]
-        race = decide(samples, board.noise_floor, board.alpha)
-        behind = [p for p in racing if p.id in race.leaders and following[p.id] < runs]
-        if behind:
-            # The best of them first: once it is timed fully, the test can tell it
-            # from the others (few runs against few cannot reach alpha).
-            best = min(behind, key=lambda p: (median(samples[p.id]), p.id))
-            timer.run(startups + _rounds(work, [best], range(following[best.id], runs)))
-            following[best.id], startups = runs, []
+        racing = {pid: p for pid, p in racing.items() if pid in samples}
+        step = next_step(samples, following, runs, board.noise_floor, board.alpha)
+        if step.complete:
+            leaders = [racing[pid] for pid in step.complete]
+            first = min(following[p.id] for p in leaders)
+            timer.run(startups + _rounds(work, leaders, range(first, runs), following))
+            following.update({p.id: runs for p in leaders})
+            startups = []
             continue
-        stopped = [p for p in racing if p.id in race.out and following[p.id] < runs]
-        if stopped:
-            racing = [p for p in racing if p not in stopped]
-            timer.on_event(
-                RaceEvent(
-                    tuple(p.id for p in stopped),
-                    tuple(p.id for p in racing if following[p.id] < runs),
-                    sum(_left(work, p, following[p.id]) for p in stopped),
-                )
-            )
-        rest = [p for p in racing if following[p.id] < runs]
-        if not rest:
+        if step.stop:
+            left = sum(_left(work, racing[pid], following[pid]) for pid in step.stop)
+            for pid in step.stop:
+                del racing[pid]
+            still = tuple(pid for pid in racing if following[pid] < runs)
+            timer.on_event(RaceEvent(step.stop, still, left))
+        if step.round is None:
             timer.run(startups)
             return
-        index = min(following[p.id] for p in rest)
-        now = [p for p in rest if following[p.id] == index]
-        timer.run(startups + _rounds(work, now, [index]))
+        index, now = step.round
+        timer.run(startups + _rounds(work, [racing[pid] for pid in now], [index]))
+        following.update({pid: index + 1 for pid in now})
         startups = []
-        following.update({p.id: index + 1 for p in now})
 
 
 def _left(work: TimingPlan, program: Program, first: int) -> int:

@@ -15,7 +15,7 @@ The same rule decides, from the stored runs alone, who was stopped (grader.leade
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.timing import mann_whitney, median, smallest_p_value
+from grader.timing import apart, mann_whitney, median, smallest_p_value
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,48 @@ def _faster(
     alpha: float,
 ) -> bool:
     """`fast` significantly faster than `slow`, as grader.timing.significantly_faster
-    says of a pair: medians more than the noise floor apart, and the rank test."""
-    if middle[fast] <= 0 or middle[slow] / middle[fast] <= 1 + noise_floor:
+    says of a pair: medians apart (grader.timing.apart), and the rank test."""
+    if not apart(middle[fast], middle[slow], noise_floor):
         return False
     return mann_whitney(named[fast], named[slow]).p_value < alpha
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the race does next: time leaders fully (`complete`, round-robin), or stop
+    programs (`stop`) and give others their next run (`round`: the run index and who),
+    or end (`round` None)."""
+
+    complete: tuple[str, ...] = ()
+    stop: tuple[str, ...] = ()
+    round: tuple[int, tuple[str, ...]] | None = None
+
+
+def next_step(
+    samples: Mapping[str, Sequence[float]],
+    following: Mapping[str, int],
+    runs: int,
+    noise_floor: float,
+    alpha: float,
+) -> Step:
+    """The race's next step, from the runs of the programs still racing (`samples`) and
+    the next run index of each (`following`; `runs` once timed fully). While no leader
+    is timed fully, the one with the lowest median is, alone: few runs against few
+    cannot reach alpha, and against it the test can tell who may still tie. Then every
+    leader not timed fully yet is, together, round-robin, as the exhaustive session
+    times them (a drift of the machine's speed hits them alike)."""
+    race = decide(samples, noise_floor, alpha)
+    behind = [name for name in samples if name in race.leaders and following[name] < runs]
+    if behind and len(behind) == len(race.leaders):
+        return Step(complete=(min(behind, key=lambda name: (median(samples[name]), name)),))
+    if behind:
+        return Step(complete=tuple(behind))
+    stop = tuple(sorted(name for name in race.out if following[name] < runs))
+    rest = [name for name in samples if name not in stop and following[name] < runs]
+    if not rest:
+        return Step(stop=stop)
+    index = min(following[name] for name in rest)
+    return Step(stop=stop, round=(index, tuple(n for n in rest if following[n] == index)))
 
 
 def stopped_note(timed_runs: int, runs: int) -> str:

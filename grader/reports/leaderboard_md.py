@@ -166,8 +166,8 @@ def machine_line(m: dict) -> str:
     left = [c["core"] for c in m["core_reference_s"] if not c["used"]]
     if left:
         timing += (
-            f"; core(s) {', '.join(str(c) for c in left)} left out: slower than the fastest "
-            "core by more than the noise floor on the same reference work"
+            f"; core(s) {', '.join(str(c) for c in left)} left out: the fastest core is "
+            "significantly faster on the same reference work"
         )
     return (
         f"{m['cpu_model']}, {m['cpu_count']} cores ({timing}), {m['platform']}, "
@@ -239,7 +239,7 @@ METHOD = (
         "Ties",
         "two programs are ranked apart only when a Mann-Whitney U test over their run "
         "totals says they differ (p < alpha) and their medians differ by more than the noise "
-        "floor. Rank = 1 + the number of programs significantly faster (directly or through a "
+        "floor and by more than one clock step (0.1 ms). Rank = 1 + the number of programs significantly faster (directly or through a "
         "chain of such programs). Shared ranks are marked =; everyone ranked 1 (marked *) wins "
         "the bonus.",
     ),
