@@ -220,11 +220,12 @@ def _from_file(path: Path, config: CourseConfig) -> Submission:
     return _checked(sid, path.parent, path, spec, config)
 
 
-def load(folder: Path, config: CourseConfig) -> Submission:
+def load(folder: Path, config: CourseConfig, *, facts: bool = True) -> Submission:
     """One student's folder, and the files its import could not use (grader.
     submission_meta: a link in their repository, an LFS pointer, a submodule), listed
-    with why."""
-    loaded = _load(folder, config)
+    with why. `facts`: what its source shows (grader.source_facts), which only a
+    diagnosis needs (the leaderboard, rebuilding a graded program, does not)."""
+    loaded = _load(folder, config, facts)
     unusable = _unusable(folder)
     if not unusable:
         return loaded
@@ -246,7 +247,7 @@ def _unusable(folder: Path) -> list[tuple[str, str]]:
     return sorted((safe_name(path), why) for path, why in meta.unusable.items())
 
 
-def _load(folder: Path, config: CourseConfig) -> Submission:
+def _load(folder: Path, config: CourseConfig, facts: bool = True) -> Submission:
     sid = safe_name(folder.name)
     found = _source_names(folder, config)
     if len(found) > 1:
@@ -262,14 +263,19 @@ def _load(folder: Path, config: CourseConfig) -> Submission:
     if found:
         spec = config.language_for(found[0])
         assert spec is not None, "_source_names finds only the languages' source names"
-        return _checked(sid, folder, folder / found[0], spec, config)
+        return _checked(sid, folder, folder / found[0], spec, config, facts)
     problem, notes = _nothing_found(folder, config)
     blocked = "no file is named {source}"
     return _rejected(sid, folder, problem, _inventory_of_rejected(folder, config, notes, blocked))
 
 
 def _checked(
-    sid: str, folder: Path, source: Path, spec: LanguageSpec, config: CourseConfig
+    sid: str,
+    folder: Path,
+    source: Path,
+    spec: LanguageSpec,
+    config: CourseConfig,
+    facts: bool = True,
 ) -> Submission:
     data, problem = _read_source(source)
     if data is None:
@@ -287,13 +293,17 @@ def _checked(
         digest.update(b"\0" + os.fsencode(name) + b"\0" + content)
     names = tuple(name for name, _ in extra)
     texts = {source.name: data, **dict(extra)}
-    facts = program_facts(
-        {name: content.decode("utf-8", "replace") for name, content in texts.items()},
-        spec.name,
-        config.python_packages,
+    shown = (
+        program_facts(
+            {name: content.decode("utf-8", "replace") for name, content in texts.items()},
+            spec.name,
+            config.python_packages,
+        )
+        if facts
+        else NO_FACTS
     )
     return Submission(
-        sid, folder, source, spec, None, digest.hexdigest(), names, tuple(ignored), facts
+        sid, folder, source, spec, None, digest.hexdigest(), names, tuple(ignored), shown
     )
 
 

@@ -2,13 +2,15 @@
 language's start-up program, so start-up cost can be shown beside the figures."""
 
 import hashlib
+import os
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader import languages
 from grader.build import build
 from grader.cases import Case
-from grader.config import CourseConfig
+from grader.config import CourseConfig, LanguageSpec
 from grader.draws import Draw
 from grader.leaderboard.eligible import eligibility
 from grader.leaderboard.session import Ineligible, Session
@@ -63,26 +65,34 @@ def prepare(
 
 
 def _startup_programs(config: CourseConfig, sandbox: Sandbox, cache_root: Path):
-    programs, problems = [], {}
-    for name, spec in config.languages.items():
-        source = _STARTUP_SOURCES.get(name)
-        if source is None:
-            continue
-        source = source.replace("{name}", Path(spec.source).stem)
-        folder = cache_root / "startup-sources" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / spec.source
-        path.write_text(source, encoding="utf-8")
-        digest = hashlib.sha256(
-            b"startup\0" + repr(spec).encode() + b"\0" + source.encode()
-        ).hexdigest()
-        sub = Submission(STARTUP_PREFIX + name, folder, path, spec, None, digest)
-        artifact = build(sub, cache_root, sandbox, config.build_limits)
-        if artifact.ok:
-            programs.append(Program(sub.id, spec, digest, artifact.folder))
-        else:
-            problems[name] = "could not be built: " + _first_line(artifact.log)
+    """Each language's start-up program, built (or found in the cache), the languages
+    at once: its Program, or why there is none."""
+    specs = [(name, spec) for name, spec in config.languages.items() if name in _STARTUP_SOURCES]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(specs), os.cpu_count() or 1))) as pool:
+        made = list(
+            pool.map(lambda item: _startup(item[0], item[1], config, sandbox, cache_root), specs)
+        )
+    programs = [found for found in made if isinstance(found, Program)]
+    problems = {name: found for (name, _), found in zip(specs, made) if isinstance(found, str)}
     return programs, problems
+
+
+def _startup(
+    name: str, spec: LanguageSpec, config: CourseConfig, sandbox: Sandbox, cache_root: Path
+) -> "Program | str":
+    source = _STARTUP_SOURCES[name].replace("{name}", Path(spec.source).stem)
+    folder = cache_root / "startup-sources" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / spec.source
+    path.write_text(source, encoding="utf-8")
+    digest = hashlib.sha256(
+        b"startup\0" + repr(spec).encode() + b"\0" + source.encode()
+    ).hexdigest()
+    sub = Submission(STARTUP_PREFIX + name, folder, path, spec, None, digest)
+    artifact = build(sub, cache_root, sandbox, config.build_limits)
+    if artifact.ok:
+        return Program(sub.id, spec, digest, artifact.folder)
+    return "could not be built: " + _first_line(artifact.log)
 
 
 def _first_line(text: str) -> str:

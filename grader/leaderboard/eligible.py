@@ -22,7 +22,7 @@ def eligibility(
     folder = Path(row.folder)
     if not folder.is_dir():
         return None, f"its folder {folder} is gone (run from where you ran grade)"
-    current = load(folder, config)
+    current = load(folder, config, facts=False)  # rebuilt and timed: no diagnosis to make
     if current.content_hash != row.content_hash or current.problem:
         return None, "changed since it was graded: run grade first"
     result = report(store, row, cases)  # the instructor's decided verdicts count
