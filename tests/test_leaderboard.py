@@ -372,9 +372,7 @@ def test_medians_one_clock_step_apart_are_never_ranked_apart():
     """CPU times come in steps of 0.1 ms: two copies of a 1.3 ms program can read 1.3
     and 1.4 ms on every run (7.7% apart, p = 0.0006). One step is no difference; two are."""
     samples = {"a": [0.0013] * 7, "b": [0.0014] * 7, "c": [0.0015] * 7}
-    assert {(p.faster, p.slower) for p in significantly_faster(samples, 0.03, 0.05)} == {
-        ("a", "c")
-    }
+    assert {(p.faster, p.slower) for p in significantly_faster(samples, 0.03, 0.05)} == {("a", "c")}
     assert ranks(samples, 0.03, 0.05) == {"a": 1, "b": 1, "c": 2}
 
 
