@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from grader.leaderboard.racing import first_look, next_step  # noqa: E402
 from grader.timing import ranks  # noqa: E402
+from testcases.manifest import copy_subset  # noqa: E402
 
 CORRECT = ("ada-c", "grace-cpp", "james-java", "guido-py")
 
@@ -50,16 +51,7 @@ def make_class(folder: Path, count: int) -> None:
 
 def timed_manifest(folder: Path, family: str) -> Path:
     """The shipped manifest's `family` case alone (every program passes it)."""
-    source = ROOT / "testcases" / "manifest.json"
-    entries = [e for e in json.loads(source.read_text())["cases"] if e["id"] == family]
-    for entry in entries:
-        for key in ("input", "expected"):
-            target = folder / entry[key]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source.parent / entry[key], target)
-    manifest = folder / "manifest.json"
-    manifest.write_text(json.dumps({"version": 1, "cases": entries}))
-    return manifest
+    return copy_subset(ROOT / "testcases" / "manifest.json", folder / "manifest.json", {family})
 
 
 def board(manifest: Path, results: Path, draw: Path, *extra: str) -> tuple[float, dict, int]:

@@ -40,6 +40,7 @@ from grader.timing import (
     smallest_p_value,
     summarize,
 )
+from testcases.manifest import copy_subset
 from tests.helpers import BUSY_OK, ROOT, draw_of
 from tests.test_store import case as store_case
 
@@ -698,16 +699,7 @@ def graded(tmp_path_factory):
 
 
 def _manifest(folder: Path, ids) -> Path:
-    source = ROOT / "testcases" / "manifest.json"
-    entries = [e for e in json.loads(source.read_text())["cases"] if e["id"] in ids]
-    for entry in entries:
-        for key in ("input", "expected"):
-            target = folder / entry[key]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source.parent / entry[key], target)
-    manifest = folder / "manifest.json"
-    manifest.write_text(json.dumps({"version": 1, "cases": entries}))
-    return manifest
+    return copy_subset(ROOT / "testcases" / "manifest.json", folder / "manifest.json", ids)
 
 
 def _draw(graded, seed=1) -> Path:
