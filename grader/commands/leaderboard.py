@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from grader.score import report
     from grader.teams import class_teams
 
+    looking = _start_look()  # over the whole preparation: the grader's own CPU not counted
     config = load_config(args.course)
     config = with_sandbox_choice(config, args)
     cases = load_cases(args.manifest or default_manifest())
@@ -85,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
         )
         rows = [row for row in store.submissions() if graded is None or row.id in graded]
         teams = class_teams(rows, config)  # a replaced submission, a copy, a test account: unranked
-        looking = _start_look()  # over the preparation: the grader's own CPU is not counted
         said = None
         if args.force_remeasure:
             said = _say_if_busy(args.busy_ok, looking)  # before a stored timing is forgotten
