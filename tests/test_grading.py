@@ -214,7 +214,15 @@ def test_stopped_midway_then_resume_loses_nothing_and_repeats_nothing(tmp_path, 
     ]
     log = tmp_path / "stderr.txt"
     with log.open("wb") as err:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+        # Ctrl-C as in a terminal: a suite started in the background (`make test &`, some
+        # CI runners) passes SIGINT down ignored, and the grader would never see it.
+        proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
     db = results / "grader.db"
     deadline = time.time() + 60
     stored = 0
@@ -228,7 +236,7 @@ def test_stopped_midway_then_resume_loses_nothing_and_repeats_nothing(tmp_path, 
     proc.send_signal(stop)
     code = proc.wait(timeout=60)
     if stop == signal.SIGINT:  # Ctrl-C: a clean stop that says how to resume
-        assert code == 130
+        assert code == 130, (code, len(_rows(db)), log.read_text()[-400:])
         assert "interrupted; every finished run is stored" in log.read_text()
         assert "Traceback" not in log.read_text()
     before = _rows(db)
