@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -167,6 +168,7 @@ def _session(tmp_path: Path, cpu_of: dict[str, float]):
 
     def on_run(request: Request):
         cores_seen.append(min(os.sched_getaffinity(0)))
+        time.sleep(0.005)  # a run takes a while: the other core's thread takes the next
         return result(expected, cpu=cpu_of[request.workdir.name])
 
     session = lb.Session(cases=[case], programs=programs, startups=[], ineligible=[])

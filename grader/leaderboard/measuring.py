@@ -137,6 +137,11 @@ class _Timer:
         for core in cores:
             free.put(core)
         self.pool = ThreadPoolExecutor(len(cores), initializer=self._pin, initargs=(free,))
+        # Every core's thread made now (the pool would start a second one only when the
+        # first is busy at the moment a run is queued): each waits for all the others.
+        started = threading.Barrier(len(cores))
+        for _ in self.pool.map(lambda _: started.wait(), cores):
+            pass
 
     def _pin(self, free: "queue.SimpleQueue[int | None]") -> None:
         core = free.get()
