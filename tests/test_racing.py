@@ -131,7 +131,7 @@ def test_a_program_stopped_by_the_race_is_ranked_by_its_runs_and_says_so(tmp_pat
     assert board.ineligible == []
     doc = lb.document(board, lb.machine_info("bubblewrap", [0, 1], "cgroup"), exhaustive=False)
     assert validate(doc, "leaderboard") is None
-    assert "3 of 7: slower than every program ranked 1" in markdown(doc)
+    assert "| 3 of 7, stopped" in markdown(doc) and "slower than every program" in markdown(doc)
     assert "one run per core at once on cores 0, 1; racing" in markdown(doc)
     record = lb.session_record(board)
     [slow] = [p for p in record.programs if p.program_id == "slow"]

@@ -52,9 +52,7 @@ def html_page(doc: dict) -> str:
         title="Speed leaderboard",
         generated=doc["generated_at"],
         settings=settings_line(doc),
-        ranking=_table(
-            "Ranking", RANKING_HEADERS, ranking_rows(doc), {1: "name", 2: "text", 10: "text"}
-        ),
+        ranking=_table("Ranking", RANKING_HEADERS, ranking_rows(doc), {1: "name", 2: "text"}),
         winner_rows=[entry["winner"] for entry in doc["ranked"]],
         winners=", ".join(winners(doc)),
         plot=drawn,
