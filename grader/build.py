@@ -93,7 +93,7 @@ def _build(
     # Identical submissions share one folder: whoever holds the lock builds it,
     # the others wait and reuse it (threads and processes alike).
     shared = shared_folder() if sandbox.shares_builds else None
-    key = entry_name(submission.content_hash, sandbox.name, limits)
+    key = "" if shared is None else entry_name(submission.content_hash, sandbox.name, limits)
     with _content_lock(cache_root / f"{name}.lock"):
         if not force:
             try:

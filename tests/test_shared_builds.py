@@ -28,13 +28,13 @@ def ada(tmp_path):
 
 
 @pytest.fixture
-def shared(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "shared"
+def machine_builds(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "machine-builds"
     monkeypatch.setenv(SHARED_BUILDS_ENV, str(folder))
     return folder
 
 
-def test_a_second_results_folder_takes_the_first_ones_build(tmp_path, ada, shared):
+def test_a_second_results_folder_takes_the_first_ones_build(tmp_path, ada, machine_builds):
     config = load_config()
     sandbox = make_sandbox("bubblewrap")
     first = build(ada, tmp_path / "one" / "builds", sandbox, config.build_limits)
@@ -47,7 +47,7 @@ def test_a_second_results_folder_takes_the_first_ones_build(tmp_path, ada, share
     assert os.access(second.folder / "puzzlesolver", os.X_OK)
 
 
-def test_another_sandbox_or_other_build_limits_build_again(tmp_path, ada, shared):
+def test_another_sandbox_or_other_build_limits_build_again(tmp_path, ada, machine_builds):
     config = load_config()
     build(ada, tmp_path / "one" / "builds", make_sandbox("bubblewrap"), config.build_limits)
     other_limits = dataclasses.replace(config.build_limits, memory_mb=1024)
@@ -59,25 +59,27 @@ def test_another_sandbox_or_other_build_limits_build_again(tmp_path, ada, shared
         assert made.ok and not made.cached, where
 
 
-def test_a_folder_others_may_write_is_never_taken_from(tmp_path, ada, shared):
+def test_a_folder_others_may_write_is_never_taken_from(tmp_path, ada, machine_builds):
     """A build planted there would run as the student's program: not shared at all."""
     config = load_config()
     sandbox = make_sandbox("bubblewrap")
-    shared.mkdir(mode=0o700)
-    os.chmod(shared, 0o777)
+    machine_builds.mkdir(mode=0o700)
+    os.chmod(machine_builds, 0o777)
     build(ada, tmp_path / "one" / "builds", sandbox, config.build_limits)
-    assert list(shared.iterdir()) == [], "nothing written there"
+    assert list(machine_builds.iterdir()) == [], "nothing written there"
     again = build(ada, tmp_path / "two" / "builds", sandbox, config.build_limits)
     assert again.ok and not again.cached
 
 
-def test_a_half_copied_entry_or_an_odd_file_costs_a_build_never_a_verdict(tmp_path, ada, shared):
+def test_a_half_copied_entry_or_an_odd_file_costs_a_build_never_a_verdict(
+    tmp_path, ada, machine_builds
+):
     config = load_config()
     sandbox = make_sandbox("bubblewrap")
     name = entry_name(ada.content_hash, sandbox.name, config.build_limits)
-    shared.mkdir(mode=0o700)
-    (shared / name).mkdir()  # a copy whose record was never written
-    (shared / name / "puzzlesolver").write_text("planted")
+    machine_builds.mkdir(mode=0o700)
+    (machine_builds / name).mkdir()  # a copy whose record was never written
+    (machine_builds / name / "puzzlesolver").write_text("planted")
     made = build(ada, tmp_path / "one" / "builds", sandbox, config.build_limits)
     assert made.ok and not made.cached
     assert (made.folder / "puzzlesolver").read_bytes() != b"planted"
@@ -85,5 +87,7 @@ def test_a_half_copied_entry_or_an_odd_file_costs_a_build_never_a_verdict(tmp_pa
     odd = tmp_path / "odd"
     odd.mkdir()
     os.mkfifo(odd / "pipe")
-    publish(shared, "odd", odd, {"ok": True, "log": "", "cpu_seconds": 0, "wall_seconds": 0})
-    assert not (shared / "odd").exists()
+    publish(
+        machine_builds, "odd", odd, {"ok": True, "log": "", "cpu_seconds": 0, "wall_seconds": 0}
+    )
+    assert not (machine_builds / "odd").exists()
