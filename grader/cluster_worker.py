@@ -22,13 +22,12 @@ from pathlib import Path
 
 from distributed import WorkerPlugin, get_worker
 
-from grader import __version__
+from grader import __version__, verdicts
 from grader.atomic import atomic_output
 from grader.build import Artifact, build
 from grader.canary import Canaries, blamed, build_blame
 from grader.cases import Case
 from grader.config import LanguageSpec
-from grader.grading import LIMIT_VERDICTS
 from grader.judge import Judgement, run_case
 from grader.model import Limits, Verdict
 from grader.sandbox import Sandbox, SandboxUnavailable, make_sandbox
@@ -222,7 +221,7 @@ def run_task(
         return [(case.id, Judgement(Verdict.IE, why)) for case in cases]
     sandbox = plugin.sandbox()
     stop = probes and any(
-        judgement is not None and judgement.verdict in LIMIT_VERDICTS
+        judgement is not None and judgement.verdict in verdicts.LIMIT
         for results in after
         for _, judgement in results
     )
@@ -243,7 +242,7 @@ def run_task(
             source.language,
             plugin.canaries(build_limits, limits),
         )
-        stop = probes and judgement.verdict in LIMIT_VERDICTS
+        stop = probes and judgement.verdict in verdicts.LIMIT
         results.append((case.id, _trimmed(judgement)))
     return results
 

@@ -22,6 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from grader import verdicts
 from grader.cases import Case
 from grader.model import Verdict
 from grader.pool import Likeness
@@ -34,7 +35,6 @@ _NOT_SEARCHED = {
     Verdict.IE.value: "the grader failed on this case: grade again",
 }
 LEGACY = "graded before failures had kinds: grade again with --force to search"
-_FINISHED = ("AC", "WA", "PE")  # runs that went to their end: their time is the whole
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ def _growth(target: Target, seen: Sequence[Seen], cpu_limit: float | None) -> st
     finished = sorted(
         (s.puzzle.properties.solutions, s.cpu_seconds)
         for s in seen
-        if s.verdict in _FINISHED and s.cpu_seconds is not None
+        if s.verdict in verdicts.FINISHED and s.cpu_seconds is not None
         if s.puzzle.properties and s.puzzle.properties.solutions
     )
     if not wanted or not finished or cpu_limit is None or wanted <= finished[-1][0]:

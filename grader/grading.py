@@ -29,6 +29,7 @@ from enum import Enum
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
+from grader import verdicts
 from grader.build import Artifact, build
 from grader.canary import Canaries, blamed, build_blame
 from grader.cases import Case
@@ -64,10 +65,6 @@ class Event:
 def pending_cases(store: Store, sub: Submission, cases: Sequence[Case]) -> list[Case]:
     done = store.done(sub.id, sub.content_hash)
     return [case for case in cases if (case.id, case.version) not in done]
-
-
-# Verdicts of a run stopped at one of its limits: probes after one would likely cost it too.
-LIMIT_VERDICTS = frozenset({Verdict.TLE, Verdict.MLE, Verdict.OLE})
 
 
 @dataclass
@@ -132,10 +129,10 @@ def _limit_reached(store: Store, sub: Submission, cases: Sequence[Case]) -> bool
     makes exactly the runs a clean one makes)."""
     public = {(c.id, c.version) for c in cases if c.public}
     runs = store.runs(sub.id, sub.content_hash)
-    if any(run.verdict in LIMIT_VERDICTS for key, run in runs.items() if key in public):
+    if any(run.verdict in verdicts.LIMIT for key, run in runs.items() if key in public):
         return True
     probes = store.pool_runs(sub.id, sub.content_hash).values()
-    return any(Verdict(run.verdict) in LIMIT_VERDICTS for run in probes)
+    return any(Verdict(run.verdict) in verdicts.LIMIT for run in probes)
 
 
 class Built(NamedTuple):
@@ -437,7 +434,7 @@ class ThreadExecutor:
 
     def _run(self, phases: _Phases, case: Case) -> _Phases:
         judgement = self._judge(phases, case)
-        if case.public and judgement.verdict in LIMIT_VERDICTS:
+        if case.public and judgement.verdict in verdicts.LIMIT:
             phases.limit_reached = True
         self.deliver(Judged(phases.sub, case, judgement))
         return phases
@@ -450,7 +447,7 @@ class ThreadExecutor:
                 self.deliver(Skipped(phases.sub, puzzle))
                 continue
             judgement = self._judge(phases, puzzle)
-            stop = judgement.verdict in LIMIT_VERDICTS
+            stop = judgement.verdict in verdicts.LIMIT
             self.deliver(Judged(phases.sub, puzzle, judgement, probe=True))
         return phases
 

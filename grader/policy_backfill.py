@@ -11,10 +11,10 @@ judges it again or runs it again, grader.rejudge.)
 
 import dataclasses
 
+from grader import verdicts
 from grader.cases import Case
 from grader.compare import POLICY_ONLY
 from grader.compare.policy import decided_by_policy
-from grader.model import Verdict
 from grader.store import RunRow, Store, StoreError, SubmissionRow
 
 
@@ -31,7 +31,7 @@ def backfilled(store: Store, submission: SubmissionRow, case: Case, run: RunRow)
 
 
 def _decision(store: Store, submission: SubmissionRow, case: Case, run: RunRow) -> bool:
-    if run.verdict not in (Verdict.WA, Verdict.PE):
+    if run.verdict not in verdicts.WRONG_OUTPUT:
         return False  # only an output compared with the expected one fails on a rule
     kept = store.output(submission.id, submission.content_hash, case.id, case.version) or b""
     if len(kept) == run.output_size:

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import counterexamples, relations
+from grader import counterexamples, relations, verdicts
 from grader.build import build
 from grader.canary import Canaries, build_blame
 from grader.cases import Case
@@ -44,9 +44,6 @@ BUDGET = 0.10  # of the wall time a submission's stored runs took, when grading 
 # proofs may take as long as its runs did.
 CHECK_BUDGET = 1.0
 MIN_RUNS = 1  # runs a submission's proofs may make whatever its budget
-# Failures a property of the puzzle file may explain, that ended without using up a
-# limit (a counterfactual run of a TLE would likely cost the whole limit again).
-_PROVABLE = (Verdict.WA, Verdict.PE, Verdict.RTE, Verdict.OLE)
 _MIN_CPU = 1.0  # seconds: the least CPU limit a proof run gets
 
 
@@ -147,14 +144,16 @@ def _prove_one(
         runs = ctx.store.runs(sub.id, sub.content_hash)
         stored = ctx.store.pool_runs(sub.id, sub.content_hash)
     targets = [
-        t for t in targets_of(cases, runs) if runs[(t.case.id, t.case.version)].verdict in _PROVABLE
+        t
+        for t in targets_of(cases, runs)
+        if runs[(t.case.id, t.case.version)].verdict in verdicts.PROVABLE
     ]
     probes = [
         p
         for p in pool
         if (run := stored.get((p.id, p.version))) is not None
         and not run.exposed
-        and Verdict(run.verdict) in _PROVABLE
+        and Verdict(run.verdict) in verdicts.PROVABLE
     ]
     if not targets and not probes:
         return Proven()

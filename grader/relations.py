@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from grader import verdicts
 from grader.cases import Case
 from grader.judge import crash_site
 from grader.model import Verdict
@@ -41,8 +42,6 @@ from grader.puzzle import (
 from grader.store import FindingRow, Store, replayed
 from grader.submissions import Submission
 
-# What a run that went to its end printed: its output can be read as a whole.
-_FINISHED = (Verdict.AC, Verdict.WA, Verdict.PE)
 MAX_READ = 4 << 20  # bytes of an output the relations read (a longer one: no evidence)
 
 
@@ -88,7 +87,7 @@ class _Run:
     @property
     def finished(self) -> bool:
         """It ran to its end and all it printed was read: its output is evidence."""
-        return self.seen.verdict in _FINISHED and len(self.seen.output) <= MAX_READ
+        return self.seen.verdict in verdicts.FINISHED and len(self.seen.output) <= MAX_READ
 
 
 class Readings:
@@ -165,7 +164,7 @@ def _read(seen: Observed, read: Readings) -> "_Run":
     shared = read.shared_layouts(seen)
     if seen.verdict is Verdict.AC:  # it printed the expected output, byte for byte
         return _Run(seen, read.tiles(seen), expected, expected, want, want, shared)
-    if seen.verdict not in _FINISHED or len(seen.output) > MAX_READ:
+    if seen.verdict not in verdicts.FINISHED or len(seen.output) > MAX_READ:
         return _Run(seen, read.tiles(seen), expected, PrintedOutput(), want, frozenset(), shared)
     printed = parse_output(seen.output[:MAX_READ].decode("utf-8", "replace"))
     return _Run(seen, read.tiles(seen), expected, printed, want, _keys(printed, want), shared)

@@ -20,6 +20,7 @@ the student feedback page and the LMS feedback files made of it, Gradescope's re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from grader import verdicts
 from grader.cases import Case
 from grader.counterfactual import SAID
 from grader.input_properties import describe
@@ -127,7 +128,7 @@ def set_apart(report: SubmissionReport) -> dict[str, tuple[str, ...]]:
     passed."""
     found = {}
     for outcome in report.outcomes:
-        if outcome.verdict in _UNEXPLAINED and outcome.proven:
+        if outcome.verdict in verdicts.RUN_FAILURE and outcome.proven:
             found[outcome.case.id] = proven_sentences(outcome.case, outcome.proven)
     return found
 
@@ -143,10 +144,6 @@ def _proven(case: Case, prop: str) -> str:
         f"This puzzle file {describe(prop, value)}, and the same puzzle {SAID[prop]} "
         "passes: that alone is what your program fails on."
     )
-
-
-# A failure a property of its puzzle may explain (not a build, nor the grader's own).
-_UNEXPLAINED = (Verdict.WA, Verdict.PE, Verdict.RTE, Verdict.TLE, Verdict.MLE, Verdict.OLE)
 
 
 def shown_decisions(report: SubmissionReport) -> list[str]:

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import verdicts
 from grader.cases import Case, CaseError
 from grader.config import ConfigError, CourseConfig, LanguageSpec
 from grader.judge import run_in
-from grader.model import STARTUP_RAN, RunResult, TimedVerdict, Verdict
+from grader.model import STARTUP_RAN, RunResult, TimedVerdict
 from grader.sandbox.base import Sandbox
 
 STARTUP_PREFIX = "startup/"  # no folder name holds a "/": no submission can take it
@@ -57,6 +58,6 @@ def timed_run(
     judgement = run_in(program.folder, program.language, case, sandbox, config.limits)
     result, verdict = judgement.result, judgement.verdict
     assert result is not None, "run_in always runs the program"
-    if program.startup and verdict in (Verdict.AC, Verdict.WA, Verdict.PE):
+    if program.startup and verdict in verdicts.FINISHED:
         return STARTUP_RAN, result  # it prints nothing by design: it only has to run
     return verdict, result

@@ -45,7 +45,7 @@ def turn_clockwise(edges: Edges) -> Edges:
 
 def fits(a: str, b: str) -> bool:
     """Two touching edges: the same picture, one tail (0) and one head (1)."""
-    return a[0] == b[0] and {a[1], b[1]} == {"0", "1"}
+    return a[0] == b[0] and a[1] + b[1] in ("01", "10")  # (a set per call: 2x slower)
 
 
 def all_boards(tiles: Sequence[Edges], limit: int | None = None) -> list[Grid]:

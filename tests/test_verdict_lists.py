@@ -1,15 +1,17 @@
-"""Every list of verdicts outside grader/model.py's Verdict is pinned to it: each
+"""Every list of verdicts outside grader/verdicts.py's table is pinned to it: each
 schema enum that lists verdicts lists them all (an instructor's decision all but IE,
-which is the grader's failure and never decided), and every verdict has its words for
-people. A new verdict that one list forgets fails here, not in a student's export."""
+which is the grader's failure and never decided), and every verdict has its words and
+its badge for people. A new verdict that one list forgets fails here, not in a
+student's export."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from grader.exports.common import VERDICT_NAMES
+from grader import verdicts
 from grader.model import Verdict
+from grader.reports.html_page import render
 
 pytestmark = pytest.mark.fast
 
@@ -41,5 +43,17 @@ def test_every_schema_enum_of_verdicts_is_the_verdict_table():
     assert len(found) >= 4
 
 
-def test_every_verdict_has_its_words():
-    assert set(VERDICT_NAMES) == ALL
+def test_every_verdict_has_its_words_and_its_badge():
+    assert set(verdicts.NAMES) == ALL and all(verdicts.NAMES.values())
+    style = render("feedback.css")
+    for code, colour in verdicts.COLOURS.items():
+        assert f".v-{code} {{ background: {colour}; }}" in style, code
+
+
+def test_the_sets_the_grading_acts_on_follow_from_the_rows():
+    # What each set means, from the facts of a run, not a list written again.
+    assert verdicts.FINISHED == {Verdict.AC, Verdict.WA, Verdict.PE}
+    assert verdicts.WRONG_OUTPUT == {Verdict.WA, Verdict.PE}
+    assert verdicts.LIMIT == {Verdict.TLE, Verdict.MLE, Verdict.OLE}
+    assert verdicts.RUN_FAILURE == ALL - {"AC", "CE", "IE"}
+    assert verdicts.PROVABLE == verdicts.RUN_FAILURE - {"TLE", "MLE"}

@@ -12,12 +12,11 @@ from importlib.metadata import PackageNotFoundError, requires
 from modulefinder import ModuleFinder
 from pathlib import Path
 
-from grader import languages
+from grader import languages, verdicts
 from grader.atomic import atomic_output
 from grader.cases import Case, default_manifest, load_cases
 from grader.config import tomllib  # the grader's own machine has it (3.11+, or tomli)
 from grader.errors import GraderError
-from grader.model import Verdict
 from grader.pool import pool_manifest
 from grader.sandbox import PROGRAM_FILES
 
@@ -153,19 +152,6 @@ def pool_entries(manifest: Path | None, prefix: str = "testcases/") -> list[Entr
     return case_entries(pool, keep=lambda case: case.public, prefix=f"{prefix}pool/")[1]
 
 
-VERDICT_NAMES = {
-    Verdict.AC.value: "accepted",
-    Verdict.WA.value: "wrong answer",
-    Verdict.PE.value: "presentation error: the output differs only in white space",
-    Verdict.TLE.value: "time limit exceeded",
-    Verdict.MLE.value: "memory limit exceeded",
-    Verdict.OLE.value: "output limit exceeded",
-    Verdict.RTE.value: "run-time error: a crash or a non-zero exit status",
-    Verdict.CE.value: "not built: the program did not compile, or the submission has no usable source file",
-    Verdict.IE.value: "internal error of the grader (not your fault; the course staff will look at it)",
-}
-
-
 LANGUAGE_NAMES = {lang.name: lang.display for lang in languages.REGISTRY}
 
 
@@ -176,7 +162,7 @@ def language_name(code: str) -> str:
 def verdict_name(verdict: str | None) -> str:
     if verdict is None:
         return "not graded"
-    return VERDICT_NAMES.get(verdict, verdict)
+    return verdicts.NAMES.get(verdict, verdict)
 
 
 def requirements_txt() -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import jinja2
 
+from grader import verdicts
 from grader.text import printable
 
 # Styles inline, pictures as data: URLs, nothing else: a page works opened from disk
@@ -37,6 +38,7 @@ def _environment() -> jinja2.Environment:
     )
     environment.filters["printable"] = printable
     environment.globals["MARKS"] = MARKS
+    environment.globals["VERDICT_COLOURS"] = verdicts.COLOURS  # each badge's
     return environment
 
 
