@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parent.parent
 A11Y_CHECK = ROOT / "a11y" / "check.js"
@@ -31,7 +32,7 @@ def chromium() -> str | None:
     )
 
 
-def pa11y_errors(pages: list[Path], browser: str) -> list[dict]:
+def pa11y_errors(pages: list[Path], browser: str) -> list[dict[str, Any]]:
     """pa11y's errors on each page, in one run of `browser`: [{"file", "errors"}].
     RuntimeError with pa11y's own words where it could not check them."""
     done = subprocess.run(
@@ -44,4 +45,4 @@ def pa11y_errors(pages: list[Path], browser: str) -> list[dict]:
     )  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"pa11y failed: {done.stderr.strip()[-500:]}")
-    return json.loads(done.stdout)
+    return cast("list[dict[str, Any]]", json.loads(done.stdout))

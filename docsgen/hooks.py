@@ -5,12 +5,17 @@ ever written into docs/. The theme's unnamed toggles get a name (WCAG 4.1.2: a f
 field needs one)."""
 
 import re
+from typing import TYPE_CHECKING
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from docsgen import reference
 from docsgen.browser import ROOT
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.pages import Page
 
 PICTURES = ROOT / "build" / "pictures"
 PICTURE_NAMES = ("check-output.png", "feedback-page.png", "grade-table.png", "leaderboard.png")
@@ -19,7 +24,7 @@ PICTURE_NAMES = ("check-output.png", "feedback-page.png", "grade-table.png", "le
 TOGGLES = {"__search": "Search", "__toc": "Table of contents"}
 
 
-def on_files(files: Files, config) -> Files:
+def on_files(files: Files, config: "MkDocsConfig") -> Files:
     for path, name in reference.PAGES.items():
         files.append(File.generated(config, path, content=reference.page(name)))
     missing = [name for name in PICTURE_NAMES if not (PICTURES / name).is_file()]
@@ -33,7 +38,7 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
-def on_post_page(output: str, page, config) -> str:
+def on_post_page(output: str, page: "Page", config: "MkDocsConfig") -> str:
     for toggle, name in TOGGLES.items():
         output = re.sub(
             rf'(<input\b[^>]*\bid="{toggle}")(?![^>]*aria-label)',

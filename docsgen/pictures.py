@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from docsgen.browser import HEADLESS_FLAGS, ROOT, chromium
@@ -87,7 +88,7 @@ def make_pictures(out: Path) -> list[Path]:
 
 
 @contextlib.contextmanager
-def inside(folder: Path):
+def inside(folder: Path) -> Iterator[None]:
     """Run from `folder`, so that the commands print the paths a user would see."""
     before = Path.cwd()
     os.chdir(folder)
@@ -109,7 +110,7 @@ def setup(work: Path) -> list[str]:
     return ["--course", "course.toml", "--manifest", str(cases)]  # relative: as a user types
 
 
-def run(main, argv: list[str], allowed: tuple[int, ...] = (0,)) -> str:
+def run(main: Callable[[list[str]], int], argv: list[str], allowed: tuple[int, ...] = (0,)) -> str:
     """A command of ours, in this process: its standard output."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

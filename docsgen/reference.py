@@ -135,7 +135,7 @@ def results() -> str:
     return "\n".join(lines) + "\n"
 
 
-def fields(node: dict, path: str = "") -> Iterator[tuple[str, dict, bool]]:
+def fields(node: dict[str, Any], path: str = "") -> Iterator[tuple[str, dict[str, Any], bool]]:
     """(dotted path, its schema, required) of every named field below `node`."""
     required = set(node.get("required", ()))
     for name, child in node.get("properties", {}).items():
@@ -147,7 +147,7 @@ def fields(node: dict, path: str = "") -> Iterator[tuple[str, dict, bool]]:
             yield from fields(items, here + "[]")
 
 
-def _type(node: dict) -> str:
+def _type(node: dict[str, Any]) -> str:
     if "enum" in node:
         return " or ".join(json.dumps(value) for value in node["enum"])
     kind = node.get("type", "any")

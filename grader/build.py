@@ -274,7 +274,7 @@ def _compile(
     )
 
 
-def build_command(submission: Submission) -> list:
+def build_command(submission: Submission) -> list[str]:
     """The course's build command; a word "{sources}" becomes the main file and
     the extra files that are compiled (not headers), for courses that want them."""
     spec = submission.language

@@ -4,6 +4,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from grader.errors import GraderError
 from grader.input_properties import InputProperties, from_json, properties_of
@@ -52,7 +53,7 @@ def default_manifest() -> Path:
     return Path(__file__).resolve().parent.parent / "testcases" / "manifest.json"
 
 
-def read_manifest(path: Path) -> dict:
+def read_manifest(path: Path) -> dict[str, Any]:
     """The manifest's data, checked against its schema (CaseError otherwise)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -63,7 +64,7 @@ def read_manifest(path: Path) -> dict:
     problem = validate(data, "manifest")
     if problem:
         raise CaseError(f"{path}: {problem}")
-    return data
+    return cast(dict[str, Any], data)  # an object: the schema says so
 
 
 def load_cases(manifest: Path | None = None, *, public_only: bool = False) -> list[Case]:
@@ -85,7 +86,7 @@ def load_cases(manifest: Path | None = None, *, public_only: bool = False) -> li
     return cases
 
 
-def _case(root: Path, entry: dict) -> Case:
+def _case(root: Path, entry: dict[str, Any]) -> Case:
     digest = hashlib.sha256()
     paths, contents = [], []
     for key in ("input", "expected"):

@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from grader.build import Artifact
 from grader.cases import Case
@@ -37,6 +38,11 @@ from grader.grading import Built, HiddenStarting, Judged, Outcome, Plan, Skipped
 from grader.judge import Judgement
 from grader.model import Verdict
 from grader.submissions import Submission
+
+if TYPE_CHECKING:
+    from distributed import Scheduler
+
+    from grader.cluster_worker import CaseData, WorkerRefused
 
 INSTALL_HINT = (
     "grading on a cluster needs Dask: pip install 'scramble-grader[cluster]' "
@@ -70,8 +76,10 @@ def connect(address: str, *, say: Callable[[str], None]) -> Iterator[object]:
             # Dask's statistical profiler samples every worker thread 100 times a second:
             # CPU taken from the programs being timed (docs/instructors/cluster.md: the same for `dask worker`).
             stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
+            # Called as Any: distributed's LocalCluster, Client and as_completed have no
+            # annotations.
             cluster = stack.enter_context(
-                LocalCluster(
+                cast(Any, LocalCluster)(
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
@@ -81,7 +89,7 @@ def connect(address: str, *, say: Callable[[str], None]) -> Iterator[object]:
             )
             address = cluster.scheduler_address
         try:
-            client = stack.enter_context(Client(address, timeout=CONNECT_TIMEOUT))
+            client = stack.enter_context(cast(Any, Client)(address, timeout=CONNECT_TIMEOUT))
         except (OSError, TimeoutError, ValueError) as error:
             raise ClusterError(
                 f"cannot reach the Dask scheduler at {address}: {_one_line(error)}"
@@ -116,7 +124,12 @@ class ClusterExecutor:
     """grading.Executor on the workers of a Dask cluster."""
 
     def __init__(
-        self, client, config: CourseConfig, cases: Sequence[Case], *, say: Callable[[str], None]
+        self,
+        client: Any,  # a distributed Client: most of its methods have no annotations
+        config: CourseConfig,
+        cases: Sequence[Case],
+        *,
+        say: Callable[[str], None],
     ):
         from grader.cluster_worker import GraderPlugin
 
@@ -166,7 +179,7 @@ class ClusterExecutor:
         submissions go out in class order), and deliver each outcome as it arrives."""
         from distributed import as_completed
 
-        self.done = as_completed()
+        self.done = cast(Any, as_completed)()
         self.owner: dict[object, _Unit] = {}
         self.submit = submit
         window, asked = self._window(), time.monotonic()
@@ -184,7 +197,7 @@ class ClusterExecutor:
                 self.client.cancel(list(self.owner))
 
     def _window(self) -> int:
-        threads = sum(self.client.nthreads().values())
+        threads: int = sum(self.client.nthreads().values())
         return max(2, UNITS_PER_THREAD * threads)
 
     def _top_up(self, pending: list[_Unit], window: int) -> None:
@@ -263,8 +276,8 @@ class ClusterExecutor:
         built: object,
         source: object,
         cases: list[Case],
-        after: list,
-    ) -> list:
+        after: list[object],
+    ) -> list[object]:
         """Tasks of `cases` (probes: one task) that start once `after` have ended."""
         from grader.cluster_worker import run_task
 
@@ -290,7 +303,8 @@ class ClusterExecutor:
             futures.append(future)
         return futures
 
-    def _finished(self, future, unit: _Unit) -> None:
+    def _finished(self, future: Any, unit: _Unit) -> None:
+        # `future`: a distributed Future, whose exception() has no annotations.
         if future not in unit.futures or future.status == "cancelled":
             return  # delivered already, or given up
         chunk = unit.futures[future]
@@ -317,7 +331,8 @@ class ClusterExecutor:
                     self.deliver(Judged(unit.sub, case, Judgement(Verdict.IE, why)))
             self._forget(unit, chunk)
 
-    def _deliver(self, unit: _Unit, chunk, result) -> None:
+    def _deliver(self, unit: _Unit, chunk: list[Case] | None, result: Any) -> None:
+        # `result`: build_task's Artifact (chunk None), else run_task's (case id, judgement)s.
         if chunk is None:
             unit.artifact = result
             self.deliver(Built(unit.sub, result))
@@ -338,7 +353,7 @@ class ClusterExecutor:
         unit.cases = [case for case in unit.cases if case not in chunk]
         unit.probes = [case for case in unit.probes if case not in chunk]
 
-    def _refused(self, error, unit: _Unit) -> None:
+    def _refused(self, error: "WorkerRefused", unit: _Unit) -> None:
         """Name the worker once, close it, send what is left of the unit again."""
         if error.address not in self.refused:
             self.refused.add(error.address)
@@ -358,20 +373,21 @@ class ClusterExecutor:
         """Ask the scheduler to close the worker (and its nanny). Not retire_workers: it
         keeps a worker that holds data no other worker has (the case files, say)."""
 
-        def close(dask_scheduler) -> None:  # sent by value: the scheduler needs no grader
+        # Sent by value: the scheduler needs no grader.
+        def close(dask_scheduler: "Scheduler") -> None:
             dask_scheduler.close_worker(address)
 
         with contextlib.suppress(Exception):  # gone already: nothing to close
             self.client.run_on_scheduler(close)
 
 
-def _case_data(payload: dict) -> dict:
+def _case_data(payload: "CaseData") -> "CaseData":
     """A task whose result is the case files: fetched once by each worker that needs
     them, and recomputed (from the task itself) if every holder is lost."""
     return payload
 
 
-def _case_payload(cases: Sequence[Case]) -> dict:
+def _case_payload(cases: Sequence[Case]) -> "CaseData":
     return {
         case.version: (case.input.name, case.input.read_bytes(), case.expected.read_bytes())
         for case in cases

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from distributed import WorkerPlugin, get_worker
+from distributed import Worker, WorkerPlugin, get_worker
 
 from grader import __version__, verdicts
 from grader.atomic import atomic_output
@@ -82,7 +82,7 @@ class GraderPlugin(WorkerPlugin):
         self.sandbox_kind = sandbox_kind
         self.client_version = client_version
 
-    def setup(self, worker) -> None:
+    def setup(self, worker: Worker) -> None:
         self.address = worker.address
         self.root = Path(os.environ.get(CACHE_ENV) or worker.local_directory) / "grader"
         self._lock = threading.Lock()
@@ -202,7 +202,7 @@ def run_task(
     data: CaseData,
     limits: Limits,
     build_limits: Limits,
-    after: Sequence[list] = (),
+    after: Sequence[list[tuple[str, Judgement | None]]] = (),
     probes: bool = False,
 ) -> list[tuple[str, Judgement | None]]:
     """Some cases of one submission whose build (`built`, maybe on another worker)

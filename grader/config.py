@@ -13,10 +13,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 try:
-    import tomllib
+    import tomllib as tomllib  # re-exported: the exports read TOML through this one import
 except ModuleNotFoundError:  # Python 3.10
     try:
         import tomli as tomllib
@@ -422,7 +422,7 @@ def default_course_file() -> Path:
     return Path(__file__).resolve().parent.parent / "course.toml"
 
 
-def _parsed(path: Path) -> dict:
+def _parsed(path: Path) -> dict[str, Any]:
     """The file's tables: TOML, or the same tables as JSON (what the student kit ships,
     for a Python 3.10 without tomli)."""
     text = path.read_text(encoding="utf-8")
@@ -433,7 +433,7 @@ def _parsed(path: Path) -> dict:
         return data
     if tomllib is None:
         raise ConfigError(f"{path}: reading TOML needs Python 3.11, or the tomli package on 3.10")
-    return tomllib.loads(text)
+    return cast(dict[str, Any], tomllib.loads(text))  # untyped: mypy targets 3.10
 
 
 def load_config(path: Path | None = None) -> CourseConfig:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from grader.atomic import write_file
 from grader.cases import Case
@@ -34,7 +35,7 @@ class Draw:
     families: tuple[str, ...]  # the timed case each puzzle was drawn from, in that order
     digest: str  # of the puzzles and their expected outputs: which draw this is
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """What the session keeps: enough to draw and check every puzzle again."""
         return {
             "seed": self.seed,
@@ -74,7 +75,7 @@ def load_draw(path: Path, folder: Path, timed: Sequence[Case]) -> Draw:
     return Draw(document["seed"], puzzles, tuple(p["family"] for p in chosen), digest)
 
 
-def _case(place: Path, puzzle: dict) -> Case:
+def _case(place: Path, puzzle: dict[str, Any]) -> Case:
     source, expected = place / f"{puzzle['id']}.txt", place / f"{puzzle['id']}.out"
     for path, text in ((source, puzzle["input"]), (expected, puzzle["expected"])):
         data = text.encode("ascii")

@@ -13,7 +13,7 @@ An id that two different people hold is refused in one line: a due date is never
 to a stranger. A person with no submission in the class is named, and changes nothing.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -21,7 +21,7 @@ from pathlib import Path
 from grader.config import CourseConfig
 from grader.course_csv import read_course_csv
 from grader.errors import GraderError
-from grader.late import Due, Lateness, lateness_of
+from grader.late import Due, Lateness, Reported, lateness_of
 from grader.teams import Teams
 from grader.zones import instant
 
@@ -103,7 +103,7 @@ def submission_dues(
 
 
 def class_lateness(
-    reports, config: CourseConfig, teams: Teams
+    reports: Iterable[Reported], config: CourseConfig, teams: Teams
 ) -> tuple[dict[str, Lateness], list[str]]:
     """Each report's lateness under the course's policy, on each student's own due
     date; the extensions file's lines that changed nothing, for a warning."""

@@ -393,7 +393,9 @@ class ThreadExecutor:
             self.pool, self.deliver, self.machine = pool, deliver, machine
             graded = [sub for sub in work.submissions if work.has_work(sub.id)]
             self.session = _Session(len(graded))
-            running = {pool.submit(self._build, sub, force, once, deliver) for sub in graded}
+            running: set[Future[Built | _Phases]] = {
+                pool.submit(self._build, sub, force, once, deliver) for sub in graded
+            }
             try:
                 while running:
                     finished, running = wait(running, return_when=FIRST_COMPLETED)
@@ -451,7 +453,7 @@ class ThreadExecutor:
             self.deliver(Judged(phases.sub, puzzle, judgement, probe=True))
         return phases
 
-    def _follow_up(self, done: Built | _Phases, work: Plan) -> set[Future]:
+    def _follow_up(self, done: Built | _Phases, work: Plan) -> set[Future[Built | _Phases]]:
         """What may start now that `done` has: after a good build, its first phase;
         once a phase's last run has ended, the next phase."""
         if isinstance(done, Built):
@@ -461,7 +463,7 @@ class ThreadExecutor:
         done.open -= 1
         return self._next(done) if done.open == 0 else set()
 
-    def _next(self, phases: _Phases) -> set[Future]:
+    def _next(self, phases: _Phases) -> set[Future[Built | _Phases]]:
         """The next phase that has runs, started."""
         if phases.stage == "built":
             phases.stage = "public"
@@ -478,17 +480,17 @@ class ThreadExecutor:
         phases.stage = "done"
         return set()
 
-    def _hidden(self, ready: list[_Phases]) -> set[Future]:
+    def _hidden(self, ready: list[_Phases]) -> set[Future[Built | _Phases]]:
         """The hidden runs of `ready` started (none until every visible phase ended)."""
         if ready:
             self.machine.hidden()  # this machine: no other grading's visible run from now
-        started: set[Future] = set()
+        started: set[Future[Built | _Phases]] = set()
         for phases in ready:
             self.deliver(HiddenStarting(phases.sub))
             started |= self._start(phases, phases.hidden)
         return started
 
-    def _start(self, phases: _Phases, cases: list[Case]) -> set[Future]:
+    def _start(self, phases: _Phases, cases: list[Case]) -> set[Future[Built | _Phases]]:
         phases.open = len(cases)
         return {self.pool.submit(self._run, phases, case) for case in cases}
 

@@ -9,6 +9,7 @@ tooling alike: one definition of each property."""
 
 import re
 from dataclasses import asdict, dataclass, fields
+from typing import Any, cast
 
 from grader.puzzle import PuzzleFormatError, count_of, is_count_line, parse_puzzle, turn
 
@@ -31,11 +32,11 @@ class InputProperties:
     symmetric: bool  # a tile that looks the same turned half-way round
     solutions: int | None  # unique solutions, from the expected output; None: not known
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def from_json(data: dict) -> InputProperties:
+def from_json(data: dict[str, Any]) -> InputProperties:
     """The manifest's `properties` (schema-checked before)."""
     return InputProperties(**{f.name: data[f.name] for f in fields(InputProperties)})
 
@@ -121,10 +122,10 @@ _FLAGS = {
 _COUNTS = {"letters": "different letters", "tiles": "tile lines", "solutions": "solutions"}
 
 
-def describe(name: str, value) -> str:
+def describe(name: str, value: str | int | None) -> str:
     """A property's value as words about "this puzzle file"."""
     if name == "line_ends":
-        return f"has {_line_ends_words(value)}"
+        return f"has {_line_ends_words(cast(str, value))}"
     if name in _FLAGS:
         return _FLAGS[name][0 if value else 1]
     return f"has {value:,} {_COUNTS[name]}"

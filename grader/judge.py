@@ -58,7 +58,7 @@ def record_pool_judgement(
     )
 
 
-def command(spec: LanguageSpec, limits: Limits) -> list:
+def command(spec: LanguageSpec, limits: Limits) -> list[str]:
     """The run command with its placeholders filled, except {input} (the sandbox's)."""
     heap_mb = java_heap_mb(limits)
     return [word.replace("{heap_mb}", str(heap_mb)) for word in spec.run]

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from grader.cases import Case, default_manifest, load_cases
 from grader.errors import GraderError
@@ -69,7 +70,7 @@ def graded_ids(results: Path) -> set[str] | None:
     return None if document is None else {entry["id"] for entry in document["submissions"]}
 
 
-def _last_run(path: Path) -> dict | None:
+def _last_run(path: Path) -> dict[str, Any] | None:
     """The last `grade` run's results.json: which submissions and cases it graded (the
     database also keeps older ones)."""
     if not path.exists():
@@ -81,10 +82,12 @@ def _last_run(path: Path) -> dict | None:
     problem = validate(document, "results")
     if problem:
         raise ResultsError(f"{path}: not the grader's results: {problem}")
-    return document
+    return cast(dict[str, Any], document)  # an object: the schema says so
 
 
-def _same_cases(last_run: dict, cases: Sequence[Case], path: Path, manifest: Path) -> None:
+def _same_cases(
+    last_run: dict[str, Any], cases: Sequence[Case], path: Path, manifest: Path
+) -> None:
     """Exports from another case set than the grading used would show every verdict as
     missing, or stale: refuse, and say what to do."""
     graded_with = {(c["id"], c["version"]) for c in last_run["cases"]}

@@ -28,9 +28,11 @@ course's `deadline`. The penalty's days count from that date, and the note names
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Protocol
 
 from grader.submission_meta import SubmissionMeta, read_meta
 from grader.zones import course_zone, instant, zone_name
@@ -53,7 +55,7 @@ class LatePolicy:
     def zone(self) -> tzinfo:
         return course_zone(self.timezone)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, str | float | None]:
         return {
             "deadline": self.deadline.isoformat() if self.deadline else None,
             "grace_minutes": self.grace_minutes,
@@ -202,8 +204,25 @@ def _late_by(submitted: datetime, deadline: datetime, zone: tzinfo) -> timedelta
     return instant(submitted, zone) - instant(deadline, zone)
 
 
+class Submitted(Protocol):
+    """What the late policy reads of a submission (grader.store's SubmissionRow)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def folder(self) -> str | Path: ...
+
+
+class Reported(Protocol):
+    """What the late policy reads of a report (grader.score's SubmissionReport, a layer
+    above)."""
+
+    @property
+    def submission(self) -> Submitted: ...
+
+
 def lateness_of(
-    reports, policy: LatePolicy, dues: Mapping[str, Due] | None = None
+    reports: Iterable[Reported], policy: LatePolicy, dues: Mapping[str, Due] | None = None
 ) -> dict[str, Lateness]:
     """Each report's lateness, from the metadata its folder's import left (if any) and
     `dues`, the extensions file's due date of a submission (grader.extensions)."""

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, Literal, get_args
 
-from grader.settings.declare import at_most, finite, positive, setting
+from grader.settings.declare import Setting, at_most, finite, positive, setting
 
 
 class Verdict(str, Enum):
@@ -65,7 +65,7 @@ class CpuAccounting(str, Enum):
         }[self.value]
 
 
-def _limit(comment: str, high: float, unit: str, **options: object) -> dict:
+def _limit(comment: str, high: float, unit: str, **options: object) -> dict[str, Setting]:
     # A number as written: grader.regrade fingerprints repr(limits), and the results
     # of every earlier run hold the fingerprint of course.toml's ints. The upper bounds
     # are far above any grading need and below what the kernel's limits overflow at.

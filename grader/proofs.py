@@ -36,7 +36,7 @@ from grader.pool import Likeness
 from grader.relations import guesses, likely
 from grader.rules import rules_version
 from grader.sandbox.base import Sandbox
-from grader.store import FindingRow, Store
+from grader.store import FindingRow, RunRow, Store
 from grader.submissions import Submission
 
 BUDGET = 0.10  # of the wall time a submission's stored runs took, when grading a class
@@ -254,7 +254,7 @@ class _Prover:
         self,
         cases: Sequence[Case],
         pool: Sequence[Case],
-        runs: dict,
+        runs: dict[tuple[str, str], RunRow],
         targets: Sequence[Target],
     ) -> None:
         """For each failing case nothing a student may see fails like, the pool's

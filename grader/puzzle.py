@@ -491,7 +491,7 @@ def _extra_separators(lines: list[str], frames: tuple[bool, bool]) -> set[int]:
     return extra
 
 
-def _cut_short(out: PrintedOutput, base: int, rows) -> None:
+def _cut_short(out: PrintedOutput, base: int, rows: list[tuple[int, list[Cell]]]) -> None:
     # Only whole 3-row boards count.
     out.unreadable.append((base + rows[0][0], f"a board with only {len(rows)} of its 3 rows"))
 
@@ -529,7 +529,9 @@ def _is_separator(line: str) -> bool:
     return stripped.count("-") >= 3 and 2 * frame >= len(stripped)
 
 
-def _add_board(out: PrintedOutput, lines: list[str], base: int, start: int, rows) -> None:
+def _add_board(
+    out: PrintedOutput, lines: list[str], base: int, start: int, rows: list[tuple[int, list[Cell]]]
+) -> None:
     last = rows[-1][0] + 3
     end = last + 1 if last < len(lines) and _is_separator(lines[last]) else last
     board = tuple(cell for _, cells in rows for cell in cells)

@@ -10,6 +10,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
@@ -20,7 +21,7 @@ from grader.score import format_score
 PREVIOUS_NAME = "results.previous.json"
 
 
-def course_fingerprint(config: CourseConfig) -> dict:
+def course_fingerprint(config: CourseConfig) -> dict[str, Any]:
     """What of course.toml the verdicts and scores depend on (the build and run commands
     are already in each submission's content hash)."""
     limits = repr((config.limits, config.build_limits, config.sandbox)).encode()
@@ -31,7 +32,7 @@ def course_fingerprint(config: CourseConfig) -> dict:
     }
 
 
-def read_results(path: Path) -> dict | None:
+def read_results(path: Path) -> dict[str, Any] | None:
     """A results.json, or None when there is none or it is not the grader's."""
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -73,7 +74,7 @@ class Diff:
         return [c for c in self.changes if c.score_changed]
 
 
-def diff(old: dict, new: dict) -> Diff:
+def diff(old: dict[str, Any], new: dict[str, Any]) -> Diff:
     result = Diff(reasons=_reasons(old, new), students=len(new["submissions"]))
     before = {s["id"]: s for s in old["submissions"]}
     after = {s["id"]: s for s in new["submissions"]}
@@ -91,20 +92,22 @@ def diff(old: dict, new: dict) -> Diff:
     return result
 
 
-def _score(entry: dict | None) -> Score:
+def _score(entry: dict[str, Any] | None) -> Score:
     if entry is None:
         return None
     return UNSETTLED if entry["score"] is None else float(entry["score"])
 
 
-def _final(entry: dict | None) -> Score:
+def _final(entry: dict[str, Any] | None) -> Score:
     if entry is None:
         return None
     final = entry.get("final_score", entry["score"])
     return UNSETTLED if final is None else float(final)
 
 
-def _case_changes(a: dict | None, b: dict | None) -> list[tuple]:
+def _case_changes(
+    a: dict[str, Any] | None, b: dict[str, Any] | None
+) -> list[tuple[str, str | None, str | None]]:
     va = {c["id"]: c["verdict"] for c in (a or {}).get("cases", [])}
     vb = {c["id"]: c["verdict"] for c in (b or {}).get("cases", [])}
     order = [c["id"] for c in (b or {}).get("cases", [])]
@@ -112,7 +115,7 @@ def _case_changes(a: dict | None, b: dict | None) -> list[tuple]:
     return [(cid, va.get(cid), vb.get(cid)) for cid in order if va.get(cid) != vb.get(cid)]
 
 
-def _reasons(old: dict, new: dict) -> list[str]:
+def _reasons(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     reasons = []
     a = {c["id"]: c for c in old["cases"]}
     b = {c["id"]: c for c in new["cases"]}
@@ -142,7 +145,7 @@ def _reasons(old: dict, new: dict) -> list[str]:
     return reasons
 
 
-def _policy(late: dict) -> str:
+def _policy(late: dict[str, Any]) -> str:
     if not late.get("deadline"):
         return "none"
     return (

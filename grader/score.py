@@ -255,7 +255,7 @@ class SubmissionReport:
         return f"{format_score(self.policy_lost)} lost on policy-dependent cases"
 
     @property
-    def verdict_counts(self) -> Counter:
+    def verdict_counts(self) -> Counter[Verdict | str]:
         return Counter(o.verdict or NOT_GRADED for o in self.outcomes)
 
     @property

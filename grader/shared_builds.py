@@ -24,6 +24,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from grader.model import Limits
 
@@ -54,7 +55,7 @@ def entry_name(content_hash: str, sandbox_name: str, limits: Limits) -> str:
     return hashlib.sha256(key).hexdigest()[:32]
 
 
-def adopt(shared: Path, name: str, final: Path) -> dict | None:
+def adopt(shared: Path, name: str, final: Path) -> dict[str, Any] | None:
     """The shared entry `name` copied to `final` (which must not exist); its record,
     or None when there is none (or it cannot be read or copied)."""
     try:
@@ -67,7 +68,7 @@ def adopt(shared: Path, name: str, final: Path) -> dict | None:
         return None
 
 
-def publish(shared: Path, name: str, folder: Path, record: dict) -> None:
+def publish(shared: Path, name: str, folder: Path, record: dict[str, Any]) -> None:
     """A finished build (`folder` and its record) copied into the shared folder, whole
     or not at all; an entry already there is kept."""
     target = shared / name

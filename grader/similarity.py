@@ -21,13 +21,17 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader import languages
 from grader.bounded import read_limited
 from grader.config import CourseConfig
 from grader.errors import GraderError
 from grader.submissions import MAX_SOURCE_BYTES, Submission, discover
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 NOISE_TOKENS = 25  # k: matches shorter than this are never reported (copydetect's default)
 _HASH_BASE = 1099511628211  # of the k-grams' polynomial hash, modulo 2**64 (FNV's prime)
@@ -110,7 +114,7 @@ def _stable_hashes() -> Iterator[None]:
         utils.hashed_kgrams = original
 
 
-def kgram_hashes(text: str, k: int):
+def kgram_hashes(text: str, k: int) -> "NDArray[np.int64]":
     """A hash of every k characters of ``text`` (copydetect's filtered code), from
     ``text`` alone: a polynomial of its characters' code points, modulo 2**64."""
     import numpy as np
@@ -150,7 +154,7 @@ def _window() -> int:
     return GUARANTEE_TOKENS - NOISE_TOKENS + 1
 
 
-def fingerprint(sub: Submission, boilerplate) -> Document:
+def fingerprint(sub: Submission, boilerplate: object) -> Document:
     _, detector, _ = _copydetect()
     if sub.source is None:
         raise ValueError(f"{sub.id}: no source file to fingerprint")
@@ -179,7 +183,7 @@ def compare(left: Document, right: Document) -> Pair:
     )
 
 
-def _ranges(slices) -> tuple[tuple[int, int], ...]:
+def _ranges(slices: "NDArray[Any]") -> tuple[tuple[int, int], ...]:
     if len(slices) == 0 or len(slices[0]) == 0:
         return ()
     return tuple(sorted((int(a), int(b)) for a, b in zip(slices[0], slices[1])))

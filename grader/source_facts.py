@@ -13,8 +13,10 @@ no entry point); Python is read by its own parser (`ast`).
 import ast
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TypedDict
 
 from grader import languages
 from grader.languages import c, language_of
@@ -188,6 +190,15 @@ def _bounded(name: str, text: str) -> None:
 _FOUND = ("abrupt_exit", "mixed_streams", "exit_status", "package", "python2")
 
 
+class _Ending(TypedDict, total=False):
+    """How a program ends, as one language's reading finds it: ProgramFacts' fields."""
+
+    abrupt_exit: Found | None
+    mixed_streams: Found | None
+    exit_status: Found | None
+    package: Found | None
+
+
 class _Code:
     """C-like source with comments blanked and each string literal replaced by
     `"#N"` (N its index in `strings`); line breaks stay where they were."""
@@ -223,7 +234,7 @@ class _Code:
                 i += 1
         self.code = "".join(out)
 
-    def literal(self, match: "re.Match", group: int) -> tuple[str, int]:
+    def literal(self, match: "re.Match[str]", group: int) -> tuple[str, int]:
         return self.strings[int(match.group(group))]
 
 
@@ -290,11 +301,16 @@ def _c_like_facts(name: str, text: str, language: str) -> ProgramFacts:
     return ProgramFacts(stdin, arguments, tuple(opens), **ending)
 
 
-def _at(name: str, code: "_Code", match: "re.Match") -> str:
+def _at(name: str, code: "_Code", match: "re.Match[str]") -> str:
     return f"{name} line {code.code.count(chr(10), 0, match.start()) + 1}"
 
 
-def _found(name: str, code: "_Code", pattern: "re.Pattern", what=None) -> Found | None:
+def _found(
+    name: str,
+    code: "_Code",
+    pattern: "re.Pattern[str]",
+    what: "Callable[[re.Match[str]], str] | None" = None,
+) -> Found | None:
     match = pattern.search(code.code)
     if match is None:
         return None
@@ -311,7 +327,7 @@ _C_EXIT_CALL = re.compile(r"\bexit\s*\(\s*([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _ZERO = re.compile(r"^\(?\s*(?:0|EXIT_SUCCESS|0\s*;?)?\s*\)?$")
 
 
-def _c_ending(name: str, code: "_Code", language: str) -> dict:
+def _c_ending(name: str, code: "_Code", language: str) -> _Ending:
     """How a C or C++ program ends, and what it writes its output through."""
     mixed = None
     stdio = _C_STDIO_OUT.search(code.code)
@@ -385,7 +401,7 @@ _JAVA_SYSTEM_OUT = re.compile(r"\bSystem\s*\.\s*out\s*\.\s*(?:print|println|prin
 _JAVA_EXIT = re.compile(r"\bSystem\s*\.\s*exit\s*\(\s*([^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
-def _java_ending(name: str, code: "_Code") -> dict:
+def _java_ending(name: str, code: "_Code") -> _Ending:
     """How a Java program ends, what it writes its output through, its package."""
     writer = _JAVA_WRITER.search(code.code)
     abrupt = _found(name, code, _JAVA_HALT, lambda m: "Runtime.getRuntime().halt")
@@ -470,7 +486,7 @@ def _python_facts(name: str, text: str, own: set[str]) -> ProgramFacts:
     )
 
 
-def _python_ending(name: str, text: str, tree: ast.Module) -> dict:
+def _python_ending(name: str, text: str, tree: ast.Module) -> _Ending:
     """How a Python program ends, and what it writes its output through."""
     abrupt = printed = raw = None
     exits = []

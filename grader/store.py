@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
-from typing import IO, Literal, Protocol
+from typing import IO, Any, Literal, Protocol
 
 from grader.cases import Case
 from grader.errors import GraderError
@@ -315,7 +315,7 @@ class RunRow:
 _RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
 
 
-def _run_row(row: tuple) -> RunRow:
+def _run_row(row: tuple[Any, ...]) -> RunRow:
     values = dict(zip(_RUN_COLUMNS, row))
     values["verdict"] = Verdict(values["verdict"])
     if values["policy_only"] is not None:
@@ -395,7 +395,7 @@ class TimingRow:
     cpu_accounting: str  # a CpuAccounting value ("" if stored before schema 3)
 
 
-def _timing_row(row: tuple) -> TimingRow:
+def _timing_row(row: tuple[Any, ...]) -> TimingRow:
     values = dict(zip((field.name for field in fields(TimingRow)), row))
     verdict = values["verdict"]
     values["verdict"] = STARTUP_RAN if verdict == STARTUP_RAN else Verdict(verdict)
@@ -450,10 +450,10 @@ class LeaderboardSession:
     first_run: float | None
     last_run: float | None
     statistic: str
-    settings: dict  # runs, warmup, noise_floor, alpha
+    settings: dict[str, float]  # runs, warmup, noise_floor, alpha
     cases: tuple[tuple[str, str], ...]  # (id, version) of each timed puzzle
     programs: tuple[SessionProgram, ...]
-    draw: dict | None = None  # the puzzles drawn for it (None: recorded before draws)
+    draw: dict[str, Any] | None = None  # the puzzles drawn for it (None: recorded before draws)
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -778,7 +778,9 @@ class Store:
                 values + key,
             )
 
-    def replay(self, table: "JudgedTable", key: tuple[str, str, str, str]) -> tuple:
+    def replay(
+        self, table: "JudgedTable", key: tuple[str, str, str, str]
+    ) -> tuple[bytes | None, bytes]:
         """(runs.replay, the whole stored output) of one stored run (see `rejudged`)."""
         column = "case" if table == "runs" else "puzzle"
         row = self.db.execute(
@@ -1174,7 +1176,7 @@ class Store:
                 return self._session(row)
         return None
 
-    def _session(self, row: tuple) -> LeaderboardSession:
+    def _session(self, row: tuple[Any, ...]) -> LeaderboardSession:
         programs = self.db.execute(
             "SELECT program_id, content_hash, outcome, rank, cpu_median_s, reason"
             " FROM leaderboard_programs WHERE session_id=? ORDER BY program_id",
@@ -1238,7 +1240,7 @@ class Store:
 _SUBMISSION_COLUMNS = "id, language, content_hash, folder, problem, path"
 
 
-def _submission_row(row: tuple) -> SubmissionRow:
+def _submission_row(row: tuple[Any, ...]) -> SubmissionRow:
     """A submission as stored: its folder the file system's own name (a name that is
     not UTF-8, as `unzip` makes of a Windows zip, is the same folder on every rerun)."""
     sid, language, digest, shown, problem, path = row

@@ -64,6 +64,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from grader import identity
 from grader.atomic import atomic_output
@@ -130,7 +131,7 @@ class SubmissionMeta:
     def due(self) -> datetime | None:
         return parse_time(self.due_at)
 
-    def ids(self) -> set:
+    def ids(self) -> set[str]:
         """Every identifier a roster row might use for this student."""
         return {i for i in (self.student_id, self.lms_user_id, *self.other_ids) if i}
 
@@ -213,7 +214,7 @@ def _record_at(path: str, inode: int, size: int, mtime_ns: int) -> Mapping[str, 
         return MappingProxyType({})
 
 
-def unrecorded_meta(folder) -> bool:
+def unrecorded_meta(folder: str | Path) -> bool:
     """The folder holds a `.lms.json` the import did not write (a student's own, in a
     class folder made by hand): it is ignored, and a command says so."""
     path = Path(folder) / META_NAME
@@ -230,7 +231,7 @@ def _verified_bytes(folder: Path) -> bytes | None:
     return raw
 
 
-def read_meta(folder, *, recorded_only: bool = True) -> SubmissionMeta | None:
+def read_meta(folder: str | Path, *, recorded_only: bool = True) -> SubmissionMeta | None:
     """The folder's metadata, or None when there is none, it is unreadable, or the
     import did not write it (a hand-made folder, one copied without its dot files, a
     `.lms.json` a student handed in). `recorded_only=False`: whatever `.lms.json` holds,
@@ -258,7 +259,7 @@ def read_meta(folder, *, recorded_only: bool = True) -> SubmissionMeta | None:
         return None
 
 
-def _meta(data: dict) -> SubmissionMeta:
+def _meta(data: dict[str, Any]) -> SubmissionMeta:
     meta = SubmissionMeta(
         student_id=str(data["student_id"]),
         lms=str(data["lms"]),
@@ -288,15 +289,15 @@ def _meta(data: dict) -> SubmissionMeta:
     return meta
 
 
-def _seconds(value) -> int | None:
+def _seconds(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _keys(data) -> tuple[Key, ...]:
+def _keys(data: Any) -> tuple[Key, ...]:
     return tuple((str(kind), str(value)) for kind, value in data or ())
 
 
-def _team(data) -> Team | None:
+def _team(data: dict[str, Any] | None) -> Team | None:
     if data is None:
         return None
     return Team(
@@ -346,5 +347,5 @@ def _legacy(kind: str, value: str) -> Key:
     return kind, value
 
 
-def _fields(meta: SubmissionMeta) -> dict:
+def _fields(meta: SubmissionMeta) -> dict[str, Any]:
     return {name: getattr(meta, name) for name in meta.__dataclass_fields__}

@@ -438,7 +438,9 @@ def _starts_there(path: Path) -> bool:
 _ENTRY_WORDS = {lang.name: lang.entry_words for lang in languages.REGISTRY}
 
 
-def _entry_points(folder: Path, starts: list[tuple[Path, LanguageSpec]]) -> tuple[str, dict]:
+def _entry_points(
+    folder: Path, starts: list[tuple[Path, LanguageSpec]]
+) -> tuple[str, dict[str, str]]:
     """The message naming the likely entry point(s), and their notes."""
     notes = {}
     named = []

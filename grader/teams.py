@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from grader import identity
 from grader.config import CourseConfig
@@ -41,8 +41,14 @@ from grader.identity import Key
 from grader.submission_meta import SubmissionMeta, parse_time, read_meta
 from grader.text import safe_name
 
+if TYPE_CHECKING:
+    from grader.store import SubmissionRow
+    from grader.submissions import Submission
+
 # Where a team came from: an LMS's import, the course's teams file, or nobody (alone).
 TeamSource = Literal["gradescope", "moodle", "canvas", "teams file", "alone"]
+# Who a team is: its LMS group, or the set of its members' ids ("members", frozenset).
+TeamKey = tuple[str | frozenset[str], ...]
 TEAM_COLUMN, MEMBER_COLUMN, NAME_COLUMN = "team", "member", "name"
 
 
@@ -149,7 +155,7 @@ class Teams:
             found += [m for m in self.of(copy).members if m not in found]
         return tuple(found)
 
-    def as_json(self, submission_id: str) -> dict:
+    def as_json(self, submission_id: str) -> dict[str, Any]:
         """A submission's team as results.json holds it."""
         team = self.of(submission_id)
         return {
@@ -175,7 +181,7 @@ def teams_file(config: CourseConfig) -> Path | None:
     return base / config.teams.file
 
 
-def class_teams(submissions: Iterable, config: CourseConfig) -> Teams:
+def class_teams(submissions: "Iterable[Submission | SubmissionRow]", config: CourseConfig) -> Teams:
     """The teams of a class's submissions (anything with an `id` and a `folder`: the
     submissions found, or the store's rows of a grading run), with the course's file."""
     return resolve([(s.id, s.folder) for s in submissions], teams_file(config))
@@ -198,7 +204,7 @@ def resolve(folders: Iterable[tuple[str, Path | str]], file: Path | None = None)
                 "(its members have no submission)"
             )
     teams: dict[str, Team] = {}
-    keys: dict[str, tuple] = {}
+    keys: dict[str, TeamKey] = {}
     from_file = {by_folder[name]: members for name, members in rows.items() if name in by_folder}
     alone = []
     for sid, _folder in submissions:
@@ -251,7 +257,7 @@ def _copies(
 ) -> dict[str, str]:
     """Each member's copy of a group's submission that holds the same files as another
     member's, counting (not replaced) -> the first of them: the one ranked."""
-    by_files: dict[tuple, list[str]] = {}
+    by_files: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[str]] = {}
     for sid, _ in submissions:
         meta, team = metas[sid], teams[sid]
         if meta is None or meta.team is None or not meta.team.graded_alone or not team.counts:
@@ -261,7 +267,7 @@ def _copies(
     return {sid: min(same) for same in by_files.values() for sid in same if sid != min(same)}
 
 
-def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, tuple]:
+def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, TeamKey]:
     told = meta.team
     assert told is not None, "called for a folder whose import recorded a team"
     members = tuple(Member(m.lms_user_id, m.name, m.other_ids, m.keys) for m in told.members)
@@ -271,7 +277,7 @@ def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, tuple]:
         team = Team(sid, own[0].name or meta.name or sid, source, (own[0],))
         return dataclasses.replace(team, group=told.group_name), ("members", frozenset({own[0].id}))
     if told.default_group:
-        key: tuple = (meta.lms, "default group")
+        key: TeamKey = (meta.lms, "default group")
     elif told.group_id or told.group_name:
         key = (meta.lms, "group", told.group_id or told.group_name)
     else:  # Gradescope numbers no groups: a group is its members
@@ -315,7 +321,7 @@ def _read_teams_file(path: Path) -> dict[str, tuple[Member, ...]]:
     return {folder: tuple(members) for folder, members in found.items()}
 
 
-def _one_team_each(teams: Mapping[str, Team], keys: Mapping[str, tuple]) -> None:
+def _one_team_each(teams: Mapping[str, Team], keys: Mapping[str, TeamKey]) -> None:
     """A student belongs to one team: an id in teams of two identities is an error. (Two
     submissions of one team share a member, and are the team handing in twice.)"""
     first: dict[str, tuple[str, Member]] = {}
@@ -343,12 +349,12 @@ def _handed_in_twice(
     submissions: Sequence[tuple[str, Path]],
     metas: Mapping[str, SubmissionMeta | None],
     teams: Mapping[str, Team],
-    keys: Mapping[str, tuple],
+    keys: Mapping[str, TeamKey],
     notes: list[str],
 ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     """(replaced submission -> (the team's newer one, why it is newer), each submission
     of a team whose newer one nothing tells -> why it counts for no one)."""
-    by_key: dict[tuple, list[tuple[str, Path]]] = {}
+    by_key: dict[TeamKey, list[tuple[str, Path]]] = {}
     for sid, folder in submissions:
         if teams[sid].members or keys[sid][0] != "members":  # no members: nobody to match
             by_key.setdefault(keys[sid], []).append((sid, folder))

@@ -3,6 +3,7 @@ long text cut to fit."""
 
 import os
 import re
+from typing import Any, TextIO
 
 # C0 (but tab and newline), DEL, C1, and the bidirectional controls, which reorder
 # what a terminal or a browser shows ("Trojan Source"); and lone surrogates, which no
@@ -12,7 +13,7 @@ _CONTROL = re.compile(
 )
 
 
-def printable(data) -> str:
+def printable(data: str | bytes) -> str:
     """Decode bytes leniently and escape control characters (ANSI escapes,
     NUL, CR, ...) so nothing a program printed can drive a terminal.
     Newlines and tabs stay."""
@@ -20,7 +21,7 @@ def printable(data) -> str:
     return _CONTROL.sub(_escape, text)
 
 
-def _escape(match: "re.Match") -> str:
+def _escape(match: "re.Match[str]") -> str:
     code = ord(match.group())
     if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
         return f"\\x{code - 0xDC00:02x}"
@@ -32,14 +33,14 @@ class PrintableStream:
     name, an output or a message of a student's, however it reaches a command's output,
     can never drive the terminal (clear the screen, write a hyperlink, hide a line)."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self.unguarded = stream  # for a progress bar, which draws with \r itself
 
     def write(self, text: str) -> int:
         self.unguarded.write(printable(text))
         return len(text)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.unguarded, name)
 
 
@@ -59,7 +60,7 @@ def shorten(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def safe_name(name) -> str:
+def safe_name(name: str | bytes | os.PathLike[str]) -> str:
     """A file or folder name (str or bytes) as text every output can hold: bytes
     that are not UTF-8 become \\xNN, control characters are escaped."""
     raw = name if isinstance(name, bytes) else os.fsencode(str(name))

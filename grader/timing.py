@@ -26,7 +26,7 @@ import contextlib
 import math
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 MAD_SCALE = 1.4826  # MAD x this estimates the standard deviation of normal data
@@ -192,7 +192,9 @@ def apart(fast: float, slow: float, noise_floor: float) -> bool:
     return slow / fast > 1 + noise_floor and slow - fast > RESOLUTION_S * (1 + 1e-9)
 
 
-def significantly_faster(samples: dict, noise_floor: float, alpha: float) -> list[FasterPair]:
+def significantly_faster(
+    samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: float
+) -> list[FasterPair]:
     """Every pair (q, p) where q is significantly faster than p: the rank test
     says the two differ (p < alpha) and their medians are apart (`apart`: more than
     the noise floor, more than one clock step)."""
@@ -212,7 +214,9 @@ def significantly_faster(samples: dict, noise_floor: float, alpha: float) -> lis
     return found
 
 
-def ranks(samples: dict, noise_floor: float, alpha: float) -> dict:
+def ranks(
+    samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: float
+) -> dict[str, int]:
     """rank(p) = 1 + the number of programs significantly faster than p.
 
     "Faster" is closed under chains: if q beats r and r beats p, then q beats

@@ -42,6 +42,7 @@ bench/bench_engines.py): it is here to be exact and independent, not fast.
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from reference import puzzlesolver
 from reference.puzzlesolver import (
@@ -461,7 +462,7 @@ def solve(puzzle: Puzzle) -> Iterator[Board]:
     yield from boards
 
 
-def _write(puzzle: Puzzle, out) -> None:
+def _write(puzzle: Puzzle, out: BinaryIO) -> None:
     out.write(render(puzzle, solve(puzzle)).encode("ascii"))
 
 

@@ -35,10 +35,10 @@ Stdlib only, one file: it is also a valid student submission.
 """
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 TILE_COUNT = 9
 SEPARATOR = "+--------+--------+--------+\n"
@@ -144,7 +144,9 @@ def read_puzzle(path: str) -> Puzzle:
 # ---------------------------------------------------------------- placements
 
 
-def _turns(tile: int, top: int, right: int, bottom: int, left: int) -> tuple[tuple, ...]:
+def _turns(
+    tile: int, top: int, right: int, bottom: int, left: int
+) -> tuple[tuple[int, int, int, int, int], ...]:
     """(tile, top, right, bottom, left) for each rotation of the tile that
     looks different, each turned clockwise once more than the one before."""
     if top == right == bottom == left:
@@ -183,7 +185,9 @@ class _Placements:
             for half in "01"
         }
         self.k = 2 * len(letters)
-        self.looks: list[tuple] = []  # id -> (tile, top, right, bottom, left)
+        self.looks: list[
+            tuple[int, int, int, int, int]
+        ] = []  # id -> (tile, top, right, bottom, left)
         self.tile_of: list[int] = []  # id -> tile
         self.first = [0] * (TILE_COUNT + 1)  # tile -> id of its unturned placement
         self.period = [0] * (TILE_COUNT + 1)  # tile -> how many placements it has
@@ -260,11 +264,11 @@ def _cell_bytes(p: Placement) -> tuple[bytes, bytes, bytes]:
     return first.encode("ascii"), second.encode("ascii"), third.encode("ascii")
 
 
-def _in_order(places: _Placements, boards: list[tuple]) -> list[tuple]:
+def _in_order(places: _Placements, boards: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
     """Boards (ids) sorted by digits, boards with the same digits by drawing."""
     tile_of = places.tile_of.__getitem__
     keyed = sorted(((tuple(map(tile_of, ids)), ids) for ids in boards), key=itemgetter(0))
-    ordered: list[tuple] = []
+    ordered: list[tuple[int, ...]] = []
     for _, group in groupby(keyed, key=itemgetter(0)):
         same = [ids for _, ids in group]
         if len(same) > 1:
@@ -284,6 +288,12 @@ class _Compass:
     def __init__(self, places: _Placements):
         self.centres = []  # each tile's unturned placement
         k = places.k
+        by_top: list[tuple[tuple[int, int, int, int, int, int], ...]]
+        by_right: list[tuple[tuple[int, int, int, int, int, int], ...]]
+        by_bottom: list[tuple[tuple[int, int, int, int, int, int], ...]]
+        by_left: list[tuple[tuple[int, int, int, int, int, int], ...]]
+        by_top_right: list[tuple[tuple[int, int, int, int, int, int], ...]]
+        by_top_left: list[tuple[tuple[int, int, int, int, int, int], ...]]
         by_top, by_right, by_bottom, by_left = [()] * k, [()] * k, [()] * k, [()] * k
         by_top_right, by_top_left = [()] * (k * k), [()] * (k * k)
         first = places.first
@@ -301,7 +311,7 @@ class _Compass:
         self.by_left, self.by_top_right, self.by_top_left = by_left, by_top_right, by_top_left
 
 
-def _canonical(places: _Placements, ids: Sequence[int]) -> tuple | None:
+def _canonical(places: _Placements, ids: Sequence[int]) -> tuple[int, ...] | None:
     """The board turned to its canonical rotation, or None when this board
     is a second sighting: a centre tile that looks the same turned by half
     (or a quarter) lets the centre-first search meet the board two (four)
@@ -317,7 +327,7 @@ def _canonical(places: _Placements, ids: Sequence[int]) -> tuple | None:
     return tuple(ids)
 
 
-def _few_boards(places: _Placements, limit: int) -> list[tuple] | None:
+def _few_boards(places: _Placements, limit: int) -> list[tuple[int, ...]] | None:
     """Every solution (canonical, in order) as nine ids each, or None when
     there are more than `limit`.
 
@@ -384,7 +394,7 @@ class _Bottoms:
 
     __slots__ = ("rows", "counts", "drawings")
 
-    def __init__(self, rows: list[tuple]):
+    def __init__(self, rows: list[tuple[tuple[int, int, int], tuple[int, int, int]]]):
         rows.sort()
         self.rows = rows
         self.counts = [0] * (TILE_COUNT + 1)
@@ -392,7 +402,7 @@ class _Bottoms:
             for corner in range(min(tiles[0], tiles[2])):
                 self.counts[corner] += 1
         self.drawings: dict[
-            int, tuple[tuple, tuple]
+            int, tuple[tuple[tuple[int, tuple[bytes, ...]], ...], tuple[bytes, ...]]
         ] = {}  # corner -> the rows allowed, drawn; made when first drawn
 
 
@@ -405,11 +415,15 @@ class _Rows:
     def __init__(self, places: _Placements):
         self.places = places
         self.k = k = places.k
-        self.entries: list[tuple] = []  # by id: tile by tile
+        self.entries: list[tuple[int, int, int, int, int]] = []  # by id: tile by tile
         self.lefts: list[int] = []  # by id: the code of its left edge
-        self.ends: list[tuple] = [()] * ((TILE_COUNT + 1) * k)  # by tile * k + right demand
-        self.by_left: list[tuple] = [()] * k
-        self.by_both: list[tuple] = [()] * (k * k)  # by top * k + left
+        self.ends: list[tuple[tuple[int, int, int, int, int], ...]] = [()] * (
+            (TILE_COUNT + 1) * k
+        )  # by tile * k + right demand
+        self.by_left: list[tuple[tuple[int, int, int, int, int], ...]] = [()] * k
+        self.by_both: list[tuple[tuple[int, int, int, int, int], ...]] = [()] * (
+            k * k
+        )  # by top * k + left
         for pid, (tile, top, right, bottom, left) in enumerate(places.looks):
             entry = (1 << tile, pid, tile, right ^ 1, bottom ^ 1)
             self.entries.append(entry)
@@ -422,12 +436,12 @@ class _Rows:
             int, _Bottoms | None
         ] = {}  # (bottom demands, used tiles) -> _Bottoms or None
 
-    def _dominoes(self) -> list:
+    def _dominoes(self) -> list[tuple[tuple[int, int, int, int, int, int, int, int], ...]]:
         """Pairs of placements side by side (two tiles, matching), by the
         codes they show on top: (tile bits, right one's right demand, bottom
         demands, ids, tiles)."""
         k = self.k
-        dominoes = [()] * (k * k)
+        dominoes: list[tuple[tuple[int, int, int, int, int, int, int, int], ...]] = [()] * (k * k)
         looks = self.places.looks
         for bit, pid, tile, right, down in self.entries:
             base = looks[pid][1] * k
@@ -466,7 +480,9 @@ class _Rows:
             (b"\n", _SEP, row_text(ids[0], ids[1], ids[2]), _SEP, row_text(ids[3], ids[4], ids[5]))
         )
 
-    def drawn_rows(self, found: _Bottoms, corner: int) -> tuple[tuple, tuple]:
+    def drawn_rows(
+        self, found: _Bottoms, corner: int
+    ) -> tuple[tuple[tuple[int, tuple[bytes, ...]], ...], tuple[bytes, ...]]:
         """The rows of `found` allowed below top-left tile `corner`, drawn
         (with the separators around them) and in order, as (segments, flat):
         segments is ((tiles as one int, drawings), ...) per tile triple."""
@@ -490,7 +506,9 @@ class _Group(NamedTuple):
     pairs: tuple[tuple[tuple[int, ...], _Bottoms], ...]
 
 
-def _two_rows(rows: _Rows, t0: int) -> Iterator[list[tuple]]:
+def _two_rows(
+    rows: _Rows, t0: int
+) -> Iterator[list[tuple[int, tuple[int, int, int, int, int, int], _Bottoms]]]:
     """For top-left tile t0, one list per next tile t1, in increasing order
     (empty ones left out), of (digits 3-6 as one int, ids of cells 0-5,
     bottom rows): every top two rows that some bottom row completes.
@@ -501,7 +519,7 @@ def _two_rows(rows: _Rows, t0: int) -> Iterator[list[tuple]]:
     ends, bottoms = rows.ends, rows.bottoms
     k = rows.k
     base = t0 * k
-    finds: list[tuple] = []
+    finds: list[tuple[int, tuple[int, int, int, int, int, int], _Bottoms]] = []
     t1 = 0
     for left1, (b1, p1, tile1, r1, d1) in zip(rows.lefts, rows.entries):
         if tile1 != t1:
@@ -548,7 +566,7 @@ def _groups(rows: _Rows) -> Iterator[_Group]:
                 yield _Group(t0, tuple((ids, found) for _, ids, found in same))
 
 
-def _group_boards(rows: _Rows, group: _Group) -> list[tuple]:
+def _group_boards(rows: _Rows, group: _Group) -> list[tuple[int, ...]]:
     """The group's boards (ids), in order."""
     corner = group.corner
     boards = [
@@ -704,7 +722,7 @@ def _head(puzzle: Puzzle, total: int) -> bytes:
     return (text + "\n" if total == 0 else text).encode("ascii")
 
 
-def write_output(puzzle: Puzzle, out, buffer_bytes: int = 4 << 20) -> int:
+def write_output(puzzle: Puzzle, out: BinaryIO, buffer_bytes: int = 4 << 20) -> int:
     """Write the whole output to a binary file; return the number of
     solutions.  Memory stays flat: at most about buffer_bytes of drawing
     is held at a time."""
@@ -717,7 +735,7 @@ def write_output(puzzle: Puzzle, out, buffer_bytes: int = 4 << 20) -> int:
     return len(boards)
 
 
-def _stream(puzzle: Puzzle, rows: _Rows, out, buffer_bytes: int) -> int:
+def _stream(puzzle: Puzzle, rows: _Rows, out: BinaryIO, buffer_bytes: int) -> int:
     """The count line comes first.  The drawing is held until it outgrows
     the buffer; then the memoized count gives the total, the count line
     goes out and the drawing resumes where it paused."""
@@ -744,7 +762,11 @@ def _stream(puzzle: Puzzle, rows: _Rows, out, buffer_bytes: int) -> int:
     return total
 
 
-def main(argv: Sequence[str] | None = None, write=None, prog: str = "puzzlesolver") -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    write: Callable[[Puzzle, BinaryIO], object] | None = None,
+    prog: str = "puzzlesolver",
+) -> int:
     """The command line; `write(puzzle, binary_out)` prints (default: write_output),
     so that another engine can share this front end."""
     args = sys.argv[1:] if argv is None else list(argv)

@@ -5,12 +5,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.input_properties import properties_of
 from grader.schemas import validate
 from testcases import engine, manifest, policy
 from testcases.diffs import first_difference
 from testcases.errors import Failure, UsageError
+
+if TYPE_CHECKING:
+    from reference.puzzlesolver import Puzzle
 
 BOARD_BYTES = 378  # one drawn board and the empty line before it
 MAX_OUTPUT_BYTES = 4 << 20  # graded outputs live in git: a few MB at most
@@ -24,7 +28,7 @@ class Expected:
     policy: tuple[str, ...]
 
 
-def reference_result(puzzle, max_bytes: int | None = None, label: str = "") -> Expected:
+def reference_result(puzzle: "Puzzle", max_bytes: int | None = None, label: str = "") -> Expected:
     """What the reference prints for `puzzle`, and the rules that output rests on.
     With max_bytes, refuse (before drawing anything) an output above it."""
     ps = engine.solver()

@@ -188,7 +188,7 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _example_options(command) -> None:
+def _example_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "folder",
         nargs="?",
@@ -212,7 +212,7 @@ def _write(data: bytes, path: Path | None) -> None:
         raise UsageError(f"{path}: cannot write: {error.strerror}") from None
 
 
-def _generate(args) -> int:
+def _generate(args: argparse.Namespace) -> int:
     options = generate.Options(
         target=generate.parse_target(args.solutions),
         letters=generate.choose_letters(args.letters, args.alphabet),
@@ -237,13 +237,13 @@ def _generate(args) -> int:
     return 0
 
 
-def _import_int(args) -> int:
+def _import_int(args: argparse.Namespace) -> int:
     tiles = intformat.convert_file(args.file, args.alphabet)
     _write(format_puzzle(tiles), args.output)
     return 0
 
 
-def _add(args) -> int:
+def _add(args: argparse.Namespace) -> int:
     case = build.NewCase(
         id=args.id,
         source=args.input,
@@ -260,13 +260,13 @@ def _add(args) -> int:
     return 0
 
 
-def _rebuild(args) -> int:
+def _rebuild(args: argparse.Namespace) -> int:
     for line in build.rebuild(args.manifest, args.max_bytes):
         print(line)
     return 0
 
 
-def _pool(args) -> int:
+def _pool(args: argparse.Namespace) -> int:
     from testcases.pool import make_pool
 
     if args.per_recipe < 1:
@@ -276,7 +276,7 @@ def _pool(args) -> int:
     return 0
 
 
-def _draw(args) -> int:
+def _draw(args: argparse.Namespace) -> int:
     import json
 
     from testcases.draw import draw, seeded
@@ -289,7 +289,7 @@ def _draw(args) -> int:
     return 0
 
 
-def _verify(args) -> int:
+def _verify(args: argparse.Namespace) -> int:
     from testcases.verify import verify  # imports grader.cases, needed only here
 
     problems = verify(args.manifest, args.cross_check)
@@ -303,13 +303,13 @@ def _verify(args) -> int:
     return 0
 
 
-def _verify_examples(args) -> int:
+def _verify_examples(args: argparse.Namespace) -> int:
     from testcases.examples_cli import verify_examples  # imports the grader, needed only here
 
     return verify_examples(args)
 
 
-def _timelimit(args) -> int:
+def _timelimit(args: argparse.Namespace) -> int:
     from testcases.examples_cli import timelimit  # imports the grader, needed only here
 
     return timelimit(args)

@@ -16,6 +16,8 @@ import secrets
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from grader.cases import Case, load_cases, read_manifest
 from grader.progress import progress
@@ -33,7 +35,7 @@ def new_seed() -> int:
     return secrets.randbits(48)
 
 
-def draw(manifest_path: Path, seed: int, families: Sequence[str] = ()) -> dict:
+def draw(manifest_path: Path, seed: int, families: Sequence[str] = ()) -> dict[str, Any]:
     """One puzzle per timed case (or per case named in `families`), as the JSON
     document the leaderboard reads. UsageError: a timed case declares no family;
     Failure: a family gave no puzzle, or the engines disagree."""
@@ -58,7 +60,9 @@ def draw(manifest_path: Path, seed: int, families: Sequence[str] = ()) -> dict:
     return document
 
 
-def _drawn(ps, dlx, case: Case, entry: dict, seed: int) -> dict:
+def _drawn(
+    ps: ModuleType, dlx: ModuleType, case: Case, entry: dict[str, Any], seed: int
+) -> dict[str, Any]:
     generator = entry.get("generator")
     if generator is None:
         raise UsageError(
@@ -86,7 +90,9 @@ def puzzle_seed(seed: int, family: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def _one(ps, dlx, family: str, generator: dict, seed: int) -> dict:
+def _one(
+    ps: ModuleType, dlx: ModuleType, family: str, generator: dict[str, Any], seed: int
+) -> dict[str, Any]:
     options = generate.Options(
         target=generate.parse_target(generator["solutions"]),
         letters=generate.choose_letters(generator.get("letters"), generator.get("alphabet")),

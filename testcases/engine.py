@@ -5,8 +5,12 @@ import importlib
 import io
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, cast
 
 from testcases.errors import GraderError, UsageError
+
+if TYPE_CHECKING:
+    from reference.puzzlesolver import Puzzle
 
 FOR_INSTRUCTORS = (
     "this command is for instructors: it needs the reference solver "
@@ -46,16 +50,16 @@ def second_engine() -> ModuleType:
         ) from None
 
 
-def read_puzzle(path: str | Path):
+def read_puzzle(path: str | Path) -> "Puzzle":
     """The reference's parse of a puzzle file; a bad file is a UsageError."""
     ps = solver()
     try:
-        return ps.read_puzzle(str(path))
+        return cast("Puzzle", ps.read_puzzle(str(path)))  # ps: a module, untyped
     except ps.PuzzleError as error:
         raise UsageError(str(error)) from None
 
 
-def expected_output(puzzle) -> tuple[bytes, int]:
+def expected_output(puzzle: "Puzzle") -> tuple[bytes, int]:
     """(the bytes the reference prints for `puzzle`, its number of solutions)."""
     buffer = io.BytesIO()
     solutions = solver().write_output(puzzle, buffer)

@@ -5,6 +5,7 @@ import argparse
 import csv
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from tabulate import tabulate
@@ -34,7 +35,7 @@ def _setup(args: argparse.Namespace) -> tuple[CourseConfig, list[Case], list[ex.
     return config, cases, ex.find_examples(args.folder, config, cases)
 
 
-def verify_examples(args) -> int:
+def verify_examples(args: argparse.Namespace) -> int:
     config, cases, examples = _setup(args)
     print(
         f"verify-examples: grading {len(examples)} examples on {len(cases)} cases ...",
@@ -73,7 +74,7 @@ def verify_examples(args) -> int:
     return 0
 
 
-def timelimit(args) -> int:
+def timelimit(args: argparse.Namespace) -> int:
     config, cases, examples = _setup(args)
     runs = args.runs if args.runs is not None else config.timelimit.runs
     if runs < 1:
@@ -146,7 +147,7 @@ def timelimit(args) -> int:
     return 0
 
 
-def _write_csv(path: Path, samples) -> None:
+def _write_csv(path: Path, samples: Iterable[tl.Sample]) -> None:
     """Every timed run, one row each (the csv module quotes odd folder names)."""
     try:
         with open(path, "w", newline="", encoding="utf-8") as handle:

@@ -13,8 +13,9 @@ give the same puzzle on every machine.
 import random
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 from testcases import policy
 from testcases.errors import Failure, UsageError
@@ -95,7 +96,7 @@ class Generated:
     attempt: int  # 1-based: how many tries it took
 
 
-def generate(options: Options, seed: int, solver) -> Generated:
+def generate(options: Options, seed: int, solver: ModuleType) -> Generated:
     """A puzzle meeting `options`, or Failure after options.max_tries tries.
     `solver` is reference.puzzlesolver (count, solve, Puzzle)."""
     master = random.Random(seed)
@@ -164,7 +165,7 @@ def _four(edges: Sequence[str]) -> Tile:
     return top, right, bottom, left
 
 
-def _symmetric_tile(rng: random.Random, edge) -> Tile:
+def _symmetric_tile(rng: random.Random, edge: Callable[[], str]) -> Tile:
     first, second = edge(), edge()
     if rng.randrange(4) == 0:
         return (first, first, first, first)  # looks the same after any turn
@@ -182,7 +183,7 @@ def _mate(edge: str) -> str:
     return edge[0] + ("0" if edge[1] == "1" else "1")
 
 
-def _solved_board(forced: Sequence[Tile], edge) -> list[Tile]:
+def _solved_board(forced: Sequence[Tile], edge: Callable[[], str]) -> list[Tile]:
     """Nine tiles, row by row, whose touching edges all match; forced tiles
     lie on the centre and corners in the order given."""
     slots: dict[tuple[int, int], str] = {}
@@ -203,7 +204,9 @@ def _solved_board(forced: Sequence[Tile], edge) -> list[Tile]:
     return [_four([slots[(cell, side)] for side in range(4)]) for cell in range(9)]
 
 
-def _break_one_edge(rng: random.Random, board: list[Tile], forced: int, edge) -> None:
+def _break_one_edge(
+    rng: random.Random, board: list[Tile], forced: int, edge: Callable[[], str]
+) -> None:
     """Spoil one internal match of a free tile: the puzzle is then one edge
     away from solvable, the hardest kind of 'no solution'."""
     free = [cell for cell in range(9) if cell not in _FORCED_CELLS[:forced]]

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 from grader.cases import CaseError, read_manifest
 from grader.schemas import validate
@@ -30,7 +31,7 @@ KEY_ORDER = (
 )
 
 
-def read(path: Path, missing_ok: bool = False) -> dict:
+def read(path: Path, missing_ok: bool = False) -> dict[str, Any]:
     """The manifest's data, schema-checked; an absent file is an empty manifest
     when `missing_ok`."""
     path = Path(path)
@@ -42,11 +43,11 @@ def read(path: Path, missing_ok: bool = False) -> dict:
         raise UsageError(str(error)) from None
 
 
-def find(data: dict, case_id: str) -> dict | None:
+def find(data: dict[str, Any], case_id: str) -> dict[str, Any] | None:
     return next((entry for entry in data["cases"] if entry["id"] == case_id), None)
 
 
-def dumps(data: dict) -> str:
+def dumps(data: dict[str, Any]) -> str:
     """Two-space indent, one key per line, short lists on one line."""
     cases: list[str] = []
     for entry in data["cases"]:
@@ -62,7 +63,7 @@ def dumps(data: dict) -> str:
     )
 
 
-def write(path: Path, data: dict) -> None:
+def write(path: Path, data: dict[str, Any]) -> None:
     """Validate, then replace the file in one step (never half a manifest)."""
     path = Path(path)
     problem = validate(data, "manifest")

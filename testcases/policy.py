@@ -8,6 +8,10 @@
 """
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reference.puzzlesolver import Placement
 
 SYMMETRIC_TILES = "symmetric-tiles"
 TIE_ORDER = "tie-order"
@@ -42,7 +46,7 @@ def has_duplicate_tiles(tiles: Sequence[Tile]) -> bool:
     )
 
 
-def has_tie(boards: Iterable[Sequence]) -> bool:
+def has_tie(boards: Iterable[Sequence["Placement"]]) -> bool:
     """Two boards in a row share their digits. The output is sorted by digits
     first, so equal digits are always neighbours."""
     previous = None
@@ -54,7 +58,9 @@ def has_tie(boards: Iterable[Sequence]) -> bool:
     return False
 
 
-def detect(tiles: Sequence[Tile], solutions: int, boards: Iterable[Sequence]) -> tuple[str, ...]:
+def detect(
+    tiles: Sequence[Tile], solutions: int, boards: Iterable[Sequence["Placement"]]
+) -> tuple[str, ...]:
     """The policy flags of a puzzle, given its solution count and its boards in
     output order (read lazily, and only when needed)."""
     flags = []

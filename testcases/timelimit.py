@@ -21,6 +21,7 @@ from grader.cases import Case
 from grader.config import CourseConfig, TimeLimitConfig
 from grader.judge import run_case
 from grader.model import Verdict
+from grader.sandbox import Sandbox
 from grader.submissions import Submission, load
 from grader.timing import one_core
 from testcases.examples import Example
@@ -84,7 +85,7 @@ def programs_to_time(
 def measure(
     programs: Sequence[Program],
     runs: int,
-    sandbox,
+    sandbox: Sandbox,
     config: CourseConfig,
     cache_root: Path,
     on_run: Callable[[str], None] = lambda what: None,
@@ -146,7 +147,7 @@ def tle_warnings(
     examples: Sequence[Example],
     cases: Sequence[Case],
     proposal: Proposal,
-    sandbox,
+    sandbox: Sandbox,
     config: CourseConfig,
     cache_root: Path,
 ) -> list[str]:

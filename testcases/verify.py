@@ -5,11 +5,16 @@ reference against the second engine, reference.dlx."""
 
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, cast
 
 from grader.cases import Case, CaseError, load_cases
 from testcases import engine
 from testcases.build import reference_result
 from testcases.diffs import first_difference
+
+if TYPE_CHECKING:
+    from reference.puzzlesolver import Board, Puzzle
 
 CASE_FOLDERS = ("public", "hidden")
 
@@ -49,7 +54,7 @@ def _layout_problems(root: Path, cases: Sequence[Case]) -> list[str]:
     return problems
 
 
-def _case_problems(ps, dlx, case: Case) -> list[str]:
+def _case_problems(ps: ModuleType, dlx: ModuleType | None, case: Case) -> list[str]:
     name = f"case {case.id!r}"
     try:
         puzzle = ps.read_puzzle(str(case.input))
@@ -74,7 +79,9 @@ def _case_problems(ps, dlx, case: Case) -> list[str]:
     return problems
 
 
-def cross_check(ps, dlx, puzzle, name: str, expected: bytes) -> list[str]:
+def cross_check(
+    ps: ModuleType, dlx: ModuleType, puzzle: "Puzzle", name: str, expected: bytes
+) -> list[str]:
     """What differs between the reference's expected output and reference.dlx's
     (empty when they agree)."""
     try:
@@ -108,10 +115,10 @@ def cross_check(ps, dlx, puzzle, name: str, expected: bytes) -> list[str]:
     return [f"{name}: cross-check: same boards but a different rendering: {first}"]
 
 
-def _digits(board) -> str:
+def _digits(board: "Board") -> str:
     return "".join(str(placement.tile) for placement in board)
 
 
-def _draw(ps, puzzle, board) -> bytes:
+def _draw(ps: ModuleType, puzzle: "Puzzle", board: "Board") -> bytes:
     """One board as the output draws it (the text after the count line)."""
-    return ps.render(puzzle, [board]).split("found:\n", 1)[1].encode("ascii")
+    return cast(bytes, ps.render(puzzle, [board]).split("found:\n", 1)[1].encode("ascii"))

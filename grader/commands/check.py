@@ -25,7 +25,7 @@ from grader.reports.check_report import (
 from grader.reports.terminal import build_report, case_report
 from grader.sandbox import make_sandbox
 from grader.score import Standing, SubmissionReport, report
-from grader.store import DB_NAME, Store
+from grader.store import DB_NAME, ProofRow, Store
 from grader.submissions import Submission, discover, load
 from grader.toolchain import install_hint, missing_tools
 
@@ -41,7 +41,7 @@ def standalone(argv: list[str]) -> int:
     return run_entry_point("check: error", lambda: run(args))
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     _options(sub.add_parser("check", help="a student's self-check on the public cases"))
 
 
@@ -147,7 +147,7 @@ def _mark(mark: Path, lines: list[str]) -> None:
         raise UsageError(f"{mark}: cannot write: {error.strerror or error}") from None
 
 
-def _proven(proofs: dict, puzzle: Case) -> tuple[str, ...]:
+def _proven(proofs: dict[tuple[str, str], dict[str, ProofRow]], puzzle: Case) -> tuple[str, ...]:
     """The properties of a pool puzzle's file proven to be what the program fails on."""
     found = proofs.get((puzzle.id, puzzle.version), {})
     return tuple(prop for prop, proof in found.items() if proof.proves)

@@ -2,13 +2,17 @@
 progress of the runs as they are graded."""
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 
+from grader.config import CourseConfig
 from grader.grading import Event, EventKind, Executor, Plan, grade
 from grader.late import Lateness, unknown_times
 from grader.progress import progress
-from grader.store import Store
+from grader.score import SubmissionReport
+from grader.store import Store, SubmissionRow
+from grader.submissions import Submission
+from grader.teams import Teams
 
 
 def warn(message: str) -> None:
@@ -29,7 +33,9 @@ def warn_unknown_times(lateness: Mapping[str, Lateness]) -> None:
         )
 
 
-def course_lateness(reports, config, teams) -> dict[str, Lateness]:
+def course_lateness(
+    reports: Sequence[SubmissionReport], config: CourseConfig, teams: Teams
+) -> dict[str, Lateness]:
     """Each report's lateness on each student's own due date (grader.extensions), with
     the warnings: the extensions file's lines that changed nothing, the missing times."""
     from grader.extensions import class_lateness
@@ -41,7 +47,7 @@ def course_lateness(reports, config, teams) -> dict[str, Lateness]:
     return lateness
 
 
-def warn_unrecorded(submissions) -> None:
+def warn_unrecorded(submissions: Sequence[Submission | SubmissionRow]) -> None:
     """Name the folders whose `.lms.json` the import did not write: what it says of who
     and when (a student's own file, say) counts for nothing."""
     from grader.submission_meta import META_NAME, unrecorded_meta
@@ -56,7 +62,7 @@ def warn_unrecorded(submissions) -> None:
         )
 
 
-def warn_mixed_class(submissions) -> None:
+def warn_mixed_class(submissions: Sequence[Submission]) -> None:
     """Name the folders no import wrote when others came from one: a class imported
     into a folder that already held other students (the example class in submissions/,
     an earlier section) is graded with them, and its exports would carry them too."""
@@ -104,7 +110,9 @@ def run_with_progress(work: Plan, store: Store, executor: Executor | None, force
 EXIT_UNSETTLED = 1  # written, but some submission had no settled score to write
 
 
-def settled_status(reports, settled_only: bool, what: str = "no score written") -> int:
+def settled_status(
+    reports: Sequence[SubmissionReport], settled_only: bool, what: str = "no score written"
+) -> int:
     """Name every submission whose score is not settled (unknown: left as the LMS leaves
     an ungraded cell, never 0), and the exit status: EXIT_UNSETTLED when any was left
     out, unless --settled-only asked for exactly that."""
@@ -136,7 +144,7 @@ def warn_unfinished(started: float | None) -> None:
     )
 
 
-def warn_waiting(reports) -> None:
+def warn_waiting(reports: Sequence[SubmissionReport]) -> None:
     """Name the instructor's decisions that wait (made on other content): an export, the
     leaderboard and the bonus count none of them."""
     waiting = [(r.submission.id, d) for r in reports for d in r.waiting]

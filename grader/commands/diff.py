@@ -8,7 +8,7 @@ from grader.commands.options import add_results_option
 from grader.errors import UsageError
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     changes = sub.add_parser(
         "diff",
         help="what the last grade run changed (per student, old and new verdicts and scores)",

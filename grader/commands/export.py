@@ -29,7 +29,9 @@ from grader.exports.common import ExportError
 from grader.last_run import graded
 
 
-def add_parser(sub) -> argparse._SubParsersAction:
+def add_parser(
+    sub: "argparse._SubParsersAction[argparse.ArgumentParser]",
+) -> "argparse._SubParsersAction[argparse.ArgumentParser]":
     """Add `export` and its kinds made by grader/exports/; the LMS's kinds (canvas,
     moodle) join them in grader/cli.py. Returns the kinds' subparsers."""
     export = sub.add_parser(
@@ -105,7 +107,7 @@ def _zip_path(out: Path) -> Path:
     return out
 
 
-def cmd_gradescope(args) -> int:
+def cmd_gradescope(args: argparse.Namespace) -> int:
     from grader.exports.gradescope import build_autograder
 
     made = build_autograder(
@@ -127,7 +129,7 @@ def cmd_gradescope(args) -> int:
     return 0
 
 
-def cmd_csv(args) -> int:
+def cmd_csv(args: argparse.Namespace) -> int:
     from grader.bonus import award
     from grader.exports.gradebook_csv import write_gradebook
     from grader.late import worth_showing
@@ -165,7 +167,7 @@ def cmd_csv(args) -> int:
     return status
 
 
-def cmd_html(args) -> int:
+def cmd_html(args: argparse.Namespace) -> int:
     from grader.exports.feedback_html import write_feedback
     from grader.late import worth_showing
     from grader.progress import progress
@@ -199,7 +201,7 @@ def cmd_html(args) -> int:
     return status
 
 
-def cmd_student_kit(args) -> int:
+def cmd_student_kit(args: argparse.Namespace) -> int:
     from grader.exports.student_kit import build_student_kit
 
     kit = build_student_kit(_zip_path(args.out), args.manifest, args.course)
@@ -211,7 +213,7 @@ def cmd_student_kit(args) -> int:
     return 0
 
 
-def cmd_github_classroom(args) -> int:
+def cmd_github_classroom(args: argparse.Namespace) -> int:
     from grader.exports.github_classroom import KIT_FOLDER, WORKFLOW, write_template
 
     made = write_template(args.out, args.manifest, args.course)

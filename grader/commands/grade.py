@@ -8,9 +8,9 @@ import dataclasses
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from grader import counterexamples, regrade
 from grader.canary import Canaries, limits_refusal
@@ -34,8 +34,8 @@ from grader.commands.options import (
 from grader.config import ConfigError, CourseConfig, load_config
 from grader.errors import UsageError
 from grader.extensions import class_lateness
-from grader.grading import ThreadExecutor, plan
-from grader.late import worth_showing
+from grader.grading import Plan, ThreadExecutor, plan
+from grader.late import Lateness, worth_showing
 from grader.model import Verdict
 from grader.pool import load_pool
 from grader.progress import progress
@@ -46,7 +46,7 @@ from grader.reports.terminal import summary_table
 from grader.sandbox import Sandbox, SandboxUnavailable, isolating_sandbox
 from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
-from grader.submissions import survey
+from grader.submissions import Submission, survey
 from grader.teams import Teams, class_teams
 from grader.text import safe_name
 
@@ -58,7 +58,7 @@ class Puzzles(NamedTuple):
     pool: list[Case]
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     grade = sub.add_parser("grade", help="grade every submission in a folder")
     grade.add_argument("folder", nargs="?", type=Path, default=Path("submissions"))
     add_results_option(grade)
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
 def _prove_limits(
     config: CourseConfig,
     sandbox: Sandbox,
-    submissions,
+    submissions: Sequence[Submission],
     cases: list[Case],
     folder: Path,
     canaries: Canaries | None,
@@ -182,14 +182,28 @@ def _prove_limits(
         raise ConfigError(f"{config.source or 'course.toml'}: {refusal}")
 
 
-def _summary(reports: list[SubmissionReport], config: CourseConfig, lateness, teams: Teams) -> str:
+def _summary(
+    reports: list[SubmissionReport],
+    config: CourseConfig,
+    lateness: dict[str, Lateness],
+    teams: Teams,
+) -> str:
     """`grade`'s table: late columns only when there is something late to show."""
     shown = lateness if worth_showing(lateness, config.late) else None
     return summary_table(reports, config.limits.cpu_seconds, shown, teams)
 
 
 def _dry_run(
-    folder, previous, course, submissions, puzzles, config, jobs, force, address, teams
+    folder: Path,
+    previous: dict[str, Any] | None,
+    course: dict[str, Any],
+    submissions: Sequence[Submission],
+    puzzles: Puzzles,
+    config: CourseConfig,
+    jobs: int,
+    force: bool,
+    address: str,
+    teams: Teams,
 ) -> int:
     """Grade on a copy of the database, in a scratch folder; compare with the last run."""
     import sqlite3
@@ -225,7 +239,7 @@ def _dry_run(
 
 def _grade_into(
     folder: Path,
-    submissions,
+    submissions: Sequence[Submission],
     puzzles: Puzzles,
     config: CourseConfig,
     jobs: int,
@@ -272,7 +286,15 @@ def _canaries(
         yield canaries
 
 
-def _graded(store, submissions, puzzles, config, how, sandbox, canaries) -> str:
+def _graded(
+    store: Store,
+    submissions: Sequence[Submission],
+    puzzles: Puzzles,
+    config: CourseConfig,
+    how: tuple[int, bool, str],
+    sandbox: Sandbox | None,
+    canaries: Canaries | None,
+) -> str:
     """The plan graded (rejudged first where the rules changed), `how`: (jobs, force,
     the cluster's address); the sandbox's name."""
     jobs, force, address = how
@@ -290,7 +312,14 @@ def _graded(store, submissions, puzzles, config, how, sandbox, canaries) -> str:
     return sandbox.name
 
 
-def _explained(store, submissions, puzzles, config, proving, canaries) -> None:
+def _explained(
+    store: Store,
+    submissions: Sequence[Submission],
+    puzzles: Puzzles,
+    config: CourseConfig,
+    proving: Proving | None,
+    canaries: Canaries | None,
+) -> None:
     """The proofs of what the feedback says, with a bar; a line on what they found."""
     cases, pool = puzzles
     shown = len(provable(submissions)) if proving is not None else 0
@@ -320,7 +349,9 @@ def _client_sandbox(config: CourseConfig) -> Sandbox | None:
         return None
 
 
-def _grade_on_cluster(address, work, store, config, cases, force) -> str:
+def _grade_on_cluster(
+    address: str, work: Plan, store: Store, config: CourseConfig, cases: list[Case], force: bool
+) -> str:
     """Grade the plan on a Dask cluster; the name of the workers' sandbox."""
     from grader.cluster import ClusterExecutor, connect, workers_sandbox
 

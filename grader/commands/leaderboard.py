@@ -2,6 +2,7 @@
 the leaderboard files into the results folder (grader/leaderboard/ does the work)."""
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,15 +15,17 @@ from grader.commands.options import (
     grading_sandbox,
     with_sandbox_choice,
 )
-from grader.config import load_config
-from grader.progress import progress
+from grader.config import CourseConfig, load_config
+from grader.progress import Bar, progress
 from grader.store import DB_NAME, Store, results_folder
 
 if TYPE_CHECKING:
     from grader.leaderboard import Calibration
+    from grader.leaderboard.measuring import Event
+    from grader.leaderboard.quiet import Load, Looking
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     board = sub.add_parser(
         "leaderboard", help="time the programs that pass every case and rank them (instructors)"
     )
@@ -162,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _calibration(exhaustive: bool, config) -> "Calibration | None":
+def _calibration(exhaustive: bool, config: CourseConfig) -> "Calibration | None":
     """Each core's speed on the same reference work (grader.leaderboard.cores), unless
     one core times everything; a core left out is said."""
     from grader import leaderboard as lb
@@ -180,7 +183,9 @@ def _calibration(exhaustive: bool, config) -> "Calibration | None":
     return calibration
 
 
-def _cores(exhaustive: bool, calibration: "Calibration | None", load) -> list[int | None]:
+def _cores(
+    exhaustive: bool, calibration: "Calibration | None", load: "Load | None"
+) -> list[int | None]:
     """The cores that time runs: one (the last allowed) when exhaustive, or where only
     one is free or known; else the free cores (those other work leaves, by the look:
     `load`) among the agreeing ones, fastest first. [None] where none can be pinned."""
@@ -195,11 +200,11 @@ def _cores(exhaustive: bool, calibration: "Calibration | None", load) -> list[in
     return [*sorted(fastest[:free])] or [lb.pinned_core()]
 
 
-def _shown_on(bar):
+def _shown_on(bar: Bar) -> "Callable[[Event], None]":
     """What each timed run and each race decision shows on the progress bar."""
     from grader import leaderboard as lb
 
-    def on_event(event) -> None:
+    def on_event(event: "Event") -> None:
         if isinstance(event, lb.RaceEvent):
             bar.done(event.skipped)
             bar.on(
@@ -214,13 +219,13 @@ def _shown_on(bar):
     return on_event
 
 
-def _start_look():
+def _start_look() -> "Looking":
     from grader.leaderboard.quiet import start_look
 
     return start_look()
 
 
-def _say_if_busy(go_on: bool, looking):
+def _say_if_busy(go_on: bool, looking: "Looking") -> "Load | None":
     """The look finished: refuse to time on a busy machine (MachineBusy), unless told
     to go on: then warn. What it found (None: nothing to read)."""
     from grader.leaderboard.quiet import refuse_if_busy

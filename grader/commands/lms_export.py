@@ -36,7 +36,7 @@ from grader.commands.options import add_settled_option
 from grader.errors import UsageError
 
 
-def add_parser(kinds) -> None:
+def add_parser(kinds: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """`export canvas` and `export moodle`, beside the other export kinds."""
     canvas = kinds.add_parser(
         "canvas",
@@ -190,7 +190,7 @@ def run_moodle_gradebook(args: argparse.Namespace) -> int:
     return status
 
 
-def _export(args, kind) -> int:
+def _export(args: argparse.Namespace, kind: str) -> int:
     from grader.atomic import write_file
     from grader.bonus import award
     from grader.config import load_config

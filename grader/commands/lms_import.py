@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 KINDS = ("canvas", "moodle", "gradescope", "github-classroom")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     command = sub.add_parser(
         "import",
         help="turn an LMS's bulk download into one folder per student (canvas, moodle, "

@@ -22,7 +22,7 @@ def add_sandbox_option(command: argparse.ArgumentParser) -> None:
     )
 
 
-def with_sandbox_choice(config: CourseConfig, args) -> CourseConfig:
+def with_sandbox_choice(config: CourseConfig, args: argparse.Namespace) -> CourseConfig:
     """course.toml's sandbox, or the one --sandbox chose."""
     return dataclasses.replace(config, sandbox=args.sandbox) if args.sandbox else config
 

@@ -35,7 +35,7 @@ from grader.text import safe_name
 VERDICTS = tuple(v.value for v in Verdict if v != Verdict.IE)  # IE is the grader's, never decided
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     command = sub.add_parser(
         "override",
         help="record your own decision on a submission or a case (kept across regrades)",

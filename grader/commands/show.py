@@ -24,7 +24,7 @@ from grader.teams import class_teams
 from grader.text import safe_name
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     show = sub.add_parser("show", help="one submission's full report")
     show.add_argument("id")
     add_results_option(show)

@@ -15,7 +15,7 @@ from grader.reports.similarity_html import render
 from grader.similarity import similarity_report
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     similar = sub.add_parser(
         "similarity",
         help="rank every pair of submissions by similarity "

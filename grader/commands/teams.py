@@ -12,12 +12,12 @@ from grader.commands.console import warn_unrecorded
 from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
 from grader.last_run import graded_ids
-from grader.lms.roster import read_roster
+from grader.lms.roster import Roster, read_roster
 from grader.store import Store
-from grader.teams import class_teams, teams_file
+from grader.teams import Teams, class_teams, teams_file
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     command = sub.add_parser(
         "teams", help="every team of the last grade run, its members and its submission"
     )
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _unknown_members(teams, roster, name: str) -> None:
+def _unknown_members(teams: Teams, roster: Roster, name: str) -> None:
     """Each member of a team that counts whom no roster row keys (grader.identity)."""
     from grader import identity
     from grader.identity import Person

@@ -5,7 +5,17 @@ from grader.compare.lines import quote
 from grader.compare.ranking import Issue, Rank
 from grader.compare.sorting import Seen
 from grader.compare.wording import MAX_EXAMPLES, how_often, more_of
-from grader.puzzle import Board, PrintedOutput, Tile, board_of, digits, draw, is_symmetric
+from grader.puzzle import (
+    Board,
+    Cell,
+    PrintedBoard,
+    PrintedOutput,
+    Tile,
+    board_of,
+    digits,
+    draw,
+    is_symmetric,
+)
 
 
 def repeat_issues(
@@ -42,7 +52,11 @@ def repeat_issues(
 
 
 def _duplicate_issue(
-    board: Board, copies, lines: str, tiles: tuple[Tile, ...] | None, policy: tuple[str, ...]
+    board: Board,
+    copies: list[PrintedBoard],
+    lines: str,
+    tiles: tuple[Tile, ...] | None,
+    policy: tuple[str, ...],
 ) -> Issue:
     text = f"board {digits(board)} is printed {how_often(len(copies))} (lines {lines})"
     symmetric = sorted({cell.tile: cell for cell in board if is_symmetric(cell.edges)}.items())
@@ -68,7 +82,7 @@ def _duplicate_issue(
     return Issue(Rank.REPEATED, text)
 
 
-def _tile_edges(cell, tiles: tuple[Tile, ...] | None) -> Tile:
+def _tile_edges(cell: Cell, tiles: tuple[Tile, ...] | None) -> Tile:
     """The tile's edges as the puzzle gives them (as drawn when the puzzle is unknown)."""
     return tiles[cell.tile - 1] if tiles and 1 <= cell.tile <= len(tiles) else cell.edges
 

@@ -1,11 +1,15 @@
 """Printed boards that are not solutions: why each is not, and boards whose
 tiles are in the right cells but drawn turned."""
 
+from collections.abc import Sequence
+from typing import cast
+
 from grader.compare.ranking import Issue, Rank
 from grader.compare.wording import MAX_EXAMPLES, how_often, more_of
 from grader.puzzle import (
     SIDES,
     Board,
+    Clash,
     PrintedBoard,
     Tile,
     all_turns,
@@ -18,7 +22,9 @@ from grader.puzzle import (
 )
 
 
-def _board_problems(board: Board, tiles: tuple[Tile, ...] | None, turns) -> list[str]:
+def _board_problems(
+    board: Board, tiles: tuple[Tile, ...] | None, turns: Sequence[frozenset[Tile]] | None
+) -> list[str]:
     """Why a printed board is not a solution (nothing if it is one)."""
     if {cell.tile for cell in board} == set(range(9)):
         # Every other complaint would follow from this one.
@@ -31,7 +37,8 @@ def _board_problems(board: Board, tiles: tuple[Tile, ...] | None, turns) -> list
         places = " and ".join(position(i) for i in cells)
         problems.append(f"it uses tile {tile} {how_often(len(cells))} ({places})")
     if tiles:  # unknown when neither the puzzle nor the expected listing can be read
-        for index in foreign_cells(board, turns):
+        # `turns` is all_turns(tiles): set whenever `tiles` is
+        for index in foreign_cells(board, cast("Sequence[frozenset[Tile]]", turns)):
             cell = board[index]
             if not 1 <= cell.tile <= len(tiles):
                 problems.append(f"{position(index)} shows tile {cell.tile}, which does not exist")
@@ -46,7 +53,7 @@ def _board_problems(board: Board, tiles: tuple[Tile, ...] | None, turns) -> list
     return problems
 
 
-def _clash_text(board: Board, clash) -> str:
+def _clash_text(board: Board, clash: Clash) -> str:
     a, b = board[clash.first], board[clash.second]
     if clash.horizontal:
         side_a, side_b, edge_a, edge_b = 1, 3, a.edges[1], b.edges[3]
@@ -114,7 +121,9 @@ _TURN_NAMES = {
 }
 
 
-def turned_cells(invalid: list[PrintedBoard], missing: list[PrintedBoard]):
+def turned_cells(
+    invalid: list[PrintedBoard], missing: list[PrintedBoard]
+) -> tuple[list[Issue], list[PrintedBoard], list[PrintedBoard]]:
     """Printed boards with every tile in the cell of a missing expected board, some
     drawn turned: one issue each, instead of "not a solution" and "missing".
     Returns (issues, the other invalid boards, the other missing boards)."""

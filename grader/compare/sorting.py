@@ -7,6 +7,7 @@ from grader.puzzle import (
     Key,
     PrintedBoard,
     PrintedOutput,
+    Tile,
     all_turns,
     canonical_key,
     is_solution_key,
@@ -22,7 +23,7 @@ class Seen:
     order: list[tuple[int, PrintedBoard]] = field(default_factory=list)  # expected index, printed
 
 
-def sort_boards(out: PrintedOutput, tiles, where: dict[Key, int]) -> Seen:
+def sort_boards(out: PrintedOutput, tiles: tuple[Tile, ...] | None, where: dict[Key, int]) -> Seen:
     """A board equal to an expected one is a solution as printed; only the
     others are checked, so a long, mostly right output stays fast."""
     seen = Seen()

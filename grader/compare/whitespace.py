@@ -3,6 +3,7 @@ which kinds of white space differ."""
 
 import itertools
 import re
+from collections.abc import Iterator
 
 from grader.compare.lines import line_at, quote
 from grader.compare.wording import MAX_EXAMPLES
@@ -22,7 +23,7 @@ def same_tokens(a: bytes, b: bytes) -> bool:
     return True
 
 
-def _tokens(data: bytes):
+def _tokens(data: bytes) -> Iterator[bytes]:
     """data.split(), a chunk at a time; a chunk ends at white space, never inside a token."""
     start, size = 0, len(data)
     while start < size:
@@ -192,7 +193,9 @@ def _blank_context(rows: list[tuple[str, int, int]], index: int) -> str:
     return f"after {quote(after, 40)}"
 
 
-def _spacing_note(exp_rows, got_rows) -> str:
+def _spacing_note(
+    exp_rows: list[tuple[str, int, int]], got_rows: list[tuple[str, int, int]]
+) -> str:
     for (exp_text, _, _), (got_text, _, got_no) in zip(exp_rows, got_rows):
         if exp_text == got_text:
             continue

@@ -190,7 +190,7 @@ def _summary(
     late: Lateness | None,
     team: Team | None,
     cpu_limit: float | None,
-) -> dict:
+) -> dict[str, object]:
     sub = result.submission
     meta = [("language", language_name(sub.language), False)]
     if not student:
@@ -255,7 +255,7 @@ def _team_line(team: Team) -> str:
     return printable(text)
 
 
-def _late(result: SubmissionReport, late: Lateness) -> dict:
+def _late(result: SubmissionReport, late: Lateness) -> dict[str, object]:
     """Raw score and penalty side by side: the score above is the raw one."""
     return {
         "when": f"Submitted {late.submitted_at}. " if late.submitted_at else "",
@@ -266,7 +266,7 @@ def _late(result: SubmissionReport, late: Lateness) -> dict:
     }
 
 
-def _decisions(result: SubmissionReport, student: bool) -> list[dict]:
+def _decisions(result: SubmissionReport, student: bool) -> list[dict[str, object]]:
     """The instructor's decisions (overrides), each with its reason; a student sees
     only those that count, a hidden case's by no name (grader.student_view)."""
     if student:
@@ -280,7 +280,7 @@ def _decisions(result: SubmissionReport, student: bool) -> list[dict]:
     ]
 
 
-def _row(outcome: CaseOutcome, cpu_limit: float | None) -> dict:
+def _row(outcome: CaseOutcome, cpu_limit: float | None) -> dict[str, object]:
     """The instructor's row of a case: everything."""
     case, verdict = outcome.case, outcome.verdict or NOT_GRADED
     tags = [] if case.public else ["hidden"]
@@ -301,11 +301,11 @@ def _row(outcome: CaseOutcome, cpu_limit: float | None) -> dict:
     )
 
 
-def _student_row(case: ShownCase, cpu_limit: float | None) -> dict:
+def _student_row(case: ShownCase, cpu_limit: float | None) -> dict[str, object]:
     """A student's row of a case: a hidden one by its number, with its verdict only."""
     verdict = case.verdict or NOT_GRADED
     tags = ["the instructor's decision"] if case.decided else []
-    row = {
+    row: dict[str, object] = {
         "name": case.label,
         "link": case.anchor if _explained(case) else "",
         "tags": tags,
@@ -315,7 +315,9 @@ def _student_row(case: ShownCase, cpu_limit: float | None) -> dict:
     return _figures(row, case.run, verdict, cpu_limit)
 
 
-def _figures(row: dict, run: RunRow | None, verdict: str, cpu_limit: float | None) -> dict:
+def _figures(
+    row: dict[str, object], run: RunRow | None, verdict: str, cpu_limit: float | None
+) -> dict[str, object]:
     row.update(cpu="", memory="", near="")
     if run is None or run.cpu_seconds is None:
         return row
@@ -336,7 +338,7 @@ def _explained(case: ShownCase) -> bool:
 
 def _details(
     outcome: CaseOutcome, result: SubmissionReport, store: Store, apart: Sequence[str] = ()
-) -> dict:
+) -> dict[str, object]:
     """The instructor's section on a failing case: everything its run left."""
     case, run = outcome.case, outcome.run
     verdict = outcome.verdict or NOT_GRADED
@@ -348,7 +350,7 @@ def _details(
     return section
 
 
-def _student_details(case: ShownCase, result: SubmissionReport, store: Store) -> dict:
+def _student_details(case: ShownCase, result: SubmissionReport, store: Store) -> dict[str, object]:
     """A student's section on a failing case: a hidden one shows only its verdict and a
     public puzzle that failed the same way; a public one its run, where they may see it."""
     verdict = case.verdict or NOT_GRADED
@@ -361,7 +363,7 @@ def _student_details(case: ShownCase, result: SubmissionReport, store: Store) ->
     return section
 
 
-def _section(anchor: str, title: str, verdict: str, hidden_tag: bool) -> dict:
+def _section(anchor: str, title: str, verdict: str, hidden_tag: bool) -> dict[str, object]:
     return {
         "anchor": anchor,
         "title": title,
@@ -378,7 +380,11 @@ def _section(anchor: str, title: str, verdict: str, hidden_tag: bool) -> dict:
 
 
 def _run_details(
-    section: dict, outcome: CaseOutcome, run: RunRow | None, result: SubmissionReport, store: Store
+    section: dict[str, object],
+    outcome: CaseOutcome,
+    run: RunRow | None,
+    result: SubmissionReport,
+    store: Store,
 ) -> None:
     if run is None:
         return
@@ -389,11 +395,11 @@ def _run_details(
         section["stderr"] = cut(printable(run.stderr).rstrip(), STDERR_LIMIT)
 
 
-def _counterexample(outcome: CaseOutcome) -> dict:
+def _counterexample(outcome: CaseOutcome) -> dict[str, object]:
     """A failing case's public puzzle that fails the same way: its input, the diagnosis
     of the run on it, the expected output against the program's; or why there is none."""
     found = outcome.counterexample
-    example: dict = {"heading": counterexample_heading(outcome), "found": False}
+    example: dict[str, object] = {"heading": counterexample_heading(outcome), "found": False}
     if found is None or not found.found:
         return example
     if found.source == "search":  # run after the hidden cases: what it printed is not shown
@@ -427,7 +433,9 @@ def _head(text: str, lines: int = PAGE_OUTPUT_LINES) -> str:
     return "\n".join(kept[:lines]) + f"\n… ({more:,} more lines: run the puzzle yourself)"
 
 
-def _output_diff(outcome: CaseOutcome, run: RunRow, result: SubmissionReport, store: Store) -> dict:
+def _output_diff(
+    outcome: CaseOutcome, run: RunRow, result: SubmissionReport, store: Store
+) -> dict[str, object]:
     case, sub = outcome.case, result.submission
     try:
         expected = case.expected.read_bytes()
@@ -462,8 +470,8 @@ def _output_diff(outcome: CaseOutcome, run: RunRow, result: SubmissionReport, st
 _ROW_KINDS = {"same": ("same", ""), "expected": ("exp", "expected"), "got": ("got", "yours")}
 
 
-def _diff_rows(diff: LineDiff) -> list[dict]:
-    rows: list[dict] = []
+def _diff_rows(diff: LineDiff) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
     for row in diff.rows:
         if row.kind == "hunk":
             rows.append({"kind": "hunk", "text": row.text})

@@ -151,7 +151,7 @@ class Isolation:
     not_isolated: str  # what this mode does not isolate ("" for bubblewrap)
     cpu_accounting: str  # a CpuAccounting value
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, str]:
         return {
             "mode": self.mode,
             "why": self.why,
@@ -221,7 +221,9 @@ def build_autograder(
 # ------------------------------------------------------------------ results.json
 
 
-def leaderboard_puzzles(source: Path, config: CourseConfig, cases: Sequence[Case], folder: Path):
+def leaderboard_puzzles(
+    source: Path, config: CourseConfig, cases: Sequence[Case], folder: Path
+) -> list[Case]:
     """The puzzles Gradescope's leaderboard times: the draw the export put in the zip
     (none: no leaderboard, and grading goes on)."""
     draw = source / DRAW_IN_ZIP
@@ -243,7 +245,7 @@ def gradescope_results(
     isolation: Isolation,
     execution_time: float,
     leaderboard_cpu: Sequence[float] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Gradescope's results.json for one graded submission: one test per case. The
     leaderboard value, for a program that passes every case: the statistic of `grader
     leaderboard` (exports/timed.py) over ``leaderboard_cpu``, the totals of its timed
@@ -275,7 +277,7 @@ def gradescope_results(
     return document
 
 
-def _test(number: int, shown: ShownCase, policy_cases: str = "count") -> dict:
+def _test(number: int, shown: ShownCase, policy_cases: str = "count") -> dict[str, object]:
     """One case as Gradescope shows it to the student: what grader.student_view lets
     them see (a hidden case's output shows its verdict and a public puzzle that failed
     alike, never its diagnosis nor its figures); the figures of every run are in

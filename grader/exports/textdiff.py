@@ -9,6 +9,7 @@ the page can show. Bytes that are not UTF-8 survive as lone surrogates
 """
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
@@ -85,7 +86,7 @@ def line_diff(
     return result
 
 
-def _hunk(group, start: int) -> Row:
+def _hunk(group: Sequence[tuple[str, int, int, int, int]], start: int) -> Row:
     first, last = group[0], group[-1]
     a1, a2, b1, b2 = first[1], last[2], first[3], last[4]
     return Row(

@@ -64,7 +64,9 @@ def prepare(
     return Session(timed, programs, startups, ineligible, problems, draw)
 
 
-def _startup_programs(config: CourseConfig, sandbox: Sandbox, cache_root: Path):
+def _startup_programs(
+    config: CourseConfig, sandbox: Sandbox, cache_root: Path
+) -> tuple[list[Program], dict[str, str]]:
     """Each language's start-up program, built (or found in the cache), the languages
     at once: its Program, or why there is none."""
     specs = [(name, spec) for name, spec in config.languages.items() if name in _STARTUP_SOURCES]

@@ -3,6 +3,7 @@ format shows."""
 
 from collections.abc import Callable
 from datetime import datetime, timezone
+from typing import Any
 
 from grader import __version__
 from grader.leaderboard.standings import Standings, Timed
@@ -16,11 +17,11 @@ STATISTIC = (
 
 def document(
     board: Standings,
-    machine: dict,
+    machine: dict[str, Any],
     name: Callable[[str], str] = lambda sid: sid,
     anonymized: bool = False,
     exhaustive: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """The leaderboard as JSON-ready data: what leaderboard.json holds and every
     other format shows."""
     settings = board.config.leaderboard
@@ -79,7 +80,7 @@ def _iso(stamp: float | None) -> str:
     return moment.isoformat(timespec="seconds")
 
 
-def _figures(prefix: str, summary: Summary) -> dict:
+def _figures(prefix: str, summary: Summary) -> dict[str, float | list[float]]:
     return {
         f"{prefix}_median_s": summary.median,
         f"{prefix}_min_s": summary.minimum,
@@ -89,7 +90,7 @@ def _figures(prefix: str, summary: Summary) -> dict:
     }
 
 
-def _startup_entry(language: str, t: Timed, board: Standings) -> dict:
+def _startup_entry(language: str, t: Timed, board: Standings) -> dict[str, Any]:
     entry = {"language": language, "available": t.cpu is not None}
     if t.cpu is None:
         entry["reason"] = t.problem or "not measured"
@@ -105,7 +106,9 @@ def _startup_entry(language: str, t: Timed, board: Standings) -> dict:
     return entry
 
 
-def _ranked_entry(rank: int, t: Timed, board: Standings, name, startup: dict[str, Timed]) -> dict:
+def _ranked_entry(
+    rank: int, t: Timed, board: Standings, name: Callable[[str], str], startup: dict[str, Timed]
+) -> dict[str, Any]:
     language = t.program.language.name
     base = startup.get(language)
     base_cpu = base.cpu.median if base is not None and base.cpu is not None else None
@@ -136,9 +139,9 @@ def _case_ids(board: Standings) -> list[str]:
     return [case.id for case in board.session.cases]
 
 
-def _case_entry(case_id: str, t: Timed) -> dict:
+def _case_entry(case_id: str, t: Timed) -> dict[str, Any]:
     cpu, wall = t.cpu_cases[case_id], t.wall_cases[case_id]
-    entry: dict = {"id": case_id}
+    entry: dict[str, Any] = {"id": case_id}
     entry.update(_figures("cpu", cpu))
     entry.update({"cpu_outliers": list(cpu.outliers), "wall_median_s": wall.median})
     return entry

@@ -5,6 +5,7 @@ import platform
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from grader.leaderboard.cores import Calibration
 
@@ -14,7 +15,7 @@ def machine_info(
     cores: Sequence[int | None],
     cpu_accounting: str,
     calibration: Calibration | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The machine's facts; `cores`: the cores that timed runs (None: not pinned),
     `calibration`: each core's reference figure (grader.leaderboard.cores)."""
     model = platform.processor() or platform.machine()

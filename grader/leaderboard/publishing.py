@@ -4,6 +4,7 @@ in the results folder, and the private pseudonym key when names are hidden."""
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from grader.atomic import write_file
 from grader.leaderboard.names import write_pseudonym_key
@@ -21,7 +22,10 @@ class Published:
 
 
 def publish(
-    doc: dict, folder: Path, ids: Sequence[str] = (), name: Callable[[str], str] | None = None
+    doc: dict[str, Any],
+    folder: Path,
+    ids: Sequence[str] = (),
+    name: Callable[[str], str] | None = None,
 ) -> Published:
     """Write the document's three public files; with `name` (pseudonyms), also the
     instructor's key from pseudonym to each of `ids`."""

@@ -2,7 +2,7 @@
 warnings about timings measured far apart."""
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from grader.cases import Case
@@ -217,7 +217,9 @@ def board_caveats(board: Standings, span_minutes: float = 15) -> list[str]:
     return []
 
 
-def _direct_wins(samples, noise_floor, alpha) -> dict[str, list[str]]:
+def _direct_wins(
+    samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: float
+) -> dict[str, list[str]]:
     wins: dict[str, list[str]] = {name: [] for name in samples}
     for c in significantly_faster(samples, noise_floor, alpha):
         wins[c.faster].append(c.slower)

@@ -85,7 +85,7 @@ def read(archive: Path, options: ImportOptions) -> Parsed:
     return parsed
 
 
-def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
+def parse(unpacked: Unpacked, source_names: frozenset[str] = frozenset()) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
     anonymous = is_anonymous(unpacked)
     names, texts = (_ANON, _ANON_TEXT) if anonymous else (_NAME, _TEXT)
@@ -155,7 +155,7 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
     return parsed
 
 
-def _original_name(name: str, source_names: frozenset) -> tuple[str, int]:
+def _original_name(name: str, source_names: frozenset[str]) -> tuple[str, int]:
     """(the name the student uploaded, Canvas's copy number: 0 for none, 8 for a uuid).
     Only a source file's name is restored: `data-2020.txt` may well be the student's own."""
     match = _COPY.match(name)

@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from grader.bounded import read_text
 from grader.errors import GraderError
@@ -125,11 +126,11 @@ def read_accepted(path: Path) -> ClassroomList:
     return found
 
 
-def _elements(text: str, path: Path) -> list:
+def _elements(text: str, path: Path) -> list[Any]:
     """Every accepted assignment of `gh api --paginate`'s pages (arrays back to back),
     or of one array (of them, or of pages with --slurp)."""
     decoder = json.JSONDecoder()
-    elements: list = []
+    elements: list[Any] = []
     at = 0
     while at < len(text):
         if text[at].isspace():

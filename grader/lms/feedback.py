@@ -44,7 +44,7 @@ class FeedbackFiles:
 def canvas(
     pages: Mapping[str, str],
     metas: Mapping[str, SubmissionMeta | None],
-    source_names: frozenset = frozenset(),
+    source_names: frozenset[str] = frozenset(),
 ) -> FeedbackFiles:
     """pages and metas: by submission id (the folder's name)."""
     out = FeedbackFiles()

@@ -180,7 +180,7 @@ def _git(repo: Path, args: list[str], limit: int, stdin: bytes = b"") -> bytes:
 
 
 def _finish(
-    process: subprocess.Popen, stdin: bytes, limit: int, repo: Path, what: str
+    process: subprocess.Popen[bytes], stdin: bytes, limit: int, repo: Path, what: str
 ) -> tuple[bytes, int]:
     """(its output, its exit status), its input fed beside; stopped past `limit` bytes
     of output or _TIMEOUT seconds."""
@@ -204,7 +204,7 @@ def _finish(
     return out, code
 
 
-def _feed(process: subprocess.Popen, data: bytes) -> None:
+def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
     """The command's input, written beside the reading (a pipe holds only so much)."""
     assert process.stdin is not None, "piped by the caller"
     with contextlib.suppress(OSError):  # it stopped reading: its output says why

@@ -13,6 +13,7 @@ is kept in the metadata (its team's members) so a roster finds each of them.
 import re
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from grader import identity
 from grader.lms.incoming import ImportOptions, Incoming, Parsed, download_time, safe_id
@@ -30,7 +31,7 @@ def read(archive: Path, options: ImportOptions) -> Parsed:
     return parsed
 
 
-def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
+def parse(unpacked: Unpacked, source_names: frozenset[str] = frozenset()) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
     # Gradescope's own metadata sits beside the submission folders; a file of that
     # name inside one of them is that student's file, whatever its name.
@@ -70,7 +71,7 @@ def parse(unpacked: Unpacked, source_names: frozenset = frozenset()) -> Parsed:
     return parsed
 
 
-def _metadata(data: bytes) -> dict:
+def _metadata(data: bytes) -> dict[str, dict[str, Any]]:
     try:
         import yaml
     except ImportError:
@@ -100,7 +101,7 @@ def _plain_keys(value: object) -> object:
     return value
 
 
-def _incoming(key: str, entry: dict) -> Incoming:
+def _incoming(key: str, entry: dict[str, Any]) -> Incoming:
     submitters = [s for s in entry.get("submitters") or [] if isinstance(s, dict)]
     first = submitters[0] if submitters else {}
     ident = str(first.get("sid") or first.get("email") or key)
@@ -122,7 +123,7 @@ def _incoming(key: str, entry: dict) -> Incoming:
     )
 
 
-def _member(person: dict) -> TeamMember:
+def _member(person: dict[str, Any]) -> TeamMember:
     """A submitter: known by their sid, else their e-mail; the e-mail kept beside a sid
     (a roster may know either, through a declared alias: grader.identity)."""
     ids = [str(person[k]) for k in ("sid", "email") if person.get(k)]
@@ -135,7 +136,7 @@ def _member(person: dict) -> TeamMember:
 _KINDS = (("sid", identity.GRADESCOPE_SID), ("email", identity.GRADESCOPE_EMAIL))
 
 
-def _time(value) -> datetime | None:
+def _time(value: object) -> datetime | None:
     if isinstance(value, datetime):
         return value
     if not isinstance(value, str):

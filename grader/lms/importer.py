@@ -27,7 +27,7 @@ from typing import Any
 
 from grader.atomic import atomic_output
 from grader.bounded import read_limited
-from grader.identity import Person
+from grader.identity import Key, Person
 from grader.lms.incoming import ImportOptions, Incoming
 from grader.lms.matching import match_roster
 from grader.lms.paths import conflicts
@@ -156,7 +156,7 @@ def _match_roster(
     ]
 
 
-def _people_keys(student: Incoming) -> list[tuple]:
+def _people_keys(student: Incoming) -> list[tuple[Key, ...]]:
     """The keys of each person the submission is for: its team's members, or its own."""
     if student.team is not None and student.team.members and not student.team.graded_alone:
         return [m.keys for m in student.team.members]

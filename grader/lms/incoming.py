@@ -4,10 +4,11 @@ what the LMS says of them. grader/lms/sources.py lists the sources; the importer
 knows none of them by name."""
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
+from typing import Any, TypeVar
 
 from grader.identity import Key
 from grader.late import LatePolicy
@@ -20,6 +21,9 @@ from grader.lms.unpack import DEFAULT_LIMITS, Refused, Unpacked, UnpackLimits
 from grader.submission_meta import Team
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+# A source's claim on an entry: (id, name, member, ...), what else it keeps is its own.
+_Claim = TypeVar("_Claim", bound=tuple[Any, ...])
 
 
 @dataclass
@@ -64,7 +68,7 @@ class ImportOptions:
     """What the instructor gave beside the download, read and checked: each source
     takes what is its own and leaves the rest."""
 
-    source_names: frozenset = frozenset()  # the course's source file names
+    source_names: frozenset[str] = frozenset()  # the course's source file names
     limits: UnpackLimits = DEFAULT_LIMITS
     roster: Roster | None = None  # the LMS's gradebook, worksheet or classroom roster
     times: SubmissionTimes | None = None  # Canvas: submitted_at from its API (--times)
@@ -84,12 +88,12 @@ def safe_id(text: str) -> str:
     return cleaned or "student"
 
 
-def newest(times) -> datetime | None:
+def newest(times: Iterable[datetime | None]) -> datetime | None:
     known = [t for t in times if t is not None]
     return max(known) if known else None
 
 
-def one_name_per_id(claims: list, what: str) -> tuple[list, list[Refused]]:
+def one_name_per_id(claims: list[_Claim], what: str) -> tuple[list[_Claim], list[Refused]]:
     """claims: (id, name, member, ...) of every entry. An LMS writes one name (its
     prefix) for all the entries of one id; where an archive has two, some entry is
     not what it claims to be and none of that id's entries can be trusted:

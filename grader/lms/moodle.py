@@ -79,7 +79,9 @@ def has_default_group(unpacked: Unpacked) -> bool:
     )
 
 
-def parse(unpacked: Unpacked, source_names: frozenset = frozenset(), teams: bool = False) -> Parsed:
+def parse(
+    unpacked: Unpacked, source_names: frozenset[str] = frozenset(), teams: bool = False
+) -> Parsed:
     parsed = Parsed(refused=list(unpacked.refused))
     teams = teams or has_default_group(unpacked)
     # (folder, name, entry, its path inside, team or None)

@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from grader.bounded import read_text
 from grader.errors import GraderError
@@ -95,7 +96,7 @@ def read_times(path: Path) -> SubmissionTimes:
     )
 
 
-def _status(record: dict) -> tuple[CanvasStatus | None, str]:
+def _status(record: dict[str, Any]) -> tuple[CanvasStatus | None, str]:
     """(the status a teacher set, None for none; "" or why a field cannot be read)."""
     if _truthy(record.get("excused")):
         return CanvasStatus(EXCUSED), ""
@@ -134,7 +135,7 @@ def parse_iso(text: str) -> datetime | None:
         return None
 
 
-def _json(text: str, path: Path) -> list[dict]:
+def _json(text: str, path: Path) -> list[dict[str, Any]]:
     try:
         document = json.loads(text)
     except ValueError as error:
@@ -146,7 +147,7 @@ def _json(text: str, path: Path) -> list[dict]:
     return document
 
 
-def _csv(text: str, path: Path) -> list[dict]:
+def _csv(text: str, path: Path) -> list[dict[str, Any]]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = reader.fieldnames or []
     if "submitted_at" not in columns or not any(c in columns for c in ID_COLUMNS):

@@ -102,13 +102,14 @@ def read_zip(
             if reason is not None:
                 result.refused.append(Refused(info.filename, reason))
                 continue
+            assert path is not None, "_checked_path gives a path whenever it gives no reason"
             seen.add(path)
             total += len(data)
             result.members.append(Member(path, data, _mtime(info)))
         return result
 
 
-def _checked_path(name: str):
+def _checked_path(name: str) -> tuple[PurePosixPath, None] | tuple[None, str]:
     """(normalised path, None) or (None, why it is refused)."""
     if "\0" in name:
         return None, "a NUL byte in its name"
@@ -149,7 +150,9 @@ def _entry_problem(info: zipfile.ZipInfo, limits: UnpackLimits) -> str | None:
     return None
 
 
-def _read_capped(handle: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int):
+def _read_capped(
+    handle: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int
+) -> tuple[bytes, str | None]:
     """The entry's bytes, read no further than `cap` + 1: the size in the header may lie."""
     try:
         with handle.open(info) as stream:

@@ -12,8 +12,9 @@ medians are bars.
 
 import base64
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 from grader.reports.html_page import render
 from grader.reports.leaderboard_md import (
@@ -43,7 +44,7 @@ TOP_MARGIN = 34
 BOTTOM_MARGIN = 46
 
 
-def html_page(doc: dict) -> str:
+def html_page(doc: dict[str, Any]) -> str:
     machine = machine_line(doc["machine"])
     ranked = bool(doc["ranked"])
     drawn = plot(doc) if ranked else None
@@ -93,7 +94,10 @@ class Table:
 
 
 def _table(
-    caption: str, headers: Sequence[str], rows: Sequence[Sequence], kinds: dict[int, str]
+    caption: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    kinds: dict[int, str],
 ) -> Table:
     """The first column names the row (a program or a language); names and text of a
     student's are made printable here and escaped by the template."""
@@ -118,7 +122,7 @@ def plot_image(drawn: "Plot") -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(plot_svg(drawn).encode()).decode()
 
 
-def plot_summary(doc: dict) -> str:
+def plot_summary(doc: dict[str, Any]) -> str:
     """What the plot shows, in words: its text alternative."""
     ranked = doc["ranked"]
     fastest, slowest = ranked[0], ranked[-1]
@@ -163,7 +167,7 @@ class _Panel:
         return self.left + self.width * share
 
 
-def _rows(doc: dict) -> list[_Row]:
+def _rows(doc: dict[str, Any]) -> list[_Row]:
     startup = {s["language"]: s for s in doc["startup"] if s["available"]}
     rows = [
         _Row(
@@ -202,14 +206,16 @@ class Shape:
     children: tuple["Shape", ...] = field(default_factory=tuple)
 
 
-def _shape(tag: str, text: str = "", title: str = "", children=(), **attrs) -> Shape:
+def _shape(
+    tag: str, text: str = "", title: str = "", children: Iterable[Shape] = (), **attrs: float | str
+) -> Shape:
     pairs = tuple(
         (name.rstrip("_").replace("_", "-"), _number(value)) for name, value in attrs.items()
     )
     return Shape(tag, pairs, text, title, tuple(children))
 
 
-def _number(value) -> str:
+def _number(value: float | str) -> str:
     return f"{value:.1f}" if isinstance(value, float) else str(value)
 
 
@@ -220,7 +226,7 @@ class Plot:
     shapes: tuple[Shape, ...]
 
 
-def plot(doc: dict) -> Plot:
+def plot(doc: dict[str, Any]) -> Plot:
     """Every run of every ranked program (and of each language's start-up
     program, below a dashed line), twice: on one log time axis (left), and as
     its distance from the program's own median (right), where a spread of a
@@ -291,7 +297,7 @@ def _linear_ticks(reach: float) -> list[float]:
     return [k * step for k in range(-count, count + 1)]
 
 
-def _axis(panel: _Panel, ticks, bottom: float, title: str) -> Shape:
+def _axis(panel: _Panel, ticks: Iterable[tuple[float, str]], bottom: float, title: str) -> Shape:
     parts = []
     for value, text in ticks:
         tx = panel.x(value)
@@ -327,6 +333,13 @@ def _legend() -> Shape:
     )
 
 
+class _Label(TypedDict, total=False):
+    """The attributes a row's label may add (for the type checker: the keys of `**label`
+    in _row are _shape's attributes, none of its other parameters)."""
+
+    class_: str
+
+
 def _row(row: _Row, y: float, times: _Panel, spread: _Panel) -> Shape:
     base = f", language start-up {seconds(row.startup)}" if row.startup else ""
     parts = []
@@ -341,7 +354,7 @@ def _row(row: _Row, y: float, times: _Panel, spread: _Panel) -> Shape:
                 height=18,
             )
         )
-    label = {"class_": "muted"} if row.muted else {}
+    label: _Label = {"class_": "muted"} if row.muted else {}
     parts.append(
         _shape(
             "text", shorten(row.label, 26), x=LABEL_WIDTH - 10, y=y + 4, text_anchor="end", **label

@@ -4,7 +4,8 @@ whatever a page shows, leaderboard.json holds too."""
 
 import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from tabulate import tabulate
 
@@ -28,7 +29,7 @@ STARTUP_HEADERS = ("language", "CPU median", "CPU min-max", "wall median")
 INELIGIBLE_HEADERS = ("program", "language", "reason")
 
 
-def counted_by(machine: dict) -> str:
+def counted_by(machine: dict[str, Any]) -> str:
     """What counted the CPU time of every timed run, for the machine line."""
     try:
         explained = CpuAccounting(machine.get("cpu_accounting", "")).explained
@@ -37,7 +38,7 @@ def counted_by(machine: dict) -> str:
     return f" (CPU time counted by {explained})"
 
 
-def seconds(value) -> str:
+def seconds(value: float | None) -> str:
     """A time in the unit that suits it: these span 1 ms to several seconds."""
     if value is None:
         return "-"
@@ -54,7 +55,7 @@ def percent(part: float, whole: float) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-def rank_labels(entries: Sequence[dict]) -> list[str]:
+def rank_labels(entries: Sequence[dict[str, Any]]) -> list[str]:
     """ "1", or "=1" when the rank is shared (a tie)."""
     counts: dict[int, int] = {}
     for entry in entries:
@@ -62,14 +63,14 @@ def rank_labels(entries: Sequence[dict]) -> list[str]:
     return [("=" if counts[e["rank"]] > 1 else "") + str(e["rank"]) for e in entries]
 
 
-def timed_runs(entry: dict, runs: int) -> str:
+def timed_runs(entry: dict[str, Any], runs: int) -> str:
     """How many runs a program's figures hold ("Timed runs" in METHOD says why fewer)."""
     if not entry["stopped_early"]:
         return str(entry["timed_runs"])
     return f"{entry['timed_runs']} of {runs}, stopped"
 
 
-def ranking_rows(doc: dict) -> list[tuple]:
+def ranking_rows(doc: dict[str, Any]) -> list[tuple[str | int, ...]]:
     entries = doc["ranked"]
     runs = doc["settings"]["runs"]
     return [
@@ -90,8 +91,8 @@ def ranking_rows(doc: dict) -> list[tuple]:
     ]
 
 
-def startup_rows(doc: dict) -> list[tuple]:
-    rows = []
+def startup_rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
     for s in doc["startup"]:
         if s["available"]:
             rows.append(
@@ -107,7 +108,7 @@ def startup_rows(doc: dict) -> list[tuple]:
     return rows
 
 
-def case_rows(doc: dict) -> list[tuple]:
+def case_rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
     return [
         (
             e["id"],
@@ -117,15 +118,15 @@ def case_rows(doc: dict) -> list[tuple]:
     ]
 
 
-def ineligible_rows(doc: dict) -> list[tuple]:
+def ineligible_rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
     return [(e["id"], e["language"], e["reason"]) for e in doc["not_eligible"]]
 
 
-def winners(doc: dict) -> list[str]:
+def winners(doc: dict[str, Any]) -> list[str]:
     return [e["id"] for e in doc["ranked"] if e["winner"]]
 
 
-def settings_line(doc: dict) -> str:
+def settings_line(doc: dict[str, Any]) -> str:
     s = doc["settings"]
     cases = ", ".join(c["id"] for c in s["cases"])
     return (
@@ -135,7 +136,7 @@ def settings_line(doc: dict) -> str:
     )
 
 
-def how_timed(doc: dict) -> str:
+def how_timed(doc: dict[str, Any]) -> str:
     """One run at a time on one core, or one per core at once, and whether it raced."""
     cores = doc["machine"]["timing_cores"]
     where = (
@@ -153,7 +154,7 @@ def how_timed(doc: dict) -> str:
     )
 
 
-def machine_line(m: dict) -> str:
+def machine_line(m: dict[str, Any]) -> str:
     """The machine the timings come from, in a sentence."""
     cores = m["timing_cores"]
     timing = (
@@ -176,7 +177,7 @@ def machine_line(m: dict) -> str:
     )
 
 
-def _names(doc: dict, escape) -> dict:
+def _names(doc: dict[str, Any], escape: Callable[[str], str]) -> dict[str, Any]:
     """The document with every program name, and every reason a program was not
     ranked, passed through `escape`: names come from students' folder and file names,
     and reasons quote them."""
@@ -198,7 +199,7 @@ def markdown_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def terminal(doc: dict) -> str:
+def terminal(doc: dict[str, Any]) -> str:
     doc = _names(doc, printable)
     parts = []
     if doc["ranked"]:
@@ -264,12 +265,12 @@ METHOD = (
 )
 
 
-def _cells(rows) -> list[tuple]:
+def _cells(rows: Iterable[Sequence[object]]) -> list[tuple[str, ...]]:
     """Table cells: a | would end the cell and a line break the row."""
     return [tuple(str(cell).replace("|", "\\|").replace("\n", " ") for cell in row) for row in rows]
 
 
-def markdown(doc: dict) -> str:
+def markdown(doc: dict[str, Any]) -> str:
     doc = _names(doc, markdown_code)
     fmt = dict(tablefmt="github", disable_numparse=True)
     lines = ["# Speed leaderboard", ""]

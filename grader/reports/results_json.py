@@ -4,6 +4,7 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from grader import __version__
 from grader.atomic import write_file
@@ -12,6 +13,7 @@ from grader.counterexamples import reason_without_search
 from grader.late import Lateness
 from grader.schemas import validate
 from grader.score import CaseOutcome, Decision, SubmissionReport
+from grader.submissions import Skipped
 from grader.teams import Teams
 
 
@@ -20,15 +22,15 @@ def results_document(
     cases: Sequence[Case],
     sandbox: str = "",
     lateness: Mapping[str, Lateness] | None = None,
-    course: dict | None = None,
-    skipped: Sequence = (),
+    course: dict[str, Any] | None = None,
+    skipped: Sequence[Skipped] = (),
     teams: Teams | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The document; `lateness` adds each submission's penalty and final score, `course`
     what of the course configuration the scores depend on (for regrade diffs), `skipped`
     the entries of the class folder not graded (grader.submissions.Skipped), `teams` who
     handed in each submission."""
-    document: dict = {
+    document: dict[str, Any] = {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "grader_version": __version__,
         "sandbox": sandbox,
@@ -54,7 +56,9 @@ def results_document(
     return document
 
 
-def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | None) -> dict:
+def _submission(
+    report: SubmissionReport, late: Lateness | None, teams: Teams | None
+) -> dict[str, object]:
     sub = report.submission
     entry: dict[str, object] = {
         "id": sub.id,
@@ -107,7 +111,7 @@ def _submission(report: SubmissionReport, late: Lateness | None, teams: Teams | 
     return entry
 
 
-def _decision(decision: Decision) -> dict:
+def _decision(decision: Decision) -> dict[str, object]:
     o = decision.override
     return {
         "case": o.case_id or None,
@@ -124,9 +128,9 @@ def _decision(decision: Decision) -> dict:
     }
 
 
-def _case(outcome: CaseOutcome) -> dict:
+def _case(outcome: CaseOutcome) -> dict[str, object]:
     run = outcome.run
-    entry: dict = {
+    entry: dict[str, object] = {
         "id": outcome.case.id,
         "verdict": outcome.verdict,
         "policy_failure": outcome.policy_failure,
@@ -152,7 +156,7 @@ def _case(outcome: CaseOutcome) -> dict:
     return entry
 
 
-def _counterexample(outcome: CaseOutcome) -> dict:
+def _counterexample(outcome: CaseOutcome) -> dict[str, object]:
     """A failing case's public puzzle that fails the same way, or null and why."""
     found = outcome.counterexample
     if found is None or not found.found:
@@ -176,7 +180,7 @@ def _counterexample(outcome: CaseOutcome) -> dict:
     }
 
 
-def write_json(document: dict, path: Path, schema: str) -> None:
+def write_json(document: dict[str, Any], path: Path, schema: str) -> None:
     """Validate, then write atomically: a reader never sees half a file, and a
     failed write leaves the previous file intact."""
     problem = validate(document, schema)

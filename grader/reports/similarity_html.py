@@ -48,7 +48,7 @@ def render(report: Report, *, generated: str, shown: int, copydetect_version: st
     )
 
 
-def _ranked(rank: int, pair: Pair, linked: int) -> dict:
+def _ranked(rank: int, pair: Pair, linked: int) -> dict[str, object]:
     left, right = pair.similarity
     return {
         "rank": rank,
@@ -63,7 +63,7 @@ def _ranked(rank: int, pair: Pair, linked: int) -> dict:
     }
 
 
-def _side_by_side(rank: int, pair: Pair) -> dict:
+def _side_by_side(rank: int, pair: Pair) -> dict[str, object]:
     left, right = pair.similarity
     return {
         "rank": rank,
@@ -92,7 +92,7 @@ def marked(text: str, ranges: Sequence[tuple[int, int]]) -> list[tuple[bool, str
     return [piece for piece in out if piece[1]]
 
 
-def _merged(ranges: Sequence[tuple[int, int]], text: str):
+def _merged(ranges: Sequence[tuple[int, int]], text: str) -> list[list[int]]:
     """Sorted, non-overlapping, widened to whole words: copydetect maps its token
     positions back to characters only approximately, and a mark that starts in
     the middle of `continue` reads as a bug."""

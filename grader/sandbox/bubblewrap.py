@@ -672,7 +672,12 @@ class BubblewrapSandbox(Sandbox):
         return (["--remount-ro", "/"] if uid is None else []) + ["--chdir", str(workdir)]
 
     def _supervise(
-        self, proc: subprocess.Popen, pid1: _Pid1, status_r: int, launch: _Launch, start: float
+        self,
+        proc: subprocess.Popen[bytes],
+        pid1: _Pid1,
+        status_r: int,
+        launch: _Launch,
+        start: float,
     ) -> RunResult:
         limits = launch.limits
         capture = Capture(limits.stdout_bytes, limits.stderr_bytes)

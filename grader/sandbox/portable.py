@@ -22,8 +22,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, TypedDict
 
 from grader.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import Sandbox, SetupError, guarded, substitute
@@ -139,14 +140,21 @@ def program_path(name: str, workdir: Path) -> str:
     return found
 
 
-def _own_group() -> dict:
+class _GroupOptions(TypedDict, total=False):
+    """Popen's keywords that start a program in a process group of its own."""
+
+    creationflags: int
+    start_new_session: bool
+
+
+def _own_group() -> _GroupOptions:
     """Start the program in a group of its own, so that stopping it stops its children."""
     if os.name == "nt":
         return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
     return {"start_new_session": True}
 
 
-def _stop(process: subprocess.Popen) -> None:
+def _stop(process: subprocess.Popen[bytes]) -> None:
     """Kill the program and what it started."""
     if process.poll() is not None:
         return
@@ -169,7 +177,7 @@ class _Reader:
     """Reads a pipe to its end in a thread, keeping at most `cap` bytes; past the cap
     `on_exceeded` is called once (None: the rest is read and dropped)."""
 
-    def __init__(self, pipe: IO[bytes] | None, cap: int, on_exceeded):
+    def __init__(self, pipe: IO[bytes] | None, cap: int, on_exceeded: Callable[[], None] | None):
         self.pipe, self.cap, self.on_exceeded = pipe, cap, on_exceeded
         self.chunks: list[bytes] = []
         self.size = 0

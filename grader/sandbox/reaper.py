@@ -54,7 +54,7 @@ def _seccomp(program: bytes) -> None:
         raise OSError(ctypes.get_errno(), f"seccomp: {os.strerror(ctypes.get_errno())}")
 
 
-def _children(me: int) -> list:
+def _children(me: int) -> list[int]:
     """Our live children (every process of the run ends up one of them), from the
     kernel's list (we are single-threaded: our one thread's children are all)."""
     try:
@@ -78,7 +78,12 @@ def _kill_and_reap_all(me: int) -> None:
 
 
 def _program(
-    command: list, uid: int, limits: list, joins: list, seccomp: bytes, failed: int
+    command: list[str],
+    uid: int,
+    limits: list[tuple[int, ...]],
+    joins: list[int],
+    seccomp: bytes,
+    failed: int,
 ) -> None:
     """In the forked child: never returns. A failure before the exec is ours, said on
     ``failed`` (closed by the exec); one of the exec itself is the command's (a shell's
@@ -119,7 +124,7 @@ def _program(
     os._exit(_CANNOT_EXECUTE)
 
 
-def main(argv: list) -> int:
+def main(argv: list[str]) -> int:
     status_fd, uid = int(argv[1]), int(argv[2])
     limits = [tuple(int(x) for x in item.split(":")) for item in argv[3].split(",") if item]
     joins = [int(fd) for fd in argv[4].split(",")] if argv[4] != "-" else []

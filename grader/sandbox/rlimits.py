@@ -113,7 +113,7 @@ def _set_rlimits(limits: Limits, address_space: bool) -> None:
 class _Reaped:
     """One run under its reaper: the reaper's process, the program's pid, its report."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     program: int
     uid: int | None
     status: socket.socket
@@ -405,7 +405,7 @@ class RlimitSandbox(Sandbox):
         self,
         command: list[str],
         cwd: Path,
-        env: dict,
+        env: dict[str, str],
         limits: Limits,
         memory: Memory,
         uid: int | None,
@@ -541,7 +541,7 @@ class RlimitSandbox(Sandbox):
 
     def _supervise(
         self,
-        proc: subprocess.Popen,
+        proc: subprocess.Popen[bytes],
         limits: Limits,
         memory: Memory,
         start: float,
@@ -629,7 +629,7 @@ class _Lane:
         os.chown(self.private / "tmp", self.uid, self.uid)
         os.chown(self.private, 0, self.uid)
         os.chmod(self.private, 0o750)
-        self.copied: tuple | None = None
+        self.copied: tuple[str, int, int, int] | None = None
 
     def work_for(self, workdir: Path) -> Path:
         """The program's copy, made again when the build folder is another (a rebuild

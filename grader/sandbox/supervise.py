@@ -446,7 +446,7 @@ def _shared_kb(proc_root: str, pid: str, rss_shmem: int) -> int:
         return rss_shmem
 
 
-def _memfd_kb(proc_root: str, pid: str, seen: set) -> int:
+def _memfd_kb(proc_root: str, pid: str, seen: set[tuple[int, int]]) -> int:
     """Memory in the memfds the process holds open and no other process of the tree
     counted before (``seen``): a memfd written, never mapped, is in no one's RSS."""
     total = 0
@@ -540,7 +540,7 @@ def tree_usage(
             found[name] = entry
     usage = Usage()
     ticks = 0
-    memfds: set = set()
+    memfds: set[tuple[int, int]] = set()
     for name, entry in found.items():
         ticks += entry.ticks
         if name in (init, root):

@@ -286,7 +286,7 @@ class WarmRuns:
 class _Held:
     """What one zygote holds, released when it is closed or forgotten."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     control: socket.socket
     stage: Path
     stage_lock: int  # flock on the stage folder: see _sweep
@@ -403,7 +403,9 @@ class _Held:
 class _Zygote:
     """One warm sandbox over one workdir; one run at a time (its thread's)."""
 
-    def __init__(self, key: tuple, workdir: Path, uid: int | None, held: _Held, name: str) -> None:
+    def __init__(
+        self, key: tuple[str, int, int], workdir: Path, uid: int | None, held: _Held, name: str
+    ) -> None:
         self.key = key
         self.name = name
         self.workdir = workdir

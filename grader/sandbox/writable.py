@@ -168,7 +168,11 @@ def writable_places(root: str = "/") -> WritablePlaces:
 
 
 def _look_at(
-    entry: os.DirEntry, pseudo: frozenset[str], folders: list, files: list, stack: list
+    entry: os.DirEntry[str],
+    pseudo: frozenset[str],
+    folders: list[str],
+    files: list[WritableFile],
+    stack: list[str],
 ) -> None:
     try:
         if entry.is_dir(follow_symlinks=False):

@@ -5,18 +5,24 @@ the part of JSON Schema these schemas use), in the same words."""
 import json
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from grader.schemas import subset
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 _HERE = Path(__file__).resolve().parent
 
 
 @cache
-def schema(name: str) -> dict:
-    return json.loads((_HERE / f"{name}.schema.json").read_text(encoding="utf-8"))
+def schema(name: str) -> dict[str, Any]:
+    return cast(
+        dict[str, Any], json.loads((_HERE / f"{name}.schema.json").read_text(encoding="utf-8"))
+    )
 
 
-def validate(data, name: str) -> str | None:
+def validate(data: Any, name: str) -> str | None:
     """None when `data` fits schema `name`, else one line naming the first problem."""
     found = _errors(data, name)
     if not found:
@@ -25,7 +31,7 @@ def validate(data, name: str) -> str | None:
     return f"at {'/'.join(str(part) for part in where) or '(top level)'}: {message}"
 
 
-def _errors(data, name: str) -> list[tuple[list, str]]:
+def _errors(data: Any, name: str) -> list[subset.Error]:
     try:
         from jsonschema import Draft202012Validator
     except ImportError:  # the student kit: Python alone
@@ -35,6 +41,6 @@ def _errors(data, name: str) -> list[tuple[list, str]]:
 
 
 @cache
-def _validator(name: str, kind):
+def _validator(name: str, kind: "type[Draft202012Validator]") -> "Draft202012Validator":
     kind.check_schema(schema(name))
     return kind(schema(name))

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-Error = tuple[list, str]  # (where, as the path of keys and indexes; the message)
+Error = tuple[list[str | int], str]  # (where, as the path of keys and indexes; the message)
 
 _TYPES = {
     "object": dict,
@@ -22,12 +22,12 @@ _TYPES = {
 }
 
 
-def errors(data: Any, schema: dict) -> list[Error]:
+def errors(data: Any, schema: dict[str, Any]) -> list[Error]:
     """Every problem of `data` against `schema`, each (its path, a message)."""
     return list(_check(data, schema, schema, []))
 
 
-def _check(data: Any, schema: Any, root: dict, path: list) -> Iterator[Error]:
+def _check(data: Any, schema: Any, root: dict[str, Any], path: list[str | int]) -> Iterator[Error]:
     if schema is True or not isinstance(schema, dict):
         return
     if "$ref" in schema:
@@ -50,7 +50,9 @@ def _check(data: Any, schema: Any, root: dict, path: list) -> Iterator[Error]:
         yield from _object(data, schema, root, path)
 
 
-def _combined(data: Any, schema: dict, root: dict, path: list) -> Iterator[Error]:
+def _combined(
+    data: Any, schema: dict[str, Any], root: dict[str, Any], path: list[str | int]
+) -> Iterator[Error]:
     if "anyOf" in schema and not any(
         not list(_check(data, s, root, path)) for s in schema["anyOf"]
     ):
@@ -67,7 +69,7 @@ def _combined(data: Any, schema: dict, root: dict, path: list) -> Iterator[Error
             yield from _check(data, schema[branch], root, path)
 
 
-def _string(data: str, schema: dict, path: list) -> Iterator[Error]:
+def _string(data: str, schema: dict[str, Any], path: list[str | int]) -> Iterator[Error]:
     if "minLength" in schema and len(data) < schema["minLength"]:
         yield path, f"{_repr(data)} is too short"
     if "maxLength" in schema and len(data) > schema["maxLength"]:
@@ -76,7 +78,7 @@ def _string(data: str, schema: dict, path: list) -> Iterator[Error]:
         yield path, f"{_repr(data)} does not match {_repr(schema['pattern'])}"
 
 
-def _number(data: float, schema: dict, path: list) -> Iterator[Error]:
+def _number(data: float, schema: dict[str, Any], path: list[str | int]) -> Iterator[Error]:
     if "minimum" in schema and data < schema["minimum"]:
         yield path, f"{_repr(data)} is less than the minimum of {_repr(schema['minimum'])}"
     if "maximum" in schema and data > schema["maximum"]:
@@ -89,7 +91,9 @@ def _number(data: float, schema: dict, path: list) -> Iterator[Error]:
         yield path, f"{_repr(data)} is greater than or equal to the maximum of {bound}"
 
 
-def _array(data: list, schema: dict, root: dict, path: list) -> Iterator[Error]:
+def _array(
+    data: list[Any], schema: dict[str, Any], root: dict[str, Any], path: list[str | int]
+) -> Iterator[Error]:
     if "minItems" in schema and len(data) < schema["minItems"]:
         yield (
             path,
@@ -106,7 +110,9 @@ def _array(data: list, schema: dict, root: dict, path: list) -> Iterator[Error]:
             yield from _check(item, schema["items"], root, [*path, index])
 
 
-def _object(data: dict, schema: dict, root: dict, path: list) -> Iterator[Error]:
+def _object(
+    data: dict[str, Any], schema: dict[str, Any], root: dict[str, Any], path: list[str | int]
+) -> Iterator[Error]:
     for name in schema.get("required", ()):
         if name not in data:
             yield path, f"{_repr(name)} is a required property"
@@ -125,7 +131,7 @@ def _object(data: dict, schema: dict, root: dict, path: list) -> Iterator[Error]
             yield from _check(data[name], extra, root, [*path, name])
 
 
-def _resolve(ref: str, root: dict) -> Any:
+def _resolve(ref: str, root: dict[str, Any]) -> Any:
     if not ref.startswith("#/"):
         raise ValueError(f"a $ref outside the schema: {ref}")
     found: Any = root
@@ -134,7 +140,7 @@ def _resolve(ref: str, root: dict) -> Any:
     return found
 
 
-def _is_type(data: Any, wanted: str | list) -> bool:
+def _is_type(data: Any, wanted: str | list[str]) -> bool:
     for name in [wanted] if isinstance(wanted, str) else wanted:
         if name == "integer":
             if isinstance(data, int) and not isinstance(data, bool):
@@ -149,7 +155,7 @@ def _is_type(data: Any, wanted: str | list) -> bool:
     return False
 
 
-def _types(wanted: str | list) -> str:
+def _types(wanted: str | list[str]) -> str:
     return ", ".join(_repr(name) for name in ([wanted] if isinstance(wanted, str) else wanted))
 
 

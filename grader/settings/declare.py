@@ -41,7 +41,7 @@ class Setting:
     table_check: TableCheck | None = None
     keys: Mapping[str, "Setting"] | None = None  # its keys', when its class declares none
 
-    def key_name(self, field: Field) -> str:
+    def key_name(self, field: Field[Any]) -> str:
         return self.name or field.name
 
 
@@ -55,7 +55,7 @@ NOT_A_KEY = {_METADATA: Setting(key=False)}
 
 def declared_keys(
     default: "DataclassInstance", keys: Mapping[str, Setting] | None = None
-) -> list[tuple[Field, Setting]]:
+) -> list[tuple[Field[Any], Setting]]:
     """The fields of a dataclass that are keys, with their Settings: from `keys` (its
     table's, for a class declaring none), else their own metadata."""
     pairs = []

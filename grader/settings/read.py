@@ -78,7 +78,7 @@ def _value(
     return value
 
 
-def _named_tables(given: Mapping[str, object], defaults: dict, where: str) -> dict:
+def _named_tables(given: Mapping[str, object], defaults: dict[str, T], where: str) -> dict[str, T]:
     """A table of tables, each named by a key of `defaults` and read over its default."""
     _known(given, set(defaults), where)
     result = dict(defaults)

@@ -70,7 +70,7 @@ def _is_table(value: object) -> bool:
 
 
 def _keys(
-    default: Any, declared: list[tuple[dataclasses.Field, Setting]]
+    default: Any, declared: list[tuple[dataclasses.Field[Any], Setting]]
 ) -> tuple[tuple[str, Any, Setting], ...]:
     return tuple((s.key_name(field), getattr(default, field.name), s) for field, s in declared)
 
