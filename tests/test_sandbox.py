@@ -553,7 +553,9 @@ def test_cpu_hidden_in_auto_reaped_children_is_stopped_at_the_limit(counted_box,
     limits = Limits(cpu_seconds=1, wall_seconds=6, memory_mb=256, processes=32)
     result = counted_box.run(["./autoreap", "x", "15000"], attacks, limits)
     assert result.timed_out and result.cpu_seconds > 1, result
-    assert result.wall_seconds < 4, result
+    # Stopped at the CPU limit, soon: the tree asked for 15 s. (Not its wall time: beside
+    # a CPU hog, 1.2 s of CPU took 4.4 s of wall in a CI run.)
+    assert result.cpu_seconds < 3, result
 
 
 def test_cgroups_count_where_root_can_make_them(bwrap_boxes, fallback, progs):
