@@ -58,8 +58,10 @@ def build(
     *,
     force: bool = False,
     blame: Blame | None = None,
+    share: bool = True,
 ) -> Artifact:
-    """Build `submission` into cache_root/<hash>, or reuse an earlier build.
+    """Build `submission` into cache_root/<hash>, or reuse an earlier build (`share`:
+    the machine's shared builds too, grader.shared_builds).
 
     A failed build is the student's (CE, cached) only once `blame` has shown the
     machine is healthy (grader.canary): when it says the machine is at fault, the build
@@ -68,7 +70,8 @@ def build(
     if submission.problem is not None:
         return Artifact(False, Path(), submission.problem)
     try:
-        return _build(submission, cache_root, sandbox, limits, force, blame)
+        shares = share and sandbox.shares_builds
+        return _build(submission, cache_root, sandbox, limits, force, blame, shares)
     except OSError as error:  # a full disk, say: the grader's failure, retried next run
         return Artifact(
             False,
@@ -85,6 +88,7 @@ def _build(
     limits: Limits,
     force: bool,
     blame: Blame | None,
+    shares: bool,
 ) -> Artifact:
     cache_root.mkdir(parents=True, exist_ok=True)
     name = submission.content_hash[:32]
@@ -92,16 +96,16 @@ def _build(
     stamp = cache_root / f"{name}{_STAMP_SUFFIX}"
     # Identical submissions share one folder: whoever holds the lock builds it,
     # the others wait and reuse it (threads and processes alike).
-    shared = shared_folder() if sandbox.shares_builds else None
-    key = "" if shared is None else entry_name(submission.content_hash, sandbox.name, limits)
     with _content_lock(cache_root / f"{name}.lock"):
         if not force:
             try:
                 return _read_stamp(stamp, final)
             except (OSError, ValueError, KeyError, TypeError):
                 pass  # none yet, or a damaged cache entry: build again
-            if shared is not None and (adopted := _adopted(shared, key, final, stamp)):
-                return adopted
+        shared = shared_folder() if shares else None
+        key = "" if shared is None else entry_name(submission.content_hash, sandbox.name, limits)
+        if not force and shared is not None and (adopted := _adopted(shared, key, final, stamp)):
+            return adopted
         for stale in cache_root.glob(f".tmp-{name[:16]}-*"):  # left by a killed grader
             shutil.rmtree(stale, ignore_errors=True)
         work = Path(tempfile.mkdtemp(prefix=f".tmp-{name[:16]}-", dir=cache_root))
@@ -121,7 +125,9 @@ def _build(
             os.replace(work, final)  # atomic: a half-built folder never looks finished
             with atomic_output(stamp) as handle:  # a new file, renamed over the old
                 handle.write(json.dumps(stamp_data).encode("utf-8"))
-            if shared is not None:
+            # A failed build is shared only once blamed by evidence (a canary): another
+            # results folder takes it as the student's CE without asking again.
+            if shared is not None and (artifact.ok or blame is not None):
                 publish(shared, key, final, stamp_data)
             return Artifact(**{**stamp_data, "folder": final})
         finally:

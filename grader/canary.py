@@ -152,7 +152,8 @@ def _now() -> float:
 
 
 def _build(spec: LanguageSpec, sandbox: Sandbox, limits: Limits, root: Path) -> Artifact:
-    """The canary built afresh (never from a cache: it proves the compiler works now)."""
+    """The canary built afresh (never from a cache, nor into the machine's: it proves
+    the compiler works now)."""
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"canary-{spec.name}-", dir=root))
     try:
@@ -160,7 +161,7 @@ def _build(spec: LanguageSpec, sandbox: Sandbox, limits: Limits, root: Path) -> 
         source.parent.mkdir()
         source.write_text(SOURCES[spec.name], encoding="utf-8")
         canary = Submission(f"canary/{spec.name}", source.parent, source, spec, None, work.name)
-        return build(canary, work / "builds", sandbox, limits, force=True)
+        return build(canary, work / "builds", sandbox, limits, force=True, share=False)
     except OSError as error:
         return Artifact(False, Path(), f"cannot write its files: {error.strerror or error}")
 

@@ -8,9 +8,11 @@ once. An entry is keyed by everything a build depends on that the content hash d
 not hold: the sandbox it was built in (a fallback build sees the host's files) and the
 build limits (a build over a limit is a CE under those limits only).
 
-Only finished builds are shared (a CE or a built folder, never a build the grader
-failed: those are never cached anywhere), each written whole (a copy beside it,
-renamed) with its record written last, so a half-copied entry is never taken for one.
+Only finished builds are shared (a built folder, or a CE a canary showed is the
+student's; never a build the grader failed: those are never cached anywhere). An
+entry is one folder, its build and its record, made beside the others and renamed
+into place at once: an entry is whole or absent, and never replaced or deleted while
+another grader may be copying it.
 Links are copied as links, never followed; a folder holding anything but files, links
 and folders, or more than SHARE_LIMIT bytes, is not shared. Anything going wrong here
 costs a build, never a verdict.
@@ -30,7 +32,8 @@ from grader.model import Limits
 
 SHARED_BUILDS_ENV = "GRADER_SHARED_BUILDS"
 SHARE_LIMIT = 64 << 20  # bytes: a bigger build folder is rebuilt, never copied around
-_RECORD = ".build.json"
+_RECORD = "record.json"
+_BUILD = "build"
 
 
 def shared_folder() -> Path | None:
@@ -59,10 +62,10 @@ def adopt(shared: Path, name: str, final: Path) -> dict[str, Any] | None:
     """The shared entry `name` copied to `final` (which must not exist); its record,
     or None when there is none (or it cannot be read or copied)."""
     try:
-        record = json.loads((shared / f"{name}{_RECORD}").read_bytes())
+        record = json.loads((shared / name / _RECORD).read_bytes())
         if not isinstance(record, dict):
             return None
-        _copy_whole(shared / name, final)
+        _copy_whole(shared / name / _BUILD, final)
         return record
     except (OSError, ValueError):
         return None
@@ -71,17 +74,17 @@ def adopt(shared: Path, name: str, final: Path) -> dict[str, Any] | None:
 def publish(shared: Path, name: str, folder: Path, record: dict[str, Any]) -> None:
     """A finished build (`folder` and its record) copied into the shared folder, whole
     or not at all; an entry already there is kept."""
-    target = shared / name
-    done = shared / f"{name}{_RECORD}"
+    entry = shared / name
     with contextlib.suppress(OSError):
-        if done.exists() or _size(folder) > SHARE_LIMIT:
+        if entry.exists() or _size(folder) > SHARE_LIMIT:
             return
-        shutil.rmtree(target, ignore_errors=True)  # a copy left without its record
-        _copy_whole(folder, target)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=shared)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(record, handle)
-        os.replace(tmp, done)  # the record last: an entry without one is not taken
+        work = Path(tempfile.mkdtemp(prefix=f".entry-{name[:16]}-", dir=shared))
+        try:
+            shutil.copytree(folder, work / _BUILD, symlinks=True)
+            (work / _RECORD).write_text(json.dumps(record), encoding="utf-8")
+            os.rename(work, entry)  # fails if another grader's entry got there first: kept
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def _copy_whole(source: Path, target: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.build import build
+from grader.canary import Canaries
 from grader.config import load_config
 from grader.sandbox import make_sandbox
 from grader.shared_builds import SHARED_BUILDS_ENV, entry_name, publish
@@ -91,3 +92,24 @@ def test_a_half_copied_entry_or_an_odd_file_costs_a_build_never_a_verdict(
         machine_builds, "odd", odd, {"ok": True, "log": "", "cpu_seconds": 0, "wall_seconds": 0}
     )
     assert not (machine_builds / "odd").exists()
+
+
+def test_a_ce_is_shared_only_once_a_canary_blamed_it_and_a_canary_never(tmp_path, machine_builds):
+    """Another results folder takes a shared CE as the student's without asking again:
+    one built with no canary to ask is kept in its own results folder only."""
+    config = load_config()
+    sandbox = make_sandbox("bubblewrap")
+    shutil.copytree(ROOT / "submissions" / "compile-error", tmp_path / "class" / "ce")
+    broken = load(tmp_path / "class" / "ce", config)
+    unasked = build(broken, tmp_path / "one" / "builds", sandbox, config.build_limits)
+    assert not unasked.ok and not unasked.internal
+    assert not machine_builds.exists() or list(machine_builds.iterdir()) == []
+    healthy = build(
+        broken, tmp_path / "two" / "builds", sandbox, config.build_limits, blame=lambda _: None
+    )
+    assert not healthy.ok and not healthy.internal
+    (entry,) = machine_builds.iterdir()
+    assert (entry / "record.json").is_file() and (entry / "build").is_dir()
+    with Canaries(sandbox, config.build_limits, config.limits, tmp_path / "canaries") as canaries:
+        assert canaries.health(config.languages["c"], build=True).ok
+    assert list(machine_builds.iterdir()) == [entry], "the canary's build is never shared"
