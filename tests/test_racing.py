@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from grader import leaderboard as lb
 from grader.cases import load_cases
 from grader.config import load_config
-from grader.leaderboard.racing import decide, first_look, next_step
+from grader.leaderboard.racing import decide, first_look, next_step, stopped
 from grader.model import RunResult
 from grader.reports.leaderboard_md import machine_line as lb_markdown_machine
 from grader.reports.leaderboard_md import markdown
@@ -148,6 +148,21 @@ def test_nothing_is_settled_while_a_leader_is_incomplete(tmp_path):
         "fast": "timing incomplete: run leaderboard again",
         "slow": "timing incomplete: run leaderboard again",
     }
+
+
+
+def test_a_resumed_session_stops_none_while_a_leader_is_incomplete(tmp_path):
+    """The leaders' last runs are still to come: a slow program's runs so far are shown
+    slower than theirs, yet it is timed on (one rule for the plan and the page)."""
+    samples = {"a": FAST, "b": FAST[:6], "slow": [2.0, 2.1, 2.05]}
+    assert decide(samples, 0.03, 0.05).out == {"slow"}
+    assert stopped(samples, 7, 0.03, 0.05) == frozenset()
+    assert stopped({**samples, "b": FAST}, 7, 0.03, 0.05) == {"slow"}
+    config = load_config()
+    with Store(tmp_path / "g.db") as store:
+        session = _stored(store, samples)
+        plan = lb.plan_timing(store, session, config)
+    assert {pid for pid, _ in plan.todo} == {"b", "slow"}
 
 
 # ------------------------------------------------------------------ whole sessions

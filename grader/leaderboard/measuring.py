@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from grader.cases import Case
 from grader.config import CourseConfig
-from grader.leaderboard.racing import decide, first_look, next_step
+from grader.leaderboard.racing import first_look, next_step, stopped
 from grader.leaderboard.session import Session
 from grader.leaderboard.standings import leading_totals
 from grader.model import TimedVerdict, Verdict
@@ -69,9 +69,9 @@ def plan_timing(
     slower than every program of the rank-1 set (an earlier sitting stopped it)."""
     runs = config.leaderboard.runs
     todo = {}
-    stopped = set() if exhaustive else _stopped_before(store, session, config)
+    out = set() if exhaustive else _stopped_before(store, session, config)
     for program in session.everything:
-        if program.id in stopped:
+        if program.id in out:
             continue
         stored = {
             (t.case_id, t.case_version, t.run_index)
@@ -102,8 +102,7 @@ def _stopped_before(store: Store, session: Session, config: CourseConfig) -> set
         totals, failed = leading_totals(store, program, session.cases, runs)
         if not failed:
             samples[program.id] = totals
-    race = decide(samples, board.noise_floor, board.alpha)
-    return {pid for pid in race.out if len(samples[pid]) < runs}
+    return set(stopped(samples, runs, board.noise_floor, board.alpha))
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,18 @@ def decide(samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: fl
     return Race(frozenset(leaders), frozenset(out))
 
 
+def stopped(
+    samples: Mapping[str, Sequence[float]], runs: int, noise_floor: float, alpha: float
+) -> frozenset[str]:
+    """The incomplete programs (fewer than `runs` totals) the race stopped: shown slower
+    than every program of the rank-1 set, each of which is completely timed; none while
+    a leader is itself incomplete (nothing is settled then)."""
+    race = decide(samples, noise_floor, alpha)
+    if any(len(samples[name]) < runs for name in race.leaders):
+        return frozenset()
+    return frozenset(name for name in race.out if len(samples[name]) < runs)
+
+
 def _faster(
     named: Mapping[str, Sequence[float]],
     middle: Mapping[str, float],

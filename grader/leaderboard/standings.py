@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from grader.cases import Case
 from grader.config import CourseConfig, LeaderboardConfig
-from grader.leaderboard.racing import decide
+from grader.leaderboard.racing import stopped
 from grader.leaderboard.session import Ineligible, Session
 from grader.model import STARTUP_RAN, TimedVerdict, Verdict
 from grader.store import Store, TimingRow
@@ -186,15 +186,13 @@ def _stopped(results: Sequence[Timed], board: LeaderboardConfig) -> list[Timed]:
         **samples,
         **{pid: t.leading[0].runs for pid, t in partial.items() if t.leading and t.leading[0]},
     }
-    race = decide(every, board.noise_floor, board.alpha)
-    if not race.leaders <= samples.keys():
-        return []  # a leader is itself incomplete: nothing is settled
+    out = stopped(every, board.runs, board.noise_floor, board.alpha)
     return [
         dataclasses.replace(
             t, cpu=t.leading[0], wall=t.leading[1], problem=None, stopped=True, leading=None
         )
         for pid, t in partial.items()
-        if pid in race.out and t.leading is not None
+        if pid in out and t.leading is not None
     ]
 
 
