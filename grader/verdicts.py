@@ -1,8 +1,9 @@
 """The verdict table: one row per verdict, in the order every report lists them, with
 what each means to whoever reads it (its name, its badge's colour) and the facts the
-grading acts on (whether the program ran, ran to its end, stopped at a limit). Every
-set of verdicts the grader uses is derived here, never listed by hand elsewhere; the
-JSON schemas' lists are pinned to the table by tests/test_verdicts.py."""
+grading acts on (whether the program ran, ran to its end, stopped at a limit). The sets
+that several modules act on are derived here (a module's own test of one or two
+verdicts, "not AC or CE", stays beside its code); the JSON schemas' lists are pinned to
+the table by tests/test_verdict_lists.py."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,8 +57,7 @@ TABLE: tuple[Row, ...] = (
         "#0969da",
     ),
 )
-ROWS = {row.verdict: row for row in TABLE}
-assert tuple(ROWS) == tuple(Verdict), "the table lists every verdict once, in the enum's order"
+assert tuple(row.verdict for row in TABLE) == tuple(Verdict), "every verdict once, in order"
 
 
 def _where(keep: Callable[[Row], bool]) -> frozenset[Verdict]:

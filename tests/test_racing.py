@@ -150,7 +150,6 @@ def test_nothing_is_settled_while_a_leader_is_incomplete(tmp_path):
     }
 
 
-
 def test_a_resumed_session_stops_none_while_a_leader_is_incomplete(tmp_path):
     """The leaders' last runs are still to come: a slow program's runs so far are shown
     slower than theirs, yet it is timed on (one rule for the plan and the page)."""

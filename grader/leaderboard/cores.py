@@ -51,7 +51,9 @@ def calibrate(
     found: dict[int, list[float]] = {core: [] for core in cores}
     for _ in range(rounds):
         for core in cores:
-            found[core].append(_on_core(core))
+            took = _on_core(core)
+            if took is not None:  # a core that cannot be pinned is not measured: unused
+                found[core].append(took)
     seconds = {core: median(values) for core, values in found.items() if values}
     if not seconds:
         return Calibration({}, ())
@@ -66,12 +68,15 @@ def calibrate(
     return Calibration(seconds, tuple(c for c in sorted(seconds) if str(c) not in slower))
 
 
-def _on_core(core: int) -> float:
-    """The reference work's CPU time, in a thread pinned to `core`."""
+def _on_core(core: int) -> float | None:
+    """The reference work's CPU time, in a thread pinned to `core` (None: it cannot be)."""
     took: list[float] = []
 
     def work() -> None:
-        os.sched_setaffinity(0, {core})  # this thread alone
+        try:
+            os.sched_setaffinity(0, {core})  # this thread alone
+        except OSError:  # gone from this process's set since it was read
+            return
         start = time.thread_time()
         total = 0
         for i in range(REFERENCE_LOOPS):
@@ -81,4 +86,4 @@ def _on_core(core: int) -> float:
     thread = threading.Thread(target=work)
     thread.start()
     thread.join()
-    return took[0] if took else float("inf")
+    return took[0] if took else None

@@ -7,7 +7,7 @@ from typing import Any
 
 from grader import __version__
 from grader.leaderboard.standings import Standings, Timed
-from grader.timing import EXACT_MAX_TOTAL, Summary, smallest_p_value
+from grader.timing import EXACT_MAX_TOTAL, RESOLUTION_S, Summary, smallest_p_value
 
 # What a program's figure is (shown with every leaderboard, and kept with its session).
 STATISTIC = (
@@ -51,8 +51,8 @@ def document(
                 else "normal approximation with tie correction"
             ),
             "rank_rule": "rank = 1 + number of programs significantly faster (p < alpha and "
-            "medians more than noise_floor and more than one clock step (0.1 ms) apart, closed "
-            "under chains)",
+            f"medians more than noise_floor and more than one clock step ({RESOLUTION_S * 1000:g} "
+            "ms) apart, closed under chains)",
             "smallest_p_value": smallest_p_value(runs, runs),
             "exhaustive": exhaustive,
         },

@@ -2,12 +2,11 @@
 
 import os
 import platform
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.leaderboard.cores import Calibration
+from grader.leaderboard.cores import Calibration, allowed_cores
 
 
 def machine_info(
@@ -56,6 +55,4 @@ def load_average() -> tuple[float, ...]:
 
 def pinned_core() -> int | None:
     """The core `measure` pins to (for the report), without pinning anything."""
-    if not hasattr(os, "sched_getaffinity") or not sys.platform.startswith("linux"):
-        return None
-    return max(os.sched_getaffinity(0))
+    return max(allowed_cores(), default=None)

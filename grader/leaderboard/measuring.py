@@ -46,7 +46,6 @@ class TimedRunEvent:
     run_index: int | None  # None for a warm-up run
     verdict: TimedVerdict
     cpu_seconds: float
-    core: int | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,8 @@ def plan_timing(
     store: Store, session: Session, config: CourseConfig, *, exhaustive: bool = False
 ) -> TimingPlan:
     """Every run not stored yet; racing, none of a program the stored runs already show
-    slower than every program of the rank-1 set (an earlier sitting stopped it)."""
+    slower than every program of the rank-1 set, itself completely timed (an earlier sitting
+    stopped it: grader.leaderboard.racing.stopped, the rule the page applies)."""
     runs = config.leaderboard.runs
     todo = {}
     out = set() if exhaustive else _stopped_before(store, session, config)
@@ -183,9 +183,7 @@ class _Timer:
                         core,
                     )
             self.on_event(
-                TimedRunEvent(
-                    task.program, task.case, task.run_index, verdict, result.cpu_seconds, core
-                )
+                TimedRunEvent(task.program, task.case, task.run_index, verdict, result.cpu_seconds)
             )
 
     def close(self) -> None:

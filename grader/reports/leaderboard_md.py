@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from grader.model import CpuAccounting
 from grader.text import printable
+from grader.timing import RESOLUTION_S
 
 RANKING_HEADERS = (
     "rank",
@@ -240,7 +241,7 @@ METHOD = (
         "Ties",
         "two programs are ranked apart only when a Mann-Whitney U test over their run "
         "totals says they differ (p < alpha) and their medians differ by more than the noise "
-        "floor and by more than one clock step (0.1 ms). Rank = 1 + the number of programs significantly faster (directly or through a "
+        f"floor and by more than one clock step ({RESOLUTION_S * 1000:g} ms). Rank = 1 + the number of programs significantly faster (directly or through a "
         "chain of such programs). Shared ranks are marked =; everyone ranked 1 (marked *) wins "
         "the bonus.",
     ),
