@@ -66,6 +66,10 @@ class Health:
     ok: bool
     problem: str = ""  # the failure, as the toolchain and the run reported it
     checked_at: float = 0.0  # time.monotonic() of the check
+    # The failure is known to be the machine's whatever the limits: the compiler killed
+    # by a signal no limit sent, the grader or its sandbox failing. No evidence against
+    # the course's limits (limits_refusal).
+    machine: bool = False
 
     def blame(self, language: str) -> str:
         """The diagnosis of a failure found to be the machine's."""
@@ -137,12 +141,14 @@ class Canaries:
         try:
             puzzle = self._input()
         except OSError as error:
-            return Health(False, f"cannot write its input: {error.strerror or error}", _now())
+            why = f"cannot write its input: {error.strerror or error}"
+            return Health(False, why, _now(), machine=True)
         folder = self._built.get(spec.name)
         if rebuild or folder is None:
             made = _build(spec, self.sandbox, self.build_limits, self.root)
             if not made.ok:
-                return Health(False, f"it does not build: {_first_lines(made.log)}", _now())
+                problem = f"it does not build: {_first_lines(made.log)}"
+                return Health(False, problem, _now(), machine=made.suspect or made.internal)
             folder = self._built[spec.name] = made.folder
         return _run(spec, folder, self.sandbox, self.limits, puzzle)
 
@@ -172,7 +178,9 @@ def _run(
     try:
         data = puzzle.read_bytes()
     except OSError as error:
-        return Health(False, f"cannot read {puzzle}: {error.strerror or error}", _now())
+        return Health(
+            False, f"cannot read {puzzle}: {error.strerror or error}", _now(), machine=True
+        )
     result = sandbox.run(
         command(spec, limits),
         folder,
@@ -181,7 +189,7 @@ def _run(
         memory_rlimit=spec.memory_rlimit,
     )
     problem = _run_problem(result, expected_output(data))
-    return Health(problem is None, problem or "", _now())
+    return Health(problem is None, problem or "", _now(), machine=result.error is not None)
 
 
 def _run_problem(result: RunResult, wanted: bytes) -> str | None:
@@ -281,7 +289,7 @@ def _refusal(
             if known is not None
             else _canary_under(spec, sandbox, build_limits, limits, root, puzzle)
         )
-        if found.ok:
+        if found.ok or found.machine:  # the machine's failure: IE when grading, said then
             continue
         defaults = (DEFAULT_BUILD_LIMITS, Limits())
         if not _canary_under(spec, sandbox, *defaults, root, puzzle).ok:

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
 from grader.config import CourseConfig
 from grader.schemas import validate
 from grader.score import format_score
@@ -171,6 +169,8 @@ def render(result: Diff, *, headline: str) -> str:
 
 
 def _changes(result: Diff) -> list[str]:
+    from tabulate import tabulate  # here: it costs every command 20 ms to import
+
     if not result.changes:
         return ["no student's verdicts or scores change"]
     lines = []

@@ -490,6 +490,7 @@ def _python_ending(name: str, text: str, tree: ast.Module) -> _Ending:
     """How a Python program ends, and what it writes its output through."""
     abrupt = printed = raw = None
     exits = []
+    lines = _source_lines(text)
     for node in sorted(
         (n for n in ast.walk(tree) if isinstance(n, ast.Call)),
         key=lambda n: (n.lineno, n.col_offset),
@@ -498,11 +499,11 @@ def _python_ending(name: str, text: str, tree: ast.Module) -> _Ending:
             continue
         called = _dotted(node.func)
         where = f"{name} line {node.lineno}"
-        shown = ast.get_source_segment(text, node) or called
         if called == "os._exit" and abrupt is None:
-            abrupt = Found(shown[:60], where)
+            abrupt = Found((_segment(lines, node) or called)[:60], where)
         elif called in ("sys.exit", "exit", "quit") and node.args:
-            value = ast.get_source_segment(text, node.args[0]) or ""
+            value = _segment(lines, node.args[0]) or ""
+            shown = _segment(lines, node) or called
             exits.append(("0" if value == "None" else value, Found(shown[:60], where)))
         elif called in ("print", "sys.stdout.write") and printed is None:
             printed = Found(called, where)
@@ -515,6 +516,35 @@ def _python_ending(name: str, text: str, tree: ast.Module) -> _Ending:
     if printed is not None and raw is not None:
         mixed = Found(f"{printed.what} and {raw.what}", raw.where)
     return {"abrupt_exit": abrupt, "mixed_streams": mixed, "exit_status": _likeliest(exits)}
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _source_lines(text: str) -> list[str]:
+    """The lines as the parser numbers them (ends kept; a form feed ends none), split
+    once: ast.get_source_segment splits the whole text again at every call, which made
+    a few hundred calls of a long program cost seconds."""
+    lines, start = [], 0
+    for end in _LINE_END.finditer(text):
+        lines.append(text[start : end.end()])
+        start = end.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
+
+
+def _segment(lines: list[str], node: ast.expr) -> str | None:
+    """ast.get_source_segment over lines split once (columns are UTF-8 byte offsets)."""
+    first, last = node.lineno - 1, (node.end_lineno or 0) - 1
+    start, end = node.col_offset, node.end_col_offset
+    if end is None or not 0 <= first <= last < len(lines):
+        return None
+    if first == last:
+        return lines[first].encode()[start:end].decode()
+    head = lines[first].encode()[start:].decode()
+    tail = lines[last].encode()[:end].decode()
+    return "".join([head, *lines[first + 1 : last], tail])
 
 
 def _dotted(func: ast.expr) -> str:

@@ -2,6 +2,7 @@
 making the mistake shows, and the cause a failing run is then told first. The same
 programs graded for real: tests/test_feedback_rules.py."""
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from grader.causes import root_cause
 from grader.config import ConfigError, load_config
 from grader.judge import judge, run_in
 from grader.model import Limits, Verdict
-from grader.source_facts import Imported, Opened, program_facts
+from grader.source_facts import Imported, Opened, _segment, _source_lines, program_facts
 from grader.submissions import load
 from tests.fakes import FakeSandbox, result
 from tests.helpers import ROOT
@@ -295,3 +296,23 @@ def test_the_right_output_with_a_bad_status_names_the_statement():
     assert cause is not None and cause.kind == "exit-status"
     assert "return count; (p.c line 1) sets it. End main with return 0" in cause.text
     assert root_cause(Verdict.RTE, facts, "RTE/exit") is None  # the output was wrong too
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import sys\nsys.exit(main())\n",
+        "import os\r\nos._exit(\r\n    3)\r\n",  # Windows line ends, a call over two lines
+        "import sys\rprint('é→')\rsys.exit('ça ne va pas')\r",  # old Mac ends, UTF-8
+        "x = 1\f\nquit(x  +\n  2)  # a form feed ends no line",
+        "exit('''a\r\nb''' + 'é')\n",  # a string holding a line end
+    ],
+)
+def test_a_calls_source_is_read_as_pythons_own_ast_reads_it(text):
+    """source_facts splits the source once; what it shows of each call is what
+    ast.get_source_segment shows (which splits it again for every call)."""
+    lines = _source_lines(text)
+    nodes = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.expr)]
+    assert len(nodes) > 3
+    for node in nodes:
+        assert _segment(lines, node) == ast.get_source_segment(text, node), ast.dump(node)

@@ -8,6 +8,7 @@ compilers, the CLI in-process."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import shutil
@@ -300,6 +301,34 @@ def test_limits_under_which_a_correct_program_fails_are_refused(
     said = capsys.readouterr().err.strip()
     assert "\n" not in said and key in said, said
     assert not (results / "results.json").exists()
+
+
+def test_a_canary_killed_from_outside_is_no_proof_against_the_limits(tmp_path, monkeypatch):
+    """The limits' proof saw the known-good program's compiler killed by a signal no
+    limit sent (another process, the OOM killer): the machine's failure, not the
+    limits'. The limits stand; were it to happen again while grading, those builds are
+    IE, retried. (A real limit a correct program fails under: the test above.)"""
+    from grader import canary
+    from grader.build import Artifact
+    from grader.config import DEFAULT_BUILD_LIMITS, load_config
+    from grader.model import Limits
+    from grader.sandbox import make_sandbox
+
+    real = canary._build
+    course = dataclasses.replace(
+        DEFAULT_BUILD_LIMITS, cpu_seconds=DEFAULT_BUILD_LIMITS.cpu_seconds + 1
+    )
+
+    def killed_under_the_course_limits(spec, sandbox, limits, root):
+        if limits == course:
+            log = "the compiler was killed by signal 9 SIGKILL, by none of the build's limits"
+            return Artifact(False, Path(), log, internal=True, suspect=True)
+        return real(spec, sandbox, limits, root)
+
+    monkeypatch.setattr(canary, "_build", killed_under_the_course_limits)
+    c = load_config(None).languages["c"]
+    proof = tmp_path / "proof"
+    assert canary.limits_refusal(make_sandbox("auto"), course, Limits(), [c], proof) is None
 
 
 def test_a_damaged_store_is_refused_never_made_over(graded, tmp_path, capsys):

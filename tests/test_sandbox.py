@@ -389,18 +389,22 @@ def v2_boxes() -> dict:
     return boxes
 
 
-@pytest.fixture(
-    params=[
-        *BWRAP_MODES,
-        "rlimits",
-        "warm, no cgroup",
-        "rlimits, no cgroup",
-        "rlimits, reaper.py",
-        "warm, v2",
-        "rlimits, v2",
-        "rlimits, reaper.py, v2",
-    ]
-)
+# Every sandbox, each way it can count a run's CPU time.
+COUNTED = [
+    *BWRAP_MODES,
+    "rlimits",
+    "warm, no cgroup",
+    "rlimits, no cgroup",
+    "rlimits, reaper.py",
+    "warm, v2",
+    "rlimits, v2",
+    "rlimits, reaper.py, v2",
+]
+# Those that exec the program themselves (zygote.c, reaper.c, reaper.py): not one-shot.
+_STARTED_BY_THE_GRADER = [name for name in COUNTED if name != "one-shot"]
+
+
+@pytest.fixture(params=COUNTED)
 def counted_box(request):
     """Every sandbox, each way it can count a run's CPU time."""
     if request.param in BWRAP_MODES:
@@ -678,6 +682,42 @@ def test_a_run_leaves_no_cgroup_behind(counted_box, progs):
     before = _cgroup_folders(counted_box)
     counted_box.run(["./exit3"], progs, QUICK)
     assert _cgroup_folders(counted_box) - before == set()
+
+
+@pytest.mark.parametrize("counted_box", _STARTED_BY_THE_GRADER, indirect=True)
+def test_a_program_file_still_open_for_writing_is_run_once_closed(counted_box, progs):
+    """A build the grader has just copied can still be open for writing in a process
+    it forked on another thread (exec_settled.h): its exec fails with ETXTBSY for a
+    moment. Every sandbox that starts programs itself waits that moment out; the
+    program runs, never an IE. (Not a one-shot bwrap as root: util-linux's unshare
+    execs the program there. It is used only where zygote.c cannot be built, so where
+    no program file of the grader's making is run.)"""
+    public = Path(tempfile.mkdtemp(prefix="busy-"))
+    try:
+        os.chmod(public, 0o755)  # the sandbox uid's too
+        shutil.copy(progs / "exit3", public / "exit3")
+        if counted_box.name == "bubblewrap":
+            command, workdir = ["./exit3"], public
+        else:  # the fallback runs a copy of its workdir: name the busy file itself
+            command, workdir = [str(public / "exit3")], progs
+        holder = subprocess.Popen(
+            [sys.executable, "-c", _HOLD_FOR_WRITING, str(public / "exit3")],
+            stdout=subprocess.PIPE,
+        )
+        try:
+            assert holder.stdout.readline() == b"open\n"
+            result = counted_box.run(command, workdir, QUICK)
+        finally:
+            holder.wait(timeout=30)
+    finally:
+        shutil.rmtree(public)
+    assert result.error is None
+    assert (result.exit_code, result.signal) == (3, None)
+
+
+_HOLD_FOR_WRITING = (
+    "import sys, time\nheld = open(sys.argv[1], 'ab')\nprint('open', flush=True)\ntime.sleep(0.3)\n"
+)
 
 
 def _cgroup_folders(box) -> set:

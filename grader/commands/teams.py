@@ -6,8 +6,6 @@ gradebook, Moodle's worksheet) the members it does not know, who would get no sc
 import argparse
 from pathlib import Path
 
-from tabulate import tabulate
-
 from grader.commands.console import warn_unrecorded
 from grader.commands.options import add_results_option, graded_results
 from grader.config import load_config
@@ -31,6 +29,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
+    from tabulate import tabulate  # here: it costs every command 20 ms to import
+
     path = graded_results(args.results)
     config = load_config(args.course)
     roster = None if args.roster is None else read_roster(args.roster)  # RosterError: one line

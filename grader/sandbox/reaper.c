@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "cgroup_join.h"
+#include "exec_settled.h"
 
 #define MAX_LIMITS 16
 #define MAX_FILTER 4096 /* bytes of BPF: a few hundred in practice */
@@ -156,7 +157,7 @@ static void start_program(const struct plan *p, int failed, int born_in) {
     struct rusage self;
     getrusage(RUSAGE_SELF, &self);
     dprintf(failed, "rss %ld", self.ru_maxrss);
-    execvp(p->command[0], p->command);
+    execvp_settled(p->command[0], p->command);
     dprintf(failed, "\ncannot start the program: %s: %s", p->command[0], strerror(errno));
     _exit(126);
 fail:

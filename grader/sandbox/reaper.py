@@ -24,11 +24,13 @@ starts the program it writes ``started <pid>``; a failure of its own is ``error 
 """
 
 import ctypes
+import errno
 import os
 import resource
 import signal
 import stat
 import sys
+import time
 import warnings  # noqa: F401  os.execvp imports it: as the sandbox uid it may be unreadable
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -118,10 +120,24 @@ def _program(
     try:
         # What the program's ru_maxrss starts at (this copy of the reaper's): said last.
         os.write(failed, f"rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}".encode())
-        os.execvp(command[0], command)
+        _execvp_settled(command)
     except OSError as exc:  # a missing interpreter, a build that made no program
         os.write(failed, f"\ncannot start the program: {command[0]}: {exc.strerror}".encode())
     os._exit(_CANNOT_EXECUTE)
+
+
+def _execvp_settled(command: list[str]) -> None:
+    """execvp, tried again while the file is busy, as exec_settled.h says why."""
+    wait = 0.001
+    for _ in range(10):
+        try:
+            os.execvp(command[0], command)
+        except OSError as exc:
+            if exc.errno != errno.ETXTBSY:
+                raise
+        time.sleep(wait)
+        wait *= 2
+    os.execvp(command[0], command)
 
 
 def main(argv: list[str]) -> int:

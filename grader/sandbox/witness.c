@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec_settled.h"
+
 #define OPTIONS                                                                        \
     (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
      PTRACE_O_EXITKILL)
@@ -79,7 +81,7 @@ int main(int argc, char **argv) {
     }
     if (child == 0) {
         raise(SIGSTOP); /* held until the witness traces it */
-        execvp(argv[2], argv + 2);
+        execvp_settled(argv[2], argv + 2);
         fprintf(stderr, "witness: cannot run %s: %s\n", argv[2], strerror(errno));
         _exit(127);
     }

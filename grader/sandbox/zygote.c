@@ -75,6 +75,7 @@
 #include <time.h>
 
 #include "cgroup_join.h"
+#include "exec_settled.h"
 
 #define MAX_MESSAGE 65536
 #define MAX_ARGS 1024
@@ -255,7 +256,7 @@ static void program(const struct request *r) {
             _exit(126);
         }
     }
-    execvp(r->argv[0], r->argv);
+    execvp_settled(r->argv[0], r->argv);
     /* Not the program's failure (it never ran): a missing interpreter, a build that
      * made no program. The grader reports it as its own. */
     say(3, "error cannot start the program: %s: %s", r->argv[0], strerror(errno));
