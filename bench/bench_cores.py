@@ -33,7 +33,7 @@ from grader.leaderboard.cores import allowed_cores, calibrate  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
 from grader.submissions import load  # noqa: E402
 from grader.timed_runs import Program, timed_run  # noqa: E402
-from grader.timing import mad, mann_whitney, median  # noqa: E402
+from grader.timing import mad, median  # noqa: E402
 
 PROGRAMS = ("ada-c", "guido-py")
 CASE = "timed-3-letters-a"
@@ -62,7 +62,7 @@ def main() -> None:
         sys.exit("this machine lets the grader use fewer than 2 cores: nothing to compare")
     config = load_config()
     board = config.leaderboard
-    calibration = calibrate(cores, board.noise_floor, board.alpha)
+    calibration = calibrate(cores, board.rule)
     print("calibration (reference work, median of 7 turns):")
     for core, seconds in sorted(calibration.seconds.items()):
         kept = "kept" if core in calibration.used else "LEFT OUT"
@@ -89,7 +89,7 @@ def main() -> None:
             fast = min(middle, key=lambda core: middle[core])
             slow = max(middle, key=lambda core: middle[core])
             ratio = middle[slow] / middle[fast]
-            p = mann_whitney(found[fast], found[slow]).p_value
+            p = board.rule.test.p_value(found[fast], found[slow])
             for core in cores:
                 print(
                     f"  {name:9s} core {core}: median {middle[core] * 1000:8.2f} ms, "

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.leaderboard.racing import first_look, next_step  # noqa: E402
-from grader.timing import ranks  # noqa: E402
+from grader.timing import Rule, ranks  # noqa: E402
 from testcases.manifest import copy_subset  # noqa: E402
 
 CORRECT = ("ada-c", "grace-cpp", "james-java", "guido-py")
@@ -81,7 +81,10 @@ def winners(doc: dict) -> list[str]:
     return sorted(e["id"] for e in doc["ranked"] if e["winner"])
 
 
-def replayed(results: Path, runs: int = 7, noise_floor: float = 0.03, alpha: float = 0.05):
+DEFAULT_RULE = Rule(0.03, 0.05)  # course.toml's defaults
+
+
+def replayed(results: Path, runs: int = 7, rule: Rule = DEFAULT_RULE):
     """(the rank-1 set of the exhaustive session's runs, the rank-1 set of the same runs
     cut where the race would have stopped each program)."""
     with sqlite3.connect(results / "grader.db") as db:
@@ -92,12 +95,12 @@ def replayed(results: Path, runs: int = 7, noise_floor: float = 0.03, alpha: flo
     full: dict[str, list[float]] = {}
     for pid, _, cpu in rows:  # one case: a run's total is its CPU time
         full.setdefault(pid, []).append(cpu)
-    look = first_look(runs, alpha) or runs
+    look = first_look(runs, rule) or runs
     following = dict.fromkeys(full, look)
     racing = set(full)
     while True:
         samples = {p: full[p][: following[p]] for p in racing}
-        step = next_step(samples, following, runs, noise_floor, alpha)
+        step = next_step(samples, following, runs, rule)
         if step.complete:
             following.update(dict.fromkeys(step.complete, runs))
             continue
@@ -107,7 +110,7 @@ def replayed(results: Path, runs: int = 7, noise_floor: float = 0.03, alpha: flo
         following.update(dict.fromkeys(step.round[1], step.round[0] + 1))
 
     def rank1(samples: dict) -> list[str]:
-        return sorted(p for p, r in ranks(samples, noise_floor, alpha).items() if r == 1)
+        return sorted(p for p, r in ranks(samples, rule).items() if r == 1)
 
     return rank1(full), rank1({p: full[p][: following[p]] for p in full})
 

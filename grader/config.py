@@ -27,6 +27,8 @@ from grader import identity, languages
 from grader.errors import GraderError
 from grader.late import LatePolicy
 from grader.model import Limits, PolicyCases
+from grader.rank_tests import DEFAULT as DEFAULT_RANK_TEST
+from grader.rank_tests import REGISTRY as RANK_TESTS
 from grader.settings.declare import (
     NOT_A_KEY,
     BadSetting,
@@ -36,12 +38,13 @@ from grader.settings.declare import (
     interval,
     not_empty,
     not_negative,
+    one_of,
     positive,
     setting,
 )
 from grader.settings.read import read
 from grader.settings.show import show
-from grader.timing import smallest_p_value
+from grader.timing import Rule
 from grader.zones import UnknownZone, course_zone
 
 
@@ -135,9 +138,11 @@ class LeaderboardConfig:
     )
     alpha: float = field(
         default=0.05,
-        metadata=setting(
-            "significance level of the rank test (Mann-Whitney U)", interval(0, 1, closed_low=False)
-        ),
+        metadata=setting("significance level of the rank test", interval(0, 1, closed_low=False)),
+    )
+    rank_test: str = field(
+        default=DEFAULT_RANK_TEST,
+        metadata=setting("tells two programs' runs apart (grader/rank_tests/)", one_of(RANK_TESTS)),
     )
     bonus: float = field(
         default=15.0,
@@ -148,19 +153,27 @@ class LeaderboardConfig:
         ),
     )
 
+    @property
+    def rule(self) -> Rule:
+        """When one program ranks above another (grader.timing.Rule)."""
+        return Rule(self.noise_floor, self.alpha, RANK_TESTS[self.rank_test])
+
 
 def _runs_can_tell_apart(
     table: Mapping[str, object], board: LeaderboardConfig
 ) -> tuple[str, str] | None:
     """Runs so few that the exact rank test can never reach p < alpha would tie every
     program at rank 1: refused, with the fewest that can."""
-    if smallest_p_value(board.runs, board.runs) < board.alpha:
+    if board.rank_test not in RANK_TESTS:
+        return None  # its own check says so
+    smallest = RANK_TESTS[board.rank_test].smallest_p_value
+    if smallest(board.runs, board.runs) < board.alpha:
         return None
-    enough = next(n for n in range(board.runs, 100) if smallest_p_value(n, n) < board.alpha)
+    enough = next(n for n in range(board.runs, 100) if smallest(n, n) < board.alpha)
     return (
         "runs" if "runs" in table else "alpha",
         f"with {board.runs} runs per program the rank test can never reach p < "
-        f"{board.alpha:g} (its smallest p-value is {smallest_p_value(board.runs, board.runs):.3g}):"
+        f"{board.alpha:g} (its smallest p-value is {smallest(board.runs, board.runs):.3g}):"
         f" every program would tie at rank 1; give at least {enough} runs",
     )
 

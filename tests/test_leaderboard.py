@@ -23,21 +23,19 @@ from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.languages import BY_NAME
 from grader.model import RunResult, Verdict
+from grader.rank_tests.mann_whitney import Result, mann_whitney, mid_ranks, smallest_p_value
 from grader.reports.html_page import CSP
 from grader.reports.leaderboard_md import markdown, seconds
 from grader.schemas import validate
 from grader.store import Store
 from grader.submissions import load
 from grader.timing import (
-    RankTest,
+    Rule,
     mad,
-    mann_whitney,
     median,
-    mid_ranks,
     outliers,
     ranks,
     significantly_faster,
-    smallest_p_value,
     summarize,
 )
 from testcases.manifest import copy_subset
@@ -222,7 +220,7 @@ C = [104, 105, 106, 107, 108, 109, 110]
 def test_ties_are_not_transitive_a_b_and_b_c_tie_but_a_beats_c():
     assert mann_whitney(A, B).p_value > 0.05 and mann_whitney(B, C).p_value > 0.05
     assert mann_whitney(A, C).p_value < 0.05
-    assert ranks({"A": A, "B": B, "C": C}, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 1, "C": 2}
+    assert ranks({"A": A, "B": B, "C": C}, Rule(0.0, 0.05)) == {"A": 1, "B": 1, "C": 2}
 
 
 def test_faster_is_closed_under_chains():
@@ -231,12 +229,12 @@ def test_faster_is_closed_under_chains():
     closure C would be beaten by B only and share rank 2 with B, the program beating it."""
     A, B, C = [1.0, 1.1, 1.2], [2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6], [3.0, 3.1, 3.2, 3.3]
     samples = {"A": A, "B": B, "C": C}
-    assert {(c.faster, c.slower) for c in significantly_faster(samples, 0.0, 0.05)} == {
+    assert {(c.faster, c.slower) for c in significantly_faster(samples, Rule(0.0, 0.05))} == {
         ("A", "B"),
         ("B", "C"),
     }
     assert smallest_p_value(3, 4) > 0.05
-    assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"A": 1, "B": 2, "C": 3}
+    assert ranks(samples, Rule(0.0, 0.05)) == {"A": 1, "B": 2, "C": 3}
 
 
 def test_a_chain_of_four_is_closed_whatever_the_passes_it_takes():
@@ -250,12 +248,12 @@ def test_a_chain_of_four_is_closed_whatever_the_passes_it_takes():
         "c": [0.5, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6],
         "d": [5.0, 5.1],
     }
-    assert sorted((c.faster, c.slower) for c in significantly_faster(samples, 0.0, 0.05)) == [
+    assert sorted((c.faster, c.slower) for c in significantly_faster(samples, Rule(0.0, 0.05))) == [
         ("a", "b"),
         ("b", "c"),
         ("c", "d"),
     ]
-    assert ranks(samples, noise_floor=0.0, alpha=0.05) == {"a": 1, "b": 2, "c": 3, "d": 4}
+    assert ranks(samples, Rule(0.0, 0.05)) == {"a": 1, "b": 2, "c": 3, "d": 4}
 
 
 @pytest.mark.parametrize("x, y", [([], [1.0]), ([1.0], []), ([], [])])
@@ -295,7 +293,7 @@ def test_summary_keeps_the_runs_in_their_order():
 
 def test_normal_approximation_edges():
     same = [float(v) for v in range(16)]
-    assert mann_whitney(same, same) == RankTest(128.0, 1.0, False)  # U at its mean: p is 1
+    assert mann_whitney(same, same) == Result(128.0, 1.0, False)  # U at its mean: p is 1
     assert mann_whitney([1.0] * 16, [1.0] * 16).p_value == 1.0  # no variance at all
 
 
@@ -323,7 +321,7 @@ def test_significantly_faster_reports_each_separated_pair_once():
         "a": [0.020, 0.021, 0.022, 0.020, 0.021],
         "b": [0.0105, 0.0115, 0.0125, 0.0105, 0.0115],
     }
-    found = significantly_faster(samples, 0.03, 0.05)
+    found = significantly_faster(samples, Rule(0.03, 0.05))
     assert [(c.faster, c.slower) for c in found] == [("b", "a"), ("c", "a")]
     assert [c.p_value for c in found] == [2 / 252, 2 / 252]
     assert [c.ratio for c in found] == [pytest.approx(0.021 / 0.0115), pytest.approx(0.021 / 0.011)]
@@ -332,7 +330,9 @@ def test_significantly_faster_reports_each_separated_pair_once():
 def test_a_program_with_median_zero_is_never_compared():
     """A median of 0 (below the clock's step) gives no ratio; the others are still compared."""
     samples = {"a": [1.0, 1.1, 1.2, 1.0, 1.1], "b": [0.0] * 5, "c": [2.0, 2.1, 2.2, 2.0, 2.1]}
-    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == [("a", "c")]
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, Rule(0.03, 0.05))] == [
+        ("a", "c")
+    ]
 
 
 def test_a_pair_within_the_noise_floor_does_not_stop_the_others():
@@ -342,11 +342,11 @@ def test_a_pair_within_the_noise_floor_does_not_stop_the_others():
         "c": [2.0, 2.1, 2.2, 2.0, 2.1],
     }
     # medians 1.0 and 1.03: a ratio of exactly 1 + the noise floor is not "more than" it
-    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.03, 0.05)] == [
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, Rule(0.03, 0.05))] == [
         ("a", "c"),
         ("b", "c"),
     ]
-    assert [(c.faster, c.slower) for c in significantly_faster(samples, 0.0299, 0.05)] == [
+    assert [(c.faster, c.slower) for c in significantly_faster(samples, Rule(0.0299, 0.05))] == [
         ("a", "b"),
         ("a", "c"),
         ("b", "c"),
@@ -355,8 +355,8 @@ def test_a_pair_within_the_noise_floor_does_not_stop_the_others():
 
 def test_a_p_value_equal_to_alpha_is_not_significant():
     samples = {"a": [1.0, 1.1, 1.2], "b": [2.0, 2.1, 2.2]}  # 3 runs each: p = 0.1 at best
-    assert significantly_faster(samples, 0.0, 0.1) == []
-    assert len(significantly_faster(samples, 0.0, 0.1000001)) == 1
+    assert significantly_faster(samples, Rule(0.0, 0.1)) == []
+    assert len(significantly_faster(samples, Rule(0.0, 0.1000001))) == 1
 
 
 def test_noise_floor_keeps_clearly_separated_but_close_medians_tied():
@@ -364,17 +364,19 @@ def test_noise_floor_keeps_clearly_separated_but_close_medians_tied():
     close = [x * 1.02 for x in fast]  # 2% slower, every run: the test alone separates them
     far = [x * 1.05 for x in fast]
     assert mann_whitney(fast, close).p_value < 0.001
-    assert ranks({"fast": fast, "close": close}, 0.03, 0.05) == {"fast": 1, "close": 1}
-    assert ranks({"fast": fast, "close": close}, 0.0, 0.05) == {"fast": 1, "close": 2}
-    assert ranks({"fast": fast, "far": far}, 0.03, 0.05) == {"fast": 1, "far": 2}
+    assert ranks({"fast": fast, "close": close}, Rule(0.03, 0.05)) == {"fast": 1, "close": 1}
+    assert ranks({"fast": fast, "close": close}, Rule(0.0, 0.05)) == {"fast": 1, "close": 2}
+    assert ranks({"fast": fast, "far": far}, Rule(0.03, 0.05)) == {"fast": 1, "far": 2}
 
 
 def test_medians_one_clock_step_apart_are_never_ranked_apart():
     """CPU times come in steps of 0.1 ms: two copies of a 1.3 ms program can read 1.3
     and 1.4 ms on every run (7.7% apart, p = 0.0006). One step is no difference; two are."""
     samples = {"a": [0.0013] * 7, "b": [0.0014] * 7, "c": [0.0015] * 7}
-    assert {(p.faster, p.slower) for p in significantly_faster(samples, 0.03, 0.05)} == {("a", "c")}
-    assert ranks(samples, 0.03, 0.05) == {"a": 1, "b": 1, "c": 2}
+    assert {(p.faster, p.slower) for p in significantly_faster(samples, Rule(0.03, 0.05))} == {
+        ("a", "c")
+    }
+    assert ranks(samples, Rule(0.03, 0.05)) == {"a": 1, "b": 1, "c": 2}
 
 
 def test_alpha_decides_and_ranks_count_faster_programs():
@@ -384,24 +386,24 @@ def test_alpha_decides_and_ranks_count_faster_programs():
         "java": [9, 9.1, 9.2, 9.3, 9.4],
         "py2": [5.1, 5.0, 5.25, 5.15, 5.2],
     }
-    assert ranks(samples, 0.03, 0.05) == {"c": 1, "py": 2, "py2": 2, "java": 4}
+    assert ranks(samples, Rule(0.03, 0.05)) == {"c": 1, "py": 2, "py2": 2, "java": 4}
     # 5 runs each: the smallest p-value is 2/252 = 0.0079; below it nothing separates.
-    assert set(ranks(samples, 0.03, 0.005).values()) == {1}
+    assert set(ranks(samples, Rule(0.03, 0.005)).values()) == {1}
 
 
 def test_one_wild_run_does_not_change_the_ranking():
     fast = [1.0, 1.01, 1.02, 0.99, 1.0, 1.01, 8.0]  # one run hit by the machine's load
     slow = [1.5, 1.52, 1.49, 1.51, 1.5, 1.53, 1.48]
-    assert ranks({"fast": fast, "slow": slow}, 0.03, 0.05) == {"fast": 1, "slow": 2}
+    assert ranks({"fast": fast, "slow": slow}, Rule(0.03, 0.05)) == {"fast": 1, "slow": 2}
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.integers(1, 40), min_size=5, max_size=5), min_size=2, max_size=6))
 def test_a_significantly_faster_program_always_ranks_better(series):
     samples = {f"p{i}": [float(v) for v in s] for i, s in enumerate(series)}
-    rank = ranks(samples, 0.03, 0.05)
+    rank = ranks(samples, Rule(0.03, 0.05))
     assert min(rank.values()) == 1
-    for c in significantly_faster(samples, 0.03, 0.05):
+    for c in significantly_faster(samples, Rule(0.03, 0.05)):
         assert rank[c.faster] < rank[c.slower]
 
 

@@ -24,7 +24,7 @@ from grader.reports.leaderboard_md import machine_line as lb_markdown_machine
 from grader.reports.leaderboard_md import markdown
 from grader.schemas import validate
 from grader.store import Store
-from grader.timing import ranks, significantly_faster
+from grader.timing import Rule, ranks, significantly_faster
 from tests.fakes import FakeSandbox, Request, result
 from tests.helpers import SAMPLE_TEXT, make_cases
 from tests.test_store import case as store_case
@@ -35,9 +35,9 @@ FAST = [1.000, 1.002, 1.001, 1.003, 1.004, 1.002, 1.001]
 
 
 def test_the_first_look_is_the_fewest_runs_the_rank_test_can_separate():
-    assert first_look(7, 0.05) == 3  # 3 runs against 7: p down to 2/120
-    assert first_look(7, 0.01) == 4  # 2/C(10,3) = 0.0167 > 0.01 > 2/C(11,4) = 0.006
-    assert first_look(3, 0.05) is None  # only all 3 (p = 0.1 at best): no race
+    assert first_look(7, Rule(0.03, 0.05)) == 3  # 3 runs against 7: p down to 2/120
+    assert first_look(7, Rule(0.03, 0.01)) == 4  # 2/C(10,3) = 0.0167 > 0.01 > 2/C(11,4) = 0.006
+    assert first_look(3, Rule(0.03, 0.05)) is None  # only all 3 (p = 0.1 at best): no race
 
 
 def test_slower_than_every_leader_is_out_within_the_noise_floor_is_not():
@@ -47,12 +47,12 @@ def test_slower_than_every_leader_is_out_within_the_noise_floor_is_not():
         "slow": [2.0, 2.1, 2.05],
         "close": [x * 1.02 for x in FAST],  # within the noise floor of both
     }
-    race = decide(samples, 0.03, 0.05)
+    race = decide(samples, Rule(0.03, 0.05))
     assert race.leaders == {"a", "b", "close"} and race.out == {"slow"}
     # Two runs cannot be told from seven at alpha 0.05 (p >= 2/36): it may still tie.
-    assert decide({"a": FAST, "early": [2.0, 2.1]}, 0.03, 0.05).out == frozenset()
+    assert decide({"a": FAST, "early": [2.0, 2.1]}, Rule(0.03, 0.05)).out == frozenset()
     # A leader timed 3 times cannot tell a slow program's 3 runs apart: it races on.
-    few = decide({"a": FAST, "b": FAST[:3], "slow": [2.0, 2.1, 2.05]}, 0.03, 0.05)
+    few = decide({"a": FAST, "b": FAST[:3], "slow": [2.0, 2.1, 2.05]}, Rule(0.03, 0.05))
     assert few.leaders == {"a", "b"} and few.out == frozenset()
 
 
@@ -61,15 +61,15 @@ def test_the_race_times_the_best_alone_then_its_ties_together_then_stops_the_res
     c_copies = {f"c{i}": [1.0 + i * 0.001, 1.001, 1.002] for i in range(3)}
     slow = {"java": [2.0, 2.1, 2.05], "py": [1.5, 1.52, 1.51]}
     following = dict.fromkeys([*c_copies, *slow], 3)
-    step = next_step({**c_copies, **slow}, following, runs, 0.03, 0.05)
+    step = next_step({**c_copies, **slow}, following, runs, Rule(0.03, 0.05))
     assert step.complete == ("c0",)  # 3 runs against 3 tell nothing: the best, alone
     following["c0"] = runs
     samples = {**c_copies, **slow, "c0": FAST}
-    step = next_step(samples, following, runs, 0.03, 0.05)
+    step = next_step(samples, following, runs, Rule(0.03, 0.05))
     assert set(step.complete) == {"c1", "c2"}  # may still tie c0: timed fully, together
     following.update(c1=runs, c2=runs)
     samples.update(c1=FAST, c2=[x * 1.01 for x in FAST])
-    step = next_step(samples, following, runs, 0.03, 0.05)
+    step = next_step(samples, following, runs, Rule(0.03, 0.05))
     assert step.stop == ("java", "py") and step.round is None and not step.complete
 
 
@@ -80,7 +80,7 @@ def test_a_program_beaten_by_one_leader_only_races_on():
         "b": [0.9, 1.3, 1.0, 1.5, 0.95, 1.4, 1.1],
         "mid": [1.2, 1.21, 1.22],
     }
-    race = decide(samples, 0.03, 0.05)
+    race = decide(samples, Rule(0.03, 0.05))
     assert race.leaders == {"a", "b"} and race.out == frozenset()
 
 
@@ -95,10 +95,10 @@ def test_a_program_beaten_by_one_leader_only_races_on():
 def test_the_race_decides_as_the_full_ranking_would(samples):
     """The early-exit tests find the same rank-1 set as grader.timing.ranks over every
     pair, and `out` is exactly the programs every one of it is significantly faster than."""
-    race = decide(samples, 0.03, 0.05)
-    rank = ranks(samples, 0.03, 0.05)
+    race = decide(samples, Rule(0.03, 0.05))
+    rank = ranks(samples, Rule(0.03, 0.05))
     assert race.leaders == {name for name, r in rank.items() if r == 1}
-    wins = {(p.faster, p.slower) for p in significantly_faster(samples, 0.03, 0.05)}
+    wins = {(p.faster, p.slower) for p in significantly_faster(samples, Rule(0.03, 0.05))}
     beaten_by_all = {
         name
         for name in samples
@@ -154,9 +154,9 @@ def test_a_resumed_session_stops_none_while_a_leader_is_incomplete(tmp_path):
     """The leaders' last runs are still to come: a slow program's runs so far are shown
     slower than theirs, yet it is timed on (one rule for the plan and the page)."""
     samples = {"a": FAST, "b": FAST[:6], "slow": [2.0, 2.1, 2.05]}
-    assert decide(samples, 0.03, 0.05).out == {"slow"}
-    assert stopped(samples, 7, 0.03, 0.05) == frozenset()
-    assert stopped({**samples, "b": FAST}, 7, 0.03, 0.05) == {"slow"}
+    assert decide(samples, Rule(0.03, 0.05)).out == {"slow"}
+    assert stopped(samples, 7, Rule(0.03, 0.05)) == frozenset()
+    assert stopped({**samples, "b": FAST}, 7, Rule(0.03, 0.05)) == {"slow"}
     config = load_config()
     with Store(tmp_path / "g.db") as store:
         session = _stored(store, samples)
@@ -237,18 +237,56 @@ def test_the_calibration_keeps_the_cores_that_agree(monkeypatch):
     jitter = iter(range(1000))
     speed = {0: 0.010, 1: 0.0102, 2: 0.0125}  # core 1 within the noise floor of core 0
     monkeypatch.setattr(module, "_on_core", lambda core: speed[core] + (next(jitter) % 5) * 1e-5)
-    found = module.calibrate([0, 1, 2], noise_floor=0.03, alpha=0.05, rounds=5)
+    found = module.calibrate([0, 1, 2], Rule(0.03, 0.05), rounds=5)
     assert found.used == (0, 1) and found.left_out == (2,)
     machine = lb.machine_info("bubblewrap", list(found.used), "cgroup", found)
     assert machine["core_reference_s"][2]["core"] == 2
     assert machine["core_reference_s"][2]["used"] is False
     assert "core(s) 2 left out" in lb_markdown_machine(machine)
     # Slower by a wide margin, but in 3 rounds the rank test cannot show it: kept.
-    found = module.calibrate([0, 2], noise_floor=0.03, alpha=0.05, rounds=3)
+    found = module.calibrate([0, 2], Rule(0.03, 0.05), rounds=3)
     assert found.used == (0, 2)
 
 
 def test_the_reference_work_runs_on_every_allowed_core():
     cores = lb.allowed_cores()
-    found = lb.calibrate(cores, noise_floor=0.03, alpha=0.05, rounds=1)
+    found = lb.calibrate(cores, Rule(0.03, 0.05), rounds=1)
     assert sorted(found.seconds) == cores and all(s > 0 for s in found.seconds.values())
+
+
+class _NeverApart:
+    """A rank test that never tells two programs apart (p = 1)."""
+
+    name = "never-apart"
+
+    def p_value(self, x, y) -> float:
+        return 1.0
+
+    def smallest_p_value(self, n1: int, n2: int) -> float:
+        return 0.0
+
+    def describe(self, n1: int, n2: int) -> str:
+        return "never apart"
+
+
+def test_the_rank_test_is_the_one_course_toml_names(tmp_path, monkeypatch):
+    """[leaderboard] rank_test picks the test from grader/rank_tests/: the ranks and the
+    race follow it; a name no module gives is one line naming the key."""
+    from grader import rank_tests
+    from grader.config import ConfigError
+
+    monkeypatch.setitem(rank_tests.REGISTRY, _NeverApart.name, _NeverApart())
+    samples = {"a": FAST, "slow": [2.0 + i / 100 for i in range(7)]}
+    course = tmp_path / "course.toml"
+    course.write_text("[leaderboard]\n")
+    assert ranks(samples, load_config(course).leaderboard.rule) == {"a": 1, "slow": 2}
+    course.write_text('[leaderboard]\nrank_test = "never-apart"\n')
+    rule = load_config(course).leaderboard.rule
+    assert rule.test.name == "never-apart"
+    assert ranks(samples, rule) == {"a": 1, "slow": 1}
+    assert decide(samples, rule).out == frozenset()
+    course.write_text('[leaderboard]\nrank_test = "t-test"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(course)
+    said = str(refused.value)
+    assert "leaderboard.rank_test" in said and "mann-whitney" in said and "\n" not in said

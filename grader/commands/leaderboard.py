@@ -174,7 +174,7 @@ def _calibration(exhaustive: bool, config: CourseConfig) -> "Calibration | None"
     if exhaustive or len(allowed) < 2:
         return None
     board = config.leaderboard
-    calibration = lb.calibrate(allowed, board.noise_floor, board.alpha)
+    calibration = lb.calibrate(allowed, board.rule)
     if calibration.left_out:
         warn(
             f"core(s) {', '.join(map(str, calibration.left_out))} left out of the timing: "

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.timing import median, significantly_faster
+from grader.timing import Rule, median, significantly_faster
 
 REFERENCE_LOOPS = 200_000  # about 10 ms of one core: enough to read, cheap to repeat
 
@@ -41,12 +41,10 @@ def allowed_cores() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
-def calibrate(
-    cores: Sequence[int], noise_floor: float, alpha: float, rounds: int = 7
-) -> Calibration:
+def calibrate(cores: Sequence[int], rule: Rule, rounds: int = 7) -> Calibration:
     """Each core's median time for the reference work, the cores taking turns; a core
     is left out when the fastest core is significantly faster than it, by the session's
-    own rule for programs (the rank test at `alpha`, medians beyond the noise floor):
+    own rule for programs (grader.timing.Rule: its rank test, medians beyond the noise floor):
     a difference the runs cannot show is noise, not the core."""
     found: dict[int, list[float]] = {core: [] for core in cores}
     for _ in range(rounds):
@@ -61,7 +59,7 @@ def calibrate(
     slower = {
         pair.slower
         for pair in significantly_faster(
-            {str(core): values for core, values in found.items()}, noise_floor, alpha
+            {str(core): values for core, values in found.items()}, rule
         )
         if pair.faster == str(fastest)
     }

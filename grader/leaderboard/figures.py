@@ -7,7 +7,7 @@ from typing import Any
 
 from grader import __version__
 from grader.leaderboard.standings import Standings, Timed
-from grader.timing import EXACT_MAX_TOTAL, RESOLUTION_S, Summary, smallest_p_value
+from grader.timing import RESOLUTION_S, Summary
 
 # What a program's figure is (shown with every leaderboard, and kept with its session).
 STATISTIC = (
@@ -25,7 +25,7 @@ def document(
     """The leaderboard as JSON-ready data: what leaderboard.json holds and every
     other format shows."""
     settings = board.config.leaderboard
-    runs = settings.runs
+    runs, test = settings.runs, settings.rule.test
     startup = board.startups
     stamps = [t.first_run for _, t in board.ranked] + [t.last_run for _, t in board.ranked]
     stamps = [s for s in stamps if s]
@@ -44,16 +44,12 @@ def document(
             "noise_floor": settings.noise_floor,
             "alpha": settings.alpha,
             "statistic": STATISTIC,
-            "test": "Mann-Whitney U, two-sided, "
-            + (
-                "exact (mid-ranks, ties allowed)"
-                if 2 * runs <= EXACT_MAX_TOTAL
-                else "normal approximation with tie correction"
-            ),
+            "test": test.describe(runs, runs),
+            "rank_test": test.name,
             "rank_rule": "rank = 1 + number of programs significantly faster (p < alpha and "
             f"medians more than noise_floor and more than one clock step ({RESOLUTION_S * 1000:g} "
             "ms) apart, closed under chains)",
-            "smallest_p_value": smallest_p_value(runs, runs),
+            "smallest_p_value": test.smallest_p_value(runs, runs),
             "exhaustive": exhaustive,
         },
         "machine": machine,

@@ -102,7 +102,7 @@ def _stopped_before(store: Store, session: Session, config: CourseConfig) -> set
         totals, failed = leading_totals(store, program, session.cases, runs)
         if not failed:
             samples[program.id] = totals
-    return set(stopped(samples, runs, board.noise_floor, board.alpha))
+    return set(stopped(samples, runs, board.rule))
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ def measure(
     timer = _Timer(cores, store, sandbox, config, on_event)
     try:
         runs = config.leaderboard.runs
-        look = None if exhaustive else first_look(runs, config.leaderboard.alpha)
+        look = None if exhaustive else first_look(runs, config.leaderboard.rule)
         everyone = work.session.everything
         first = _warmups(work) + _rounds(work, everyone, range(runs if look is None else look))
         timer.run(first)
@@ -263,7 +263,7 @@ def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, l
             if not failed:  # failed while timed: unranked, no more runs
                 samples[program.id] = totals
         racing = {pid: p for pid, p in racing.items() if pid in samples}
-        step = next_step(samples, following, runs, board.noise_floor, board.alpha)
+        step = next_step(samples, following, runs, board.rule)
         if step.complete:
             leaders = [racing[pid] for pid in step.complete]
             first = min(following[p.id] for p in leaders)

@@ -15,7 +15,7 @@ The same rule decides, from the stored runs alone, who was stopped (grader.leade
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.timing import apart, mann_whitney, median, smallest_p_value
+from grader.timing import Rule, median
 
 
 @dataclass(frozen=True)
@@ -26,16 +26,17 @@ class Race:
     out: frozenset[str]
 
 
-def first_look(runs: int, alpha: float) -> int | None:
+def first_look(runs: int, rule: Rule) -> int | None:
     """The fewest runs after which a program can be shown slower than one timed fully
-    (`runs` runs) at `alpha`; None when only all of them can (no racing)."""
+    (`runs` runs) by the rule's test at its alpha; None when only all of them can (no
+    racing)."""
     for k in range(1, runs):
-        if smallest_p_value(k, runs) < alpha:
+        if rule.test.smallest_p_value(k, runs) < rule.alpha:
             return k
     return None
 
 
-def decide(samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: float) -> Race:
+def decide(samples: Mapping[str, Sequence[float]], rule: Rule) -> Race:
     """The rank-1 set of `samples` (each program's totals so far), and the programs
     outside it that every program of it is significantly faster than.
 
@@ -49,25 +50,19 @@ def decide(samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: fl
     leaders: list[str] = []
     beaten = []
     for index, name in enumerate(order):
-        if any(_faster(named, middle, q, name, noise_floor, alpha) for q in order[:index]):
+        if any(_faster(named, middle, q, name, rule) for q in order[:index]):
             beaten.append(name)
         else:
             leaders.append(name)
-    out = [
-        name
-        for name in beaten
-        if all(_faster(named, middle, q, name, noise_floor, alpha) for q in leaders)
-    ]
+    out = [name for name in beaten if all(_faster(named, middle, q, name, rule) for q in leaders)]
     return Race(frozenset(leaders), frozenset(out))
 
 
-def stopped(
-    samples: Mapping[str, Sequence[float]], runs: int, noise_floor: float, alpha: float
-) -> frozenset[str]:
+def stopped(samples: Mapping[str, Sequence[float]], runs: int, rule: Rule) -> frozenset[str]:
     """The incomplete programs (fewer than `runs` totals) the race stopped: shown slower
     than every program of the rank-1 set, each of which is completely timed; none while
     a leader is itself incomplete (nothing is settled then)."""
-    race = decide(samples, noise_floor, alpha)
+    race = decide(samples, rule)
     if any(len(samples[name]) < runs for name in race.leaders):
         return frozenset()
     return frozenset(name for name in race.out if len(samples[name]) < runs)
@@ -78,14 +73,10 @@ def _faster(
     middle: Mapping[str, float],
     fast: str,
     slow: str,
-    noise_floor: float,
-    alpha: float,
+    rule: Rule,
 ) -> bool:
-    """`fast` significantly faster than `slow`, as grader.timing.significantly_faster
-    says of a pair: medians apart (grader.timing.apart), and the rank test."""
-    if not apart(middle[fast], middle[slow], noise_floor):
-        return False
-    return mann_whitney(named[fast], named[slow]).p_value < alpha
+    """`fast` significantly faster than `slow` (grader.timing.Rule)."""
+    return rule.faster(named[fast], named[slow], (middle[fast], middle[slow])) is not None
 
 
 @dataclass(frozen=True)
@@ -103,8 +94,7 @@ def next_step(
     samples: Mapping[str, Sequence[float]],
     following: Mapping[str, int],
     runs: int,
-    noise_floor: float,
-    alpha: float,
+    rule: Rule,
 ) -> Step:
     """The race's next step, from the runs of the programs still racing (`samples`) and
     the next run index of each (`following`; `runs` once timed fully). While no leader
@@ -112,7 +102,7 @@ def next_step(
     cannot reach alpha, and against it the test can tell who may still tie. Then every
     leader not timed fully yet is, together, round-robin, as the exhaustive session
     times them (a drift of the machine's speed hits them alike)."""
-    race = decide(samples, noise_floor, alpha)
+    race = decide(samples, rule)
     behind = [name for name in samples if name in race.leaders and following[name] < runs]
     if behind and len(behind) == len(race.leaders):
         return Step(complete=(min(behind, key=lambda name: (median(samples[name]), name)),))

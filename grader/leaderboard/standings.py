@@ -12,7 +12,7 @@ from grader.leaderboard.session import Ineligible, Session
 from grader.model import STARTUP_RAN, TimedVerdict, Verdict
 from grader.store import Store, TimingRow
 from grader.timed_runs import Program
-from grader.timing import Summary, ranks, significantly_faster, summarize
+from grader.timing import Rule, Summary, ranks, significantly_faster, summarize
 
 
 @dataclass(frozen=True)
@@ -159,8 +159,8 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
     for t in unranked:
         ineligible.append(Ineligible(t.program.id, t.program.language.name, t.problem or ""))
     samples = {t.program.id: t.cpu_total.runs for t in measured}
-    rank_of = ranks(samples, board.noise_floor, board.alpha)
-    beats = _direct_wins(samples, board.noise_floor, board.alpha)
+    rank_of = ranks(samples, board.rule)
+    beats = _direct_wins(samples, board.rule)
     ranked = sorted(
         ((rank_of[t.program.id], t) for t in measured),
         key=lambda pair: (pair[0], pair[1].cpu_total.median, pair[1].program.id),
@@ -186,7 +186,7 @@ def _stopped(results: Sequence[Timed], board: LeaderboardConfig) -> list[Timed]:
         **samples,
         **{pid: t.leading[0].runs for pid, t in partial.items() if t.leading and t.leading[0]},
     }
-    out = stopped(every, board.runs, board.noise_floor, board.alpha)
+    out = stopped(every, board.runs, board.rule)
     return [
         dataclasses.replace(
             t, cpu=t.leading[0], wall=t.leading[1], problem=None, stopped=True, leading=None
@@ -215,10 +215,8 @@ def board_caveats(board: Standings, span_minutes: float = 15) -> list[str]:
     return []
 
 
-def _direct_wins(
-    samples: Mapping[str, Sequence[float]], noise_floor: float, alpha: float
-) -> dict[str, list[str]]:
+def _direct_wins(samples: Mapping[str, Sequence[float]], rule: Rule) -> dict[str, list[str]]:
     wins: dict[str, list[str]] = {name: [] for name in samples}
-    for c in significantly_faster(samples, noise_floor, alpha):
+    for c in significantly_faster(samples, rule):
         wins[c.faster].append(c.slower)
     return {name: sorted(found) for name, found in wins.items()}

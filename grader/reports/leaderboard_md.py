@@ -7,8 +7,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from tabulate import tabulate
-
 from grader.model import CpuAccounting
 from grader.text import printable
 from grader.timing import RESOLUTION_S
@@ -133,7 +131,7 @@ def settings_line(doc: dict[str, Any]) -> str:
     return (
         f"{s['runs']} timed runs per program and case after {s['warmup']} warm-up "
         f"run(s), {how_timed(doc)}; cases: {cases}; "
-        f"noise floor {100 * s['noise_floor']:g}%, alpha {s['alpha']:g}"
+        f"noise floor {100 * s['noise_floor']:g}%, alpha {s['alpha']:g}; rank test: {s['test']}"
     )
 
 
@@ -201,6 +199,8 @@ def markdown_code(text: str) -> str:
 
 
 def terminal(doc: dict[str, Any]) -> str:
+    from tabulate import tabulate  # here: it costs every command 20 ms to import
+
     doc = _names(doc, printable)
     parts = []
     if doc["ranked"]:
@@ -239,7 +239,8 @@ METHOD = (
     ),
     (
         "Ties",
-        "two programs are ranked apart only when a Mann-Whitney U test over their run "
+        "two programs are ranked apart only when the rank test (the settings line names it) "
+        "over their run "
         "totals says they differ (p < alpha) and their medians differ by more than the noise "
         f"floor and by more than one clock step ({RESOLUTION_S * 1000:g} ms). Rank = 1 + the number of programs significantly faster (directly or through a "
         "chain of such programs). Shared ranks are marked =; everyone ranked 1 (marked *) wins "
@@ -272,6 +273,8 @@ def _cells(rows: Iterable[Sequence[object]]) -> list[tuple[str, ...]]:
 
 
 def markdown(doc: dict[str, Any]) -> str:
+    from tabulate import tabulate  # here: it costs every command 20 ms to import
+
     doc = _names(doc, markdown_code)
     fmt = dict(tablefmt="github", disable_numparse=True)
     lines = ["# Speed leaderboard", ""]

@@ -3,7 +3,7 @@ own; its Setting (the field's metadata) says the rest: the comment shown beside 
 checks its value must pass, and its name and unit where the file's differ."""
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import Field, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -120,5 +120,18 @@ def interval(low: float, high: float, *, closed_low: bool) -> Check:
     def check(value: float) -> str | None:
         above = value >= low if closed_low else value > low
         return None if above and value < high else f"must be in {shown}, not {value}"
+
+    return check
+
+
+def one_of(registry: Collection[str]) -> Check:
+    """One of a registry's names (a closed set, read when the key is)."""
+
+    def check(value: str) -> str | None:
+        if value in registry:
+            return None
+        names = sorted(registry)
+        allowed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        return f"must be {allowed}, not {value!r}"
 
     return check
