@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from grader import identity
 from grader.config import CourseConfig
@@ -46,7 +46,8 @@ if TYPE_CHECKING:
     from grader.submissions import Submission
 
 # Where a team came from: an LMS's import, the course's teams file, or nobody (alone).
-TeamSource = Literal["gradescope", "moodle", "canvas", "teams file", "alone"]
+# An LMS's name as its import recorded it (grader/lms/systems.py), "teams file" or "alone".
+TeamSource = str
 # Who a team is: its LMS group, or the set of its members' ids ("members", frozenset).
 TeamKey = tuple[str | frozenset[str], ...]
 TEAM_COLUMN, MEMBER_COLUMN, NAME_COLUMN = "team", "member", "name"
@@ -273,8 +274,7 @@ def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, TeamKey]:
     members = tuple(Member(m.lms_user_id, m.name, m.other_ids, m.keys) for m in told.members)
     if told.graded_alone:  # the member's own copy: theirs alone, their group kept
         own = [m for m in members if m.id == meta.lms_user_id] or [_alone(sid, meta)]
-        source = _LMS_SOURCES.get(meta.lms, "alone")
-        team = Team(sid, own[0].name or meta.name or sid, source, (own[0],))
+        team = Team(sid, own[0].name or meta.name or sid, meta.lms, (own[0],))
         return dataclasses.replace(team, group=told.group_name), ("members", frozenset({own[0].id}))
     if told.default_group:
         key: TeamKey = (meta.lms, "default group")
@@ -283,14 +283,7 @@ def _lms_team(sid: str, meta: SubmissionMeta) -> tuple[Team, TeamKey]:
     else:  # Gradescope numbers no groups: a group is its members
         key = ("members", frozenset(m.id for m in members))
     name = told.group_name or meta.name or sid
-    return Team(sid, name, _LMS_SOURCES.get(meta.lms, "alone"), members), key
-
-
-_LMS_SOURCES: dict[str, TeamSource] = {
-    "gradescope": "gradescope",
-    "moodle": "moodle",
-    "canvas": "canvas",
-}
+    return Team(sid, name, meta.lms, members), key
 
 
 def _alone(sid: str, meta: SubmissionMeta | None) -> Member:

@@ -245,6 +245,8 @@ def test_a_teams_repository_gives_every_member_its_result(clones, tmp_path, list
     assert sorted(m["lms_user_id"] for m in members) == ["S-1003", "S-1004"]
     results = tmp_path / "results"
     assert cli(*base, "grade", tmp_path / "class", "--results", results).code == 0
+    [entry] = json.loads((results / "results.json").read_text())["submissions"]
+    assert entry["team"]["source"] == "github-classroom"  # GitHub's team, never "alone"
     done = cli(*base, "export", "csv", tmp_path / "grades.csv", "--results", results)
     assert done.code == 0, done.err
     rows = csv.DictReader(io.StringIO((tmp_path / "grades.csv").read_text()))

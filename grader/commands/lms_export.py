@@ -34,127 +34,82 @@ from grader.commands.console import (
 )
 from grader.commands.options import add_settled_option
 from grader.errors import UsageError
+from grader.lms.systems import REGISTRY, Back
 
 
 def add_parser(kinds: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """`export canvas` and `export moodle`, beside the other export kinds."""
-    canvas = kinds.add_parser(
-        "canvas",
-        help="Canvas gradebook import CSV (from the roster exported from Canvas's gradebook)",
-    )
-    canvas.add_argument("out", type=Path, metavar="OUT.csv")
-    canvas.add_argument(
+    """`export NAME`, `NAME-feedback` and `NAME-gradebook` for every LMS scores go back to
+    (grader/lms/systems.py), beside the other export kinds."""
+    for lms in REGISTRY.values():
+        if lms.back is not None:
+            _add_kinds(kinds, lms.name, lms.back)
+
+
+def _add_kinds(
+    kinds: "argparse._SubParsersAction[argparse.ArgumentParser]", name: str, back: Back
+) -> None:
+    scores = kinds.add_parser(name, help=back.help)
+    scores.add_argument("out", type=Path, metavar="OUT.csv")
+    scores.add_argument(
         "--roster",
         type=Path,
-        required=True,
-        metavar="GRADEBOOK.csv",
-        help="the CSV Canvas's gradebook exports",
+        required=back.roster_required,
+        metavar=back.roster_file,
+        help=back.roster,
     )
-    canvas.add_argument(
-        "--assignment",
-        help="the column to fill, by its title or whole ('Title (id)'); default: the "
-        "roster's one assignment column",
-    )
-    canvas.add_argument(
-        "--new-column",
-        action="store_true",
-        help="a title no column has (--assignment, --bonus-column; without --assignment: "
-        "'Scramble Squares') is written as a new column, which Canvas makes a new "
-        "assignment; without this, refused",
-    )
-    canvas.add_argument("--scale", action="store_true", help=_SCALE.format("Points Possible"))
-    canvas.add_argument(
-        "--bonus-column",
-        metavar="NAME",
-        help="write the speed bonus in a column of its own (Canvas makes it an assignment, "
-        "e.g. 'Speed bonus'), not added to the score",
-    )
-    add_settled_option(canvas)
-    canvas.set_defaults(func=run_canvas)
+    scores.add_argument("--scale", action="store_true", help=_SCALE.format(back.maximum))
+    back.add_options(scores)
+    add_settled_option(scores)
+    scores.set_defaults(func=run_scores, lms=name)
 
-    moodle = kinds.add_parser(
-        "moodle",
-        help="Moodle grading worksheet CSV (upload it in the "
-        "assignment: 'Upload grading worksheet')",
-    )
-    moodle.add_argument("out", type=Path, metavar="OUT.csv")
-    moodle.add_argument(
-        "--roster",
-        type=Path,
-        metavar="WORKSHEET.csv",
-        help="the grading worksheet Moodle exports (needed: Moodle's upload requires its columns)",
-    )
-    moodle.add_argument("--scale", action="store_true", help=_SCALE.format("Maximum grade"))
-    moodle.add_argument(
-        "--scale-map",
-        metavar="ITEM=MIN,...",
-        help="an assignment graded on a Moodle scale: each item with the lowest final "
-        "score that earns it, in points or as a share ('Not passed=0,Passed=50%%,"
-        "Distinction=100%%'); without it, such rows are left out (Moodle drops a number)",
-    )
-    moodle.add_argument(
-        "--bonus-column",
-        metavar="NAME",
-        help="refused: the speed bonus goes to Moodle's gradebook (export moodle-gradebook)",
-    )
-    add_settled_option(moodle)
-    moodle.set_defaults(func=run_moodle)
-
-    gradebook = kinds.add_parser(
-        "moodle-gradebook",
-        help="the speed bonus for Moodle's gradebook import (Grades > Import > CSV file), "
-        "into a grade item of its own",
-    )
-    gradebook.add_argument("out", type=Path, metavar="OUT.csv")
-    gradebook.add_argument(
-        "--roster",
-        type=Path,
-        required=True,
-        metavar="WORKSHEET.csv",
-        help="the assignment's grading worksheet Moodle exports (its Email address column)",
-    )
-    gradebook.add_argument(
-        "--column",
-        default="Speed bonus",
-        metavar="NAME",
-        help="the bonus column's name (default: 'Speed bonus'); map it to the bonus grade item",
-    )
-    add_settled_option(gradebook)
-    gradebook.set_defaults(func=run_moodle_gradebook)
-
-    for lms, where in (
-        ("canvas", "Canvas: Assignment > Submissions > Re-Upload Submissions"),
-        ("moodle", "Moodle: Assignment > Upload multiple feedback files in a zip"),
-    ):
-        pages = kinds.add_parser(
-            f"{lms}-feedback",
-            help=f"each student's feedback page in a zip for the LMS ({where})",
+    if back.gradebook is not None:
+        gradebook = kinds.add_parser(f"{name}-gradebook", help=back.gradebook_help)
+        gradebook.add_argument("out", type=Path, metavar="OUT.csv")
+        gradebook.add_argument(
+            "--roster",
+            type=Path,
+            required=True,
+            metavar=back.roster_file,
+            help=back.gradebook_roster,
         )
-        pages.add_argument("out", type=Path, metavar="OUT.zip")
-        add_settled_option(pages)
-        pages.set_defaults(func=run_feedback, lms=lms)
+        gradebook.add_argument(
+            "--column",
+            default="Speed bonus",
+            metavar="NAME",
+            help="the bonus column's name (default: 'Speed bonus'); map it to the bonus grade item",
+        )
+        add_settled_option(gradebook)
+        gradebook.set_defaults(func=run_gradebook, lms=name)
+
+    pages = kinds.add_parser(
+        f"{name}-feedback",
+        help=f"each student's feedback page in a zip for the LMS ({back.upload})",
+    )
+    pages.add_argument("out", type=Path, metavar="OUT.zip")
+    add_settled_option(pages)
+    pages.set_defaults(func=run_feedback, lms=name)
 
 
 _SCALE = "write each score out of the LMS's maximum (the roster's {}), not the grader's"
 
 
-def run_canvas(args: argparse.Namespace) -> int:
-    return _export(args, "canvas")
+def _back(args: argparse.Namespace) -> Back:
+    back = REGISTRY[args.lms].back
+    assert back is not None, "only an LMS with a way back has these kinds"
+    return back
 
 
-def run_moodle(args: argparse.Namespace) -> int:
-    return _export(args, "moodle")
-
-
-def run_moodle_gradebook(args: argparse.Namespace) -> int:
+def run_gradebook(args: argparse.Namespace) -> int:
     from grader.atomic import write_file
     from grader.bonus import award
     from grader.config import load_config
     from grader.last_run import graded
-    from grader.lms import export
     from grader.lms.roster import read_roster
+    from grader.lms.systems import Scores
     from grader.teams import class_teams
 
+    back = _back(args)
+    assert back.gradebook is not None, "only an LMS with a gradebook export has the kind"
     config = load_config(args.course)
     roster = read_roster(args.roster)
     if args.out.is_dir():
@@ -165,14 +120,8 @@ def run_moodle_gradebook(args: argparse.Namespace) -> int:
         warn_waiting(results.reports)
         warn_unfinished(results.unfinished)
         status = settled_status(results.reports, args.settled_only, "left out")
-        made = export.moodle_gradebook(
-            results.reports,
-            roster,
-            bonus,
-            column=args.column,
-            teams=teams,
-            declared=config.lms.declared,
-        )
+        given = Scores(results.reports, {}, roster, teams, bonus, False, False, config.lms.declared)
+        made = back.gradebook(given, args.column)
     write_file(args.out, made.text)
     print(f"bonus: {bonus.note}")
     for line in made.bonus:
@@ -182,29 +131,30 @@ def run_moodle_gradebook(args: argparse.Namespace) -> int:
     for line in made.refused:
         warn(f"refused: {line}")
     print(
-        f"{args.out}: {made.filled} participants, {len(made.bonus)} with the bonus. In Moodle: "
-        "Grades > Import > CSV file; map from 'Email address' to 'Email address', and "
-        f"{args.column!r} to a grade item whose maximum is at least "
-        f"{config.leaderboard.bonus:g} (or 'New grade item': maximum 100)"
+        back.gradebook_said.format(
+            out=args.out,
+            filled=made.filled,
+            count=len(made.bonus),
+            column=args.column,
+            bonus=config.leaderboard.bonus,
+        )
     )
     return status
 
 
-def _export(args: argparse.Namespace, kind: str) -> int:
+def run_scores(args: argparse.Namespace) -> int:
     from grader.atomic import write_file
     from grader.bonus import award
     from grader.config import load_config
     from grader.last_run import graded
-    from grader.lms import export
     from grader.lms.roster import read_roster
-    from grader.lms.scales import parse_scale_map
+    from grader.lms.systems import Scores
     from grader.teams import class_teams
 
-    if kind == "moodle" and args.bonus_column is not None:
-        raise UsageError(
-            "--bonus-column is for Canvas: Moodle's speed bonus goes to a grade item of its "
-            "own (export moodle-gradebook)"
-        )
+    back = _back(args)
+    refusal = back.refusal(args)
+    if refusal is not None:
+        raise UsageError(refusal)
     config = load_config(args.course)
     roster = None if args.roster is None else read_roster(args.roster)  # RosterError: a GraderError
     if args.out.is_dir():
@@ -218,33 +168,17 @@ def _export(args: argparse.Namespace, kind: str) -> int:
         status = settled_status(
             results.reports, args.settled_only, "its cell keeps what the roster had"
         )
-        if kind == "canvas":
-            assert roster is not None, "argparse requires --roster for canvas"
-            made = export.canvas(
-                results.reports,
-                lateness,
-                roster,
-                assignment=args.assignment,
-                missing_as_zero=config.lms.missing_as_zero,
-                scale=args.scale,
-                teams=teams,
-                bonus=bonus,
-                bonus_column=args.bonus_column,
-                declared=config.lms.declared,
-                new_column=args.new_column,
-            )
-        else:
-            made = export.moodle(
-                results.reports,
-                lateness,
-                roster,
-                missing_as_zero=config.lms.missing_as_zero,
-                scale=args.scale,
-                teams=teams,
-                bonus=bonus,
-                declared=config.lms.declared,
-                scale_map=None if args.scale_map is None else parse_scale_map(args.scale_map),
-            )
+        given = Scores(
+            results.reports,
+            lateness,
+            roster,
+            teams,
+            bonus,
+            config.lms.missing_as_zero,
+            args.scale,
+            config.lms.declared,
+        )
+        made = back.write(given, args)
     write_file(args.out, made.text)
     for note in teams.notes:
         print(f"note: {note}")
@@ -266,11 +200,7 @@ def _export(args: argparse.Namespace, kind: str) -> int:
     if made.over:
         warn(
             f"{len(made.over)} score(s) above the LMS's maximum ({'; '.join(made.over)}): "
-            + (
-                "Moodle's upload drops such a row without a word"
-                if kind == "moodle"
-                else "Canvas takes them as extra credit"
-            )
+            + back.over_maximum
             + (
                 "; the bonus is added after scaling: --bonus-column writes it in a column "
                 "of its own"
@@ -320,7 +250,6 @@ def run_feedback(args: argparse.Namespace) -> int:
     from grader.exports.common import Entry, write_zip
     from grader.exports.feedback_html import render_page
     from grader.last_run import graded
-    from grader.lms import feedback
     from grader.lms.export import LmsExportError
     from grader.progress import progress
     from grader.submission_meta import read_meta
@@ -351,17 +280,14 @@ def run_feedback(args: argparse.Namespace) -> int:
                 )
                 bar.done()
         metas = {r.submission.id: read_meta(r.submission.folder) for r in results.reports}
-    if args.lms == "canvas":
-        sources = frozenset(spec.source for spec in config.languages.values())
-        made = feedback.canvas(pages, metas, sources)
-    else:
-        made = feedback.moodle(pages, metas)
+    sources = frozenset(spec.source for spec in config.languages.values())
+    made = _back(args).feedback(pages, metas, sources)
     for line in made.skipped:
         print(f"skipped: {line}")
     if not made.files:
         raise LmsExportError(
             f"{args.out}: no feedback page to upload: no graded submission was imported "
-            f"from {args.lms.capitalize()} with what its upload needs (listed above)"
+            f"from {REGISTRY[args.lms].title} with what its upload needs (listed above)"
         )
     write_zip(args.out, [Entry(name, page) for name, page in made.files.items()])
     print(f"{args.out}: {len(made.files)} feedback pages, {len(made.skipped)} skipped")

@@ -8,21 +8,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.errors import UsageError
+from grader.lms.systems import REGISTRY, option_refusal
 
 if TYPE_CHECKING:
     from grader.lms.importer import ImportResult
-
-# grader/lms/sources.py's names (imported when the command runs: the CLI starts fast)
-KINDS = ("canvas", "moodle", "gradescope", "github-classroom")
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     command = sub.add_parser(
         "import",
-        help="turn an LMS's bulk download into one folder per student (canvas, moodle, "
-        "gradescope, github-classroom)",
+        help=f"turn an LMS's bulk download into one folder per student ({', '.join(REGISTRY)})",
     )
-    command.add_argument("kind", choices=KINDS)
+    command.add_argument("kind", choices=tuple(REGISTRY))
     command.add_argument(
         "archive",
         type=Path,
@@ -89,15 +86,18 @@ def run(args: argparse.Namespace) -> int:
     from grader.progress import progress
 
     config = load_config(args.course)
-    _check_options(args)
+    lms = REGISTRY[args.kind]
+    refusal = option_refusal(lms, vars(args))
+    if refusal is not None:
+        raise UsageError(refusal)
     # Each reader's error is a GraderError: it reaches the user as it is.
     roster = None if args.roster is None else read_roster(args.roster)
     options = ImportOptions(
         source_names=frozenset(spec.source for spec in config.languages.values()),
         roster=roster,
         times=None if args.times is None else read_times(args.times),
-        groups=read_groups(Path(args.teams)) if args.kind == "canvas" and args.teams else None,
-        teams=args.kind == "moodle" and args.teams is not None,
+        groups=read_groups(Path(args.teams)) if lms.teams == "file" and args.teams else None,
+        teams=lms.teams == "flag" and args.teams is not None,
         grades=None if args.grades is None else read_grades(args.grades),
         accepted=None if args.accepted is None else read_accepted(args.accepted),
         late=config.late,
@@ -117,37 +117,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     _print(result, args)
     return 0
-
-
-def _check_options(args: argparse.Namespace) -> None:
-    """Each option is for the sources that have what it reads."""
-    github = args.kind == "github-classroom"
-    if github and args.roster is None:
-        raise UsageError(
-            "github-classroom needs the classroom's roster: --roster classroom_roster.csv "
-            "(the classroom's Students tab, Download): it names each repository's student"
-        )
-    for option, value in (("--grades", args.grades), ("--accepted", args.accepted)):
-        if value is not None and not github:
-            raise UsageError(f"{option} is for github-classroom")
-    if args.teams is not None and github:
-        raise UsageError(
-            "--teams is for Canvas and Moodle: for a GitHub Classroom group assignment, "
-            "--grades or --accepted name each team's members"
-        )
-    if args.times is not None and args.kind != "canvas":
-        raise UsageError(f"--times is for Canvas: {args.kind}'s times come with its own files")
-    if args.teams is not None and args.kind == "gradescope":
-        raise UsageError(
-            "--teams is for Canvas and Moodle: Gradescope's metadata names every submitter"
-        )
-    if args.kind == "canvas" and args.teams == "":
-        raise UsageError("--teams needs Canvas's group set export: --teams GROUPS.csv")
-    if args.kind == "moodle" and args.teams:
-        raise UsageError(
-            f"--teams takes no file for Moodle ({args.teams}): its download names the groups "
-            "and its grading worksheet (--roster) their members"
-        )
 
 
 def _print(result: "ImportResult", args: argparse.Namespace) -> None:

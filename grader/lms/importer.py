@@ -1,6 +1,6 @@
 """`grader import KIND DOWNLOAD`: a source's download -> one folder per student.
 
-Each source (grader/lms/sources.py) reads its own download and files into the one
+Each source (grader/lms/systems.py) reads its own download and files into the one
 interface (grader/lms/incoming.py): the people, teams, times and files it found. What
 follows is every source's: a student named twice refused, uploaded zips unpacked,
 files that cannot stand together refused, the roster matched, each folder written.
@@ -32,7 +32,7 @@ from grader.lms.incoming import ImportOptions, Incoming
 from grader.lms.matching import match_roster
 from grader.lms.paths import conflicts
 from grader.lms.roster import Roster
-from grader.lms.sources import SOURCES
+from grader.lms.systems import REGISTRY
 from grader.lms.unpack import ArchiveError, Refused, UnpackLimits, read_zip
 from grader.submission_meta import ImportRecord, SubmissionMeta, parse_time, read_meta
 
@@ -67,10 +67,10 @@ def import_archive(
 ) -> ImportResult:
     """`options`, or its fields one by one (grader.lms.incoming.ImportOptions);
     `stored` is told of each student's folder as it is written."""
-    if kind not in SOURCES:
-        raise ArchiveError(f"unknown source {kind!r} (known: {', '.join(sorted(SOURCES))})")
+    if kind not in REGISTRY:
+        raise ArchiveError(f"unknown source {kind!r} (known: {', '.join(sorted(REGISTRY))})")
     options = options or ImportOptions(**fields)
-    parsed = SOURCES[kind](Path(archive), options)
+    parsed = REGISTRY[kind].read(Path(archive), options)
     roster = options.roster
     result = ImportResult(refused=list(parsed.refused), notes=list(parsed.notes))
     downloaded = parsed.downloaded

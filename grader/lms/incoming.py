@@ -1,6 +1,6 @@
 """The one interface of every source (Canvas, Moodle, Gradescope, GitHub Classroom):
 `read(download, options) -> Parsed`, the people, teams, times and files it found, and
-what the LMS says of them. grader/lms/sources.py lists the sources; the importer
+what the LMS says of them. grader/lms/systems.py declares the sources; the importer
 knows none of them by name."""
 
 import re
