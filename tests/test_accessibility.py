@@ -17,8 +17,8 @@ from docsgen.browser import pa11y_errors
 from grader.cli import main as grader_main
 from grader.reports.leaderboard_html import html_page, plot, plot_svg
 from tests.helpers import CHROMIUM, ROOT
+from tests.helpers import leaderboard_document as document
 from tests.mistake_variants import case_subset
-from tests.test_leaderboard_browser import document
 
 A11Y = ROOT / "a11y"
 TEMPLATES = ROOT / "grader" / "reports" / "templates"

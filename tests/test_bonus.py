@@ -3,39 +3,20 @@ and each way the session stops describing the class (then no one gets it, and th
 programs to measure again are named)."""
 
 import dataclasses
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from grader.bonus import award
-from grader.cases import Case
 from grader.config import CourseConfig, LeaderboardConfig
-from grader.model import Verdict
-from grader.rules import rules_version
 from grader.score import report
 from grader.store import LeaderboardSession, SessionProgram, Store
 from grader.teams import Member, Team, Teams
+from tests.helpers import BONUS_CASES as CASES
+from tests.helpers import hand_in
 
 pytestmark = pytest.mark.fast
 
 CONFIG = CourseConfig()  # [leaderboard] bonus = 15, the timed cases the manifest's
-
-
-def case(cid: str, timed: bool, version: str = "v1") -> Case:
-    return Case(cid, Path("in"), Path("out"), "public", 1.0, timed, (), (), version)
-
-
-CASES = [case("t", True), case("h", False)]
-
-
-def hand_in(store: Store, sid: str, content: str = "", verdicts=("AC", "AC"), cases=CASES):
-    sub = SimpleNamespace(
-        id=sid, language_name="c", content_hash=content or f"h-{sid}", folder=sid, problem=None
-    )
-    store.record_submission(sub)
-    for c, verdict in zip(cases, verdicts):
-        store.record_run(sub, c, Verdict(verdict), "", rules=rules_version())
 
 
 def teams_of(*sids: str, replaced: dict | None = None) -> Teams:

@@ -16,7 +16,8 @@ from grader.source_facts import Imported, Opened, _segment, _source_lines, progr
 from grader.submissions import load
 from tests.fakes import FakeSandbox, result
 from tests.helpers import ROOT
-from tests.test_compare import SAMPLE, Case
+from tests.helpers import SAMPLE_TEXT as SAMPLE
+from tests.helpers import PuzzleCase as Case
 
 pytestmark = pytest.mark.fast
 

@@ -10,7 +10,14 @@ from grader.sandbox import make_sandbox
 from grader.score import report
 from grader.store import Store
 from grader.submissions import discover
-from tests.helpers import ROOT, SAMPLE, gradescope_isolation, make_cases
+from tests.helpers import (
+    CPP_HELPER,
+    ROOT,
+    SAMPLE,
+    gradescope_isolation,
+    make_cases,
+    multi_file_class,
+)
 
 EXAMPLES = {"c": "ada-c", "cpp": "grace-cpp", "java": "james-java", "python": "guido-py"}
 
@@ -45,45 +52,6 @@ def test_identical_submissions_share_one_build_under_parallel_jobs(tmp_path):
     assert len(builds) == 4 and not any(name.startswith(".tmp") for name in builds), builds
     records = {p.name for p in (tmp_path / "builds").glob("*.build.json")}
     assert records == {f"{name}.build.json" for name in builds}  # beside each, not in it
-
-
-CPP_HEADER = "#pragma once\ninline int ExitStatus() { return 0; }\n"
-CPP_HELPER = "int HelperStatus() { return 0; }\n"
-
-
-def multi_file_class(klass):
-    """A C++ program with its own header (and one with a second .cpp file), a
-    Python program split into modules, a Java program in two classes."""
-    grace = (ROOT / "submissions/grace-cpp/puzzlesolver.cpp").read_text()
-    header = klass / "cpp-header"
-    header.mkdir(parents=True)
-    (header / "puzzlesolver.cpp").write_text(
-        '#include "puzzlesolver.h"\n' + grace.replace("return 0;\n}", "return ExitStatus();\n}")
-    )
-    (header / "puzzlesolver.h").write_text(CPP_HEADER)
-    (header / "notes.txt").write_text("my notes")
-    (header / "a.out").write_bytes(b"\x7fELF\x00")
-    (header / "old").mkdir()
-    py = klass / "py-modules"
-    py.mkdir()
-    (py / "puzzlesolver.py").write_text(
-        "import sys\nfrom solver_main import main\nsys.exit(main())\n"
-    )
-    reference = (ROOT / "reference/puzzlesolver.py").read_text()
-    (py / "solver_main.py").write_text(reference.replace('if __name__ == "__main__":', "if False:"))
-    java = klass / "java-classes"
-    java.mkdir()
-    (java / "PuzzleSolver.java").write_text(
-        "public class PuzzleSolver {\n  public static void main(String[] args) throws Exception"
-        " {\n    Solver.main(args);\n  }\n}\n"
-    )
-    james = (ROOT / "submissions/james-java/PuzzleSolver.java").read_text()
-    (java / "Solver.java").write_text(
-        james.replace("public final class PuzzleSolver", "final class Solver")
-        .replace("PuzzleSolver(", "Solver(")
-        .replace("PuzzleSolver solver", "Solver solver")
-    )
-    return klass
 
 
 def test_extra_files_of_the_language_are_used_and_the_rest_listed(tmp_path):
@@ -326,9 +294,9 @@ def test_gradescope_runner_survives_a_latin1_file_name(tmp_path):
 
 def test_leaderboard_markdown_shows_names_as_text():
     from grader.reports.leaderboard_md import markdown, terminal
-    from tests.test_leaderboard import _tiny_document
+    from tests.helpers import tiny_document
 
-    doc = _tiny_document()
+    doc = tiny_document()
     doc["ranked"][0]["id"] = "<img src=x onerror=alert(1)>"
     doc["not_eligible"][0]["id"] = "[click](http://evil.example)\x1b[2J"
     text = markdown(doc)
@@ -387,7 +355,7 @@ def test_a_flood_of_junk_lines_is_reported_as_read_up_to_a_point():
 
 # ------------------------------------------------------------------ policy-dependent cases
 
-# Tile 9 looks the same turned by 180 degrees; one solution (as in tests/test_compare.py).
+# Tile 9 looks the same turned by 180 degrees; one solution (SYMMETRIC_PUZZLE in tests/helpers.py).
 SYMMETRIC = (
     "A0,B1,C0,C0\nC1,A0,A0,C0\nC0,C1,B0,A1\nB1,C1,A0,A1\nA0,B0,A0,A0\nA0,A1,B0,B1\n"
     "B1,C0,A0,A1\nC1,C1,B0,B0\nC0,B1,C0,B1\n"
@@ -402,7 +370,7 @@ sys.stdout.write(DOUBLED if puzzle == SYMMETRIC else SAMPLE_OUT)
 
 def _policy_class(tmp_path):
     from tests.helpers import SAMPLE_EXPECTED
-    from tests.test_compare import Case
+    from tests.helpers import PuzzleCase as Case
 
     manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text(), "sym": SYMMETRIC})
     data = json.loads(manifest.read_text())

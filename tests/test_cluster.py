@@ -28,8 +28,7 @@ import pytest
 
 from grader.config import ConfigError, load_config
 from grader.store import Store
-from tests.helpers import ROOT, SAMPLE_TEXT, make_cases, submission
-from tests.test_class_folders import multi_file_class
+from tests.helpers import ROOT, SAMPLE_TEXT, make_cases, multi_file_class, submission
 
 distributed = pytest.importorskip("distributed")  # the dev extra installs it
 

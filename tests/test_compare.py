@@ -13,56 +13,23 @@ from hypothesis import strategies as st
 
 from grader import puzzle as gp
 from grader.cases import POLICY_RULES
-from grader.compare import Comparison, compare, show
+from grader.compare import compare, show
 from grader.model import Verdict
 from reference import puzzlesolver as ps
 from tests.helpers import LIGHTBULBS_TEXT as LIGHTBULBS
-from tests.helpers import SAMPLE_EXPECTED
+from tests.helpers import NONE_PUZZLE as NONE
+from tests.helpers import SAMPLE_EXPECTED, assert_sane
 from tests.helpers import SAMPLE_TEXT as SAMPLE
+from tests.helpers import SYMMETRIC_PUZZLE as SYMMETRIC
+from tests.helpers import TIE_PUZZLE as TIE
+from tests.helpers import PuzzleCase as Case
 
 pytestmark = pytest.mark.fast
 
 # Small puzzles found by searching random ones with the reference solver.
 ONE = "C0,B1,A0,C0\nB0,C1,C0,B1\nA0,A1,B1,B1\nB0,A1,B1,B0\nB1,A0,B1,C0\nA1,C0,A1,A0\nB0,A1,C0,B1\nA0,B1,C1,C1\nA1,A0,B1,A1\n"
-NONE = SAMPLE.replace("Y1,G0,R0,B1", "Y1,G0,R0,B0")
-# Tile 9 looks the same turned by 180 degrees; one solution.
-SYMMETRIC = "A0,B1,C0,C0\nC1,A0,A0,C0\nC0,C1,B0,A1\nB1,C1,A0,A1\nA0,B0,A0,A0\nA0,A1,B0,B1\nB1,C0,A0,A1\nC1,C1,B0,B0\nC0,B1,C0,B1\n"
-# Two solutions with the same digits 369817425 (no symmetric tile needed).
-TIE = "C0,C0,C0,A1\nB1,C1,B0,C1\nA1,C1,A0,C1\nA1,A1,B0,B0\nC0,A1,B1,B1\nA1,A0,C1,C0\nA0,C0,C1,A0\nA1,A1,C1,B1\nA1,B0,A1,A1\n"
 # 14046 solutions, 5.3 MB of output; tiles 4 and 8 are the same tile.
 BIG = "A1,B0,A1,B1\nB1,A0,B1,B1\nA1,B0,B1,B0\nB0,B0,B0,B1\nB1,A0,A0,B1\nA0,A1,B0,B1\nA1,B0,B1,B1\nB0,B0,B0,B1\nB1,A0,B0,B1\n"
-
-
-class Case:
-    """A puzzle, its solutions and its expected output."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.puzzle = ps.parse(text)
-        self.boards = list(ps.solve(self.puzzle))
-        self.expected = self.render(self.boards)
-
-    def render(self, boards, count=None) -> bytes:
-        out = ps.render(self.puzzle, boards)
-        if count is not None:
-            out = out.replace(ps.count_line(len(boards)), count, 1)
-        return out.encode()
-
-    def check(self, got: bytes, policy=()) -> Comparison:
-        result = compare(self.expected, got, self.text, policy)
-        assert_sane(result)
-        return result
-
-
-def assert_sane(result: Comparison) -> None:
-    """Every diagnosis: one summary line, terminal-safe text, the first difference."""
-    assert "\n" not in result.summary
-    text = result.text()
-    assert all(ch == "\n" or ch.isprintable() for ch in text), text
-    if result.verdict is Verdict.AC:
-        assert result.summary == "" and text == ""
-    else:
-        assert result.summary and "first difference at line" in text
 
 
 def rotate(board):

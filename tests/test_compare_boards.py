@@ -20,14 +20,14 @@ from tests.helpers import SAMPLE_TEXT as SAMPLE
 
 pytestmark = pytest.mark.fast
 
-# Tile 9 looks the same turned by 180 degrees; one solution (as in tests/test_compare.py).
+# Tile 9 looks the same turned by 180 degrees; one solution (SYMMETRIC_PUZZLE in tests/helpers.py).
 SYMMETRIC = "A0,B1,C0,C0\nC1,A0,A0,C0\nC0,C1,B0,A1\nB1,C1,A0,A1\nA0,B0,A0,A0\nA0,A1,B0,B1\nB1,C0,A0,A1\nC1,C1,B0,B0\nC0,B1,C0,B1\n"
 # 22 solutions.
 MANY = "Y1,G0,Y1,R1\nR1,R0,B1,Y0\nR0,R0,Y0,B0\nY1,Y0,G1,R1\nB1,R0,G0,Y1\nY1,R0,R0,Y1\nR1,Y0,B0,Y0\nY1,Y0,Y0,G0\nR1,R1,G1,G1\n"
 # Tiles 1, 5 and 9 each look the same turned by 180 degrees (built around one solution).
 # Tile 1 is listed a quarter turn from how the solution draws it.
 THREE_SYMMETRIC = "C0,I0,C0,I0\nA0,D0,J0,C1\nA0,A0,K0,D1\nI1,E0,L0,A0\nJ1,E1,J1,E1\nK1,A0,N0,E0\nL1,G0,A0,A0\nJ0,H0,A0,G1\nN1,H1,N1,H1\n"
-# Two solutions with the same digits 369817425 (as in tests/test_compare.py).
+# Two solutions with the same digits 369817425 (TIE_PUZZLE in tests/helpers.py).
 TIE = "C0,C0,C0,A1\nB1,C1,B0,C1\nA1,C1,A0,C1\nA1,A1,B0,B0\nC0,A1,B1,B1\nA1,A0,C1,C0\nA0,C0,C1,A0\nA1,A1,C1,B1\nA1,B0,A1,A1\n"
 
 

@@ -16,8 +16,11 @@ from grader.compare import verdict as verdict_module
 from grader.model import Verdict
 from grader.puzzle import turn
 from reference import puzzlesolver as ps
+from tests.helpers import NONE_PUZZLE as NONE
 from tests.helpers import SAMPLE_TEXT
-from tests.test_compare import NONE, SYMMETRIC, TIE, Case
+from tests.helpers import SYMMETRIC_PUZZLE as SYMMETRIC
+from tests.helpers import TIE_PUZZLE as TIE
+from tests.helpers import PuzzleCase as Case
 
 pytestmark = pytest.mark.fast
 

@@ -26,7 +26,8 @@ import pytest
 from docsgen.pictures import COURSE, inside  # limits short enough for a test
 from grader.cli import main as grader_main
 from testcases.cli import main as cases_main
-from tests.helpers import BUSY_OK, ROOT
+from tests.helpers import BUSY_OK, ROOT, accepted, cloned, grades_csv, pushed
+from tests.helpers import CLASSROOM_ROSTER as ROSTER
 from tests.lms_archives import (
     canvas_entry,
     canvas_gradebook,
@@ -37,7 +38,6 @@ from tests.lms_archives import (
     moodle_worksheet,
 )
 from tests.mistake_variants import case_subset
-from tests.test_github_classroom_import import ROSTER, accepted, cloned, grades_csv, pushed
 
 pytestmark = pytest.mark.slow
 

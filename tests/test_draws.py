@@ -16,15 +16,14 @@ from grader.draws import DrawError, check_draw_unused, load_draw
 from grader.store import LeaderboardSession, SessionProgram
 from grader.timed_runs import Program
 from testcases.draw import draw
-from tests.helpers import ROOT, expected_output
-from tests.test_leaderboard import _manifest
+from tests.helpers import ROOT, expected_output, manifest_subset
 
 FAMILY = "timed-2-letters-a"  # the quickest shipped family to draw from
 
 
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory) -> Path:
-    return _manifest(tmp_path_factory.mktemp("cases"), (FAMILY, "sample"))
+    return manifest_subset(tmp_path_factory.mktemp("cases"), (FAMILY, "sample"))
 
 
 def test_the_same_seed_draws_the_same_puzzles_and_another_seed_others(manifest):
@@ -48,7 +47,7 @@ def test_a_drawn_puzzle_is_of_its_familys_kind_with_the_references_output(manife
 
 
 def test_a_timed_case_without_a_family_is_one_clear_error(tmp_path):
-    data = json.loads(_manifest(tmp_path / "cases", (FAMILY,)).read_text())
+    data = json.loads(manifest_subset(tmp_path / "cases", (FAMILY,)).read_text())
     del data["cases"][0]["generator"]
     (tmp_path / "cases" / "manifest.json").write_text(json.dumps(data))
     done = subprocess.run(

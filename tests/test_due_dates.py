@@ -6,7 +6,6 @@ writes them; lateness computed as every command computes it."""
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -26,6 +25,7 @@ from grader.lms.roster import read_roster
 from grader.lms.times import read_times
 from grader.submission_meta import SubmissionMeta, Team, TeamMember, read_meta, write_meta
 from grader.teams import resolve
+from tests.helpers import reports_of
 from tests.lms_archives import (
     SOURCES,
     canvas_entry,
@@ -40,15 +40,6 @@ pytestmark = pytest.mark.fast
 DEADLINE = datetime(2026, 3, 1, 23, 59)  # the course's, on its clock (UTC here)
 POLICY = LatePolicy(DEADLINE, 0, 10, 100, timezone="UTC")
 UTC = timezone.utc
-
-
-def reports_of(into: Path) -> list:
-    """What lateness_of reads of a graded submission: its id and folder."""
-    return [
-        SimpleNamespace(submission=SimpleNamespace(id=p.name, folder=str(p)))
-        for p in sorted(into.iterdir())
-        if p.is_dir()
-    ]
 
 
 # ------------------------------------------------------------------ Canvas

@@ -20,12 +20,10 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from grader.cases import load_cases
-from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.exports.common import ExportError
 from grader.exports.gradebook_csv import read_ranks
@@ -35,104 +33,27 @@ from grader.last_run import graded
 from grader.schemas import validate
 from tests.helpers import (
     BUSY_OK,
-    LIGHTBULBS,
-    NO_SOLUTION,
+    HIDDEN_IDS,
+    REAL_MANIFEST,
     ROOT,
     SAMPLE,
+    SUBMISSIONS,
+    WEIRD_ID,
     draw_of,
+    export,
+    grade_class,
     gradescope_isolation,
+    gradescope_layout,
     make_cases,
+    run_check,
+    unzip,
 )
 from tests.mistake_variants import variant
-
-SUBMISSIONS = ROOT / "submissions"
-REAL_MANIFEST = ROOT / "testcases" / "manifest.json"
-ONE_SOLUTION = (ROOT / "testcases" / "public" / "one-solution.txt").read_text()
-WEIRD_ID = 'o\'brien, "x" <b>'  # a folder name that needs CSV quoting and HTML escaping
-HIDDEN_IDS = ("hidden-bulbs", "hidden-empty")
-
-# A program whose output is hostile to any page that shows it.
-HOSTILE_PY = r"""
-import sys
-out = sys.stdout.buffer
-out.write(b"Input tiles:\n<script>document.title='pwned'</script>\n")
-out.write(b"bad bytes \xff\xfe, a NUL \x00, an escape \x1b[31m, a CR\r\n")
-out.write("\u202e</pre></td></table><img src=x onerror=\"document.title='img'\">\n".encode())
-sys.stderr.write("<script>document.title='stderr'</script> \x00\n")
-"""
-
-
-def class_cases(root: Path) -> Path:
-    """Two public cases and two hidden ones; one hidden case is timed and weighs 2."""
-    manifest = make_cases(
-        root,
-        {
-            "sample": SAMPLE.read_text(),
-            "one-solution": ONE_SOLUTION,
-            "hidden-bulbs": LIGHTBULBS.read_text(),
-            "hidden-empty": NO_SOLUTION,
-        },
-        hidden=HIDDEN_IDS,
-    )
-    document = json.loads(manifest.read_text())
-    for entry in document["cases"]:
-        if entry["id"] == "hidden-bulbs":
-            entry.update(timed=True, weight=2, tags=["letters"])
-    manifest.write_text(json.dumps(document, indent=2))
-    return manifest
-
-
-def grade_class(root: Path) -> SimpleNamespace:
-    """A small class, graded with the real CLI: correct C and Python (the latter in a
-    folder with a hostile name), a compile error, a wrong answer, white-space errors,
-    and a program printing hostile bytes."""
-    manifest = class_cases(root / "cases")
-    folder = root / "class"
-    folder.mkdir()
-    for name in ("ada-c", "compile-error", "wrong-plural", "trailing-spaces"):
-        shutil.copytree(SUBMISSIONS / name, folder / name)
-    shutil.copytree(SUBMISSIONS / "guido-py", folder / WEIRD_ID)
-    (folder / "hostile").mkdir()
-    (folder / "hostile" / "puzzlesolver.py").write_text(HOSTILE_PY)
-    results = root / "results"
-    code = grader_main(
-        [
-            "--manifest",
-            str(manifest),
-            "grade",
-            str(folder),
-            "--results",
-            str(results),
-            "--jobs",
-            "2",
-        ]
-    )
-    assert code == 0
-    return SimpleNamespace(root=root, manifest=manifest, folder=folder, results=results)
 
 
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory):
     return grade_class(tmp_path_factory.mktemp("exports"))
-
-
-def export(*argv) -> int:
-    return grader_main([str(arg) for arg in argv])
-
-
-def unzip(archive: Path, into: Path) -> None:
-    """Unpack as a user would (Info-ZIP keeps the executable bits), else with Python
-    and the modes the zip records."""
-    into.mkdir(parents=True, exist_ok=True)
-    if shutil.which("unzip"):
-        subprocess.run(["unzip", "-q", str(archive), "-d", str(into)], check=True)
-        return
-    with zipfile.ZipFile(archive) as zf:
-        for info in zf.infolist():
-            zf.extract(info, into)
-            mode = info.external_attr >> 16
-            if mode:
-                os.chmod(into / info.filename, mode & 0o777)
 
 
 def pypi_reachable() -> bool:
@@ -491,13 +412,6 @@ def mark_grader(folder: Path) -> None:
         init.write(f"\nimport sys\nsys.stderr.write({MARK!r} + '\\n')\n")
 
 
-def gradescope_layout(autograder_zip: Path, root: Path) -> Path:
-    """/autograder as Gradescope sets it up: source/ (the zip), run_autograder beside it."""
-    unzip(autograder_zip, root / "source")
-    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
-    return root
-
-
 def run_autograder(root: Path, submission: Path, python=None) -> dict:
     """Grade one submission as Gradescope would; returns results.json (validated)."""
     if (root / "submission").exists():
@@ -700,27 +614,6 @@ def test_student_kit_leaves_the_sandbox_to_auto(tmp_path):
     (tmp_path / "course.json").write_text(text)
     config = load_config(tmp_path / "course.json")
     assert config.sandbox == "auto" and config.limits.cpu_seconds == 3
-
-
-def run_check(kit: Path, target: Path, cwd: Path, python: str, timeout=300, prelude="", path=None):
-    """`python check.py TARGET` as a student runs it; `prelude`: Python run first, in the
-    same interpreter (to take POSIX-only modules away, say); `path`: another PATH."""
-    env = dict(os.environ, **({"PATH": path} if path is not None else {}))
-    for key in ("PYTHONPATH", "VIRTUAL_ENV"):
-        env.pop(key, None)
-    command = [python, str(kit / "check.py"), str(target)]
-    if prelude:
-        command = [
-            python,
-            "-c",
-            f"{prelude}\nimport runpy, sys\nsys.argv = sys.argv[1:]\n"
-            "runpy.run_path(sys.argv[0], run_name='__main__')",
-            str(kit / "check.py"),
-            str(target),
-        ]
-    return subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def test_student_kit_checks_a_submission_in_one_command(student_kit, tmp_path):

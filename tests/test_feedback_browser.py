@@ -6,10 +6,6 @@ blank. Set FEEDBACK_SCREENSHOTS=DIR to keep the screenshots for a human to look 
 
 import os
 import shutil
-import struct
-import subprocess
-import zlib
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -19,13 +15,17 @@ from grader.cli import main as grader_main
 from grader.exports.feedback_html import page_names, tokens
 from grader.exports.textdiff import line_diff
 from grader.reports.html_page import CSP
-from tests.helpers import CHROMIUM, HEADLESS_FLAGS
-from tests.test_exports import HIDDEN_IDS, WEIRD_ID, grade_class
-
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium)"
+from tests.helpers import (
+    HIDDEN_IDS,
+    WEIRD_ID,
+    WINDOW,
+    Page,
+    console_messages,
+    grade_class,
+    needs_chromium,
+    png_summary,
 )
-WINDOW = (1200, 1500)
+from tests.helpers import run_chromium as chromium
 
 
 @pytest.fixture(scope="module")
@@ -47,26 +47,6 @@ def pages(tmp_path_factory):
         )
         assert code == 0
     return root
-
-
-class Page(HTMLParser):
-    """Every tag with its attributes, and the text, of one page."""
-
-    def __init__(self, path: Path):
-        super().__init__(convert_charrefs=True)
-        self.tags, self.text = [], []
-        self.raw = path.read_bytes()
-        self.feed(self.raw.decode("utf-8"))  # strict: a page is valid UTF-8
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-    @property
-    def all_text(self) -> str:
-        return "".join(self.text)
 
 
 def test_pages_are_self_contained_and_escape_everything(pages):
@@ -197,48 +177,6 @@ def test_index_links_every_page(pages):
 
 
 # ------------------------------------------------------------------ in a browser
-
-
-def chromium(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-    profile.mkdir()
-    return subprocess.run(
-        [
-            CHROMIUM,
-            *HEADLESS_FLAGS,
-            f"--user-data-dir={profile}",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--hide-scrollbars",
-            f"--window-size={WINDOW[0]},{WINDOW[1]}",
-            *extra,
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def console_messages(done: subprocess.CompletedProcess) -> list:
-    return [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
-
-
-def png_summary(path: Path):
-    """Width, height and how many distinct byte values the image data holds (a blank
-    page holds a handful)."""
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, size = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
-        body = data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            size = struct.unpack(">II", body[:8])
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    return size[0], size[1], len(set(zlib.decompress(idat)))
 
 
 @needs_chromium

@@ -17,24 +17,12 @@ from pathlib import Path
 import pytest
 
 from grader.submission_meta import META_NAME
-from tests.helpers import ROOT
+from tests.helpers import CLASSROOM_ROSTER as ROSTER
+from tests.helpers import ROOT, accepted, cloned, committed, git, grades_csv, pushed
+from tests.helpers import grader_cli as cli
 from tests.lms_archives import canvas_gradebook, moodle_worksheet
 from tests.mistake_variants import case_subset, variant
-from tests.test_lms_roundtrip import cli
 
-ROSTER = (  # the Students tab's Download: every field quoted
-    '"identifier","github_username","github_id","name"\n'
-    '"S-1001","adalovelace","5001","Ada Lovelace"\n'
-    '"S-1002","GraceHopper","5002","Grace Hopper"\n'
-    '"S-1003","alanturing","5003","Alan Turing"\n'
-    '"S-1004","kjohnson","5004","Katherine Johnson"\n'
-    '"S-1005","","",""\n'  # on the roster, never accepted
-)
-GRADES_HEADER = (
-    "assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,"
-    "student_repository_name,student_repository_url,submission_timestamp,points_awarded,"
-    "points_available"
-)
 COURSE = """
 [late]
 deadline = 2026-03-01T23:59:00
@@ -43,51 +31,6 @@ max_percent = 50
 timezone = "UTC"
 """
 CASES = ("sample", "one-solution")
-
-
-def git(*args: str, cwd: Path, date: str = "2030-01-01T12:00:00+00:00") -> None:
-    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date,
-           "GIT_AUTHOR_NAME": "s", "GIT_AUTHOR_EMAIL": "s@example.com",
-           "GIT_COMMITTER_NAME": "s", "GIT_COMMITTER_EMAIL": "s@example.com",
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # fmt: skip
-    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
-
-
-def pushed(origin: Path, files: dict[str, bytes], date: str) -> Path:
-    """A student's repository on GitHub: the template's files, their commit (dated by
-    their own clock) on top."""
-    origin.mkdir(parents=True)
-    git("init", "-q", "-b", "main", cwd=origin)
-    for name, data in files.items():
-        (origin / name).parent.mkdir(parents=True, exist_ok=True)
-        (origin / name).write_bytes(data)
-    git("add", "-A", cwd=origin)
-    git("commit", "-q", "-m", "solution", cwd=origin, date=date)
-    return origin
-
-
-def cloned(origins: Path, slug: str, into: Path) -> Path:
-    """`gh classroom clone student-repos`: `gh repo clone` of each into
-    `<dir>/<slug>-submissions/<repository name>`."""
-    folder = into / f"{slug}-submissions"
-    folder.mkdir(parents=True)
-    for origin in sorted(origins.iterdir()):
-        git("clone", "-q", str(origin), str(folder / origin.name), cwd=into)
-    return folder
-
-
-def grades_csv(path: Path, rows: list[tuple[str, str, str, str]], group: bool = False) -> Path:
-    """grades.csv as gh-classroom writes it: (username, identifier, repository, time)
-    [+ group]."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(GRADES_HEADER.split(",") + (["group_name"] if group else []))
-    for login, identifier, repo, when, *rest in rows:
-        url = f"https://github.com/course-org/{repo}"
-        writer.writerow(["hw1", "https://classroom.github.com/a/x", "", login, identifier,
-                         repo, url, when, "3", "3", *rest])  # fmt: skip
-    path.write_text(buffer.getvalue())
-    return path
 
 
 def source(folder: str, name: str) -> bytes:
@@ -301,32 +244,6 @@ def test_identifiers_set_to_e_mails_reach_moodles_worksheet(clones, tmp_path):
 
 
 # ------------------------------------------------------------------ the commit at the deadline
-
-
-def committed(origin: Path, steps: list[tuple[dict[str, bytes], str]]) -> list[str]:
-    """A repository whose default branch has one commit per step (files written, then
-    committed at that date): their shas, oldest first."""
-    origin.mkdir(parents=True)
-    git("init", "-q", "-b", "main", cwd=origin)
-    shas = []
-    for files, date in steps:
-        for name, data in files.items():
-            (origin / name).write_bytes(data)
-        git("add", "-A", cwd=origin)
-        git("commit", "-q", "-m", f"at {date}", cwd=origin, date=date)
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=origin, capture_output=True,
-                              text=True, check=True)  # fmt: skip
-        shas.append(done.stdout.strip())
-    return shas
-
-
-def accepted(path: Path, repo: str, deadline: str | None) -> Path:
-    """`gh api assignments/ID/accepted_assignments`: Classroom's deadline in `assignment`."""
-    element = {"id": 1, "students": [{"id": 5001, "login": "adalovelace"}],
-               "repository": {"id": 9, "name": repo, "full_name": f"org/{repo}"},
-               "assignment": {"id": 3, "slug": "hw1", "deadline": deadline}}  # fmt: skip
-    path.write_text(json.dumps([element]))
-    return path
 
 
 @pytest.fixture

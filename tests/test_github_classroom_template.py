@@ -19,8 +19,8 @@ import yaml
 from grader.exports.common import ExportError
 from grader.exports.github_classroom import point_scale, step_ids
 from tests.helpers import ROOT
+from tests.helpers import grader_cli as cli
 from tests.mistake_variants import case_subset, variant
-from tests.test_lms_roundtrip import cli
 
 PUBLIC = ("sample", "one-solution", "many-solutions")
 HIDDEN = "crlf"  # a hidden case of the shipped set, beside them in the manifest

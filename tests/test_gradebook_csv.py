@@ -15,7 +15,7 @@ from grader.rules import rules_version
 from grader.score import CaseOutcome, SubmissionReport
 from grader.store import SubmissionRow
 from grader.teams import Member, Team, Teams
-from tests.test_score import case
+from tests.helpers import score_case as case
 
 pytestmark = pytest.mark.fast
 

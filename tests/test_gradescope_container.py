@@ -18,8 +18,7 @@ from grader.cases import load_cases
 from grader.schemas import validate
 from testcases.expected import load_expected
 from tests.container import container_argv, cpu_quota, why_not
-from tests.helpers import ROOT
-from tests.test_exports import REAL_MANIFEST, SUBMISSIONS, export, gradescope_layout
+from tests.helpers import REAL_MANIFEST, ROOT, SUBMISSIONS, export, gradescope_layout
 
 pytestmark = pytest.mark.slow
 
@@ -135,7 +134,7 @@ def test_nothing_a_run_leaves_where_any_user_may_write_reaches_the_next(containe
     visible tests show no hidden input, and nothing of either run is left behind."""
     import uuid
 
-    from tests.test_information_flow import hidden_inputs
+    from tests.helpers import hidden_inputs
 
     shared = Path("/run/lock") / f"shared-{uuid.uuid4().hex[:10]}"
     shared.mkdir()

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
 from grader.cli import main as grader_main
-from tests.helpers import ROOT
+from tests.helpers import ROOT, hidden_inputs
 
 pytestmark = pytest.mark.slow
 
@@ -60,17 +59,6 @@ def _attack_works(file: Path, work: Path) -> bool:
     subprocess.run([binary, first], capture_output=True)
     shown = subprocess.run([binary, second], capture_output=True, text=True).stderr
     return "\n".join(first.read_text().splitlines()[:2]) in shown
-
-
-def hidden_inputs(joined: str = "\n", lines: int = 2) -> dict:
-    """Each hidden case's first `lines` lines, `joined`: what a leak would show."""
-    return {
-        case.id: joined.join(
-            case.input.read_bytes().decode().replace("\r", "").splitlines()[:lines]
-        )
-        for case in load_cases(MANIFEST)
-        if not case.public
-    }
 
 
 def test_a_program_keeping_inputs_in_the_page_cache_shows_no_hidden_one(tmp_path):

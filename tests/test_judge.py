@@ -293,8 +293,8 @@ def test_wrong_answer_gets_the_comparisons_diagnosis():
 
 def test_the_cases_policy_reaches_the_comparison():
     """A symmetric board printed twice: the policy rule is named only when the case has it."""
-    from tests.test_compare import SYMMETRIC
-    from tests.test_compare import Case as Puzzle
+    from tests.helpers import SYMMETRIC_PUZZLE as SYMMETRIC
+    from tests.helpers import PuzzleCase as Puzzle
 
     puzzle = Puzzle(SYMMETRIC)
     got = puzzle.render(puzzle.boards * 2)
@@ -308,8 +308,8 @@ def test_the_cases_policy_reaches_the_comparison():
 
 
 def test_the_judgement_carries_whether_only_the_policy_decides():
-    from tests.test_compare import SYMMETRIC
-    from tests.test_compare import Case as Puzzle
+    from tests.helpers import SYMMETRIC_PUZZLE as SYMMETRIC
+    from tests.helpers import PuzzleCase as Puzzle
 
     puzzle = Puzzle(SYMMETRIC)
     twice = result(puzzle.render(puzzle.boards * 2))  # the other reading: two placements

@@ -38,9 +38,7 @@ from grader.timing import (
     significantly_faster,
     summarize,
 )
-from testcases.manifest import copy_subset
-from tests.helpers import BUSY_OK, ROOT, draw_of
-from tests.test_store import case as store_case
+from tests.helpers import BUSY_OK, ROOT, draw_of, manifest_subset, store_case, tiny_document
 
 pytestmark = pytest.mark.fast
 
@@ -517,7 +515,7 @@ def test_collect_excludes_failed_and_incomplete_timings_with_the_reason(tmp_path
 
 
 def test_markdown_cells_cannot_break_the_table():
-    doc = _tiny_document(reason="crashed | then\nstopped")
+    doc = tiny_document(reason="crashed | then\nstopped")
     text = markdown(doc)
     assert "crashed \\| then stopped" in text
 
@@ -533,7 +531,7 @@ def test_a_name_or_reason_a_student_chose_is_text_on_the_page_github_renders():
     character of them shown."""
     import cmarkgfm
 
-    doc = _tiny_document(reason=f"two programs: {HOSTILE_NAME}.c and x.c")
+    doc = tiny_document(reason=f"two programs: {HOSTILE_NAME}.c and x.c")
     doc["ranked"][0]["id"] = HOSTILE_NAME
     doc["not_eligible"][0]["id"] = "`" + HOSTILE_NAME + "``"
     page = cmarkgfm.github_flavored_markdown_to_html(markdown(doc))
@@ -544,78 +542,9 @@ def test_a_name_or_reason_a_student_chose_is_text_on_the_page_github_renders():
     assert shown.count("<img src=https:host>[l](https:host)![i](https://host/x.png)**b**") == 5
 
 
-def _tiny_document(reason="WA on 1 case"):
-    figures = {
-        "cpu_median_s": 0.01,
-        "cpu_min_s": 0.009,
-        "cpu_max_s": 0.012,
-        "cpu_mad_s": 0.001,
-        "cpu_runs_s": [0.01, 0.009, 0.012],
-        "cpu_outliers": [],
-    }
-    case = {"id": "t1", **figures, "wall_median_s": 0.02}
-    return {
-        "generated_at": "2024-01-01T00:00:00+00:00",
-        "grader_version": "0",
-        "anonymized": False,
-        "measured": {"first_run": None, "last_run": None},
-        "settings": {
-            "runs": 3,
-            "warmup": 1,
-            "cases": [{"id": "t1", "version": "v"}],
-            "noise_floor": 0.03,
-            "alpha": 0.05,
-            "statistic": "",
-            "test": "",
-            "rank_rule": "",
-            "smallest_p_value": 0.1,
-            "exhaustive": False,
-        },
-        "machine": {
-            "platform": "x",
-            "cpu_model": "y",
-            "cpu_count": 2,
-            "pinned_core": None,
-            "timing_cores": [0, 1],
-            "core_reference_s": [
-                {"core": 0, "reference_s": 0.0101, "used": True},
-                {"core": 1, "reference_s": 0.0102, "used": True},
-            ],
-            "load_average": [1.0],
-            "python": "3",
-            "sandbox": "bubblewrap",
-            "cpu_accounting": "cgroup",
-        },
-        "startup": [
-            {"language": "c", "available": True, **figures, "wall_median_s": 0.02, "cases": [case]}
-        ],
-        "ranked": [
-            {
-                "id": "amy",
-                "language": "c",
-                "rank": 1,
-                "winner": True,
-                "timed_runs": 7,
-                "stopped_early": False,
-                **figures,
-                "wall_median_s": 0.02,
-                "wall_min_s": 0.02,
-                "wall_max_s": 0.02,
-                "wall_mad_s": 0.0,
-                "wall_runs_s": [0.02] * 3,
-                "startup_cpu_median_s": 0.01,
-                "beyond_startup_cpu_s": 0.0,
-                "faster_than": [],
-                "cases": [case],
-            }
-        ],
-        "not_eligible": [{"id": "bob", "language": "python", "reason": reason}],
-    }
-
-
 def test_the_tiny_document_fits_the_schema():
-    assert validate(_tiny_document(), "leaderboard") is None
-    broken = _tiny_document()
+    assert validate(tiny_document(), "leaderboard") is None
+    broken = tiny_document()
     del broken["ranked"][0]["rank"]
     assert "rank" in validate(broken, "leaderboard")
 
@@ -685,7 +614,7 @@ def graded(tmp_path_factory):
     klass = root / "class"
     for sid in EXAMPLES + WRONG:
         shutil.copytree(ROOT / "submissions" / sid, klass / sid)
-    manifest = _manifest(root / "cases", TIMED + EXTRA)
+    manifest = manifest_subset(root / "cases", TIMED + EXTRA)
     course = root / "course.toml"
     course.write_text(f"[leaderboard]\nruns = {RUNS}\nwarmup = 1\n")
     results = root / "results"
@@ -698,10 +627,6 @@ def graded(tmp_path_factory):
         "manifest": manifest,
         "course": course,
     }
-
-
-def _manifest(folder: Path, ids) -> Path:
-    return copy_subset(ROOT / "testcases" / "manifest.json", folder / "manifest.json", ids)
 
 
 def _draw(graded, seed=1) -> Path:
@@ -868,7 +793,7 @@ def test_nothing_is_timed_when_no_program_passes(tmp_path, capsys):
     klass = tmp_path / "class"
     (klass / "bob").mkdir(parents=True)
     (klass / "bob" / "puzzlesolver.py").write_text("print('hello')\n")
-    manifest = _manifest(tmp_path / "cases", ("timed-2-letters-a",))
+    manifest = manifest_subset(tmp_path / "cases", ("timed-2-letters-a",))
     args = ["--manifest", str(manifest)]
     results = str(tmp_path / "results")
     assert grader_main(args + ["grade", str(klass), "--results", results]) == 0

@@ -12,7 +12,6 @@ import base64
 import fcntl
 import json
 import os
-import random
 import select
 import struct
 import subprocess
@@ -23,12 +22,12 @@ from xml.etree import ElementTree
 import pytest
 
 from grader.reports.leaderboard_html import html_page
-from grader.schemas import validate
 from tests.helpers import CHROMIUM, HEADLESS_FLAGS
+from tests.helpers import HOSTILE_ID as HOSTILE
+from tests.helpers import leaderboard_document as document
 
 WIDTH, HEIGHT = 1200, 900
 TIMEOUT = 60.0  # the machine is shared: a cold browser start can be slow
-HOSTILE = "<script>alert(1)</script>&amp;"
 
 
 pytestmark = pytest.mark.skipif(
@@ -183,123 +182,6 @@ def browser(tmp_path):
         yield opened
     finally:
         opened.close()
-
-
-def _figures(runs):
-    ordered = sorted(runs)
-    median = ordered[len(runs) // 2]
-    mad = sorted(abs(r - median) for r in runs)[len(runs) // 2]
-    outliers = [i for i, r in enumerate(runs) if abs(r - median) > 3 * 1.4826 * mad + 1e-4]
-    return {
-        "cpu_median_s": median,
-        "cpu_min_s": ordered[0],
-        "cpu_max_s": ordered[-1],
-        "cpu_mad_s": mad,
-        "cpu_runs_s": runs,
-        "cpu_outliers": outliers,
-    }
-
-
-def document(runs=7) -> dict:
-    """A realistic leaderboard: four languages, a tie, an outlier, a hostile name."""
-    rng = random.Random(5)
-    cases = ["timed-a", "timed-b"]
-
-    def series(centre, spread=0.015, wild=None):
-        values = [round(centre * (1 + rng.gauss(0, spread)), 4) for _ in range(runs)]
-        if wild is not None:
-            values[wild] = round(centre * 1.6, 4)
-        return values
-
-    def program(pid, language, rank, centre, startup, wild=None):
-        totals = series(centre, wild=wild)
-        per_case = [
-            {"id": cid, **_figures([round(t / 2, 5) for t in totals]), "wall_median_s": centre}
-            for cid in cases
-        ]
-        return {
-            "id": pid,
-            "language": language,
-            "rank": rank,
-            "winner": rank == 1,
-            "timed_runs": 7,
-            "stopped_early": False,
-            **_figures(totals),
-            "wall_median_s": centre * 2,
-            "wall_min_s": centre * 1.8,
-            "wall_max_s": centre * 2.5,
-            "wall_mad_s": centre * 0.1,
-            "wall_runs_s": [centre * 2] * runs,
-            "startup_cpu_median_s": startup,
-            "beyond_startup_cpu_s": _figures(totals)["cpu_median_s"] - startup,
-            "faster_than": [],
-            "cases": per_case,
-        }
-
-    starts = {"c": 0.0078, "cpp": 0.0079, "java": 0.2264, "python": 0.0522}
-    ranked = [
-        program("ada-c", "c", 1, 0.0148, starts["c"]),
-        program(HOSTILE, "c", 1, 0.0150, starts["c"], wild=3),
-        program("grace-cpp", "cpp", 3, 0.0247, starts["cpp"]),
-        program("guido-py", "python", 4, 0.2384, starts["python"]),
-        program("james-java", "java", 5, 0.8359, starts["java"], wild=0),
-    ]
-    startup = []
-    for language, centre in starts.items():
-        figures = _figures(series(centre))
-        startup.append(
-            {
-                "language": language,
-                "available": True,
-                **figures,
-                "wall_median_s": centre * 3,
-                "cases": [{"id": cid, **figures, "wall_median_s": centre} for cid in cases],
-            }
-        )
-    doc = {
-        "generated_at": "2024-05-01T12:00:00+00:00",
-        "grader_version": "0.1.0",
-        "anonymized": False,
-        "measured": {
-            "first_run": "2024-05-01T11:58:00+00:00",
-            "last_run": "2024-05-01T11:59:30+00:00",
-        },
-        "settings": {
-            "runs": runs,
-            "warmup": 1,
-            "cases": [{"id": cid, "version": "abc"} for cid in cases],
-            "noise_floor": 0.03,
-            "alpha": 0.05,
-            "statistic": "sum",
-            "test": "MWU",
-            "rank_rule": "1 + faster",
-            "smallest_p_value": 2 / 3432,
-            "exhaustive": False,
-        },
-        "machine": {
-            "platform": "Linux",
-            "cpu_model": "Test CPU",
-            "cpu_count": 2,
-            "pinned_core": None,
-            "timing_cores": [0, 1],
-            "core_reference_s": [
-                {"core": 0, "reference_s": 0.0101, "used": True},
-                {"core": 1, "reference_s": 0.0102, "used": True},
-            ],
-            "load_average": [1.5, 1.2, 1.0],
-            "python": "3.11",
-            "sandbox": "bubblewrap",
-            "cpu_accounting": "cgroup",
-        },
-        "startup": startup,
-        "ranked": ranked,
-        "not_eligible": [
-            {"id": "crash", "language": "c", "reason": "RTE on 7 cases"},
-            {"id": "compile-error", "language": "cpp", "reason": "build failed"},
-        ],
-    }
-    assert validate(doc, "leaderboard") is None
-    return doc
 
 
 def _png_size(data: bytes):

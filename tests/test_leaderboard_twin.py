@@ -16,8 +16,7 @@ import pytest
 
 from grader.cli import main as grader_main
 from grader.sandbox import CGROUPS_ENV
-from tests.helpers import BUSY_OK, ROOT, draw_of
-from tests.test_leaderboard import _manifest
+from tests.helpers import BUSY_OK, ROOT, draw_of, manifest_subset
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +44,7 @@ def test_a_forking_twin_never_ranks_above_the_honest_program(
     (klass / "twin" / "puzzlesolver.c").write_text(
         (HOSTILE / twin / "puzzlesolver.c").read_text().replace("@HONEST@", HONEST.read_text())
     )
-    manifest = _manifest(tmp_path / "cases", ("timed-3-letters-a", "sample"))
+    manifest = manifest_subset(tmp_path / "cases", ("timed-3-letters-a", "sample"))
     course = tmp_path / "course.toml"
     course.write_text(f'sandbox = "{sandbox}"\n[leaderboard]\nruns = 7\nwarmup = 1\n')
     results = tmp_path / "results"
@@ -83,7 +82,7 @@ def test_answers_stored_for_the_timed_cases_buy_nothing_on_puzzles_drawn_afresh(
     (klass / "hardcoder").mkdir()
     shutil.copy(honest, klass / "honest" / "puzzlesolver.py")
     timed = ("timed-3-letters-a", "timed-3-letters-b")
-    manifest = _manifest(tmp_path / "cases", (*timed, "sample"))
+    manifest = manifest_subset(tmp_path / "cases", (*timed, "sample"))
     hidden = ROOT / "testcases" / "hidden"
     learned = {
         (hidden / f"{cid}.txt").read_bytes(): (hidden / f"{cid}.out").read_bytes() for cid in timed

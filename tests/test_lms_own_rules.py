@@ -34,6 +34,9 @@ from grader.score import report as store_report
 from grader.store import LeaderboardSession, SessionProgram, Store
 from grader.submission_meta import SubmissionMeta, read_meta
 from grader.teams import resolve
+from tests.helpers import BONUS_CASES, hand_in, reports_of
+from tests.helpers import grader_cli as cli
+from tests.helpers import upload_report as report
 from tests.lms_archives import (
     SOURCES,
     canvas_entry,
@@ -43,11 +46,6 @@ from tests.lms_archives import (
     moodle_worksheet,
 )
 from tests.lms_rules import moodle_reads
-from tests.test_bonus import CASES as BONUS_CASES
-from tests.test_bonus import hand_in
-from tests.test_due_dates import reports_of
-from tests.test_lms_roundtrip import cli
-from tests.test_lms_uploads import report
 
 pytestmark = pytest.mark.fast
 

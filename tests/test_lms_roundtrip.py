@@ -2,21 +2,19 @@
 a late policy, scores out in Canvas's and Moodle's import formats; and regrades
 that list what changes before anything is overwritten."""
 
-import contextlib
-import csv
-import io
 import json
 import os
 import shutil
 import zipfile
 from datetime import datetime
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from grader.cli import main as grader_main
-from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, expected_output, make_cases
+from tests.helpers import NO_SOLUTION, NO_SOLUTION_PY, ROOT, SAMPLE_TEXT, WRONG_PY, make_cases
+from tests.helpers import REFERENCE_PY as REFERENCE
+from tests.helpers import grader_cli as cli
+from tests.helpers import read_csv_rows as read_csv
 from tests.lms_archives import canvas_gradebook, download, moodle_entry, moodle_worksheet
 from tests.lms_rules import (
     canvas_feedback_reads,
@@ -24,11 +22,6 @@ from tests.lms_rules import (
     moodle_feedback_reads,
     moodle_reads,
 )
-
-REFERENCE = (ROOT / "reference" / "puzzlesolver.py").read_text()
-# Right on the no-solution case only.
-NO_SOLUTION_PY = f"import sys\nsys.stdout.write({expected_output(NO_SOLUTION).decode()!r})\n"
-WRONG_PY = "print('hello')\n"
 
 # A generous wall limit: these tests are about scores, and a loaded CI machine must not
 # turn a correct program into TLE.
@@ -51,17 +44,6 @@ ROSTER = (
     '"Turing, Alan",1003,S-1003,alan,Sec 2,,9,70\r\n'
     '"Noether, Emmy",1004,S-1004,emmy,Sec 2,,10,80\r\n'
 )
-
-
-def cli(*argv) -> SimpleNamespace:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = grader_main([str(a) for a in argv])
-    return SimpleNamespace(code=code, out=out.getvalue(), err=err.getvalue())
-
-
-def read_csv(path: Path):
-    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,6 @@ Reports are built directly (no grading); the rosters are written as the LMS writ
 
 import csv
 import io
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -16,35 +14,14 @@ from grader.late import Lateness
 from grader.lms import export
 from grader.lms.export import LmsExportError
 from grader.lms.roster import read_roster
-from grader.rules import rules_version
-from grader.score import CaseOutcome, SubmissionReport
-from grader.store import SubmissionRow
-from grader.submission_meta import SubmissionMeta, Team, TeamMember, write_meta
+from grader.submission_meta import SubmissionMeta, Team, TeamMember
+from tests.helpers import upload_report as report
 from tests.lms_archives import canvas_gradebook, moodle_worksheet
 from tests.lms_rules import Rejected, canvas_reads, moodle_gradebook_reads, moodle_reads
-from tests.test_score import case
 
 pytestmark = pytest.mark.fast
 
-CASES = [case("t1", 1), case("t2", 1)]
 COLUMN = "Scramble Squares (88)"
-
-
-def report(tmp_path: Path, sid: str, verdicts, meta: SubmissionMeta | None = None):
-    folder = tmp_path / "class" / sid
-    folder.mkdir(parents=True, exist_ok=True)
-    if meta is not None:
-        write_meta(folder, meta)
-    outcomes = [
-        CaseOutcome(
-            c,
-            None
-            if v is None
-            else SimpleNamespace(verdict=v, policy_only=False, rules=rules_version()),
-        )
-        for c, v in zip(CASES, verdicts)
-    ]
-    return SubmissionReport(SubmissionRow(sid, "c", "h-" + sid, str(folder), None), None, outcomes)
 
 
 def moodle_member(pid: str) -> TeamMember:

@@ -16,8 +16,8 @@ from grader.model import Verdict
 from grader.score import report
 from grader.store import DB_NAME, Store
 from grader.student_view import student_view
+from tests.helpers import grader_cli as cli
 from tests.mistake_variants import VARIANTS, case_subset, variant
-from tests.test_lms_roundtrip import cli
 
 pytestmark = pytest.mark.slow
 

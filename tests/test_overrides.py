@@ -14,10 +14,12 @@ from grader.model import Verdict
 from grader.rules import rules_version
 from grader.store import OverrideRow, Store
 from grader.submissions import load
-from tests.helpers import NO_SOLUTION, SAMPLE_TEXT, make_cases
+from tests.helpers import NO_SOLUTION, NO_SOLUTION_PY, SAMPLE_TEXT, make_cases
+from tests.helpers import REFERENCE_PY as REFERENCE
+from tests.helpers import grader_cli as cli
+from tests.helpers import read_csv_rows as read_csv
 from tests.lms_archives import moodle_worksheet
 from tests.lms_rules import moodle_reads
-from tests.test_lms_roundtrip import NO_SOLUTION_PY, REFERENCE, cli, read_csv
 
 
 @pytest.fixture

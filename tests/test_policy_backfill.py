@@ -12,8 +12,9 @@ from grader.compare import POLICY_ONLY
 from grader.score import report
 from grader.store import Store
 from reference import puzzlesolver as ps
+from tests.helpers import each_placement_output as each_placement
 from tests.helpers import schema_1_database, schema_1_run
-from tests.test_policy_scoring import each_placement, ties_reversed
+from tests.helpers import ties_reversed_output as ties_reversed
 
 pytestmark = pytest.mark.fast
 

@@ -8,7 +8,6 @@ in the reverse order (of the tie rule)."""
 
 from __future__ import annotations
 
-import math
 import shutil
 from pathlib import Path
 
@@ -19,40 +18,20 @@ from grader.compare import POLICY_ONLY
 from grader.config import load_config
 from grader.grading import execute, plan
 from grader.model import Verdict
-from grader.puzzle import turn
 from grader.score import report
 from grader.store import Store
 from grader.submissions import discover
 from reference import puzzlesolver as ps
 from tests.fakes import FakeSandbox, Request, result
+from tests.helpers import each_placement_output as each_placement
 from tests.helpers import submission
+from tests.helpers import ties_reversed_output as ties_reversed
 
 pytestmark = pytest.mark.fast
 
 CASES = load_cases()
 LOOKALIKE_CASES = {"symmetric", "symmetric-one-solution", "symmetric-duplicates", "ties-symmetric"}
 TIE_CASES = {"ties", "ties-symmetric", "timed-2-letters-a", "timed-2-letters-b"}
-
-
-def each_placement(puzzle: ps.Puzzle) -> bytes:
-    """Every board once per placement of its tiles that draws it, counted so."""
-    boards = [
-        board
-        for board in ps.solve(puzzle)
-        for _ in range(math.prod(sum(turn(p.edges, k) == p.edges for k in range(4)) for p in board))
-    ]
-    return ps.render(puzzle, boards).encode()
-
-
-def ties_reversed(puzzle: ps.Puzzle) -> bytes:
-    """Boards with the same 9-digit string in the reverse of the tie rule's order."""
-    boards: list = []
-    for board in ps.solve(puzzle):
-        run_start = len(boards)
-        while run_start and [p.tile for p in boards[run_start - 1]] == [p.tile for p in board]:
-            run_start -= 1
-        boards.insert(run_start, board)
-    return ps.render(puzzle, boards).encode()
 
 
 def ties_reversed_and_a_trailing_space(puzzle: ps.Puzzle) -> bytes:

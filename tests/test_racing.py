@@ -26,8 +26,7 @@ from grader.schemas import validate
 from grader.store import Store
 from grader.timing import Rule, ranks, significantly_faster
 from tests.fakes import FakeSandbox, Request, result
-from tests.helpers import SAMPLE_TEXT, make_cases
-from tests.test_store import case as store_case
+from tests.helpers import SAMPLE_TEXT, make_cases, store_case
 
 pytestmark = pytest.mark.fast
 

@@ -22,8 +22,8 @@ from grader.relations import Observed, findings
 from grader.score import report
 from grader.store import DB_NAME, Store
 from tests.helpers import ROOT
+from tests.helpers import grader_cli as cli
 from tests.mistake_variants import ALGORITHM_VARIANTS, case_subset, variant
-from tests.test_lms_roundtrip import cli
 
 MANIFEST = ROOT / "testcases" / "manifest.json"
 EVERY = {c.id: c for c in [*load_cases(MANIFEST), *load_pool(MANIFEST)]}

@@ -15,22 +15,9 @@ from grader.compare import POLICY_ONLY
 from grader.model import NOT_GRADED, Verdict
 from grader.score import CaseOutcome, Decision, SubmissionReport, format_score, report
 from grader.store import BuildRow, OverrideRow, Store, SubmissionRow
+from tests.helpers import score_case as case
 
 pytestmark = pytest.mark.fast
-
-
-def case(cid: str, weight: float = 1.0, version: str = "v1") -> Case:
-    return Case(
-        id=cid,
-        input=Path(f"{cid}.txt"),
-        expected=Path(f"{cid}.out"),
-        visibility="public",
-        weight=weight,
-        timed=False,
-        policy=(),
-        tags=(),
-        version=version,
-    )
 
 
 def sub(sid="alice", content_hash="h1", problem=None):

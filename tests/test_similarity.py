@@ -16,15 +16,8 @@ from grader.cli import main as grader_main
 from grader.config import load_config
 from grader.reports.similarity_html import marked
 from grader.similarity import kgram_hashes, similarity_report
-from tests.helpers import ROOT
-from tests.test_feedback_browser import (
-    WINDOW,
-    Page,
-    chromium,
-    console_messages,
-    needs_chromium,
-    png_summary,
-)
+from tests.helpers import ROOT, WINDOW, Page, console_messages, needs_chromium, png_summary
+from tests.helpers import run_chromium as chromium
 
 EXAMPLES = ROOT / "submissions"
 ORIGINAL = (EXAMPLES / "guido-py" / "puzzlesolver.py").read_text()

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import Case
 from grader.model import STARTUP_RAN, RunResult, Verdict
 from grader.store import (
     SCHEMA_VERSION,
@@ -25,16 +24,13 @@ from grader.store import (
 from grader.submissions import Submission
 from grader.text import printable
 from tests.helpers import schema_1_database, schema_1_run
+from tests.helpers import store_case as case
 
 pytestmark = pytest.mark.fast
 
 
 def sub(sid="amy", digest="h1"):
     return Submission(sid, Path("/x") / sid, None, None, None, digest)
-
-
-def case(cid="c1", version="v1"):
-    return Case(cid, Path("in"), Path("out"), "public", 1.0, False, (), (), version)
 
 
 def result(stdout=b"out", cpu_accounting=""):

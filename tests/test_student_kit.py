@@ -15,9 +15,8 @@ import pytest
 from grader.cli import main as grader_main
 from grader.model import Limits
 from grader.sandbox.portable import PortableSandbox
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_check
 from tests.mistake_variants import case_subset
-from tests.test_exports import run_check
 
 SUBMISSIONS = ROOT / "submissions"
 

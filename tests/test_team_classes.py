@@ -11,7 +11,19 @@ import zipfile
 import pytest
 
 from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
-from tests.helpers import BUSY_OK, NO_SOLUTION, SAMPLE_TEXT, draw_of, expected_output, make_cases
+from tests.helpers import (
+    BUSY_OK,
+    NO_SOLUTION,
+    NO_SOLUTION_PY,
+    SAMPLE_TEXT,
+    WRONG_PY,
+    draw_of,
+    expected_output,
+    make_cases,
+)
+from tests.helpers import REFERENCE_PY as REFERENCE
+from tests.helpers import grader_cli as cli
+from tests.helpers import read_csv_rows as read_csv
 from tests.lms_archives import (
     canvas_entry,
     canvas_gradebook,
@@ -29,7 +41,6 @@ from tests.lms_rules import (
     moodle_gradebook_reads,
     moodle_reads,
 )
-from tests.test_lms_roundtrip import NO_SOLUTION_PY, REFERENCE, WRONG_PY, cli, read_csv
 
 COURSE = '[limits]\nwall_seconds = 120\n\n[teams]\nfile = "teams.csv"\n'
 

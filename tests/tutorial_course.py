@@ -100,7 +100,7 @@ def github_classroom(folder: Path) -> None:
     Students tab's roster, `gh classroom assignment-grades`' grades.csv, and
     `gh api .../accepted_assignments` (Classroom's deadline). Ada's last commit came
     after the deadline."""
-    from tests.test_github_classroom_import import committed, git, grades_csv
+    from tests.helpers import committed, git, grades_csv
 
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
