@@ -5,28 +5,53 @@
 # GraderError family once.
 
 import argparse
+import importlib
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from grader.commands import (
-    check,
-    diff,
-    export,
-    grade,
-    leaderboard,
-    lms_export,
-    lms_import,
-    override,
-    show,
-    similarity,
-    teams,
-)
 from grader.errors import run_entry_point
+
+# Each command's modules under grader/commands/, in the order `grader --help` lists
+# them. A command line names one: only its modules are imported (each command's own
+# imports cost a Python started for it up to 80 ms); `--help` and no command import all.
+# The LMS's own grade import formats are export kinds too: they meet here, so that
+# neither feature knows the other.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "grade": ("grade",),
+    "diff": ("diff",),
+    "import": ("lms_import",),
+    "check": ("check",),
+    "show": ("show",),
+    "override": ("override",),
+    "teams": ("teams",),
+    "leaderboard": ("leaderboard",),
+    "similarity": ("similarity",),
+    "export": ("export", "lms_export"),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    args = parser(_command_of(given)).parse_args(given)
     return run_entry_point("grader: error", lambda: args.func(args), _interrupted)
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command a command line names (None: none, or help before it), read past the
+    global options and their values."""
+    takes_value = {flag for flag, _ in GLOBAL_OPTIONS}
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in takes_value:
+            skip = True
+        elif word in ("-h", "--help"):
+            return None
+        elif not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def _interrupted() -> None:
@@ -54,25 +79,19 @@ def _accept_global_options_anywhere(parser: argparse.ArgumentParser) -> None:
                 _accept_global_options_anywhere(command)
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or only `command`'s (the others left out: argparse then names
+    them all as the choices of an unknown command)."""
     parser = argparse.ArgumentParser(prog="grader", description=__doc__)
     for flag, text in GLOBAL_OPTIONS:
         parser.add_argument(flag, type=Path, help=text)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    # In the order `grader --help` lists them. Each command module adds its own options.
-    grade.add_parser(sub)
-    diff.add_parser(sub)
-    lms_import.add_parser(sub)
-    check.add_parser(sub)
-    show.add_parser(sub)
-    override.add_parser(sub)
-    teams.add_parser(sub)
-    leaderboard.add_parser(sub)
-    similarity.add_parser(sub)
-    kinds = export.add_parser(sub)
-    # The LMS's own grade import formats are export kinds too: they meet here, so that
-    # neither feature knows the other.
-    lms_export.add_parser(kinds)
+    for name, modules in COMMANDS.items():
+        if command is not None and name != command:
+            continue
+        first, *joining = (importlib.import_module(f"grader.commands.{m}") for m in modules)
+        kinds = first.add_parser(sub)
+        for module in joining:
+            module.add_parser(kinds)
     _accept_global_options_anywhere(parser)
     return parser

@@ -4,15 +4,18 @@ progress of the runs as they are graded."""
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from grader.config import CourseConfig
-from grader.grading import Event, EventKind, Executor, Plan, grade
 from grader.late import Lateness, unknown_times
 from grader.progress import progress
 from grader.score import SubmissionReport
 from grader.store import Store, SubmissionRow
 from grader.submissions import Submission
 from grader.teams import Teams
+
+if TYPE_CHECKING:  # grading is imported where it runs: `export`, `show` and the rest need none
+    from grader.grading import Event, Executor, Plan
 
 
 def warn(message: str) -> None:
@@ -84,7 +87,7 @@ def say(message: str) -> None:
     print(f"grader: {message}", file=sys.stderr)
 
 
-def run_with_progress(work: Plan, store: Store, executor: Executor | None, force: bool) -> None:
+def run_with_progress(work: "Plan", store: Store, executor: "Executor | None", force: bool) -> None:
     """Grade the plan with a progress bar; `executor` may be None when there is nothing
     to grade (a cluster is not reached for nothing)."""
     if work.total == 0:
@@ -93,10 +96,12 @@ def run_with_progress(work: Plan, store: Store, executor: Executor | None, force
             file=sys.stderr,
         )
         return
+    from grader.grading import EventKind, grade
+
     assert executor is not None, "an executor whenever there is something to grade"
     with progress(work.total, "grading") as bar:
 
-        def on_event(event: Event) -> None:
+        def on_event(event: "Event") -> None:
             if event.kind is EventKind.BUILD:
                 bar.on(f"{event.submission.id}: built")
             if event.kind is EventKind.RUN:
