@@ -80,8 +80,8 @@ def _accept_global_options_anywhere(parser: argparse.ArgumentParser) -> None:
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or only `command`'s (the others left out: argparse then names
-    them all as the choices of an unknown command)."""
+    """The whole parser, or only `command`'s. (A command line naming no known command
+    gets the whole one: its error lists every command.)"""
     parser = argparse.ArgumentParser(prog="grader", description=__doc__)
     for flag, text in GLOBAL_OPTIONS:
         parser.add_argument(flag, type=Path, help=text)

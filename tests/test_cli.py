@@ -1,5 +1,6 @@
 """The grader's command line, driven as a user would (pexpect, a real terminal)."""
 
+import argparse
 import json
 import shutil
 import sys
@@ -110,3 +111,34 @@ def test_bad_course_file_stops_before_grading(tmp_path, klass):
     code, out = spawn(["--course", course, "grade", klass, "--results", results])
     assert code == 2 and "limits.memory_mb" in out
     assert not (results / "grader.db").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, command",
+    [
+        (["grade", "class"], "grade"),
+        (["--course", "grade", "show", "ada"], "show"),  # a course file named "grade"
+        (["--course=c.toml", "export", "csv", "out.csv"], "export"),
+        (["--help", "grade"], None),
+        (["nope"], None),
+        ([], None),
+    ],
+)
+def test_a_command_line_builds_only_its_commands_parser(argv, command):
+    """`grader X` imports only X's modules; the parser it builds still takes every
+    option of X (the global ones anywhere), and help or an unknown command get all."""
+    from grader import cli
+
+    assert cli._command_of(argv) == command
+    built = cli.parser(command)
+    [commands] = [a for a in built._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(commands.choices) == ({command} if command else set(cli.COMMANDS))
+
+
+def test_export_joins_the_lms_kinds_to_its_own():
+    from grader import cli
+
+    args = cli.parser("export").parse_args(
+        ["export", "moodle-gradebook", "o.csv", "--roster", "w.csv"]
+    )
+    assert args.export_kind == "moodle-gradebook" and args.lms == "moodle"
