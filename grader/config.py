@@ -409,8 +409,8 @@ class CourseConfig:
     @property
     def python_packages(self) -> tuple[str, ...]:
         """[languages.python] packages: the third-party modules the grading machine has."""
-        spec = self.languages.get("python")
-        return spec.packages if isinstance(spec, PythonSpec) else ()
+        found = (s.packages for s in self.languages.values() if isinstance(s, PythonSpec))
+        return next(found, ())
 
     def language_for(self, filename: str) -> LanguageSpec | None:
         for spec in self.languages.values():

@@ -435,9 +435,6 @@ def _starts_there(path: Path) -> bool:
     return data is not None and is_entry_point(path.name, data.decode("utf-8"))
 
 
-_ENTRY_WORDS = {lang.name: lang.entry_words for lang in languages.REGISTRY}
-
-
 def _entry_points(
     folder: Path, starts: list[tuple[Path, LanguageSpec]]
 ) -> tuple[str, dict[str, str]]:
@@ -446,10 +443,9 @@ def _entry_points(
     named = []
     for path, spec in starts:
         relative = safe_name(path.relative_to(folder))
-        words = _ENTRY_WORDS[spec.name]
-        rename = f"name it {spec.source}"
-        if spec.name == "java":
-            rename += f" and its class {Path(spec.source).stem}"
+        language = languages.BY_NAME[spec.name]
+        words = language.entry_words
+        rename = language.rename.format(source=spec.source, stem=Path(spec.source).stem)
         if path.parent != folder:
             rename = f"put it at the top of the folder and {rename}"
         notes[relative] = f"{words}: the likely entry point; {rename}"

@@ -140,3 +140,31 @@ def test_the_leaderboard_times_rust_beside_its_start_up_program(graded, tmp_path
     assert rust["available"] and rust["cpu_median_s"] > 0
     ranked = {entry["id"]: entry for entry in board["ranked"]}
     assert ranked["rust-one"]["language"] == "rust"
+
+
+def test_outside_its_module_a_language_is_named_only_where_listed():
+    """Each language declares itself in grader/languages/ and every table reads the
+    registry. The other modules that name one in code are listed here, each with why,
+    so that a new mention is a decision, not a drift."""
+    import ast
+
+    from grader import languages
+
+    names = {language.name for language in languages.REGISTRY}
+    named: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "grader").rglob("*.py")):
+        if path.parent.name == "languages":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in names:
+                named.setdefault(str(path.relative_to(ROOT)), set()).add(node.value)
+    assert named == {
+        # the optional analysis of a source, per language (the recipe's last paragraph)
+        "grader/source_facts.py": {"c", "cpp", "java", "python"},
+        # "python" the interpreter the grader itself runs on, not a submission's language
+        "grader/leaderboard/machine.py": {"python"},
+        "grader/sandbox/portable.py": {"python"},
+        "grader/toolchain.py": {"python"},
+        # "c": the Latin letter a Cyrillic one looks like
+        "grader/compare/lookalike.py": {"c"},
+    }

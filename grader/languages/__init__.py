@@ -40,6 +40,9 @@ class Language:
     allocation_failed: tuple[str, ...] = ()  # what its runtime says when memory runs out
     memory_rlimit: bool = True  # False for the JVM: its heap is capped by -Xmx
     third_party: bool = False  # course.toml may list the modules it may import
+    # What a misnamed entry point must become ({source}: the course's file name, {stem}:
+    # without its suffix).
+    rename: str = "name it {source}"
 
 
 def _registry() -> tuple[Language, ...]:

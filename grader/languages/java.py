@@ -18,6 +18,7 @@ LANGUAGE = Language(
     compiled=(".java",),
     main=re.compile(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(|\bvoid\s+main\s*\(\s*\)"),
     entry_words="holds public static void main",
+    rename="name it {source} and its class {stem}",
     first_argument="args[0]",
     success="Let main return, or call System.exit(0).",
     canary=r"""import java.nio.file.Files;
