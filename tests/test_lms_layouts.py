@@ -465,3 +465,31 @@ def test_every_lms_is_declared_once_and_the_schemas_follow():
         # .lms.json of format 1 kept untyped ids: which kind of key each LMS's was
         "grader/submission_meta.py": {"canvas", "moodle", "gradescope"},
     }
+
+
+@pytest.mark.parametrize(
+    "lms, given, said",
+    [
+        (
+            "moodle",
+            {"times": "t.json"},
+            "--times is for Canvas: Moodle's times come with its own files",
+        ),
+        ("canvas", {"grades": "g.csv"}, "--grades is for GitHub Classroom"),
+        ("gradescope", {"accepted": "a.json"}, "--accepted is for GitHub Classroom"),
+        ("github-classroom", {"roster": None}, "github-classroom needs the classroom's roster"),
+        ("canvas", {"teams": "", "roster": "r.csv"}, "--teams needs Canvas's group set export"),
+        ("moodle", {"teams": "g.csv"}, "--teams takes no file for Moodle (g.csv)"),
+        ("moodle", {"teams": "", "roster": "w.csv"}, None),
+        ("github-classroom", {"roster": "r.csv", "grades": "g.csv"}, None),
+    ],
+)
+def test_import_options_are_refused_by_what_each_lms_declares(lms, given, said):
+    """Who takes an option is read from the declarations: the message names them all."""
+    from grader.lms.systems import REGISTRY, option_refusal
+
+    found = option_refusal(REGISTRY[lms], given)
+    if said is None:
+        assert found is None
+    else:
+        assert found is not None and found.startswith(said), found

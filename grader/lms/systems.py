@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
 Reader = Callable[[Path, "ImportOptions"], "Parsed"]
 
-# The options of `grader import` that some sources read and others refuse (--roster and
-# --into: every source).
+# The options of `grader import` that some sources read (or need) and others refuse
+# (--into: every source).
 OPTIONS = ("roster", "grades", "accepted", "times", "teams")
 
 
