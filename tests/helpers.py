@@ -37,6 +37,23 @@ from reference import puzzlesolver as ps
 from testcases.manifest import copy_subset
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def named_in_code(names: set[str], own: str) -> dict[str, set[str]]:
+    """Each module of grader/ outside the folder `own` whose code (a string constant,
+    never a comment or a docstring's words) names one of `names`, and which."""
+    import ast
+
+    named: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "grader").rglob("*.py")):
+        if path.parent.name == own:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in names:
+                named.setdefault(str(path.relative_to(ROOT)), set()).add(node.value)
+    return named
+
+
 # `grader leaderboard` refuses to time on a busy machine: the suite's other worker keeps
 # this one busy, and these tests check what is ranked, not how fast.
 BUSY_OK = "--busy-ok"

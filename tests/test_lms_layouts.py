@@ -15,7 +15,7 @@ from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.lms.times import read_times
 from grader.submission_meta import META_NAME, Team, TeamMember, read_meta
-from tests.helpers import ROOT
+from tests.helpers import named_in_code
 from tests.lms_archives import (
     DOWNLOADED,
     SOURCES,
@@ -443,22 +443,13 @@ def test_every_lms_is_declared_once_and_the_schemas_follow():
     """grader/lms/systems.py declares each LMS; results.json's team sources are its
     names and the two others; outside grader/lms/, only the modules listed here name
     an LMS in code (each says why), so a new mention is a decision, not a drift."""
-    import ast
-
     from grader.lms.systems import REGISTRY
     from grader.schemas import schema as load_schema
 
     schema = load_schema("results")
     team = schema["properties"]["submissions"]["items"]["properties"]["team"]
     assert set(team["properties"]["source"]["enum"]) == {*REGISTRY, "teams file", "alone"}
-    named = {}
-    for path in sorted((ROOT / "grader").rglob("*.py")):
-        if path.parent.name == "lms":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and node.value in REGISTRY:
-                named.setdefault(str(path.relative_to(ROOT)), set()).add(node.value)
-    assert named == {
+    assert named_in_code(set(REGISTRY), "lms") == {
         # the kinds of `grader export` that grader/exports/ makes: the Gradescope
         # autograder and the GitHub Classroom template, not grades going back
         "grader/commands/export.py": {"gradescope", "github-classroom"},

@@ -17,7 +17,7 @@ from grader.cli import main as grader_main
 from grader.exports.student_kit import KIT
 from grader.languages import BY_NAME, REGISTRY
 from grader.schemas import schema
-from tests.helpers import BUSY_OK, ROOT, draw_of
+from tests.helpers import BUSY_OK, ROOT, draw_of, named_in_code
 from tests.mistake_variants import variant
 
 pytestmark = pytest.mark.slow
@@ -146,19 +146,10 @@ def test_outside_its_module_a_language_is_named_only_where_listed():
     """Each language declares itself in grader/languages/ and every table reads the
     registry. The other modules that name one in code are listed here, each with why,
     so that a new mention is a decision, not a drift."""
-    import ast
-
     from grader import languages
 
     names = {language.name for language in languages.REGISTRY}
-    named: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "grader").rglob("*.py")):
-        if path.parent.name == "languages":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and node.value in names:
-                named.setdefault(str(path.relative_to(ROOT)), set()).add(node.value)
-    assert named == {
+    assert named_in_code(names, "languages") == {
         # the optional analysis of a source, per language (the recipe's last paragraph)
         "grader/source_facts.py": {"c", "cpp", "java", "python"},
         # "python" the interpreter the grader itself runs on, not a submission's language
