@@ -105,7 +105,6 @@ def run_gradebook(args: argparse.Namespace) -> int:
     from grader.config import load_config
     from grader.last_run import graded
     from grader.lms.roster import read_roster
-    from grader.lms.systems import Scores
     from grader.teams import class_teams
 
     back = _back(args)
@@ -120,8 +119,9 @@ def run_gradebook(args: argparse.Namespace) -> int:
         warn_waiting(results.reports)
         warn_unfinished(results.unfinished)
         status = settled_status(results.reports, args.settled_only, "left out")
-        given = Scores(results.reports, {}, roster, teams, bonus, False, False, config.lms.declared)
-        made = back.gradebook(given, args.column)
+        made = back.gradebook(
+            results.reports, roster, bonus, teams, config.lms.declared, args.column
+        )
     write_file(args.out, made.text)
     print(f"bonus: {bonus.note}")
     for line in made.bonus:

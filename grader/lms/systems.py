@@ -49,6 +49,10 @@ class Scores:
 
 
 Pages = Mapping[str, str]  # submission id -> its feedback page
+# The speed bonus alone: (reports, roster, bonus, teams, declared, column) -> the file.
+Gradebook = Callable[
+    ["Sequence[SubmissionReport]", "Roster", "Award", "Teams", Mapping[str, str], str], "Matched"
+]
 Metas = Mapping[str, "SubmissionMeta | None"]  # submission id -> what its import recorded
 
 
@@ -70,7 +74,7 @@ class Back:
     upload: str  # where the feedback zip goes, in its own words
     feedback: "Callable[[Pages, Metas, frozenset[str]], FeedbackFiles]"
     refusal: Callable[[argparse.Namespace], str | None] = lambda args: None
-    gradebook: "Callable[[Scores, str], Matched] | None" = None  # the bonus alone
+    gradebook: Gradebook | None = None
     gradebook_help: str = ""
     gradebook_roster: str = ""  # --roster's help for it
     gradebook_said: str = ""  # how to import it: {out} {filled} {count} {column} {bonus}
@@ -209,17 +213,18 @@ def _moodle_feedback(pages: Pages, metas: Metas, sources: frozenset[str]) -> "Fe
     return feedback.moodle(pages, metas)
 
 
-def _moodle_gradebook(given: Scores, column: str) -> "Matched":
+def _moodle_gradebook(
+    reports: "Sequence[SubmissionReport]",
+    roster: "Roster",
+    bonus: "Award",
+    teams: "Teams",
+    declared: Mapping[str, str],
+    column: str,
+) -> "Matched":
     from grader.lms import export
 
-    assert given.roster is not None, "argparse requires --roster for the gradebook"
     return export.moodle_gradebook(
-        given.reports,
-        given.roster,
-        given.bonus,
-        column=column,
-        teams=given.teams,
-        declared=given.declared,
+        reports, roster, bonus, column=column, teams=teams, declared=declared
     )
 
 
