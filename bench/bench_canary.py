@@ -1,4 +1,4 @@
-"""What blame by evidence costs a grading run: the canaries (grader/canary.py).
+"""What blame by evidence costs a grading run: the canaries (grader/judge/canary.py).
 
     .venv/bin/python bench/bench_canary.py [--rounds 3]
 
@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.canary import Canaries, limits_refusal  # noqa: E402
-from grader.config import load_config  # noqa: E402
+from grader.course.config import load_config  # noqa: E402
+from grader.judge.canary import Canaries, limits_refusal  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
 
 LANGUAGES = ("c", "cpp", "java", "python")

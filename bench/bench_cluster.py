@@ -37,14 +37,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.cases import load_cases  # noqa: E402
-from grader.config import load_config  # noqa: E402
-from grader.grading import ThreadExecutor, grade, plan  # noqa: E402
-from grader.judge import command  # noqa: E402
+from grader.cases.manifest import load_cases  # noqa: E402
+from grader.course.config import load_config  # noqa: E402
+from grader.grading.session import ThreadExecutor, grade, plan  # noqa: E402
+from grader.intake.submissions import discover  # noqa: E402
+from grader.judge.judging import command  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
 from grader.sandbox.base import SANDBOX_PATH  # noqa: E402
 from grader.store import Store  # noqa: E402
-from grader.submissions import discover  # noqa: E402
 
 CASES = ("sample", "lightbulbs", "symmetric", "many-solutions")
 COURSE = """
@@ -116,7 +116,7 @@ def local_vs_cluster(submissions, cases, config, sandbox, client, tmp: Path, blo
     """Wall time of grading on 2 threads and on the cluster, each from empty results and
     build caches, in alternating blocks of the class (ABBA) so that a change in the
     machine's load hits both alike."""
-    from grader.cluster import ClusterExecutor
+    from grader.grading.cluster import ClusterExecutor
 
     local = remote = 0.0
     for i in range(blocks):
@@ -217,7 +217,7 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=200)
     parser.add_argument("--keep", type=Path, help="keep the class and results here")
     args = parser.parse_args()
-    from grader.cluster import connect
+    from grader.grading.cluster import connect
 
     tmp = Path(args.keep or tempfile.mkdtemp(prefix="bench-cluster-"))
     tmp.mkdir(parents=True, exist_ok=True)

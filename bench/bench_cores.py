@@ -26,14 +26,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.build import build  # noqa: E402
-from grader.cases import load_cases  # noqa: E402
-from grader.config import load_config  # noqa: E402
+from grader.build.builder import build  # noqa: E402
+from grader.cases.manifest import load_cases  # noqa: E402
+from grader.course.config import load_config  # noqa: E402
+from grader.grading.timed_runs import Program, timed_run  # noqa: E402
+from grader.intake.submissions import load  # noqa: E402
 from grader.leaderboard.cores import allowed_cores, calibrate  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
-from grader.submissions import load  # noqa: E402
-from grader.timed_runs import Program, timed_run  # noqa: E402
-from grader.timing import mad, median  # noqa: E402
+from grader.statistics.timing import mad, median  # noqa: E402
 
 PROGRAMS = ("ada-c", "guido-py")
 CASE = "timed-3-letters-a"

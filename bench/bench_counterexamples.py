@@ -7,10 +7,10 @@ Each class (default: the example class submissions/, the programs made for each
 mistake, tests/mistakes/, and the algorithm mistakes of tests/mistake_variants.py in
 every language, made into a scratch folder) is built once, then graded twice on the
 real cases in the grading sandbox, each time into a scratch store: without probes
-([counterexamples] runs = 0) and with them (runs = --runs: grader.counterexamples.
+([counterexamples] runs = 0) and with them (runs = --runs: grader.grading.counterexamples.
 choose_probes, run after the public cases and before the hidden ones). The difference
 of the two wall times is what the probes cost a grading run. Then what `grade` does
-after grading (grader.proofs.explain: the relations, the counterfactual runs and the
+after grading (grader.grading.proofs.explain: the relations, the counterfactual runs and the
 search of the pool, the counterexamples) is timed on its own, against the grading with
 probes. Prints, per class and per submission: failing hidden cases (CE and IE apart:
 nothing ran), how many got a puzzle (a public case, a probe, or a puzzle the search
@@ -28,16 +28,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import counterexamples  # noqa: E402
-from grader.build import build  # noqa: E402
-from grader.cases import default_manifest, load_cases  # noqa: E402
-from grader.config import CounterexamplesConfig, load_config  # noqa: E402
-from grader.grading import execute, plan  # noqa: E402
-from grader.pool import load_pool  # noqa: E402
-from grader.proofs import Proving, explain  # noqa: E402
+from grader.build.builder import build  # noqa: E402
+from grader.cases.manifest import default_manifest, load_cases  # noqa: E402
+from grader.cases.pool import load_pool  # noqa: E402
+from grader.course.config import CounterexamplesConfig, load_config  # noqa: E402
+from grader.grading import counterexamples  # noqa: E402
+from grader.grading.proofs import Proving, explain  # noqa: E402
+from grader.grading.session import execute, plan  # noqa: E402
+from grader.intake.submissions import discover  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
 from grader.store import Store  # noqa: E402
-from grader.submissions import discover  # noqa: E402
 
 CLASSES = (ROOT / "submissions", ROOT / "tests" / "mistakes")
 NOTHING_RAN = ("CE", "IE")

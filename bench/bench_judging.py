@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_judging.py [--cap-mb 8] [--shape NAME]
 
 Each shape is an output just under the course's stdout cap (8 MB by default), judged
-against the hand-out's sample case exactly as a run's output is (grader.judge.judge:
+against the hand-out's sample case exactly as a run's output is (grader.judge.judging.judge:
 comparison and diagnosis).  Every shape runs in a fresh process so that its peak memory
 (ru_maxrss growth while judging) is its own.  Goal (issue 11): at most about 1 s of CPU
 and 100 MB per judgement.
@@ -52,9 +52,9 @@ def shapes(cap: int) -> dict:
 
 def measure(name: str, cap: int) -> dict:
     """In this process: build the output, then judge it once."""
-    from grader.cases import Case
-    from grader.judge import judge
-    from grader.model import Limits, RunResult
+    from grader.cases.manifest import Case
+    from grader.core.model import Limits, RunResult
+    from grader.judge.judging import judge
 
     output = shapes(cap)[name]()
     case = Case(

@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from grader.course.submission_meta import read_meta  # noqa: E402
 from grader.lms.importer import import_archive  # noqa: E402
 from grader.lms.unpack import read_zip  # noqa: E402
-from grader.submission_meta import read_meta  # noqa: E402
 
 SOURCES = frozenset({"puzzlesolver.c", "puzzlesolver.py"})
 

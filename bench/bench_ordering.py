@@ -1,5 +1,5 @@
 """What the grading order costs: every visible run of the class ends before any hidden
-run starts (grader.grading's rule) against the order before it (each submission's own
+run starts (grader.grading.session's rule) against the order before it (each submission's own
 hidden runs right after its own visible ones), on the example class and on a class of
 60 (five copies of it, each copy another content).
 
@@ -20,15 +20,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import counterexamples, grading  # noqa: E402
-from grader.build import build  # noqa: E402
-from grader.cases import default_manifest, load_cases  # noqa: E402
-from grader.config import load_config  # noqa: E402
-from grader.grading import ThreadExecutor, plan  # noqa: E402
-from grader.pool import load_pool  # noqa: E402
+from grader.build.builder import build  # noqa: E402
+from grader.cases.manifest import default_manifest, load_cases  # noqa: E402
+from grader.cases.pool import load_pool  # noqa: E402
+from grader.course.config import load_config  # noqa: E402
+from grader.grading import counterexamples  # noqa: E402
+from grader.grading import session as grading  # noqa: E402
+from grader.grading.session import ThreadExecutor, plan  # noqa: E402
+from grader.intake.submissions import discover  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
 from grader.store import Store  # noqa: E402
-from grader.submissions import discover  # noqa: E402
 
 
 def per_submission(self, phases=None):

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.leaderboard.racing import first_look, next_step  # noqa: E402
-from grader.timing import Rule, ranks  # noqa: E402
+from grader.statistics.timing import Rule, ranks  # noqa: E402
 from testcases.manifest import copy_subset  # noqa: E402
 
 CORRECT = ("ada-c", "grace-cpp", "james-java", "guido-py")

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from grader.model import Limits  # noqa: E402
+from grader.core.model import Limits  # noqa: E402
 from grader.sandbox import BubblewrapSandbox, RlimitSandbox, SandboxUnavailable  # noqa: E402
 from grader.sandbox.cgroups import runs_cgroups  # noqa: E402
 

@@ -21,11 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.config import load_config  # noqa: E402
-from grader.reports.similarity_html import render  # noqa: E402
-from grader.similarity import Report, compare, fingerprint  # noqa: E402
-from grader.similarity import _quiet as quiet  # noqa: E402  (copydetect's log lines)
-from grader.submissions import discover  # noqa: E402
+from grader.course.config import load_config  # noqa: E402
+from grader.grading.similarity import Report, compare, fingerprint  # noqa: E402
+from grader.grading.similarity import _quiet as quiet  # noqa: E402  (copydetect's log lines)
+from grader.intake.submissions import discover  # noqa: E402
+from grader.results.similarity_html import render  # noqa: E402
 
 SOURCES = ("puzzlesolver.c", "puzzlesolver.cpp", "PuzzleSolver.java", "puzzlesolver.py")
 COMMENT = {".py": "# ", ".c": "// ", ".cpp": "// ", ".java": "// "}

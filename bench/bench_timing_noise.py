@@ -23,13 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.build import build  # noqa: E402
-from grader.cases import load_cases  # noqa: E402
-from grader.config import load_config  # noqa: E402
-from grader.judge import command  # noqa: E402
+from grader.build.builder import build  # noqa: E402
+from grader.cases.manifest import load_cases  # noqa: E402
+from grader.course.config import load_config  # noqa: E402
+from grader.intake.submissions import load  # noqa: E402
+from grader.judge.judging import command  # noqa: E402
 from grader.sandbox import make_sandbox  # noqa: E402
-from grader.submissions import load  # noqa: E402
-from grader.timing import RESOLUTION_S, one_core, summarize  # noqa: E402
+from grader.statistics.timing import RESOLUTION_S, one_core, summarize  # noqa: E402
 
 
 def measure(program, spec, case, sandbox, limits, runs):

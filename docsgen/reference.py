@@ -1,5 +1,5 @@
 """The reference pages, generated from the code: every command and option (from the
-argument parsers), every course.toml key (from grader/config.py's declarations), and
+argument parsers), every course.toml key (from grader/course/config.py's declarations), and
 results.json's fields (from its JSON schema)."""
 
 import argparse
@@ -9,9 +9,9 @@ from importlib import resources
 from typing import Any
 
 from grader import cli as grader_cli
-from grader.config import CourseConfig
-from grader.settings.declare import Setting
-from grader.settings.show import default_text, tables
+from grader.core.settings.declare import Setting
+from grader.core.settings.show import default_text, tables
+from grader.course.config import CourseConfig
 from testcases import cli as testcases_cli
 
 PAGES = {
@@ -84,7 +84,7 @@ def configuration() -> str:
         "# Configuration: course.toml",
         "",
         "Every key, its default and what it does, generated from the declarations in",
-        "`grader/config.py` (the same ones that read the file and write the project's",
+        "`grader/course/config.py` (the same ones that read the file and write the project's",
         "`course.toml`). Every key is optional; an unknown key, a wrong type or a value",
         "out of range is refused with an error naming the key. `--course FILE` picks",
         "another file.",

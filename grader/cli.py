@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.errors import run_entry_point
+from grader.core.errors import run_entry_point
 
 # Each command's modules under grader/commands/, in the order `grader --help` lists
 # them. A command line names one: only its modules are imported (each command's own

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.input_properties import properties_of
+from grader.cases.input_properties import properties_of
 from grader.schemas import validate
 from testcases import engine, manifest, policy
 from testcases.diffs import first_difference

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from grader.errors import run_entry_point
+from grader.core.errors import run_entry_point
 from testcases import DEFAULT_EXAMPLES, DEFAULT_MANIFEST, build, engine, generate, intformat
 from testcases.errors import UsageError
 from testcases.puzzletext import format_puzzle
@@ -290,7 +290,7 @@ def _draw(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from testcases.verify import verify  # imports grader.cases, needed only here
+    from testcases.verify import verify  # imports grader.cases.manifest, needed only here
 
     problems = verify(args.manifest, args.cross_check)
     for problem in problems:

@@ -19,8 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from grader.cases import Case, load_cases, read_manifest
-from grader.progress import progress
+from grader.cases.manifest import Case, load_cases, read_manifest
+from grader.core.progress import progress
 from grader.schemas import validate
 from testcases import engine, generate
 from testcases.build import reference_result

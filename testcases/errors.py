@@ -1,7 +1,7 @@
 """Errors every command turns into a one-line message and an exit status: the
-grader's error family (grader/errors.py), so one handler serves every entry point."""
+grader's error family (grader/core/errors.py), so one handler serves every entry point."""
 
-from grader.errors import GraderError, UsageError
+from grader.core.errors import GraderError, UsageError
 
 __all__ = ["Failure", "GraderError", "UsageError"]
 

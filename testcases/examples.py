@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.cases import Case
-from grader.config import CourseConfig
-from grader.grading import Event, EventKind, execute, plan
+from grader.cases.manifest import Case
+from grader.course.config import CourseConfig
+from grader.grading.session import Event, EventKind, execute, plan
+from grader.intake.submissions import Submission, discover
+from grader.judge.score import report
 from grader.sandbox import make_sandbox
-from grader.score import report
 from grader.store import DB_NAME, Store
-from grader.submissions import Submission, discover
 from testcases.errors import UsageError
 from testcases.expected import FILE_NAME, Expected, differences, load_expected
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from grader.cases import Case, CaseError, load_cases
-from grader.config import ConfigError, CourseConfig, load_config
-from grader.progress import progress
+from grader.cases.manifest import Case, CaseError, load_cases
+from grader.core.progress import progress
+from grader.course.config import ConfigError, CourseConfig, load_config
 from grader.sandbox import SandboxUnavailable, make_sandbox
 from testcases import examples as ex
 from testcases import timelimit as tl

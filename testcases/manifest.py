@@ -9,7 +9,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from grader.cases import CaseError, read_manifest
+from grader.cases.manifest import CaseError, read_manifest
 from grader.schemas import validate
 from testcases.errors import UsageError
 

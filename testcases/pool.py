@@ -1,6 +1,6 @@
 """The pool: public puzzles with their expected outputs, kept beside the public cases
 (pool/manifest.json, pool/public/), from which the grader picks a puzzle a student may
-see that their program fails the same way as a hidden case (grader.counterexamples).
+see that their program fails the same way as a hidden case (grader.grading.counterexamples).
 
 It covers what the hidden cases cover (no solution, one, many, symmetric tiles,
 duplicates, ties, letters beyond the hand-out's four colours, CR LF line ends, no final

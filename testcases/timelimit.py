@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.build import build
-from grader.cases import Case
-from grader.config import CourseConfig, TimeLimitConfig
-from grader.judge import run_case
-from grader.model import Verdict
+from grader.build.builder import build
+from grader.cases.manifest import Case
+from grader.core.model import Verdict
+from grader.course.config import CourseConfig, TimeLimitConfig
+from grader.intake.submissions import Submission, load
+from grader.judge.judging import run_case
 from grader.sandbox import Sandbox
-from grader.submissions import Submission, load
-from grader.timing import one_core
+from grader.statistics.timing import one_core
 from testcases.examples import Example
 
 REFERENCE_ID = "reference"

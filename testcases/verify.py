@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
-from grader.cases import Case, CaseError, load_cases
+from grader.cases.manifest import Case, CaseError, load_cases
 from testcases import engine
 from testcases.build import reference_result
 from testcases.diffs import first_difference

@@ -54,11 +54,11 @@ def _fast_lane_guard(request):
 
 @pytest.fixture(autouse=True, scope="session")
 def _grading_order_per_worker(tmp_path_factory):
-    """The grading order (grader.machine_order) is per user and machine: the suite's
+    """The grading order (grader.grading.machine_order) is per user and machine: the suite's
     parallel workers are independent graders, as two courses on two machines would be,
     so each keeps its order in a folder of its own (which every grader it starts
     inherits)."""
-    from grader.machine_order import FOLDER_VARIABLE
+    from grader.grading.machine_order import FOLDER_VARIABLE
 
     saved = os.environ.get(FOLDER_VARIABLE)
     os.environ[FOLDER_VARIABLE] = str(tmp_path_factory.mktemp("order") / "lock")
@@ -71,10 +71,10 @@ def _grading_order_per_worker(tmp_path_factory):
 
 @pytest.fixture(autouse=True, scope="session")
 def _builds_shared_by_the_suite(tmp_path_factory):
-    """Every grader the suite starts shares one folder of builds (grader.shared_builds),
+    """Every grader the suite starts shares one folder of builds (grader.build.shared_builds),
     across its parallel workers too: a program is built once per sandbox and limits,
     however many tests grade it (each still has a results folder of its own)."""
-    from grader.shared_builds import SHARED_BUILDS_ENV
+    from grader.build.shared_builds import SHARED_BUILDS_ENV
 
     base = tmp_path_factory.getbasetemp()
     root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base

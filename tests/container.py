@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from grader.cgroupfs import hierarchies
+from grader.sandbox.cgroupfs import hierarchies
 from grader.sandbox.seccomp import seccomp_program
 
 # Docker's default capabilities (moby's oci/caps/defaults.go), as setpriv names them.

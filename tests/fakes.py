@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.canary import expected_output
-from grader.model import Limits, RunResult
+from grader.core.model import Limits, RunResult
+from grader.judge.canary import expected_output
 from grader.sandbox import Sandbox
 
 
@@ -58,7 +58,7 @@ Behaviour = Callable[[Request], RunResult]
 
 
 def _canary(request: Request) -> bool:
-    """A request of grader.canary's known-good program (its folders are its own)."""
+    """A request of grader.judge.canary's known-good program (its folders are its own)."""
     return any(part.startswith("canary-") for part in request.workdir.parts)
 
 
@@ -78,7 +78,7 @@ def broken(request: Request) -> RunResult:
 @dataclass
 class FakeSandbox(Sandbox):
     """Answers builds (writable runs) with `on_build` and program runs with `on_run`;
-    records every request in `requests`. The canaries' requests (grader.canary) go to
+    records every request in `requests`. The canaries' requests (grader.judge.canary) go to
     `machine` (a healthy one by default) and are recorded in `canary_requests`."""
 
     on_run: Behaviour

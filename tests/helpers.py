@@ -22,16 +22,16 @@ from types import SimpleNamespace
 import pytest
 
 from docsgen.browser import HEADLESS_FLAGS, chromium  # noqa: F401 (the page tests')
-from grader.cases import Case, load_cases
+from grader.cases.manifest import Case, load_cases
+from grader.cases.puzzle import turn
 from grader.cli import main as grader_main
-from grader.compare import Comparison, compare
-from grader.model import Verdict
-from grader.puzzle import turn
-from grader.rules import rules_version
+from grader.core.model import Verdict
+from grader.core.rules import rules_version
+from grader.course.submission_meta import SubmissionMeta, write_meta
+from grader.judge.compare import Comparison, compare
+from grader.judge.score import CaseOutcome, SubmissionReport
 from grader.schemas import validate
-from grader.score import CaseOutcome, SubmissionReport
 from grader.store import Store, SubmissionRow
-from grader.submission_meta import SubmissionMeta, write_meta
 from reference import puzzlesolver
 from reference import puzzlesolver as ps
 from testcases.manifest import copy_subset

@@ -183,7 +183,7 @@ VARIANTS: dict[tuple[str, str], list[tuple[str, str]]] = {
 }
 
 # ---------------------------------------------------------------- algorithm mistakes, for
-# the relations (grader.relations) to name without a rule written for any of them
+# the relations (grader.grading.relations) to name without a rule written for any of them
 
 C_SEARCH_HEAD = "static void search(int pos, unsigned used)\n{\n    if (pos == NTILES) {"
 CPP_SEARCH_HEAD = "  void Search(int pos, unsigned used) {\n    if (pos == kTiles) {"

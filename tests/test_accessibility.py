@@ -15,13 +15,13 @@ import pytest
 
 from docsgen.browser import pa11y_errors
 from grader.cli import main as grader_main
-from grader.reports.leaderboard_html import html_page, plot, plot_svg
+from grader.leaderboard.page_html import html_page, plot, plot_svg
 from tests.helpers import CHROMIUM, ROOT
 from tests.helpers import leaderboard_document as document
 from tests.mistake_variants import case_subset
 
 A11Y = ROOT / "a11y"
-TEMPLATES = ROOT / "grader" / "reports" / "templates"
+TEMPLATES = ROOT / "grader" / "results" / "templates"
 SUBMISSIONS = ROOT / "submissions"
 
 

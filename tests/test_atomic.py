@@ -1,10 +1,10 @@
-"""grader.atomic: files written whole or not at all, under any name the file system takes."""
+"""grader.core.atomic: files written whole or not at all, under any name the file system takes."""
 
 import os
 
 import pytest
 
-from grader.atomic import WriteError, atomic_output, write_file
+from grader.core.atomic import WriteError, atomic_output, write_file
 
 pytestmark = pytest.mark.fast
 

@@ -1,4 +1,4 @@
-"""grader.bonus on a real results database: who gets the bonus from the recorded session,
+"""grader.results.bonus on a real results database: who gets the bonus from the recorded session,
 and each way the session stops describing the class (then no one gets it, and the
 programs to measure again are named)."""
 
@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from grader.bonus import award
-from grader.config import CourseConfig, LeaderboardConfig
-from grader.score import report
+from grader.course.config import CourseConfig, LeaderboardConfig
+from grader.intake.teams import Member, Team, Teams
+from grader.judge.score import report
+from grader.results.bonus import award
 from grader.store import LeaderboardSession, SessionProgram, Store
-from grader.teams import Member, Team, Teams
 from tests.helpers import BONUS_CASES as CASES
 from tests.helpers import hand_in
 

@@ -1,11 +1,11 @@
-"""grader.bounded: a file someone else made is read no further than a limit."""
+"""grader.core.bounded: a file someone else made is read no further than a limit."""
 
 import errno
 import os
 
 import pytest
 
-from grader.bounded import NotAFile, TooLarge, read_limited
+from grader.core.bounded import NotAFile, TooLarge, read_limited
 
 pytestmark = pytest.mark.fast
 

@@ -1,4 +1,4 @@
-"""Root causes (grader.source_facts, grader.causes): what the source of a real program
+"""Root causes (grader.languages.source_facts, grader.judge.causes): what the source of a real program
 making the mistake shows, and the cause a failing run is then told first. The same
 programs graded for real: tests/test_feedback_rules.py."""
 
@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import Case as ManifestCase
-from grader.causes import root_cause
-from grader.config import ConfigError, load_config
-from grader.judge import judge, run_in
-from grader.model import Limits, Verdict
-from grader.source_facts import Imported, Opened, _segment, _source_lines, program_facts
-from grader.submissions import load
+from grader.cases.manifest import Case as ManifestCase
+from grader.core.model import Limits, Verdict
+from grader.course.config import ConfigError, load_config
+from grader.intake.submissions import load
+from grader.judge.causes import root_cause
+from grader.judge.judging import judge, run_in
+from grader.languages.source_facts import Imported, Opened, _segment, _source_lines, program_facts
 from tests.fakes import FakeSandbox, result
 from tests.helpers import ROOT
 from tests.helpers import SAMPLE_TEXT as SAMPLE

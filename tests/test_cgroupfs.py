@@ -1,4 +1,4 @@
-"""grader.cgroupfs: where our cgroups are, and how many CPUs the grader may really use
+"""grader.sandbox.cgroupfs: where our cgroups are, and how many CPUs the grader may really use
 (--jobs by default): its affinity, capped by a container's CPU quota. A fake /proc and
 cgroup tree for the rules; the machine's own cgroup v1 cpu hierarchy for the real
 thing (a group with a quota of half a CPU, as `docker --cpus 0.5` makes)."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.cgroupfs import cpu_quota, hierarchies, usable_cpus
+from grader.sandbox.cgroupfs import cpu_quota, hierarchies, usable_cpus
 from tests.helpers import ROOT
 
 
@@ -63,7 +63,7 @@ def test_a_group_outside_what_the_mount_shows_is_not_ours(tmp_path):
     assert hierarchies(proc) == [] and cpu_quota(proc) is None
 
 
-SHOW = "from grader.cgroupfs import usable_cpus; print(usable_cpus())"
+SHOW = "from grader.sandbox.cgroupfs import usable_cpus; print(usable_cpus())"
 
 
 def _v1_cpu_group() -> Path | None:

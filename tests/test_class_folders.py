@@ -3,13 +3,13 @@ error output, entries that are not submissions. Real compilers, the real sandbox
 
 import shutil
 
-from grader.cases import load_cases
-from grader.config import load_config
-from grader.grading import execute, plan
+from grader.cases.manifest import load_cases
+from grader.course.config import load_config
+from grader.grading.session import execute, plan
+from grader.intake.submissions import discover
+from grader.judge.score import report
 from grader.sandbox import make_sandbox
-from grader.score import report
 from grader.store import Store
-from grader.submissions import discover
 from tests.helpers import (
     CPP_HELPER,
     ROOT,
@@ -293,7 +293,7 @@ def test_gradescope_runner_survives_a_latin1_file_name(tmp_path):
 
 
 def test_leaderboard_markdown_shows_names_as_text():
-    from grader.reports.leaderboard_md import markdown, terminal
+    from grader.leaderboard.page_md import markdown, terminal
     from tests.helpers import tiny_document
 
     doc = tiny_document()
@@ -313,7 +313,7 @@ def test_judging_a_million_short_lines_holds_no_line_objects():
     of a million short lines is judged without a million Python objects."""
     import tracemalloc
 
-    from grader.compare import compare
+    from grader.judge.compare import compare
     from tests.helpers import SAMPLE_EXPECTED
 
     for output in (
@@ -333,8 +333,8 @@ def test_judging_a_million_short_lines_holds_no_line_objects():
 
 
 def test_a_flood_of_junk_lines_is_reported_as_read_up_to_a_point():
-    from grader.compare import compare, same_tokens
-    from grader.puzzle import MAX_SLOW_LINES
+    from grader.cases.puzzle import MAX_SLOW_LINES
+    from grader.judge.compare import compare, same_tokens
     from tests.helpers import SAMPLE_EXPECTED
 
     result = compare(
@@ -392,8 +392,8 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
     from grader.exports import gradescope
     from grader.exports.feedback_html import render_page
     from grader.exports.gradebook_csv import render
-    from grader.reports.results_json import results_document
-    from grader.reports.terminal import case_report, score_line, summary_table
+    from grader.results.results_json import results_document
+    from grader.results.terminal import case_report, score_line, summary_table
 
     manifest = _policy_class(tmp_path)
     cases = load_cases(manifest)
@@ -432,7 +432,7 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
 
 
 def test_policy_cases_setting_is_checked(tmp_path):
-    from grader.config import ConfigError
+    from grader.course.config import ConfigError
 
     course = tmp_path / "course.toml"
     course.write_text('[scoring]\npolicy_cases = "forgive"\n')

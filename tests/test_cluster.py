@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import ConfigError, load_config
+from grader.course.config import ConfigError, load_config
 from grader.store import Store
 from tests.helpers import ROOT, SAMPLE_TEXT, make_cases, multi_file_class, submission
 

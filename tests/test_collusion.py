@@ -4,7 +4,7 @@ on a read-only host file, bursts of opens that inotify reports) and two that lis
 them during their own runs and print what they hear where their student's page shows
 it. Graded together, on threads and on a Dask cluster: the public inputs the sender
 was given are heard (the channels work in the sandbox), no hidden one ever is (every
-visible run of the class ends before any hidden run starts: grader.grading's rule)."""
+visible run of the class ends before any hidden run starts: grader.grading.session's rule)."""
 
 import shutil
 from pathlib import Path

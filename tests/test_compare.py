@@ -1,4 +1,4 @@
-"""grader.compare and grader.puzzle: verdicts and diagnoses of real student bugs.
+"""grader.judge.compare and grader.cases.puzzle: verdicts and diagnoses of real student bugs.
 
 Expected outputs come from the reference solver; the "student" outputs are
 those outputs mutated the way real submissions get them wrong.
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader import puzzle as gp
-from grader.cases import POLICY_RULES
-from grader.compare import compare, show
-from grader.model import Verdict
+from grader.cases import puzzle as gp
+from grader.cases.manifest import POLICY_RULES
+from grader.core.model import Verdict
+from grader.judge.compare import compare, show
 from reference import puzzlesolver as ps
 from tests.helpers import LIGHTBULBS_TEXT as LIGHTBULBS
 from tests.helpers import NONE_PUZZLE as NONE
@@ -784,7 +784,7 @@ def test_a_cr_carried_from_crlf_input_is_named_as_such():
 
 def test_crlf_input_with_nothing_found_names_no_cause_the_output_does_not_show():
     """Nothing found for a CR LF puzzle may or may not come from the \r: only a run on
-    the same puzzle with LF tells (grader.proofs), never the comparison."""
+    the same puzzle with LF tells (grader.grading.proofs), never the comparison."""
     head = SAMPLE_EXPECTED[: SAMPLE_EXPECTED.index(b"\n\n") + 2]
     got = head + b"No solution found.\n"
     result = compare(SAMPLE_EXPECTED, got, CRLF_SAMPLE.encode())
@@ -859,7 +859,7 @@ def test_look_alike_characters_are_named(sample, old, new, named):
 
 
 def test_only_a_difference_the_rule_decides_is_marked_as_policy_only():
-    from grader.compare import POLICY_ONLY
+    from grader.judge.compare import POLICY_ONLY
 
     case = Case(SYMMETRIC)
     twice = case.check(case.render(case.boards * 2), policy=("symmetric-tiles",))
@@ -988,9 +988,9 @@ def test_count_line_diagnosis(text, boards, count, summary, detail):
 
 # ---------------------------------------------------------------- diagnosis texts, exactly
 
-from grader.compare import quote  # noqa: E402
-from grader.compare.boards import _layout_difference  # noqa: E402
-from grader.compare.solutions import _clash_text  # noqa: E402
+from grader.judge.compare import quote  # noqa: E402
+from grader.judge.compare.boards import _layout_difference  # noqa: E402
+from grader.judge.compare.solutions import _clash_text  # noqa: E402
 from tests.helpers import PUBLIC  # noqa: E402
 
 MANY = (PUBLIC / "many-solutions.txt").read_text()  # 22 solutions

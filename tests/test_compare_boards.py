@@ -1,4 +1,4 @@
-"""grader.compare, the answer half: what a wrong answer means in the puzzle's terms.
+"""grader.judge.compare, the answer half: what a wrong answer means in the puzzle's terms.
 
 Each table row is an output a student's program could print and the exact issues
 answer_issues finds in it: (rank, text, policy rule), most important first as
@@ -9,11 +9,11 @@ solves and draws a few small puzzles; no program is built or run.
 
 import pytest
 
-from grader.compare import answer_issues
-from grader.compare.listing import puzzle_tiles as _tiles
-from grader.compare.lookalike import _describe
-from grader.compare.lookalike import lookalike_issues as _lookalike_issues
-from grader.puzzle import parse_output
+from grader.cases.puzzle import parse_output
+from grader.judge.compare import answer_issues
+from grader.judge.compare.listing import puzzle_tiles as _tiles
+from grader.judge.compare.lookalike import _describe
+from grader.judge.compare.lookalike import lookalike_issues as _lookalike_issues
 from reference import puzzlesolver as ps
 from tests.helpers import NO_SOLUTION, SAMPLE_EXPECTED
 from tests.helpers import SAMPLE_TEXT as SAMPLE

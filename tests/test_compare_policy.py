@@ -1,4 +1,4 @@
-"""grader.compare.policy through compare(): which failures the case's policy rules alone
+"""grader.judge.compare.policy through compare(): which failures the case's policy rules alone
 decide (Comparison.policy_only, what the score reads), decided on the whole output.
 
 The other reading of each rule is printed by the reference's own boards: once per
@@ -10,11 +10,11 @@ import math
 
 import pytest
 
-from grader.cases import load_cases
-from grader.compare import POLICY_ONLY, compare
-from grader.compare import verdict as verdict_module
-from grader.model import Verdict
-from grader.puzzle import turn
+from grader.cases.manifest import load_cases
+from grader.cases.puzzle import turn
+from grader.core.model import Verdict
+from grader.judge.compare import POLICY_ONLY, compare
+from grader.judge.compare import verdict as verdict_module
 from reference import puzzlesolver as ps
 from tests.helpers import NONE_PUZZLE as NONE
 from tests.helpers import SAMPLE_TEXT

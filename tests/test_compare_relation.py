@@ -1,4 +1,4 @@
-"""The whole output against the whole expected output (grader.compare.relation): a cut
+"""The whole output against the whole expected output (grader.judge.compare.relation): a cut
 at a buffer's size, lines after it, the listing moved; told alone, as the one thing
 that explains every other difference."""
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.compare import compare
-from grader.model import Verdict
+from grader.core.model import Verdict
+from grader.judge.compare import compare
 from tests.helpers import ROOT
 
 pytestmark = pytest.mark.fast

@@ -1,4 +1,4 @@
-"""grader.compare, text half: the first difference, white space, layout and the
+"""grader.judge.compare, text half: the first difference, white space, layout and the
 assembled diagnosis, checked word for word as a student reads them.
 
 Most tests are tables: (expected output, program output) -> the exact verdict,
@@ -10,7 +10,9 @@ import tracemalloc
 
 import pytest
 
-from grader.compare import (
+from grader.cases.puzzle import Cell, draw, parse_output
+from grader.core.model import Verdict
+from grader.judge.compare import (
     POLICY_MARKER,
     POLICY_ONLY,
     TOKEN_CHUNK,
@@ -22,13 +24,11 @@ from grader.compare import (
     show,
     whitespace_notes,
 )
-from grader.compare import verdict as compare_module
-from grader.compare.boards import _layout_difference
-from grader.compare.lines import _first_differing_byte
-from grader.compare.verdict import _assemble
-from grader.compare.whitespace import _nonblank, _trailing_count
-from grader.model import Verdict
-from grader.puzzle import Cell, draw, parse_output
+from grader.judge.compare import verdict as compare_module
+from grader.judge.compare.boards import _layout_difference
+from grader.judge.compare.lines import _first_differing_byte
+from grader.judge.compare.verdict import _assemble
+from grader.judge.compare.whitespace import _nonblank, _trailing_count
 from tests.helpers import SAMPLE_EXPECTED, SAMPLE_TEXT, expected_output
 
 pytestmark = pytest.mark.fast
@@ -702,7 +702,7 @@ def test_every_line_in_cr_lf_is_the_programs_own_line_end():
 def test_no_solution_found_for_a_crlf_puzzle_names_no_cause_without_a_run_showing_it():
     """ "No solution" for a CR LF puzzle may come from the \r, or from anything else:
     the comparison alone says nothing of the input (a counterfactual run proves it:
-    grader.proofs); it tells the symptom."""
+    grader.grading.proofs); it tells the symptom."""
     got = b"\n".join(LINES[:11]) + b"\nNo solution found.\n"
     told = "\n".join(diagnosis(got, puzzle=CRLF_PUZZLE.encode()))
     assert "CRLF input" not in told and 'says "No solution found."' in told
@@ -732,7 +732,7 @@ def test_policy_rules_are_named_once_and_the_decision_says_if_only_they_differ()
         POLICY_ONLY,
         f"{POLICY_MARKER}: its expected output follows {rule}.",
     ]
-    # The issues shown are not what decides: the whole output is (grader.compare.policy),
+    # The issues shown are not what decides: the whole output is (grader.judge.compare.policy),
     # and a rule that does not decide the failure is not named.
     shown_alike = _assemble(Verdict.WA, [], issues)
     assert not shown_alike.policy_only

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from grader.config import (
+from grader.course.config import (
     DEFAULT_LANGUAGES,
     ConfigError,
     CourseConfig,
@@ -124,10 +124,10 @@ def _course_file_with_comments_as_keys(text: str) -> str:
 
 
 def test_course_toml_is_the_declaration_of_the_keys():
-    # One home for each key (its field in grader/config.py): course.toml only shows it.
+    # One home for each key (its field in grader/course/config.py): course.toml only shows it.
     assert default_course_file().read_text() == course_file_text(), (
-        "course.toml is not what grader/config.py declares; write it again with\n"
-        "  .venv/bin/python -c 'from grader.config import course_file_text as t; "
+        "course.toml is not what grader/course/config.py declares; write it again with\n"
+        "  .venv/bin/python -c 'from grader.course.config import course_file_text as t; "
         'print(t(), end="")\' > course.toml'
     )
 
@@ -138,7 +138,7 @@ def test_the_file_of_defaults_reads_back_as_the_defaults(tmp_path):
     config = load_config(write(tmp_path, shown))
     assert dataclasses.replace(config, source=None) == CourseConfig()
     # Whole seconds shown as ints, as when the file was written by hand: the limits read
-    # from it keep the repr, and so grader.regrade's fingerprint, they had.
+    # from it keep the repr, and so grader.results.regrade's fingerprint, they had.
     assert repr(config.limits) == repr(CourseConfig().limits).replace(".0,", ",")
 
 
@@ -311,7 +311,7 @@ def test_values_are_read_as_their_keys_declare(tmp_path):
             "[cluster]\nscheduler = ' local:2 '\n",
         )
     )
-    # A limit keeps the number as written: grader.regrade fingerprints repr(limits),
+    # A limit keeps the number as written: grader.results.regrade fingerprints repr(limits),
     # and a results folder graded before holds the fingerprint of the int.
     assert repr(config.limits.cpu_seconds) == "2" and config.limits.stderr_bytes == 3 * 1024
     assert repr(config.timelimit.k) == "2.0"  # the other numbers of a float key: floats

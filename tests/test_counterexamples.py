@@ -1,5 +1,5 @@
-"""A public puzzle that fails like a failing case (grader.counterexamples), and the order
-that keeps hidden inputs out of what a student sees (grader.grading): which probes a
+"""A public puzzle that fails like a failing case (grader.grading.counterexamples), and the order
+that keeps hidden inputs out of what a student sees (grader.grading.session): which probes a
 class runs, the pick among the runs a student may see, and a grading run with a fake
 sandbox over the real cases and the real pool: public cases, then probes, then hidden
 cases; what is stored and labelled exposed; a rerun that runs nothing again; a score the
@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from grader import counterexamples
-from grader.cases import load_cases
-from grader.config import CounterexamplesConfig, load_config
-from grader.counterexamples import LEGACY, Seen, Target, choose_probes, find
-from grader.grading import execute, plan
-from grader.model import Verdict
-from grader.pool import Likeness, features, load_pool
-from grader.puzzle import parse_puzzle
-from grader.score import report
+from grader.cases.manifest import load_cases
+from grader.cases.pool import Likeness, features, load_pool
+from grader.cases.puzzle import parse_puzzle
+from grader.core.model import Verdict
+from grader.course.config import CounterexamplesConfig, load_config
+from grader.grading import counterexamples
+from grader.grading.counterexamples import LEGACY, Seen, Target, choose_probes, find
+from grader.grading.session import execute, plan
+from grader.intake.submissions import discover
+from grader.judge.score import report
 from grader.store import Store
-from grader.submissions import discover
 from tests.fakes import FakeSandbox, Request, result
 from tests.helpers import ROOT, submission
 

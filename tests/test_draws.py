@@ -1,6 +1,6 @@
 """Puzzles drawn afresh for each leaderboard session: `testcases draw` (the generator,
 the reference, the second engine) and what the grader makes of a draw
-(grader.draws): which puzzles it times, and a draw no new program may be timed on once
+(grader.grading.draws): which puzzles it times, and a draw no new program may be timed on once
 a session has published figures of it."""
 
 import json
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
-from grader.draws import DrawError, check_draw_unused, load_draw
+from grader.cases.manifest import load_cases
+from grader.grading.draws import DrawError, check_draw_unused, load_draw
+from grader.grading.timed_runs import Program
 from grader.store import LeaderboardSession, SessionProgram
-from grader.timed_runs import Program
 from testcases.draw import draw
 from tests.helpers import ROOT, expected_output, manifest_subset
 

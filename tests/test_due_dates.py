@@ -9,22 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from grader import identity
-from grader.config import load_config
-from grader.extensions import (
+from grader.course import identity
+from grader.course.config import load_config
+from grader.course.late import Due, LatePolicy, assess, lateness_of
+from grader.course.submission_meta import SubmissionMeta, Team, TeamMember, read_meta, write_meta
+from grader.intake.extensions import (
     Extension,
     ExtensionsError,
     class_lateness,
     read_extensions,
     submission_dues,
 )
-from grader.late import Due, LatePolicy, assess, lateness_of
+from grader.intake.teams import resolve
 from grader.lms.groups import read_groups
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.lms.times import read_times
-from grader.submission_meta import SubmissionMeta, Team, TeamMember, read_meta, write_meta
-from grader.teams import resolve
 from tests.helpers import reports_of
 from tests.lms_archives import (
     SOURCES,

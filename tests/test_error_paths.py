@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
+from grader.cases.manifest import load_cases
 from grader.cli import main as grader_main
-from grader.config import load_config
-from grader.errors import EXIT_BROKEN_PIPE, GraderError
+from grader.core.errors import EXIT_BROKEN_PIPE, GraderError
+from grader.course.config import load_config
 from grader.exports.autograder import main as autograder_main
-from grader.grading import execute, plan
+from grader.grading.session import execute, plan
+from grader.intake.submissions import discover
 from grader.leaderboard import Program, timed
 from grader.store import Store, StoreError
-from grader.submissions import discover
 from tests.fakes import FakeSandbox, result
 from tests.helpers import ROOT, draw_of, small_cases, submission
 
@@ -160,11 +160,11 @@ def test_gradescope_runner_without_a_working_setup_leaves_gradescopes_failed_sta
 
 
 def test_every_user_error_is_one_family():
-    from grader.cases import CaseError
-    from grader.config import ConfigError
+    from grader.cases.manifest import CaseError
+    from grader.course.config import ConfigError
     from grader.exports.common import ExportError
+    from grader.intake.submissions import SubmissionError
     from grader.sandbox import SandboxUnavailable
-    from grader.submissions import SubmissionError
     from testcases.engine import NoReference
     from testcases.errors import Failure, UsageError
 
@@ -233,8 +233,8 @@ def test_gradescopes_leaderboard_times_the_drawn_puzzles_of_the_timed_cases(tmp_
     import dataclasses
     import shutil
 
-    from grader.draws import DrawError
     from grader.exports.gradescope import DRAW_IN_ZIP, leaderboard_puzzles
+    from grader.grading.draws import DrawError
 
     manifest = small_cases(tmp_path / "cases")
     cases = load_cases(manifest)

@@ -229,7 +229,7 @@ def test_one_set_of_canaries_serves_the_limits_proof_the_grading_and_the_proofs(
     """The limits' proof builds and runs each language's canary at the start of `grade`;
     the failures graded after it (a C crash, a Python WA, both proven afterwards) are
     blamed by what it found: each canary is built once per grading process."""
-    from grader import canary
+    from grader.judge import canary
 
     built: list[str] = []
     real = canary._build
@@ -308,10 +308,10 @@ def test_a_canary_killed_from_outside_is_no_proof_against_the_limits(tmp_path, m
     limit sent (another process, the OOM killer): the machine's failure, not the
     limits'. The limits stand; were it to happen again while grading, those builds are
     IE, retried. (A real limit a correct program fails under: the test above.)"""
-    from grader import canary
-    from grader.build import Artifact
-    from grader.config import DEFAULT_BUILD_LIMITS, load_config
-    from grader.model import Limits
+    from grader.build.builder import Artifact
+    from grader.core.model import Limits
+    from grader.course.config import DEFAULT_BUILD_LIMITS, load_config
+    from grader.judge import canary
     from grader.sandbox import make_sandbox
 
     real = canary._build

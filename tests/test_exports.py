@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
-from grader.config import load_config
+from grader.cases.manifest import load_cases
+from grader.course.config import load_config
 from grader.exports.common import ExportError
 from grader.exports.gradebook_csv import read_ranks
 from grader.exports.gradescope import gradescope_results, published
 from grader.exports.student_kit import KIT, build_student_kit
-from grader.last_run import graded
+from grader.results.last_run import graded
 from grader.schemas import validate
 from tests.helpers import (
     BUSY_OK,

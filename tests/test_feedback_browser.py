@@ -14,7 +14,7 @@ import pytest
 from grader.cli import main as grader_main
 from grader.exports.feedback_html import page_names, tokens
 from grader.exports.textdiff import line_diff
-from grader.reports.html_page import CSP
+from grader.results.html_page import CSP
 from tests.helpers import (
     HIDDEN_IDS,
     WEIRD_ID,

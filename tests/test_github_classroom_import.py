@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.submission_meta import META_NAME
+from grader.course.submission_meta import META_NAME
 from tests.helpers import CLASSROOM_ROSTER as ROSTER
 from tests.helpers import ROOT, accepted, cloned, committed, git, grades_csv, pushed
 from tests.helpers import grader_cli as cli
@@ -311,8 +311,8 @@ def test_github_s_record_before_the_deadline_grades_the_branch_as_cloned(
 def test_files_a_clone_holds_but_cannot_use_are_in_the_student_s_report(tmp_path):
     """The entry point committed as a link, a Git LFS pointer, a submodule: each named
     with why in what the student sees, never "no file is named puzzlesolver.py"."""
-    from grader.config import load_config
-    from grader.submissions import load
+    from grader.course.config import load_config
+    from grader.intake.submissions import load
 
     origin = tmp_path / "github" / "hw1-adalovelace"
     pushed(origin, {"src/solver.py": source("guido-py", "puzzlesolver.py"),

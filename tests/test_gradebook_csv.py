@@ -8,13 +8,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader.bonus import Award
+from grader.core.model import NOT_GRADED
+from grader.core.rules import rules_version
 from grader.exports.gradebook_csv import render, rows
-from grader.model import NOT_GRADED
-from grader.rules import rules_version
-from grader.score import CaseOutcome, SubmissionReport
+from grader.intake.teams import Member, Team, Teams
+from grader.judge.score import CaseOutcome, SubmissionReport
+from grader.results.bonus import Award
 from grader.store import SubmissionRow
-from grader.teams import Member, Team, Teams
 from tests.helpers import score_case as case
 
 pytestmark = pytest.mark.fast

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
+from grader.cases.manifest import load_cases
 from grader.schemas import validate
 from testcases.expected import load_expected
 from tests.container import container_argv, cpu_quota, why_not
@@ -61,7 +61,7 @@ def test_the_container_refuses_what_dockers_refuses(container, tmp_path):
     probe = (
         "from grader.sandbox.namespaces import namespace_refusal\n"
         "from grader.sandbox.cgroups import runs_cgroups\n"
-        "from grader.cgroupfs import usable_cpus\n"
+        "from grader.sandbox.cgroupfs import usable_cpus\n"
         "print(namespace_refusal()); print(runs_cgroups(True)[1]); print(usable_cpus())\n"
         "print([l for l in open('/proc/self/status') if l.startswith('CapEff')][0].split()[1])\n"
     )

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
-from grader.config import load_config
-from grader.grading import execute, plan
+from grader.cases.manifest import load_cases
+from grader.course.config import load_config
+from grader.grading.session import execute, plan
+from grader.intake.submissions import discover
+from grader.judge.score import report
 from grader.sandbox import make_sandbox
-from grader.score import report
 from grader.store import Store
-from grader.submissions import discover
 from tests.helpers import (
     ROOT,
     SAMPLE_TEXT,
@@ -277,10 +277,10 @@ class _Replay:
 
 
 def test_an_outcome_delivered_twice_is_stored_once(tmp_path):
-    from grader.build import Artifact
-    from grader.grading import Built, Judged, grade
-    from grader.judge import Judgement
-    from grader.model import Verdict
+    from grader.build.builder import Artifact
+    from grader.core.model import Verdict
+    from grader.grading.session import Built, Judged, grade
+    from grader.judge.judging import Judgement
 
     cases = load_cases(small_cases(tmp_path / "cases"))
     submission(tmp_path / "class", "ok", "puzzlesolver.py", "print()\n")

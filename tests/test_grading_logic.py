@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
-from grader.config import load_config
-from grader.grading import Event, EventKind, execute, plan
+from grader.cases.manifest import load_cases
+from grader.course.config import load_config
+from grader.grading.session import Event, EventKind, execute, plan
+from grader.intake.submissions import discover
 from grader.store import Store
-from grader.submissions import discover
 from tests.fakes import FakeSandbox, Request, broken, result
 from tests.helpers import small_cases, submission
 
@@ -121,7 +121,7 @@ def test_a_build_the_grader_failed_is_ie_and_not_cached(setup):
 
 def test_a_build_failure_is_blamed_by_evidence_and_the_compilers_words_decide_nothing(setup):
     """A compiler killed by a signal none of the build's limits sent: on a machine whose
-    known-good program fails too (grader.canary), the grader's failure, IE, never
+    known-good program fails too (grader.judge.canary), the grader's failure, IE, never
     cached; on a healthy machine it is built once more, and a crash again is the
     source's own CE, cached. What the compiler printed decides nothing: a student's own
     `#error No space left on device` is CE."""
@@ -215,7 +215,7 @@ def test_a_hidden_phase_has_the_machine_alone(tmp_path):
     visible phase waits; visible phases share the machine."""
     import threading
 
-    from grader.machine_order import machine_order
+    from grader.grading.machine_order import machine_order
 
     folder = tmp_path / "order"
     with machine_order(folder), machine_order(folder):

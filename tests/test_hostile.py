@@ -35,14 +35,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
+from grader.cases.manifest import load_cases
 from grader.cli import main as grader_main
-from grader.config import load_config
-from grader.grading import execute, plan
+from grader.course.config import load_config
+from grader.grading.session import execute, plan
+from grader.intake.submissions import discover, load
+from grader.judge.score import report
 from grader.sandbox import make_sandbox
-from grader.score import report
 from grader.store import Store, results_folder
-from grader.submissions import discover, load
 from tests.helpers import ROOT, SAMPLE, expected_output, make_cases, processes, submission
 
 pytestmark = pytest.mark.slow  # about a minute in all, most of it two grading runs
@@ -766,7 +766,7 @@ def test_the_process_check_sees_what_escapes(tmp_path):
     sandbox at all leaves its setsid'ed processes, and the check finds them; run
     under the fallback (its reaper is a subreaper: a double fork cannot leave its
     tree), nothing is left."""
-    from grader.model import Limits
+    from grader.core.model import Limits
     from grader.sandbox import RlimitSandbox
 
     marker = "hm" + uuid.uuid4().hex[:10]

@@ -1,11 +1,11 @@
-"""grader.identity: a person is one key of the system that owns them; a roster row is
+"""grader.course.identity: a person is one key of the system that owns them; a roster row is
 matched by its system's kinds in order, never one kind of id against another, and every
 ambiguity is refused, naming both sides."""
 
 import pytest
 
-from grader import identity
-from grader.identity import ANY, CANVAS_LOGIN, CANVAS_SIS, CANVAS_USER, Person, match
+from grader.course import identity
+from grader.course.identity import ANY, CANVAS_LOGIN, CANVAS_SIS, CANVAS_USER, Person, match
 
 pytestmark = pytest.mark.fast
 

@@ -1,9 +1,9 @@
-"""What a puzzle file is like (grader.input_properties), and its properties in words."""
+"""What a puzzle file is like (grader.cases.input_properties), and its properties in words."""
 
 import pytest
 
-from grader.cases import load_cases
-from grader.input_properties import describe, from_json, properties_of
+from grader.cases.input_properties import describe, from_json, properties_of
+from grader.cases.manifest import load_cases
 from tests.helpers import ROOT, SAMPLE_EXPECTED, SAMPLE_TEXT
 
 pytestmark = pytest.mark.fast
@@ -51,7 +51,7 @@ def test_properties_edited_by_hand_are_refused(tmp_path):
     import json
     import shutil
 
-    from grader.cases import CaseError
+    from grader.cases.manifest import CaseError
 
     shutil.copytree(ROOT / "testcases" / "public", tmp_path / "public")
     data = json.loads((ROOT / "testcases" / "manifest.json").read_text())

@@ -11,13 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from grader.build import Artifact
-from grader.cases import Case
-from grader.causes import root_cause
-from grader.config import DEFAULT_LANGUAGES, LanguageSpec
-from grader.judge import STDERR_TAIL_LINES, Judgement, command, judge, relative_paths, run_case
-from grader.model import Limits, Verdict
-from grader.source_facts import ProgramFacts
+from grader.build.builder import Artifact
+from grader.cases.manifest import Case
+from grader.core.model import Limits, Verdict
+from grader.course.config import DEFAULT_LANGUAGES, LanguageSpec
+from grader.judge.causes import root_cause
+from grader.judge.judging import (
+    STDERR_TAIL_LINES,
+    Judgement,
+    command,
+    judge,
+    relative_paths,
+    run_case,
+)
+from grader.languages.source_facts import ProgramFacts
 from tests.fakes import FakeSandbox, result
 from tests.helpers import SAMPLE, SAMPLE_EXPECTED
 

@@ -2,8 +2,8 @@
 
 import signal
 
-from grader.judge import judge
-from grader.model import Limits, RunResult, Verdict
+from grader.core.model import Limits, RunResult, Verdict
+from grader.judge.judging import judge
 
 LIMITS = Limits(cpu_seconds=10, wall_seconds=20)
 

@@ -18,18 +18,22 @@ from hypothesis import strategies as st
 from markupsafe import escape
 
 from grader import leaderboard as lb
-from grader.cases import load_cases
+from grader.cases.manifest import load_cases
 from grader.cli import main as grader_main
-from grader.config import load_config
+from grader.core.model import RunResult, Verdict
+from grader.course.config import load_config
+from grader.intake.submissions import load
 from grader.languages import BY_NAME
-from grader.model import RunResult, Verdict
-from grader.rank_tests.mann_whitney import Result, mann_whitney, mid_ranks, smallest_p_value
-from grader.reports.html_page import CSP
-from grader.reports.leaderboard_md import markdown, seconds
+from grader.leaderboard.page_md import markdown, seconds
+from grader.results.html_page import CSP
 from grader.schemas import validate
-from grader.store import Store
-from grader.submissions import load
-from grader.timing import (
+from grader.statistics.rank_tests.mann_whitney import (
+    Result,
+    mann_whitney,
+    mid_ranks,
+    smallest_p_value,
+)
+from grader.statistics.timing import (
     Rule,
     mad,
     median,
@@ -38,6 +42,7 @@ from grader.timing import (
     significantly_faster,
     summarize,
 )
+from grader.store import Store
 from tests.helpers import BUSY_OK, ROOT, draw_of, manifest_subset, store_case, tiny_document
 
 pytestmark = pytest.mark.fast

@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from grader.reports.leaderboard_html import html_page
+from grader.leaderboard.page_html import html_page
 from tests.helpers import CHROMIUM, HEADLESS_FLAGS
 from tests.helpers import HOSTILE_ID as HOSTILE
 from tests.helpers import leaderboard_document as document

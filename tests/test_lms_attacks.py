@@ -10,8 +10,8 @@ from datetime import datetime
 import pytest
 import yaml
 
+from grader.course.submission_meta import META_NAME, SubmissionMeta, read_meta, write_meta
 from grader.lms.importer import import_archive
-from grader.submission_meta import META_NAME, SubmissionMeta, read_meta, write_meta
 from tests.lms_archives import (
     SOURCES,
     canvas_entry,

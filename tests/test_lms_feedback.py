@@ -5,10 +5,10 @@ importing downloads in the LMS's real layout."""
 
 import pytest
 
+from grader.course.submission_meta import read_meta
 from grader.lms import feedback
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
-from grader.submission_meta import read_meta
 from tests.lms_archives import SOURCES, canvas_entry, download, moodle_entry, moodle_worksheet
 from tests.lms_rules import canvas_feedback_reads, moodle_feedback_reads
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from grader import identity
 from grader.cli import main as grader_main
-from grader.config import ConfigError, load_config
-from grader.late import LatePolicy, assess
+from grader.course import identity
+from grader.course.config import ConfigError, load_config
+from grader.course.late import LatePolicy, assess
+from grader.course.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, read_meta
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.lms.unpack import ArchiveError, UnpackLimits, read_zip
-from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, read_meta
 from tests.lms_archives import (
     SOURCES,
     download,
@@ -575,7 +575,7 @@ def test_gradescope_metadata_with_plain_keys(tmp_path):
 
 
 def test_regrade_names_every_reason():
-    from grader.regrade import diff
+    from grader.results.regrade import diff
 
     def doc(version, weight, policy, late, limits, verdict, score):
         return {
@@ -674,7 +674,7 @@ def test_a_machine_without_a_zone_database_says_so(tmp_path, monkeypatch):
 
 
 def test_a_late_policy_change_is_a_reason_only_where_there_is_a_deadline():
-    from grader.regrade import diff
+    from grader.results.regrade import diff
 
     def doc(late):
         return {"cases": [], "course": {"limits": "L", "late": late}, "submissions": []}

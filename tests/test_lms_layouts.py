@@ -8,13 +8,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from grader import identity
 from grader.cli import main as grader_main
+from grader.course import identity
+from grader.course.submission_meta import META_NAME, Team, TeamMember, read_meta
 from grader.lms.groups import GroupsError, read_groups
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.lms.times import read_times
-from grader.submission_meta import META_NAME, Team, TeamMember, read_meta
 from tests.helpers import named_in_code
 from tests.lms_archives import (
     DOWNLOADED,
@@ -454,7 +454,7 @@ def test_every_lms_is_declared_once_and_the_schemas_follow():
         # autograder and the GitHub Classroom template, not grades going back
         "grader/commands/export.py": {"gradescope", "github-classroom"},
         # .lms.json of format 1 kept untyped ids: which kind of key each LMS's was
-        "grader/submission_meta.py": {"canvas", "moodle", "gradescope"},
+        "grader/course/submission_meta.py": {"canvas", "moodle", "gradescope"},
     }
 
 

@@ -20,20 +20,20 @@ from pathlib import Path
 
 import pytest
 
-from grader import identity
-from grader.bonus import award
-from grader.config import CourseConfig
-from grader.late import LatePolicy, lateness_of
+from grader.course import identity
+from grader.course.config import CourseConfig
+from grader.course.late import LatePolicy, lateness_of
+from grader.course.submission_meta import SubmissionMeta, read_meta
+from grader.intake.teams import resolve
+from grader.judge.score import report as store_report
 from grader.lms import export
 from grader.lms.export import people_of
 from grader.lms.importer import import_archive
 from grader.lms.roster import read_roster
 from grader.lms.scales import ScaleMapError, parse_scale_map
 from grader.lms.times import read_times
-from grader.score import report as store_report
+from grader.results.bonus import award
 from grader.store import LeaderboardSession, SessionProgram, Store
-from grader.submission_meta import SubmissionMeta, read_meta
-from grader.teams import resolve
 from tests.helpers import BONUS_CASES, hand_in, reports_of
 from tests.helpers import grader_cli as cli
 from tests.helpers import upload_report as report

@@ -8,13 +8,13 @@ import io
 
 import pytest
 
-from grader import identity
-from grader.bonus import Award
-from grader.late import Lateness
+from grader.course import identity
+from grader.course.late import Lateness
+from grader.course.submission_meta import SubmissionMeta, Team, TeamMember
 from grader.lms import export
 from grader.lms.export import LmsExportError
 from grader.lms.roster import read_roster
-from grader.submission_meta import SubmissionMeta, Team, TeamMember
+from grader.results.bonus import Award
 from tests.helpers import upload_report as report
 from tests.lms_archives import canvas_gradebook, moodle_worksheet
 from tests.lms_rules import Rejected, canvas_reads, moodle_gradebook_reads, moodle_reads

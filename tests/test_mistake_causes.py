@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
+from grader.cases.manifest import load_cases
+from grader.core.model import Verdict
 from grader.exports.feedback_html import render_page
 from grader.exports.gradescope import case_output
-from grader.model import Verdict
-from grader.score import report
+from grader.judge.score import report
+from grader.judge.student_view import student_view
 from grader.store import DB_NAME, Store
-from grader.student_view import student_view
 from tests.helpers import grader_cli as cli
 from tests.mistake_variants import VARIANTS, case_subset, variant
 

@@ -8,12 +8,12 @@ import json
 import pytest
 
 from grader import leaderboard as lb
-from grader.cases import load_cases
-from grader.config import load_config
-from grader.model import Verdict
-from grader.rules import rules_version
+from grader.cases.manifest import load_cases
+from grader.core.model import Verdict
+from grader.core.rules import rules_version
+from grader.course.config import load_config
+from grader.intake.submissions import load
 from grader.store import OverrideRow, Store
-from grader.submissions import load
 from tests.helpers import NO_SOLUTION, NO_SOLUTION_PY, SAMPLE_TEXT, make_cases
 from tests.helpers import REFERENCE_PY as REFERENCE
 from tests.helpers import grader_cli as cli

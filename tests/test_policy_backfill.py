@@ -1,4 +1,4 @@
-"""grader.policy_backfill through grader.score.report: a results database of store
+"""grader.judge.policy_backfill through grader.judge.score.report: a results database of store
 schema 1 (the policy decision only a sentence in the diagnosis) is migrated on opening,
 and each stored run's decision is made again the first time a report reads it, from the
 output the store kept, and stored."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from grader.cases import load_cases
-from grader.compare import POLICY_ONLY
-from grader.score import report
+from grader.cases.manifest import load_cases
+from grader.judge.compare import POLICY_ONLY
+from grader.judge.score import report
 from grader.store import Store
 from reference import puzzlesolver as ps
 from tests.helpers import each_placement_output as each_placement

@@ -1,6 +1,6 @@
 """Policy-dependent cases scored end to end: programs that take the other reading of the
 policy rules, graded on the course's real cases (36 points) with the fake sandbox
-(tests/fakes.py), stored in a real SQLite file and scored by grader.score.
+(tests/fakes.py), stored in a real SQLite file and scored by grader.judge.score.
 
 Each "program" is the reference's boards printed the other way: once per look-alike
 placement and counted so (the other reading of the symmetric-tile rule), or with ties
@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
-from grader.compare import POLICY_ONLY
-from grader.config import load_config
-from grader.grading import execute, plan
-from grader.model import Verdict
-from grader.score import report
+from grader.cases.manifest import load_cases
+from grader.core.model import Verdict
+from grader.course.config import load_config
+from grader.grading.session import execute, plan
+from grader.intake.submissions import discover
+from grader.judge.compare import POLICY_ONLY
+from grader.judge.score import report
 from grader.store import Store
-from grader.submissions import discover
 from reference import puzzlesolver as ps
 from tests.fakes import FakeSandbox, Request, result
 from tests.helpers import each_placement_output as each_placement

@@ -1,6 +1,6 @@
 """The pool of public puzzles beside the public cases: `testcases pool` makes the one
 shipped, byte for byte; it covers what the hidden cases cover and holds none of them;
-grader.pool orders it by likeness to a case."""
+grader.cases.pool orders it by likeness to a case."""
 
 import filecmp
 import json
@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from grader.cases import load_cases
-from grader.pool import Likeness, features, load_pool
+from grader.cases.manifest import load_cases
+from grader.cases.pool import Likeness, features, load_pool
 from testcases.cli import main as run_testcases
 from tests.helpers import ROOT
 

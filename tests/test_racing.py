@@ -16,15 +16,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader import leaderboard as lb
-from grader.cases import load_cases
-from grader.config import load_config
+from grader.cases.manifest import load_cases
+from grader.core.model import RunResult
+from grader.course.config import load_config
+from grader.leaderboard.page_md import machine_line as lb_markdown_machine
+from grader.leaderboard.page_md import markdown
 from grader.leaderboard.racing import decide, first_look, next_step, stopped
-from grader.model import RunResult
-from grader.reports.leaderboard_md import machine_line as lb_markdown_machine
-from grader.reports.leaderboard_md import markdown
 from grader.schemas import validate
+from grader.statistics.timing import Rule, ranks, significantly_faster
 from grader.store import Store
-from grader.timing import Rule, ranks, significantly_faster
 from tests.fakes import FakeSandbox, Request, result
 from tests.helpers import SAMPLE_TEXT, make_cases, store_case
 
@@ -92,7 +92,7 @@ def test_a_program_beaten_by_one_leader_only_races_on():
     )
 )
 def test_the_race_decides_as_the_full_ranking_would(samples):
-    """The early-exit tests find the same rank-1 set as grader.timing.ranks over every
+    """The early-exit tests find the same rank-1 set as grader.statistics.timing.ranks over every
     pair, and `out` is exactly the programs every one of it is significantly faster than."""
     race = decide(samples, Rule(0.03, 0.05))
     rank = ranks(samples, Rule(0.03, 0.05))
@@ -269,10 +269,10 @@ class _NeverApart:
 
 
 def test_the_rank_test_is_the_one_course_toml_names(tmp_path, monkeypatch):
-    """[leaderboard] rank_test picks the test from grader/rank_tests/: the ranks and the
+    """[leaderboard] rank_test picks the test from grader/statistics/rank_tests/: the ranks and the
     race follow it; a name no module gives is one line naming the key."""
-    from grader import rank_tests
-    from grader.config import ConfigError
+    from grader.course.config import ConfigError
+    from grader.statistics import rank_tests
 
     monkeypatch.setitem(rank_tests.REGISTRY, _NeverApart.name, _NeverApart())
     samples = {"a": FAST, "slow": [2.0 + i / 100 for i in range(7)]}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from grader.regrade import diff
+from grader.results.regrade import diff
 
 pytestmark = pytest.mark.fast
 

@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from grader import rules, score
-from grader.cases import load_cases
-from grader.config import load_config
-from grader.grading import execute, plan
-from grader.model import Verdict
-from grader.rejudge import rejudge
+from grader.cases.manifest import load_cases
+from grader.core import rules
+from grader.core.model import Verdict
+from grader.course.config import load_config
+from grader.grading.rejudge import rejudge
+from grader.grading.session import execute, plan
+from grader.intake.submissions import discover
+from grader.judge import score
 from grader.store import Store
-from grader.submissions import discover
 from tests.fakes import FakeSandbox, Request, result
 from tests.helpers import ROOT, small_cases, submission
 

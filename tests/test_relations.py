@@ -1,5 +1,5 @@
 """A cause is named only from evidence: the relations read from all of a program's
-runs (grader.relations), the counterfactual puzzles (grader.counterfactual), and, for
+runs (grader.grading.relations), the counterfactual puzzles (grader.cases.counterfactual), and, for
 real programs with one algorithm mistake each in every language (tests/
 mistake_variants.py), what each student's own page says. No rule here is written for
 one of these mistakes: each relation is a statement about printed against expected
@@ -11,15 +11,15 @@ import re
 
 import pytest
 
-from grader.cases import load_cases
-from grader.counterfactual import render, variants
+from grader.cases.counterfactual import render, variants
+from grader.cases.input_properties import properties_of
+from grader.cases.manifest import load_cases
+from grader.cases.pool import load_pool
+from grader.cases.puzzle import board_of, parse_output, parse_puzzle
+from grader.core.model import Verdict
 from grader.exports.feedback_html import render_page
-from grader.input_properties import properties_of
-from grader.model import Verdict
-from grader.pool import load_pool
-from grader.puzzle import board_of, parse_output, parse_puzzle
-from grader.relations import Observed, findings
-from grader.score import report
+from grader.grading.relations import Observed, findings
+from grader.judge.score import report
 from grader.store import DB_NAME, Store
 from tests.helpers import ROOT
 from tests.helpers import grader_cli as cli

@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from grader.model import CpuAccounting, Limits
+from grader.core.model import CpuAccounting, Limits
 from grader.sandbox.supervise import Capture, Ending, Memory, run_result
 
 pytestmark = pytest.mark.fast

@@ -151,11 +151,11 @@ def test_outside_its_module_a_language_is_named_only_where_listed():
     names = {language.name for language in languages.REGISTRY}
     assert named_in_code(names, "languages") == {
         # the optional analysis of a source, per language (the recipe's last paragraph)
-        "grader/source_facts.py": {"c", "cpp", "java", "python"},
+        "grader/languages/source_facts.py": {"c", "cpp", "java", "python"},
         # "python" the interpreter the grader itself runs on, not a submission's language
         "grader/leaderboard/machine.py": {"python"},
         "grader/sandbox/portable.py": {"python"},
-        "grader/toolchain.py": {"python"},
+        "grader/build/toolchain.py": {"python"},
         # "c": the Latin letter a Cyrillic one looks like
-        "grader/compare/lookalike.py": {"c"},
+        "grader/judge/compare/lookalike.py": {"c"},
     }

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from grader import cgroupfs
-from grader.model import Limits, java_heap_mb
+from grader.core.model import Limits, java_heap_mb
 from grader.sandbox import (
     BubblewrapSandbox,
     RlimitSandbox,
     SandboxUnavailable,
+    cgroupfs,
     isolating_sandbox,
     make_sandbox,
 )
@@ -1179,7 +1179,7 @@ def test_bubblewrap_as_an_ordinary_user(progs):
         script = (
             "import json, shutil, sys\n"
             "from pathlib import Path\n"
-            "from grader.model import Limits\n"
+            "from grader.core.model import Limits\n"
             "from grader.sandbox import BubblewrapSandbox\n"
             "box = BubblewrapSandbox(); box.probe(); w = Path(sys.argv[1])\n"
             "assert box.mode == ('warm' if shutil.which('cc') else 'one-shot'), box.mode\n"

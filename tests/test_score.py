@@ -1,4 +1,4 @@
-"""grader.score: a submission's report from the store (real SQLite): which runs count
+"""grader.judge.score: a submission's report from the store (real SQLite): which runs count
 (current content, current case versions), scores by weight, verdict counts with the
 not-graded mark, completeness, and the build status line."""
 
@@ -9,11 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader.build import Artifact
-from grader.cases import Case
-from grader.compare import POLICY_ONLY
-from grader.model import NOT_GRADED, Verdict
-from grader.score import CaseOutcome, Decision, SubmissionReport, format_score, report
+from grader.build.builder import Artifact
+from grader.cases.manifest import Case
+from grader.core.model import NOT_GRADED, Verdict
+from grader.judge.compare import POLICY_ONLY
+from grader.judge.score import CaseOutcome, Decision, SubmissionReport, format_score, report
 from grader.store import BuildRow, OverrideRow, Store, SubmissionRow
 from tests.helpers import score_case as case
 

@@ -1,12 +1,12 @@
-"""grader.settings on a dataclass of its own: the text shown, and read back."""
+"""grader.core.settings on a dataclass of its own: the text shown, and read back."""
 
 from dataclasses import dataclass, field
 
 import pytest
 
-from grader.settings.declare import BadSetting, Setting, positive, setting
-from grader.settings.read import read
-from grader.settings.show import show
+from grader.core.settings.declare import BadSetting, Setting, positive, setting
+from grader.core.settings.read import read
+from grader.core.settings.show import show
 
 pytestmark = pytest.mark.fast
 

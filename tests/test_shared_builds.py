@@ -1,4 +1,4 @@
-"""Builds shared by every results folder of a machine (grader.shared_builds): the real
+"""Builds shared by every results folder of a machine (grader.build.shared_builds): the real
 sandbox and compiler, two results folders, one build; never across sandboxes, limits
 or a folder another user may write."""
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.build import build
-from grader.canary import Canaries
-from grader.config import load_config
+from grader.build.builder import build
+from grader.build.shared_builds import SHARED_BUILDS_ENV, entry_name, publish
+from grader.course.config import load_config
+from grader.intake.submissions import load
+from grader.judge.canary import Canaries
 from grader.sandbox import make_sandbox
-from grader.shared_builds import SHARED_BUILDS_ENV, entry_name, publish
-from grader.submissions import load
 from tests.helpers import ROOT
 
 pytestmark = pytest.mark.slow

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main as grader_main
-from grader.config import load_config
-from grader.reports.similarity_html import marked
-from grader.similarity import kgram_hashes, similarity_report
+from grader.course.config import load_config
+from grader.grading.similarity import kgram_hashes, similarity_report
+from grader.results.similarity_html import marked
 from tests.helpers import ROOT, WINDOW, Page, console_messages, needs_chromium, png_summary
 from tests.helpers import run_chromium as chromium
 
@@ -202,8 +202,8 @@ def test_the_same_class_scores_the_same_in_every_process():
     the example class's top pair scored 0.30, 0.33 and 0.35 in three runs. The report
     must not depend on the run."""
     script = (
-        "from grader.config import load_config\n"
-        "from grader.similarity import similarity_report\n"
+        "from grader.course.config import load_config\n"
+        "from grader.grading.similarity import similarity_report\n"
         "from tests.helpers import ROOT\n"
         "report = similarity_report(ROOT / 'submissions', load_config())\n"
         "print([(p.left.id, p.right.id, p.score, p.tokens) for p in report.pairs])\n"
@@ -304,8 +304,8 @@ def test_a_missing_starter_folder_is_one_line(tmp_path, capsys):
 def test_a_source_grown_huge_after_discovery_is_skipped_not_read(tmp_path, monkeypatch):
     """discover() bounds what it reads; a file that grows before the fingerprint is
     bounded again (a 64 GB sparse file was a MemoryError that ended the report)."""
-    from grader import similarity
-    from grader.submissions import discover
+    from grader.grading import similarity
+    from grader.intake.submissions import discover
 
     for name in ("amy", "bob"):
         (tmp_path / name).mkdir()

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.model import STARTUP_RAN, RunResult, Verdict
+from grader.core.model import STARTUP_RAN, RunResult, Verdict
+from grader.core.text import printable
+from grader.intake.submissions import Submission
 from grader.store import (
     SCHEMA_VERSION,
     CounterexampleRow,
@@ -21,8 +23,6 @@ from grader.store import (
     StoreError,
     results_folder,
 )
-from grader.submissions import Submission
-from grader.text import printable
 from tests.helpers import schema_1_database, schema_1_run
 from tests.helpers import store_case as case
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main as grader_main
-from grader.model import Limits
+from grader.core.model import Limits
 from grader.sandbox.portable import PortableSandbox
 from tests.helpers import ROOT, run_check
 from tests.mistake_variants import case_subset

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import load_config
-from grader.submissions import SubmissionError, discover, load
+from grader.course.config import load_config
+from grader.intake.submissions import SubmissionError, discover, load
 
 pytestmark = pytest.mark.fast
 
@@ -224,8 +224,8 @@ def test_a_few_gigabytes_of_sparse_files_cost_the_grader_no_memory(tmp_path):
     # VmHWM, not ru_maxrss: that one keeps what the forked pytest held before exec.
     script = (
         "import sys\n"
-        "from grader.config import load_config\n"
-        "from grader.submissions import discover\n"
+        "from grader.course.config import load_config\n"
+        "from grader.intake.submissions import discover\n"
         "subs = discover(sys.argv[1], load_config())\n"
         "status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
         "print(status.split()[0])\n"
@@ -250,7 +250,7 @@ def test_a_content_hash_is_what_it_always_was(tmp_path):
     # holds only the commands, as before, so no submission is graded again for it.
     import hashlib
 
-    from grader.config import LanguageSpec
+    from grader.course.config import LanguageSpec
 
     source = b"print(1)\n"
     sub = load(folder(tmp_path, "s", {"puzzlesolver.py": source}), CONFIG)

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
+from grader.course.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
 from tests.helpers import (
     BUSY_OK,
     NO_SOLUTION,

@@ -1,4 +1,4 @@
-"""The team model (grader.teams) on real class folders: each source of teams, in its
+"""The team model (grader.intake.teams) on real class folders: each source of teams, in its
 order of precedence, and the bad team data named in one line."""
 
 import os
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import identity
-from grader.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
-from grader.teams import Member, TeamsError, resolve
+from grader.course import identity
+from grader.course.submission_meta import META_NAME, SubmissionMeta, Team, TeamMember, write_meta
+from grader.intake.teams import Member, TeamsError, resolve
 
 pytestmark = pytest.mark.fast
 

@@ -1,5 +1,5 @@
 """Nothing a student chose reaches the terminal as a control sequence: every command's
-stdout and stderr pass through grader.text.PrintableStream. The names here come from
+stdout and stderr pass through grader.core.text.PrintableStream. The names here come from
 Gradescope's own metadata (a student's name in their Gradescope account), which the
 grader shows in `grade`, `teams` and `show`."""
 
@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from grader.text import PrintableStream
+from grader.core.text import PrintableStream
 from tests.helpers import ROOT
 from tests.lms_archives import make_zip
 

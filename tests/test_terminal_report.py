@@ -1,4 +1,4 @@
-"""grader.reports.terminal.summary_table: which columns appear, in which order, and
+"""grader.results.terminal.summary_table: which columns appear, in which order, and
 that each row's cells sit under their headers when every optional group is shown."""
 
 from collections import Counter
@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader.late import Lateness
-from grader.reports.terminal import summary_table
-from grader.score import Decision
+from grader.course.late import Lateness
+from grader.judge.score import Decision
+from grader.results.terminal import summary_table
 from grader.store import OverrideRow
 
 pytestmark = pytest.mark.fast

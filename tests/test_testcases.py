@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import load_cases
-from grader.input_properties import properties_of
+from grader.cases.input_properties import properties_of
+from grader.cases.manifest import load_cases
 from reference import puzzlesolver as ps
 from testcases import manifest as manifest_io
 from testcases import policy

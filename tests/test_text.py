@@ -1,9 +1,9 @@
-"""grader.text: what a program printed, made safe to show, and long text cut to fit.
+"""grader.core.text: what a program printed, made safe to show, and long text cut to fit.
 Every report, export and page shows untrusted text through these four functions."""
 
 import pytest
 
-from grader.text import cut, printable, safe_name, shorten
+from grader.core.text import cut, printable, safe_name, shorten
 
 pytestmark = pytest.mark.fast
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from grader.cli import main as grader_main
-from grader.config import ConfigError, TimeLimitConfig, load_config
-from grader.sensitivity import near_limit
+from grader.course.config import ConfigError, TimeLimitConfig, load_config
+from grader.grading.sensitivity import near_limit
 from testcases import cli as testcases_cli
 from testcases.timelimit import Sample, _round_up, propose
 from tests.helpers import NO_SOLUTION, ROOT, SAMPLE_TEXT, make_cases

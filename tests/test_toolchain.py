@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from grader.config import load_config
-from grader.toolchain import install_hint, missing_tools
+from grader.build.toolchain import install_hint, missing_tools
+from grader.course.config import load_config
 
 pytestmark = pytest.mark.fast
 

@@ -1,4 +1,4 @@
-"""Every list of verdicts outside grader/verdicts.py's table is pinned to it: each
+"""Every list of verdicts outside grader/core/verdicts.py's table is pinned to it: each
 schema enum that lists verdicts lists them all (an instructor's decision all but IE,
 which is the grader's failure and never decided), and every verdict has its words and
 its badge for people. A new verdict that one list forgets fails here, not in a
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import verdicts
-from grader.model import Verdict
-from grader.reports.html_page import render
+from grader.core import verdicts
+from grader.core.model import Verdict
+from grader.results.html_page import render
 
 pytestmark = pytest.mark.fast
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import load_config
+from grader.course.config import load_config
+from grader.intake.submissions import discover, load
 from grader.sandbox import CGROUPS_ENV
-from grader.submissions import discover, load
 from testcases import cli as testcases_cli
 from testcases.errors import UsageError
 from testcases.expected import FILE_NAME, differences, load_expected, render

@@ -1,33 +1,33 @@
 """`grader check PATH`: a student's self-check of one program on the public cases and
 every puzzle of the pool (what the student kit runs too), in a scratch
-folder (nothing is kept); one screen (grader.reports.check_report), or every case in
+folder (nothing is kept); one screen (grader.results.check_report), or every case in
 full with --details; exit status 0 only when every case and pool puzzle run passes."""
 
 import argparse
 import tempfile
 from pathlib import Path
 
-from grader.cases import Case, default_manifest, load_cases
+from grader.build.toolchain import install_hint, missing_tools
+from grader.cases.manifest import Case, default_manifest, load_cases
+from grader.cases.pool import load_pool
 from grader.commands.console import run_with_progress, warn
 from grader.commands.options import add_jobs_option, positive_jobs
-from grader.config import CourseConfig, load_config
-from grader.errors import UsageError, run_entry_point
-from grader.grading import ThreadExecutor, plan
-from grader.pool import load_pool
-from grader.proofs import CHECK_BUDGET, Proving, explain
-from grader.reports.check_report import (
+from grader.core.errors import UsageError, run_entry_point
+from grader.course.config import CourseConfig, load_config
+from grader.grading.proofs import CHECK_BUDGET, Proving, explain
+from grader.grading.session import ThreadExecutor, plan
+from grader.intake.submissions import Submission, discover, load
+from grader.judge.score import Standing, SubmissionReport, report
+from grader.results.check_report import (
     PoolRun,
     check_report,
     passed,
     pool_report,
     verdict_line,
 )
-from grader.reports.terminal import build_report, case_report
+from grader.results.terminal import build_report, case_report
 from grader.sandbox import make_sandbox
-from grader.score import Standing, SubmissionReport, report
 from grader.store import DB_NAME, ProofRow, Store
-from grader.submissions import Submission, discover, load
-from grader.toolchain import install_hint, missing_tools
 
 
 def standalone(argv: list[str]) -> int:

@@ -6,16 +6,16 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from grader.config import CourseConfig
-from grader.late import Lateness, unknown_times
-from grader.progress import progress
-from grader.score import SubmissionReport
+from grader.core.progress import progress
+from grader.course.config import CourseConfig
+from grader.course.late import Lateness, unknown_times
+from grader.intake.submissions import Submission
+from grader.intake.teams import Teams
+from grader.judge.score import SubmissionReport
 from grader.store import Store, SubmissionRow
-from grader.submissions import Submission
-from grader.teams import Teams
 
 if TYPE_CHECKING:  # grading is imported where it runs: `export`, `show` and the rest need none
-    from grader.grading import Event, Executor, Plan
+    from grader.grading.session import Event, Executor, Plan
 
 
 def warn(message: str) -> None:
@@ -39,9 +39,9 @@ def warn_unknown_times(lateness: Mapping[str, Lateness]) -> None:
 def course_lateness(
     reports: Sequence[SubmissionReport], config: CourseConfig, teams: Teams
 ) -> dict[str, Lateness]:
-    """Each report's lateness on each student's own due date (grader.extensions), with
+    """Each report's lateness on each student's own due date (grader.intake.extensions), with
     the warnings: the extensions file's lines that changed nothing, the missing times."""
-    from grader.extensions import class_lateness
+    from grader.intake.extensions import class_lateness
 
     lateness, notes = class_lateness(reports, config, teams)
     for note in notes:
@@ -53,7 +53,7 @@ def course_lateness(
 def warn_unrecorded(submissions: Sequence[Submission | SubmissionRow]) -> None:
     """Name the folders whose `.lms.json` the import did not write: what it says of who
     and when (a student's own file, say) counts for nothing."""
-    from grader.submission_meta import META_NAME, unrecorded_meta
+    from grader.course.submission_meta import META_NAME, unrecorded_meta
 
     found = [s.id for s in submissions if unrecorded_meta(s.folder)]
     if found:
@@ -69,7 +69,7 @@ def warn_mixed_class(submissions: Sequence[Submission]) -> None:
     """Name the folders no import wrote when others came from one: a class imported
     into a folder that already held other students (the example class in submissions/,
     an earlier section) is graded with them, and its exports would carry them too."""
-    from grader.submission_meta import read_meta
+    from grader.course.submission_meta import read_meta
 
     imported = {s.id for s in submissions if read_meta(s.folder) is not None}
     others = [s.id for s in submissions if s.id not in imported]
@@ -96,7 +96,7 @@ def run_with_progress(work: "Plan", store: Store, executor: "Executor | None", f
             file=sys.stderr,
         )
         return
-    from grader.grading import EventKind, grade
+    from grader.grading.session import EventKind, grade
 
     assert executor is not None, "an executor whenever there is something to grade"
     with progress(work.total, "grading") as bar:

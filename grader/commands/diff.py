@@ -3,9 +3,9 @@ it (both kept in the results folder)."""
 
 import argparse
 
-from grader import regrade
 from grader.commands.options import add_results_option
-from grader.errors import UsageError
+from grader.core.errors import UsageError
+from grader.results import regrade
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

@@ -24,9 +24,9 @@ from grader.commands.console import (
     warn_waiting,
 )
 from grader.commands.options import add_settled_option
-from grader.config import load_config
+from grader.course.config import load_config
 from grader.exports.common import ExportError
-from grader.last_run import graded
+from grader.results.last_run import graded
 
 
 def add_parser(
@@ -130,10 +130,10 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
 
 
 def cmd_csv(args: argparse.Namespace) -> int:
-    from grader.bonus import award
+    from grader.course.late import worth_showing
     from grader.exports.gradebook_csv import write_gradebook
-    from grader.late import worth_showing
-    from grader.teams import class_teams
+    from grader.intake.teams import class_teams
+    from grader.results.bonus import award
 
     config = load_config(args.course)
     policy = config.late
@@ -168,10 +168,10 @@ def cmd_csv(args: argparse.Namespace) -> int:
 
 
 def cmd_html(args: argparse.Namespace) -> int:
+    from grader.core.progress import progress
+    from grader.course.late import worth_showing
     from grader.exports.feedback_html import write_feedback
-    from grader.late import worth_showing
-    from grader.progress import progress
-    from grader.teams import class_teams
+    from grader.intake.teams import class_teams
 
     config = load_config(args.course)
     cpu_limit = config.limits.cpu_seconds  # what grading runs under

@@ -12,9 +12,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from grader import counterexamples, regrade
-from grader.canary import Canaries, limits_refusal
-from grader.cases import Case, default_manifest, load_cases
+from grader.cases.manifest import Case, default_manifest, load_cases
+from grader.cases.pool import load_pool
 from grader.commands.console import (
     course_lateness,
     run_with_progress,
@@ -31,28 +30,30 @@ from grader.commands.options import (
     positive_jobs,
     with_sandbox_choice,
 )
-from grader.config import ConfigError, CourseConfig, load_config
-from grader.errors import UsageError
-from grader.extensions import class_lateness
-from grader.grading import Plan, ThreadExecutor, plan
-from grader.late import Lateness, worth_showing
-from grader.model import Verdict
-from grader.pool import load_pool
-from grader.progress import progress
-from grader.proofs import Proving, explain, provable
-from grader.rejudge import rejudge
-from grader.reports.results_json import results_document, write_json
-from grader.reports.terminal import summary_table
+from grader.core.errors import UsageError
+from grader.core.model import Verdict
+from grader.core.progress import progress
+from grader.core.text import safe_name
+from grader.course.config import ConfigError, CourseConfig, load_config
+from grader.course.late import Lateness, worth_showing
+from grader.grading import counterexamples
+from grader.grading.proofs import Proving, explain, provable
+from grader.grading.rejudge import rejudge
+from grader.grading.session import Plan, ThreadExecutor, plan
+from grader.intake.extensions import class_lateness
+from grader.intake.submissions import Submission, survey
+from grader.intake.teams import Teams, class_teams
+from grader.judge.canary import Canaries, limits_refusal
+from grader.judge.score import SubmissionReport, report
+from grader.results import regrade
+from grader.results.results_json import results_document, write_json
+from grader.results.terminal import summary_table
 from grader.sandbox import Sandbox, SandboxUnavailable, isolating_sandbox
-from grader.score import SubmissionReport, report
 from grader.store import DB_NAME, Store, results_folder
-from grader.submissions import Submission, survey
-from grader.teams import Teams, class_teams
-from grader.text import safe_name
 
 
 class Puzzles(NamedTuple):
-    """The graded cases, and the pool beside them (grader.pool) the search draws on."""
+    """The graded cases, and the pool beside them (grader.cases.pool) the search draws on."""
 
     cases: list[Case]
     pool: list[Case]
@@ -164,7 +165,7 @@ def _prove_limits(
     canaries: Canaries | None,
 ) -> None:
     """course.toml's limits, proven before anything is graded: a known-good program of
-    each language of the class builds and runs under them on a case (grader.canary),
+    each language of the class builds and runs under them on a case (grader.judge.canary),
     or the key at fault is refused in one line."""
     specs = {s.language.name: s.language for s in submissions if s.language and not s.problem}
     if not specs or not cases:
@@ -275,7 +276,7 @@ def _grade_into(
 def _canaries(
     sandbox: Sandbox | None, config: CourseConfig, folder: Path, cases: list[Case]
 ) -> Iterator[Canaries | None]:
-    """The grading process's canaries (grader.canary): what the limits' proof finds,
+    """The grading process's canaries (grader.judge.canary): what the limits' proof finds,
     the grading and the proofs of the feedback need not find again."""
     if sandbox is None:
         yield None
@@ -353,7 +354,7 @@ def _grade_on_cluster(
     address: str, work: Plan, store: Store, config: CourseConfig, cases: list[Case], force: bool
 ) -> str:
     """Grade the plan on a Dask cluster; the name of the workers' sandbox."""
-    from grader.cluster import ClusterExecutor, connect, workers_sandbox
+    from grader.grading.cluster import ClusterExecutor, connect, workers_sandbox
 
     if work.total == 0:  # no need to reach the cluster
         run_with_progress(work, store, None, force)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.cases import default_manifest, load_cases
+from grader.cases.manifest import default_manifest, load_cases
 from grader.commands.console import warn, warn_waiting
 from grader.commands.options import (
     add_results_option,
@@ -15,8 +15,8 @@ from grader.commands.options import (
     grading_sandbox,
     with_sandbox_choice,
 )
-from grader.config import CourseConfig, load_config
-from grader.progress import Bar, progress
+from grader.core.progress import Bar, progress
+from grader.course.config import CourseConfig, load_config
 from grader.store import DB_NAME, Store, results_folder
 
 if TYPE_CHECKING:
@@ -70,11 +70,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 def run(args: argparse.Namespace) -> int:
     # Imported when used: the other commands start without them.
     from grader import leaderboard as lb
-    from grader.bonus import award
-    from grader.last_run import graded_ids
-    from grader.reports.leaderboard_md import terminal
-    from grader.score import report
-    from grader.teams import class_teams
+    from grader.intake.teams import class_teams
+    from grader.judge.score import report
+    from grader.leaderboard.page_md import terminal
+    from grader.results.bonus import award
+    from grader.results.last_run import graded_ids
 
     looking = _start_look()  # over the whole preparation: the grader's own CPU not counted
     config = load_config(args.course)

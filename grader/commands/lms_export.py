@@ -33,7 +33,7 @@ from grader.commands.console import (
     warn_waiting,
 )
 from grader.commands.options import add_settled_option
-from grader.errors import UsageError
+from grader.core.errors import UsageError
 from grader.lms.systems import REGISTRY, Back
 
 
@@ -100,12 +100,12 @@ def _back(args: argparse.Namespace) -> Back:
 
 
 def run_gradebook(args: argparse.Namespace) -> int:
-    from grader.atomic import write_file
-    from grader.bonus import award
-    from grader.config import load_config
-    from grader.last_run import graded
+    from grader.core.atomic import write_file
+    from grader.course.config import load_config
+    from grader.intake.teams import class_teams
     from grader.lms.roster import read_roster
-    from grader.teams import class_teams
+    from grader.results.bonus import award
+    from grader.results.last_run import graded
 
     back = _back(args)
     assert back.gradebook is not None, "only an LMS with a gradebook export has the kind"
@@ -143,13 +143,13 @@ def run_gradebook(args: argparse.Namespace) -> int:
 
 
 def run_scores(args: argparse.Namespace) -> int:
-    from grader.atomic import write_file
-    from grader.bonus import award
-    from grader.config import load_config
-    from grader.last_run import graded
+    from grader.core.atomic import write_file
+    from grader.course.config import load_config
+    from grader.intake.teams import class_teams
     from grader.lms.roster import read_roster
     from grader.lms.systems import Scores
-    from grader.teams import class_teams
+    from grader.results.bonus import award
+    from grader.results.last_run import graded
 
     back = _back(args)
     refusal = back.refusal(args)
@@ -246,14 +246,14 @@ EXIT_LEFT_OUT = 1  # written, but rows the LMS would skip were left out of it
 def run_feedback(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
-    from grader.config import load_config
+    from grader.core.progress import progress
+    from grader.course.config import load_config
+    from grader.course.submission_meta import read_meta
     from grader.exports.common import Entry, write_zip
     from grader.exports.feedback_html import render_page
-    from grader.last_run import graded
+    from grader.intake.teams import class_teams
     from grader.lms.export import LmsExportError
-    from grader.progress import progress
-    from grader.submission_meta import read_meta
-    from grader.teams import class_teams
+    from grader.results.last_run import graded
 
     config = load_config(args.course)
     if args.out.is_dir():

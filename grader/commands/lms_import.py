@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.errors import UsageError
+from grader.core.errors import UsageError
 from grader.lms.systems import REGISTRY, option_refusal
 
 if TYPE_CHECKING:
@@ -76,14 +76,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from grader.config import load_config
+    from grader.core.progress import progress
+    from grader.course.config import load_config
     from grader.lms.classroom_lists import read_accepted, read_grades
     from grader.lms.groups import read_groups
     from grader.lms.importer import import_archive
     from grader.lms.incoming import ImportOptions
     from grader.lms.roster import read_roster
     from grader.lms.times import read_times
-    from grader.progress import progress
 
     config = load_config(args.course)
     lms = REGISTRY[args.kind]

@@ -5,11 +5,11 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from grader.cgroupfs import usable_cpus
 from grader.commands.console import warn
-from grader.config import SANDBOX_CHOICES, CourseConfig
-from grader.errors import UsageError
+from grader.core.errors import UsageError
+from grader.course.config import SANDBOX_CHOICES, CourseConfig
 from grader.sandbox import Sandbox, isolating_sandbox
+from grader.sandbox.cgroupfs import usable_cpus
 from grader.store import DB_NAME
 
 

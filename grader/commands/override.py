@@ -23,14 +23,14 @@ import dataclasses
 import math
 import time
 
-from grader.cases import default_manifest, load_cases
+from grader.cases.manifest import default_manifest, load_cases
 from grader.commands.options import add_results_option, graded_results
-from grader.config import load_config
-from grader.errors import UsageError
-from grader.model import Verdict
-from grader.score import format_score, report, shown_points, shown_score
+from grader.core.errors import UsageError
+from grader.core.model import Verdict
+from grader.core.text import safe_name
+from grader.course.config import load_config
+from grader.judge.score import format_score, report, shown_points, shown_score
 from grader.store import OverrideRow, Store
-from grader.text import safe_name
 
 VERDICTS = tuple(v.value for v in Verdict if v != Verdict.IE)  # IE is the grader's, never decided
 

@@ -3,13 +3,17 @@ came from and its late penalty when it was imported from an LMS."""
 
 import argparse
 
-from grader.cases import default_manifest, load_cases
+from grader.cases.manifest import default_manifest, load_cases
 from grader.commands.console import course_lateness
 from grader.commands.options import add_results_option, graded_results
-from grader.config import load_config
-from grader.errors import UsageError
-from grader.last_run import graded_ids
-from grader.reports.terminal import (
+from grader.core.errors import UsageError
+from grader.core.text import safe_name
+from grader.course.config import load_config
+from grader.course.submission_meta import read_meta
+from grader.intake.teams import class_teams
+from grader.judge.score import report
+from grader.results.last_run import graded_ids
+from grader.results.terminal import (
     build_report,
     case_report,
     decisions_report,
@@ -17,11 +21,7 @@ from grader.reports.terminal import (
     score_line,
     team_report,
 )
-from grader.score import report
 from grader.store import Store
-from grader.submission_meta import read_meta
-from grader.teams import class_teams
-from grader.text import safe_name
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

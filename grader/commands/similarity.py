@@ -1,5 +1,5 @@
 """`grader similarity OUT.html`: every pair of submissions ranked by similarity into one
-page (grader/similarity.py compares, grader/reports/similarity_html.py draws), written
+page (grader/grading/similarity.py compares, grader/results/similarity_html.py draws), written
 atomically."""
 
 import argparse
@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from grader.atomic import write_file
-from grader.config import load_config
-from grader.errors import UsageError
-from grader.reports.similarity_html import render
-from grader.similarity import similarity_report
+from grader.core.atomic import write_file
+from grader.core.errors import UsageError
+from grader.course.config import load_config
+from grader.grading.similarity import similarity_report
+from grader.results.similarity_html import render
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

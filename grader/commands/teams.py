@@ -1,5 +1,5 @@
 """`grader teams [--roster CSV]`: every team of the last `grade` run, its members and its
-submission (grader/teams.py tells them: the LMS import's, else the course's teams file,
+submission (grader/intake/teams.py tells them: the LMS import's, else the course's teams file,
 else the student alone), what was replaced, and with the LMS's roster (Canvas's
 gradebook, Moodle's worksheet) the members it does not know, who would get no score."""
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 from grader.commands.console import warn_unrecorded
 from grader.commands.options import add_results_option, graded_results
-from grader.config import load_config
-from grader.last_run import graded_ids
+from grader.course.config import load_config
+from grader.intake.teams import Teams, class_teams, teams_file
 from grader.lms.roster import Roster, read_roster
+from grader.results.last_run import graded_ids
 from grader.store import Store
-from grader.teams import Teams, class_teams, teams_file
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -64,9 +64,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _unknown_members(teams: Teams, roster: Roster, name: str) -> None:
-    """Each member of a team that counts whom no roster row keys (grader.identity)."""
-    from grader import identity
-    from grader.identity import Person
+    """Each member of a team that counts whom no roster row keys (grader.course.identity)."""
+    from grader.course import identity
+    from grader.course.identity import Person
 
     counting = [t for t in teams.by_submission.values() if t.counts]
     people, owners = [], []

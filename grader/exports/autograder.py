@@ -22,12 +22,10 @@ import time
 import traceback
 from pathlib import Path
 
-from grader import counterexamples
-from grader.canary import limits_refusal
-from grader.cases import Case, load_cases
-from grader.cgroupfs import usable_cpus
-from grader.config import ConfigError, CourseConfig, load_config
-from grader.errors import GraderError
+from grader.cases.manifest import Case, load_cases
+from grader.cases.pool import load_pool
+from grader.core.errors import GraderError
+from grader.course.config import ConfigError, CourseConfig, load_config
 from grader.exports.common import ExportError
 from grader.exports.gradescope import (
     FALLBACK_NOT_ISOLATED,
@@ -36,11 +34,14 @@ from grader.exports.gradescope import (
     leaderboard_puzzles,
 )
 from grader.exports.timed import leaderboard_cpu
-from grader.grading import execute, plan
-from grader.pool import load_pool
-from grader.proofs import Proving, explain
-from grader.reports.results_json import write_json
-from grader.reports.terminal import build_report, case_report, score_line
+from grader.grading import counterexamples
+from grader.grading.proofs import Proving, explain
+from grader.grading.session import execute, plan
+from grader.intake.submissions import load
+from grader.judge.canary import limits_refusal
+from grader.judge.score import SubmissionReport, report
+from grader.results.results_json import write_json
+from grader.results.terminal import build_report, case_report, score_line
 from grader.sandbox import (
     BubblewrapSandbox,
     RlimitSandbox,
@@ -49,9 +50,8 @@ from grader.sandbox import (
     bubblewrap_cause,
     isolating_sandbox,
 )
-from grader.score import SubmissionReport, report
+from grader.sandbox.cgroupfs import usable_cpus
 from grader.store import DB_NAME, Store
-from grader.submissions import load
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """What every export shares: packing files into zips byte for byte reproducibly, copying
 a case set with its manifest, and the names of verdicts and languages. (Reading the
-last grading run back is grader/last_run.py: the LMS export reads it too.)"""
+last grading run back is grader/results/last_run.py: the LMS export reads it too.)"""
 
 import json
 import shutil
@@ -12,12 +12,13 @@ from importlib.metadata import PackageNotFoundError, requires
 from modulefinder import ModuleFinder
 from pathlib import Path
 
-from grader import languages, verdicts
-from grader.atomic import atomic_output
-from grader.cases import Case, default_manifest, load_cases
-from grader.config import tomllib  # the grader's own machine has it (3.11+, or tomli)
-from grader.errors import GraderError
-from grader.pool import pool_manifest
+from grader import languages
+from grader.cases.manifest import Case, default_manifest, load_cases
+from grader.cases.pool import pool_manifest
+from grader.core import verdicts
+from grader.core.atomic import atomic_output
+from grader.core.errors import GraderError
+from grader.course.config import tomllib  # the grader's own machine has it (3.11+, or tomli)
 from grader.sandbox import PROGRAM_FILES
 
 GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
@@ -144,7 +145,7 @@ def case_entries(
 
 
 def pool_entries(manifest: Path | None, prefix: str = "testcases/") -> list[Entry]:
-    """The pool beside the cases (grader.pool), under `prefix`pool/, as it lies beside
+    """The pool beside the cases (grader.cases.pool), under `prefix`pool/, as it lies beside
     them: public puzzles only. None when the case set has no pool."""
     pool = pool_manifest(Path(manifest or default_manifest()))
     if not pool.is_file():

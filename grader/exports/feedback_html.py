@@ -10,10 +10,10 @@ instructor, links every page and counts how many passed each case.
 Everything a program or a student chose (output, error output, build log, ids,
 file names) is hostile: it is decoded leniently, control characters and bytes
 that are not UTF-8 are shown as escapes, and the pages are rendered from
-templates that escape every value (grader/reports/html_page.py). As a second line
+templates that escape every value (grader/results/html_page.py). As a second line
 of defence the pages carry a Content-Security-Policy that allows no script, no
 request and no external asset at all: a page is one file. A student's page is
-drawn from grader.student_view alone: nothing of a run that could have learned a
+drawn from grader.judge.student_view alone: nothing of a run that could have learned a
 hidden input.
 """
 
@@ -26,30 +26,31 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
-from grader import __version__, sensitivity
-from grader.atomic import atomic_folder, write_file
+from grader import __version__
+from grader.core.atomic import atomic_folder, write_file
+from grader.core.model import NOT_GRADED, VERDICT_ORDER, Verdict
+from grader.core.text import cut, printable, shorten
+from grader.course.late import Lateness
 from grader.exports.common import (
     ExportError,
     language_name,
     verdict_name,
 )
 from grader.exports.textdiff import LineDiff, line_diff
-from grader.last_run import Graded
-from grader.late import Lateness
-from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
-from grader.reports.html_page import render
-from grader.reports.terminal import counterexample_heading
-from grader.score import CaseOutcome, SubmissionReport, format_score, shown_score
-from grader.store import MAX_STORED_OUTPUT, RunRow, Store
-from grader.student_view import (
+from grader.grading import sensitivity
+from grader.intake.teams import Team, Teams
+from grader.judge.score import CaseOutcome, SubmissionReport, format_score, shown_score
+from grader.judge.student_view import (
     ShownCase,
     finding_sentence,
     set_apart,
     shown_decisions,
     student_view,
 )
-from grader.teams import Team, Teams
-from grader.text import cut, printable, shorten
+from grader.results.html_page import render
+from grader.results.last_run import Graded
+from grader.results.terminal import counterexample_heading
+from grader.store import MAX_STORED_OUTPUT, RunRow, Store
 
 LINE_LIMIT = 300  # characters of one output line shown in a diff
 # A page shows the start of a difference, not all of it: a page of a hundred failing
@@ -156,7 +157,7 @@ def render_page(
     team: Team | None = None,
 ) -> str:
     """A submission's page: everything for the instructor; for a student only what
-    grader.student_view lets them see."""
+    grader.judge.student_view lets them see."""
     sub = result.submission
     context = _summary(result, student, late, team, cpu_limit)
     if student:
@@ -268,7 +269,7 @@ def _late(result: SubmissionReport, late: Lateness) -> dict[str, object]:
 
 def _decisions(result: SubmissionReport, student: bool) -> list[dict[str, object]]:
     """The instructor's decisions (overrides), each with its reason; a student sees
-    only those that count, a hidden case's by no name (grader.student_view)."""
+    only those that count, a hidden case's by no name (grader.judge.student_view)."""
     if student:
         return [{"text": printable(text), "review": ""} for text in shown_decisions(result)]
     return [

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from grader.cases import Case, default_manifest, load_cases
-from grader.config import CourseConfig, load_config
+from grader.cases.manifest import Case, default_manifest, load_cases
+from grader.course.config import CourseConfig, load_config
 from grader.exports.common import Entry, ExportError, write_folder
 from grader.exports.student_kit import README, kit_entries, refuse_secrets
 

@@ -4,14 +4,14 @@ It is not an LMS's import format (Canvas's gradebook import wants its own identi
 columns, Moodle's its worksheet's): `export canvas` and `export moodle` write those.
 
 Format:
-  * a header row, then one row per member of each submission's team (grader.teams),
+  * a header row, then one row per member of each submission's team (grader.intake.teams),
     ordered by submission id, members in their team's order: every member gets the
     team's result. A submission replaced by its team's newer one, or whose team's
     members the LMS did not name, has one row with an empty member;
   * columns: id (the submission), team (its name; "(replaced by <id>)" after it when
     replaced), member (the member's id: the LMS's, the teams file's, or the folder's
     for a student alone), member_name, language, score, max_score, bonus (the speed
-    bonus the member gets: grader.bonus; 0 when none), leaderboard_rank, then one
+    bonus the member gets: grader.results.bonus; 0 when none), leaderboard_rank, then one
     column per case in manifest order, headed "case:<case id>", holding its verdict
     (AC, WA, PE, TLE, MLE, OLE, RTE, CE, IE; "-" when not graded; the instructor's when
     they decided one), then policy_dependent: what the policy-dependent cases cost,
@@ -45,15 +45,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.atomic import write_file
-from grader.bonus import Award
-from grader.cases import Case
+from grader.cases.manifest import Case
+from grader.core.atomic import write_file
+from grader.core.model import NOT_GRADED
+from grader.course.late import NOT_LATE, Lateness
 from grader.exports.common import ExportError
-from grader.late import NOT_LATE, Lateness
-from grader.model import NOT_GRADED
+from grader.intake.teams import Team, Teams
+from grader.judge.score import SubmissionReport, format_score
+from grader.results.bonus import Award
 from grader.schemas import validate
-from grader.score import SubmissionReport, format_score
-from grader.teams import Team, Teams
 
 FIXED_COLUMNS = (
     "id",

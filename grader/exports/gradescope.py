@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__, languages
-from grader.cases import Case
-from grader.config import CourseConfig, default_course_file, load_config
-from grader.draws import load_draw
+from grader.cases.manifest import Case
+from grader.core.model import NOT_GRADED, Verdict
+from grader.core.text import cut, printable
+from grader.course.config import CourseConfig, default_course_file, load_config
 from grader.exports.common import (
     Entry,
     case_entries,
@@ -35,12 +36,11 @@ from grader.exports.common import (
     write_zip,
 )
 from grader.exports.timed import statistic
-from grader.model import NOT_GRADED, Verdict
-from grader.reports.terminal import counterexample_lines
-from grader.score import SubmissionReport
-from grader.student_view import ShownCase, student_view
-from grader.text import cut, printable
-from grader.timed_runs import timed_cases
+from grader.grading.draws import load_draw
+from grader.grading.timed_runs import timed_cases
+from grader.judge.score import SubmissionReport
+from grader.judge.student_view import ShownCase, student_view
+from grader.results.terminal import counterexample_lines
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
 BUILD_LOG_LIMIT = 6000
@@ -278,7 +278,7 @@ def gradescope_results(
 
 
 def _test(number: int, shown: ShownCase, policy_cases: str = "count") -> dict[str, object]:
-    """One case as Gradescope shows it to the student: what grader.student_view lets
+    """One case as Gradescope shows it to the student: what grader.judge.student_view lets
     them see (a hidden case's output shows its verdict and a public puzzle that failed
     alike, never its diagnosis nor its figures); the figures of every run are in
     extra_data, which Gradescope keeps for the instructor."""

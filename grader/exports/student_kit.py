@@ -10,7 +10,7 @@ Windows, macOS or Linux with Python 3.10+ alone (no network, no package to insta
                                 imports, found by modulefinder; it holds no solver)
       testcases/manifest.json   the public cases, and only them
       testcases/public/         their puzzles and expected outputs
-      testcases/pool/           the pool of public puzzles (grader.pool), like the hidden
+      testcases/pool/           the pool of public puzzles (grader.cases.pool), like the hidden
                                 cases: check runs every one of them too
 
 What a student may not have stays out, and the build checks it: no hidden case
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import languages
-from grader.cases import default_manifest, load_cases
-from grader.config import default_course_file, load_config, tomllib
+from grader.cases.manifest import default_manifest, load_cases
+from grader.course.config import default_course_file, load_config, tomllib
 from grader.exports.common import (
     Entry,
     ExportError,

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.build import build
-from grader.cases import Case
-from grader.config import CourseConfig
-from grader.model import Verdict
+from grader.build.builder import build
+from grader.cases.manifest import Case
+from grader.core.model import Verdict
+from grader.course.config import CourseConfig
+from grader.grading.timed_runs import Program, timed_run
+from grader.intake.submissions import Submission
 from grader.sandbox.base import Sandbox
-from grader.submissions import Submission
-from grader.timed_runs import Program, timed_run
-from grader.timing import median, one_core
+from grader.statistics.timing import median, one_core
 
 
 def leaderboard_cpu(

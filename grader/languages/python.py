@@ -1,5 +1,5 @@
 """Python: no build; python3 runs the file (where a program starts is read from its syntax
-tree: grader.source_facts)."""
+tree: grader.languages.source_facts)."""
 
 from grader.languages import Language
 

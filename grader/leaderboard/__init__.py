@@ -35,7 +35,8 @@ Start-up cost
     is the language and how much the program.
 """
 
-from grader.draws import DRAW_HINT, Draw, DrawError, check_draw_unused, load_draw
+from grader.grading.draws import DRAW_HINT, Draw, DrawError, check_draw_unused, load_draw
+from grader.grading.timed_runs import STARTUP_PREFIX, Program, timed_cases, timed_run
 from grader.leaderboard.builds import prepare
 from grader.leaderboard.cores import Calibration, allowed_cores, calibrate
 from grader.leaderboard.eligible import eligibility, failure_summary
@@ -59,7 +60,6 @@ from grader.leaderboard.publishing import Published, publish
 from grader.leaderboard.recording import record_session, session_record
 from grader.leaderboard.session import Ineligible, Session
 from grader.leaderboard.standings import Standings, Timed, board_caveats, collect, timed
-from grader.timed_runs import STARTUP_PREFIX, Program, timed_cases, timed_run
 
 __all__ = [
     "DRAW_HINT",

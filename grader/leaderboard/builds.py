@@ -8,16 +8,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader import languages
-from grader.build import build
-from grader.cases import Case
-from grader.config import CourseConfig, LanguageSpec
-from grader.draws import Draw
+from grader.build.builder import build
+from grader.cases.manifest import Case
+from grader.course.config import CourseConfig, LanguageSpec
+from grader.grading.draws import Draw
+from grader.grading.timed_runs import STARTUP_PREFIX, Program, timed_cases
+from grader.intake.submissions import Submission
 from grader.leaderboard.eligible import eligibility
 from grader.leaderboard.session import Ineligible, Session
 from grader.sandbox.base import Sandbox
 from grader.store import Store
-from grader.submissions import Submission
-from grader.timed_runs import STARTUP_PREFIX, Program, timed_cases
 
 _STARTUP_SOURCES = {lang.name: lang.startup for lang in languages.REGISTRY}
 
@@ -35,7 +35,7 @@ def prepare(
 ) -> Session:
     """Decide who is ranked and build (or find in the cache) every program to time.
     `only`: the submissions of the last grading run (None: every one stored);
-    `unranked`: submission -> why it is never ranked (grader.teams.Teams.unranked: no
+    `unranked`: submission -> why it is never ranked (grader.intake.teams.Teams.unranked: no
     one's result, a copy of a group's submission ranked once, a test account); `draw`:
     the puzzles drawn for this session (grader.leaderboard.draws), timed instead of
     the manifest's timed cases."""

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.timing import Rule, median, significantly_faster
+from grader.statistics.timing import Rule, median, significantly_faster
 
 REFERENCE_LOOPS = 200_000  # about 10 ms of one core: enough to read, cheap to repeat
 
@@ -44,7 +44,7 @@ def allowed_cores() -> list[int]:
 def calibrate(cores: Sequence[int], rule: Rule, rounds: int = 7) -> Calibration:
     """Each core's median time for the reference work, the cores taking turns; a core
     is left out when the fastest core is significantly faster than it, by the session's
-    own rule for programs (grader.timing.Rule: its rank test, medians beyond the noise floor):
+    own rule for programs (grader.statistics.timing.Rule: its rank test, medians beyond the noise floor):
     a difference the runs cannot show is noise, not the core."""
     found: dict[int, list[float]] = {core: [] for core in cores}
     for _ in range(rounds):

@@ -1,16 +1,16 @@
 """Who may be ranked: programs that pass every case of their last grading run (the
 instructor's decided verdicts counting), unchanged since. (Which cases are timed is
-grader/timed_runs.py's: Gradescope's value uses it too.)"""
+grader/grading/timed_runs.py's: Gradescope's value uses it too.)"""
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.cases import Case
-from grader.config import CourseConfig
-from grader.model import NOT_GRADED, VERDICT_ORDER, Verdict
-from grader.score import report
+from grader.cases.manifest import Case
+from grader.core.model import NOT_GRADED, VERDICT_ORDER, Verdict
+from grader.course.config import CourseConfig
+from grader.intake.submissions import Submission, load
+from grader.judge.score import report
 from grader.store import Store, SubmissionRow
-from grader.submissions import Submission, load
 
 
 def eligibility(

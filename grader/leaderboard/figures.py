@@ -7,7 +7,7 @@ from typing import Any
 
 from grader import __version__
 from grader.leaderboard.standings import Standings, Timed
-from grader.timing import RESOLUTION_S, Summary
+from grader.statistics.timing import RESOLUTION_S, Summary
 
 # What a program's figure is (shown with every leaderboard, and kept with its session).
 STATISTIC = (

@@ -15,15 +15,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from grader.cases import Case
-from grader.config import CourseConfig
+from grader.cases.manifest import Case
+from grader.core.model import TimedVerdict, Verdict
+from grader.course.config import CourseConfig
+from grader.grading.timed_runs import Program, timed_run
 from grader.leaderboard.racing import first_look, next_step, stopped
 from grader.leaderboard.session import Session
 from grader.leaderboard.standings import leading_totals
-from grader.model import TimedVerdict, Verdict
 from grader.sandbox.base import Sandbox
 from grader.store import Store
-from grader.timed_runs import Program, timed_run
 
 
 @dataclass

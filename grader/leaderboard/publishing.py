@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.atomic import write_file
+from grader.core.atomic import write_file
 from grader.leaderboard.names import write_pseudonym_key
-from grader.reports.leaderboard_html import html_page
-from grader.reports.leaderboard_md import markdown
-from grader.reports.results_json import write_json
+from grader.leaderboard.page_html import html_page
+from grader.leaderboard.page_md import markdown
+from grader.results.results_json import write_json
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.errors import GraderError
+from grader.core.errors import GraderError
 from grader.leaderboard.machine import load_average
 
 LOOK_SECONDS = 1.0

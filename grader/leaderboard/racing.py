@@ -15,7 +15,7 @@ The same rule decides, from the stored runs alone, who was stopped (grader.leade
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.timing import Rule, median
+from grader.statistics.timing import Rule, median
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def decide(samples: Mapping[str, Sequence[float]], rule: Rule) -> Race:
     outside it that every program of it is significantly faster than.
 
     The rank-1 set is the programs no program is directly significantly faster than
-    (a chain only adds wins over programs already beaten: grader.timing.ranks), found
+    (a chain only adds wins over programs already beaten: grader.statistics.timing.ranks), found
     with the fewest tests for a class of hundreds: each program is tested against the
     faster ones, fastest first, until one beats it, and against the leaders only."""
     named = {name: list(values) for name, values in samples.items() if values}
@@ -75,7 +75,7 @@ def _faster(
     slow: str,
     rule: Rule,
 ) -> bool:
-    """`fast` significantly faster than `slow` (grader.timing.Rule)."""
+    """`fast` significantly faster than `slow` (grader.statistics.timing.Rule)."""
     return rule.faster(named[fast], named[slow], (middle[fast], middle[slow])) is not None
 
 

@@ -1,5 +1,5 @@
 """The session as the results database keeps it: what the speed bonus is awarded from
-(grader.bonus). When its ranked programs were measured, by which statistic and
+(grader.results.bonus). When its ranked programs were measured, by which statistic and
 settings, on which puzzles (the draw's seed, and each puzzle's text and family), and
 every submission it considered:
 its content, and whether it was ranked (and where), failed or was incomplete while

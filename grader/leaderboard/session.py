@@ -1,12 +1,12 @@
 """What the leaderboard works on: the programs to time (submissions and each language's
-start-up program; a Program is grader/timed_runs.py's), the ones that may not be ranked,
+start-up program; a Program is grader/grading/timed_runs.py's), the ones that may not be ranked,
 and one command's session."""
 
 from dataclasses import dataclass, field
 
-from grader.cases import Case
-from grader.draws import Draw
-from grader.timed_runs import Program
+from grader.cases.manifest import Case
+from grader.grading.draws import Draw
+from grader.grading.timed_runs import Program
 
 
 @dataclass(frozen=True)

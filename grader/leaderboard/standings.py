@@ -5,14 +5,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from grader.cases import Case
-from grader.config import CourseConfig, LeaderboardConfig
+from grader.cases.manifest import Case
+from grader.core.model import STARTUP_RAN, TimedVerdict, Verdict
+from grader.course.config import CourseConfig, LeaderboardConfig
+from grader.grading.timed_runs import Program
 from grader.leaderboard.racing import stopped
 from grader.leaderboard.session import Ineligible, Session
-from grader.model import STARTUP_RAN, TimedVerdict, Verdict
+from grader.statistics.timing import Rule, Summary, ranks, significantly_faster, summarize
 from grader.store import Store, TimingRow
-from grader.timed_runs import Program
-from grader.timing import Rule, Summary, ranks, significantly_faster, summarize
 
 
 @dataclass(frozen=True)

@@ -3,4 +3,4 @@ github-classroom), export scores in the LMS's own import format. One module per 
 (canvas.py, moodle.py, gradescope.py, github_classroom.py), each declared in systems.py; unpack.py reads archives safely; roster.py reads the LMS's gradebook
 or worksheet, worksheet.py what Moodle's grading worksheet says of each participant,
 times.py the submission times Canvas's API knows. The small file left beside each
-student's files is grader/submission_meta.py: the late policy reads it too."""
+student's files is grader/course/submission_meta.py: the late policy reads it too."""

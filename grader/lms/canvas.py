@@ -32,7 +32,7 @@ import dataclasses
 import re
 from pathlib import Path, PurePosixPath
 
-from grader import identity
+from grader.course import identity
 from grader.lms.groups import GroupSet
 from grader.lms.incoming import (
     ImportOptions,

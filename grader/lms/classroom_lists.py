@@ -28,8 +28,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from grader.bounded import read_text
-from grader.errors import GraderError
+from grader.core.bounded import read_text
+from grader.core.errors import GraderError
 from grader.lms.times import parse_iso
 
 MAX_LIST_BYTES = 64 << 20

@@ -14,10 +14,10 @@ its import accepts without damaging anything it holds:
 - a score above the LMS's maximum (Canvas's Points Possible, Moodle's Maximum grade,
   which Moodle's upload enforces by dropping the row without a word) is named, and
   `scale` writes every score as a share of the LMS's maximum instead;
-- every member of a team (grader.teams) gets the team's score in their own row: a row
+- every member of a team (grader.intake.teams) gets the team's score in their own row: a row
   is matched to the submission whose team has a member with one of the row's ids; a
   member no row knows is named, and so is each team written to several rows;
-- the speed bonus (grader.bonus) is added to the score of every member of a team
+- the speed bonus (grader.results.bonus) is added to the score of every member of a team
   ranked 1, in the LMS's points (after `scale`), and named per row; Canvas can take it
   in a column of its own instead (`bonus_column`: Canvas makes it an assignment).
   Moodle's worksheet upload reads one grade per participant: there it is added;
@@ -36,20 +36,20 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from grader import identity
-from grader.bonus import Award
-from grader.errors import GraderError
-from grader.identity import Person
-from grader.late import NOT_LATE, Lateness
+from grader.core.errors import GraderError
+from grader.core.model import Verdict
+from grader.course import identity
+from grader.course.identity import Person
+from grader.course.late import NOT_LATE, Lateness
+from grader.course.submission_meta import SubmissionMeta, read_meta
+from grader.intake.teams import Team, Teams
+from grader.judge.score import SubmissionReport, format_score
+from grader.judge.student_view import shown_decisions
 from grader.lms import worksheet
 from grader.lms.matching import DECLARED, match_roster
 from grader.lms.roster import Roster, number, write_rows
 from grader.lms.scales import ScaleMap
-from grader.model import Verdict
-from grader.score import SubmissionReport, format_score
-from grader.student_view import shown_decisions
-from grader.submission_meta import SubmissionMeta, read_meta
-from grader.teams import Team, Teams
+from grader.results.bonus import Award
 
 DEFAULT_ASSIGNMENT = "Scramble Squares"
 _CANVAS_ASSIGNMENT = re.compile(r"^.+ \(\d+\)$")  # Canvas heads them "Name (assignment id)"
@@ -139,7 +139,7 @@ def _match(
     declared: Mapping[str, str] = DECLARED,
 ) -> dict[int, SubmissionReport]:
     """Roster row index -> its submission, each row by its LMS's own keys in its
-    order, each person by theirs (grader.identity): a row two submissions claim and a
+    order, each person by theirs (grader.course.identity): a row two submissions claim and a
     person two rows claim get nothing, and are named. The submissions no row matches go
     to out.unmatched, team members no row knows to out.unknown_members."""
     people, _ = people_of(reports, teams)

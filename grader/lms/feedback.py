@@ -28,8 +28,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from grader.course.submission_meta import SubmissionMeta
 from grader.lms.moodle_names import clean_name
-from grader.submission_meta import SubmissionMeta
 
 PAGE = "feedback.html"
 _MOODLE_FOLDER = f"assignfeedback_file/{PAGE}"

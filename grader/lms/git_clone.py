@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from grader.errors import GraderError
+from grader.core.errors import GraderError
 from grader.lms.unpack import UnpackLimits
 
 MAX_COMMITS = 10_000

@@ -10,7 +10,7 @@ Who a repository is for: the students GitHub lists for it (its grades download,
 --grades; its accepted assignments, --accepted), else, for a student's own
 repository, the username its name ends with. Each is a row of the classroom roster
 (--roster classroom_roster.csv), found by their GitHub id, else their username
-(grader.identity); a student's folder is named by the row's identifier, the course's
+(grader.course.identity); a student's folder is named by the row's identifier, the course's
 own id for them, a team's by its repository. A repository none of whose students a
 row knows is named and not imported: never graded under a guess.
 
@@ -47,16 +47,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from grader import identity
-from grader.bounded import TooLarge, read_limited
-from grader.identity import Key, Person
+from grader.core.bounded import TooLarge, read_limited
+from grader.course import identity
+from grader.course.identity import Key, Person
+from grader.course.submission_meta import Team, TeamMember
+from grader.course.zones import instant
 from grader.lms import git_clone
 from grader.lms.classroom_lists import ClassroomList, Listed
 from grader.lms.incoming import ImportOptions, Incoming, Parsed, newest, safe_id
 from grader.lms.roster import Roster
 from grader.lms.unpack import ArchiveError, Refused, UnpackLimits
-from grader.submission_meta import Team, TeamMember
-from grader.zones import instant
 
 SUFFIX = "-submissions"  # gh-classroom's folder: `<slug>-submissions`
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9_@+][A-Za-z0-9._@+-]*$")  # kept as it is

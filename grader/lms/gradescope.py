@@ -15,10 +15,10 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from grader import identity
+from grader.course import identity
+from grader.course.submission_meta import Team, TeamMember
 from grader.lms.incoming import ImportOptions, Incoming, Parsed, download_time, safe_id
 from grader.lms.unpack import ArchiveError, Refused, Unpacked, read_zip
-from grader.submission_meta import Team, TeamMember
 
 META_FILE = "submission_metadata.yml"
 _SUBMISSION = re.compile(r"^submission_\d+$")  # a submission's folder
@@ -125,7 +125,7 @@ def _incoming(key: str, entry: dict[str, Any]) -> Incoming:
 
 def _member(person: dict[str, Any]) -> TeamMember:
     """A submitter: known by their sid, else their e-mail; the e-mail kept beside a sid
-    (a roster may know either, through a declared alias: grader.identity)."""
+    (a roster may know either, through a declared alias: grader.course.identity)."""
     ids = [str(person[k]) for k in ("sid", "email") if person.get(k)]
     keys = [(kind, str(person[k])) for k, kind in _KINDS if person.get(k)]
     return TeamMember(

@@ -22,10 +22,10 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import identity
-from grader.bounded import read_text
-from grader.errors import GraderError
-from grader.submission_meta import Team, TeamMember
+from grader.core.bounded import read_text
+from grader.core.errors import GraderError
+from grader.course import identity
+from grader.course.submission_meta import Team, TeamMember
 
 MAX_BYTES = 8 << 20
 # The group set's own id columns: its user_id is the SIS user id, its login_id the login.

@@ -5,7 +5,7 @@ interface (grader/lms/incoming.py): the people, teams, times and files it found.
 follows is every source's: a student named twice refused, uploaded zips unpacked,
 files that cannot stand together refused, the roster matched, each folder written.
 
-Each student's folder holds their files and `.lms.json` (grader/submission_meta.py).
+Each student's folder holds their files and `.lms.json` (grader/course/submission_meta.py).
 A second import of a newer download touches only the students whose files or
 submission time changed; a student missing from it keeps their folder, and an
 older download never replaces a newer submission (by their submission times, else
@@ -25,16 +25,16 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from grader.atomic import atomic_output
-from grader.bounded import read_limited
-from grader.identity import Key, Person
+from grader.core.atomic import atomic_output
+from grader.core.bounded import read_limited
+from grader.course.identity import Key, Person
+from grader.course.submission_meta import ImportRecord, SubmissionMeta, parse_time, read_meta
 from grader.lms.incoming import ImportOptions, Incoming
 from grader.lms.matching import match_roster
 from grader.lms.paths import conflicts
 from grader.lms.roster import Roster
 from grader.lms.systems import REGISTRY
 from grader.lms.unpack import ArchiveError, Refused, UnpackLimits, read_zip
-from grader.submission_meta import ImportRecord, SubmissionMeta, parse_time, read_meta
 
 
 @dataclass

@@ -10,15 +10,15 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from grader.identity import Key
-from grader.late import LatePolicy
+from grader.course.identity import Key
+from grader.course.late import LatePolicy
+from grader.course.submission_meta import Team
 from grader.lms.classroom_lists import ClassroomList
 from grader.lms.groups import GroupSet
 from grader.lms.matching import DECLARED
 from grader.lms.roster import Roster
 from grader.lms.times import SubmissionTimes
 from grader.lms.unpack import DEFAULT_LIMITS, Refused, Unpacked, UnpackLimits
-from grader.submission_meta import Team
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -41,7 +41,7 @@ class Incoming:
     anonymous_id: str = ""  # Canvas's anonymous grading id
     attachments: dict[str, str] = field(default_factory=dict)  # Canvas: file -> attachment id
     team: Team | None = None
-    keys: tuple[Key, ...] = ()  # the submitter, as the LMS keys them (grader.identity)
+    keys: tuple[Key, ...] = ()  # the submitter, as the LMS keys them (grader.course.identity)
     # Files the LMS holds for them that cannot be used (a link, an LFS pointer, a
     # submodule), path -> why: shown in their report beside the files used.
     unusable: dict[str, str] = field(default_factory=dict)

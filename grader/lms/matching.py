@@ -1,14 +1,14 @@
 """Who each roster row is: the one rule the import (who is in the roster, who handed
 in) and the export (whose grade goes in which row) both apply, so that they never say
 two things of one person. Each row is matched by its LMS's own keys in its order,
-each person by theirs (grader.identity), other systems' ids as the roster's kinds
+each person by theirs (grader.course.identity), other systems' ids as the roster's kinds
 the course declares them to be (course.toml [lms])."""
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from grader import identity
-from grader.identity import Matching, Person
+from grader.course import identity
+from grader.course.identity import Matching, Person
 from grader.lms.roster import CANVAS_KEYS, MOODLE_KEYS, Roster
 
 EMAIL = "Email address"  # Moodle's worksheet column (grader.lms.worksheet.EMAIL)
@@ -43,7 +43,7 @@ def aliases_for(roster: Roster, declared: Mapping[str, str]) -> dict[str, str]:
 def match_roster(
     roster: Roster, people: Sequence[Person], declared: Mapping[str, str] = DECLARED
 ) -> Matching:
-    """Row index -> the submission of the person it keys (grader.identity.match)."""
+    """Row index -> the submission of the person it keys (grader.course.identity.match)."""
     rows = [roster.keys(row) for row in roster.rows]
     labels = [roster.label(row) for row in roster.rows]
     return identity.match(rows, labels, people, aliases_for(roster, declared))

@@ -32,7 +32,8 @@ import dataclasses
 import re
 from pathlib import Path, PurePosixPath
 
-from grader import identity
+from grader.course import identity
+from grader.course.submission_meta import Team
 from grader.lms import worksheet
 from grader.lms.incoming import (
     ImportOptions,
@@ -44,7 +45,6 @@ from grader.lms.incoming import (
 )
 from grader.lms.roster import Roster
 from grader.lms.unpack import Member, Refused, Unpacked, read_zip
-from grader.submission_meta import Team
 
 # The name ends at the first `_`; then the id (none: Moodle's default group).
 _PREFIX = re.compile(r"^(?P<name>[^_]*)_(?:(?P<id>\d+)_)?assignsubmission_(?P<rest>.*)$")

@@ -9,8 +9,8 @@ the rest of that student, and every other student, is imported whole.
 
 from pathlib import PurePosixPath
 
+from grader.course.submission_meta import META_NAME
 from grader.lms.unpack import Refused
-from grader.submission_meta import META_NAME
 
 
 def conflicts(student_id: str, paths: list[PurePosixPath]) -> dict[PurePosixPath, Refused]:

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import identity
-from grader.errors import GraderError
-from grader.identity import Key
+from grader.core.errors import GraderError
+from grader.course import identity
+from grader.course.identity import Key
 
 # The key columns of each LMS's export, in the order its own import tries them (Canvas:
 # lib/gradebook_importer.rb, which ignores the Integration ID); Moodle's worksheet

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.errors import GraderError
+from grader.core.errors import GraderError
 
 
 class ScaleMapError(GraderError):

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from grader.bonus import Award
-    from grader.late import Lateness
+    from grader.course.late import Lateness
+    from grader.course.submission_meta import SubmissionMeta
+    from grader.intake.teams import Teams
+    from grader.judge.score import SubmissionReport
     from grader.lms.export import Matched
     from grader.lms.feedback import FeedbackFiles
     from grader.lms.incoming import ImportOptions, Parsed
     from grader.lms.roster import Roster
-    from grader.score import SubmissionReport
-    from grader.submission_meta import SubmissionMeta
-    from grader.teams import Teams
+    from grader.results.bonus import Award
 
 Reader = Callable[[Path, "ImportOptions"], "Parsed"]
 

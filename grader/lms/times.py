@@ -27,8 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from grader.bounded import read_text
-from grader.errors import GraderError
+from grader.core.bounded import read_text
+from grader.core.errors import GraderError
 
 MAX_TIMES_BYTES = 64 << 20
 ID_COLUMNS = ("user_id", "anonymous_id")

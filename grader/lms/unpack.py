@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from grader.errors import GraderError
+from grader.core.errors import GraderError
 
 # macOS adds these to zips it makes; they are never part of a submission.
 _JUNK_DIRS = ("__MACOSX",)

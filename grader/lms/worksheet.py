@@ -28,12 +28,12 @@ equal to the current one, or older than the grade Moodle holds ("Last modified
 import re
 from datetime import datetime
 
-from grader import identity
-from grader.identity import Key
+from grader.course import identity
+from grader.course.identity import Key
+from grader.course.submission_meta import TeamMember
 from grader.lms.moodle_names import clean_name
 from grader.lms.roster import Roster, number
 from grader.lms.scales import scale_items
-from grader.submission_meta import TeamMember
 
 IDENTIFIER = "Identifier"
 FULL_NAME = "Full name"

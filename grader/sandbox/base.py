@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from grader.errors import GraderError
-from grader.model import Limits, RunResult
+from grader.core.errors import GraderError
+from grader.core.model import Limits, RunResult
 
 INPUT_PLACEHOLDER = "{input}"
 
@@ -27,7 +27,7 @@ class Sandbox(abc.ABC):
 
     name: str = ""
     accounting: str = ""  # a CpuAccounting value: what counts a run's CPU time
-    # Its builds are the same wherever they are made (grader.shared_builds): a real
+    # Its builds are the same wherever they are made (grader.build.shared_builds): a real
     # sandbox's are; a stand-in's, made up by a test, are not.
     shares_builds: bool = False
 

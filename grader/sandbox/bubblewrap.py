@@ -147,7 +147,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.model import CpuAccounting, Limits, RunResult
+from grader.core.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import (
     SANDBOX_PATH,
     Sandbox,

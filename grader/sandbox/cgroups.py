@@ -43,8 +43,8 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import cgroupfs
-from grader.model import CpuAccounting, Limits
+from grader.core.model import CpuAccounting, Limits
+from grader.sandbox import cgroupfs
 
 _PREFIX = "scramble-grader-"
 _REMOVE_SECONDS = 2.0  # a group is busy until the kernel has released its last task

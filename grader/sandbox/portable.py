@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TypedDict
 
-from grader.model import CpuAccounting, Limits, RunResult
+from grader.core.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import Sandbox, SetupError, guarded, substitute
 
 NOT_HELD = (

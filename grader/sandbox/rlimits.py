@@ -48,7 +48,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.model import CpuAccounting, Limits, RunResult
+from grader.core.model import CpuAccounting, Limits, RunResult
 from grader.sandbox.base import (
     SANDBOX_PATH,
     InputStage,

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from grader.model import Limits, RunResult, java_heap_mb
+from grader.core.model import Limits, RunResult, java_heap_mb
 from grader.sandbox.base import SetupError
 from grader.sandbox.cgroups import Cgroups, Metered
 

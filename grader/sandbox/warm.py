@@ -88,7 +88,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.model import Limits, RunResult
+from grader.core.model import Limits, RunResult
 from grader.sandbox.base import (
     SetupError,
     check_request,

@@ -6,7 +6,7 @@
  * OOM killer), the driver says so in words and exits 1, like any compile error: the
  * grader would see the student's CE. The grader must see what happened, as data: a
  * build whose command ends killed by a signal none of its limits sent is the grader's
- * failure, IE, retried (grader/build.py). So the witness traces every process of the
+ * failure, IE, retried (grader/build/builder.py). So the witness traces every process of the
  * command (ptrace: only fork, clone, exec and signals stop them; every signal is passed
  * on as it came) and, once the command has ended, ends by the signal that killed one of
  * them, if one was (a SIGPIPE aside: a pipeline's reader ending first is no one's

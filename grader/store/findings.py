@@ -6,12 +6,12 @@ import time
 import zlib
 from collections.abc import Sequence
 
-from grader.cases import Case
-from grader.model import Verdict
+from grader.cases.manifest import Case
+from grader.core.model import Verdict
+from grader.intake.submissions import Submission
 from grader.store.base import StoreBase
 from grader.store.rows import CounterexampleRow, FindingRow, ProofRow
 from grader.store.schema import MAX_STORED_OUTPUT
-from grader.submissions import Submission
 
 
 class FindingTables(StoreBase):

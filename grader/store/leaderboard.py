@@ -5,8 +5,8 @@ import json
 import time
 from typing import Any
 
-from grader.cases import Case
-from grader.model import RunResult, TimedVerdict
+from grader.cases.manifest import Case
+from grader.core.model import RunResult, TimedVerdict
 from grader.store.base import StoreBase
 from grader.store.rows import (
     SESSION_COLUMNS,

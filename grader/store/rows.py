@@ -8,8 +8,8 @@ import zlib
 from dataclasses import dataclass, fields
 from typing import Any, Literal, Protocol
 
-from grader.errors import GraderError
-from grader.model import STARTUP_RAN, RunResult, TimedVerdict, Verdict
+from grader.core.errors import GraderError
+from grader.core.model import STARTUP_RAN, RunResult, TimedVerdict, Verdict
 
 SESSION_COLUMNS = "id, recorded_at, first_run, last_run, statistic, settings, cases, draw"
 
@@ -70,7 +70,7 @@ class RunRow:
     cpu_accounting: str  # a CpuAccounting value; "" when nothing ran or stored before it
     kind: str = ""  # the kind of failure ("WA/missing"); "" for AC, CE, or stored before it
     exposed: bool = True  # it could have learned a hidden input (see the runs table)
-    rules: str | None = None  # the judging rules' version (grader.rules); None: unknown
+    rules: str | None = None  # the judging rules' version (grader.core.rules); None: unknown
 
 
 RUN_COLUMNS = tuple(field.name for field in fields(RunRow))
@@ -113,7 +113,7 @@ class ProofRow:
 
 @dataclass(frozen=True)
 class FindingRow:
-    """A relation the program's runs show (grader.relations.Finding, as stored)."""
+    """A relation the program's runs show (grader.grading.relations.Finding, as stored)."""
 
     kind: str
     text: str
@@ -253,7 +253,7 @@ class BuildRow:
 
 
 class Built(Protocol):
-    """What the store keeps of a build (grader.build's Artifact, a layer above)."""
+    """What the store keeps of a build (grader.build.builder's Artifact, a layer above)."""
 
     @property
     def ok(self) -> bool: ...

@@ -6,8 +6,10 @@ import os
 import time
 import zlib
 
-from grader.cases import Case
-from grader.model import RunResult, Verdict
+from grader.cases.manifest import Case
+from grader.core.model import RunResult, Verdict
+from grader.core.text import safe_name
+from grader.intake.submissions import Submission
 from grader.store.base import StoreBase
 from grader.store.rows import (
     RUN_COLUMNS,
@@ -25,8 +27,6 @@ from grader.store.rows import (
     run_row,
     submission_row,
 )
-from grader.submissions import Submission
-from grader.text import safe_name
 
 
 class RunTables(StoreBase):
@@ -85,7 +85,7 @@ class RunTables(StoreBase):
     ) -> None:
         """One finished run; `result` is the RunResult, None when nothing ran (CE);
         `policy_only`: the failure is decided only by the case's policy rules; `kind`:
-        the kind of failure (grader.judge.Judgement.kind); `exposed`: it could have
+        the kind of failure (grader.judge.judging.Judgement.kind); `exposed`: it could have
         learned a hidden input (the runs table says when); `rules`: the judging rules'
         version it was judged under (None: not judged, e.g. IE)."""
         kept = kept_output(verdict, result.stdout) if result is not None else b""
@@ -135,7 +135,7 @@ class RunTables(StoreBase):
         policy_only: bool,
         rules: str,
     ) -> None:
-        """A stored run judged again under `rules` (grader.rejudge): its verdict and what
+        """A stored run judged again under `rules` (grader.grading.rejudge): its verdict and what
         goes with it; `key` is (submission, content hash, case or puzzle, its version)."""
         column = "case" if table == "runs" else "puzzle"
         policy = ", policy_only=?" if table == "runs" else ""

@@ -68,20 +68,20 @@ CREATE TABLE IF NOT EXISTS runs (
     output BLOB,
     sandbox TEXT NOT NULL,
     created_at REAL NOT NULL,
-    -- 1: the failure is decided only by the case's policy rules (grader.compare.policy), else
-    -- 0; NULL in a run stored by schema 1 until a report decides it (grader.policy_backfill).
+    -- 1: the failure is decided only by the case's policy rules (grader.judge.compare.policy), else
+    -- 0; NULL in a run stored by schema 1 until a report decides it (grader.judge.policy_backfill).
     policy_only INTEGER,
-    -- What counted cpu_seconds (grader.model.CpuAccounting); '' when nothing ran, or
+    -- What counted cpu_seconds (grader.core.model.CpuAccounting); '' when nothing ran, or
     -- stored before schema 3.
     cpu_accounting TEXT NOT NULL DEFAULT '',
-    -- The kind of failure (grader.judge.Judgement.kind, "WA/missing"); '' for AC, for CE
+    -- The kind of failure (grader.judge.judging.Judgement.kind, "WA/missing"); '' for AC, for CE
     -- (nothing ran), or stored before schema 4.
     kind TEXT NOT NULL DEFAULT '',
     -- 1: the run could have learned a hidden input (its own input is hidden, or a hidden
     -- run of this submission had started before it): nothing a student sees comes from
     -- it. 0: it could not. Runs stored before schema 5: 1 (their order is unknown).
     exposed INTEGER NOT NULL DEFAULT 1,
-    -- The judging rules' version (grader.rules) the verdict was decided under; NULL:
+    -- The judging rules' version (grader.core.rules) the verdict was decided under; NULL:
     -- stored before schema 8 (unknown rules: judged again, or run again, before it counts).
     rules TEXT,
     -- What judging it again needs besides its output (grader.store.Replay, zlib JSON); NULL
@@ -89,8 +89,8 @@ CREATE TABLE IF NOT EXISTS runs (
     replay BLOB,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
--- Runs on puzzles of the pool (grader.pool), made to find a puzzle a student may see that
--- fails like a case (grader.counterexamples); never part of a score.
+-- Runs on puzzles of the pool (grader.cases.pool), made to find a puzzle a student may see that
+-- fails like a case (grader.grading.counterexamples); never part of a score.
 CREATE TABLE IF NOT EXISTS pool_runs (
     submission_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
@@ -132,8 +132,8 @@ CREATE TABLE IF NOT EXISTS counterexamples (
     created_at REAL NOT NULL,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version)
 );
--- A counterfactual run (grader.proofs): the case's puzzle with one property changed
--- (grader.counterfactual), run after grading; it proves the property is what the program
+-- A counterfactual run (grader.grading.proofs): the case's puzzle with one property changed
+-- (grader.cases.counterfactual), run after grading; it proves the property is what the program
 -- fails on when it passes. Its output is never shown.
 CREATE TABLE IF NOT EXISTS proofs (
     submission_id TEXT NOT NULL,
@@ -146,7 +146,7 @@ CREATE TABLE IF NOT EXISTS proofs (
     created_at REAL NOT NULL,
     PRIMARY KEY (submission_id, content_hash, case_id, case_version, property)
 );
--- What a program does wrong, read from all its runs (grader.relations), in order.
+-- What a program does wrong, read from all its runs (grader.grading.relations), in order.
 CREATE TABLE IF NOT EXISTS findings (
     submission_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
@@ -202,7 +202,7 @@ CREATE TABLE IF NOT EXISTS overrides (
 );
 -- Each `grader leaderboard` that ranked the class: when, by what statistic, settings and
 -- timed cases; leaderboard_programs holds every program it timed with its content and
--- its place. The speed bonus is awarded from the last session (grader.bonus).
+-- its place. The speed bonus is awarded from the last session (grader.results.bonus).
 CREATE TABLE IF NOT EXISTS leaderboard_sessions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     recorded_at REAL NOT NULL,
@@ -257,7 +257,7 @@ def add_column(db: sqlite3.Connection, table: str, column: str) -> None:
 
 def migrate(db: sqlite3.Connection, version: int) -> None:
     """Schema 1 kept the policy decision only as a sentence in the diagnosis: add its
-    column, undecided (NULL) in the stored runs, which grader.policy_backfill decides.
+    column, undecided (NULL) in the stored runs, which grader.judge.policy_backfill decides.
     Schemas 1 and 2 did not say what counted a run's CPU time: '' (unknown). Schemas
     1 to 3 did not keep a failure's kind: '' (the search for a public puzzle that
     fails alike says the case must be graded again). Schema 4's tables (pool runs,

@@ -1,0 +1,1 @@
+"""What everything rests on: the model, errors, verdicts, the rules' version, settings, text and files."""

@@ -1,0 +1,1 @@
+"""The course: its configuration (course.toml), its time zone, its people and their due dates."""

@@ -1,1 +1,0 @@
-"""Reports made from the results store: terminal tables, JSON, pages, exports."""

@@ -1,0 +1,1 @@
+"""Repeated time measurements and the rank tests that compare them."""
