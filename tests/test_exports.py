@@ -25,10 +25,10 @@ import pytest
 
 from grader.cases.manifest import load_cases
 from grader.course.config import load_config
-from grader.exports.common import ExportError
+from grader.exports.common import Entry, ExportError
 from grader.exports.gradebook_csv import read_ranks
 from grader.exports.gradescope import gradescope_results, published
-from grader.exports.student_kit import KIT, build_student_kit
+from grader.exports.student_kit import KIT, build_student_kit, refuse_secrets
 from grader.results.last_run import graded
 from grader.schemas import validate
 from tests.helpers import (
@@ -553,11 +553,13 @@ def test_student_kit_holds_public_cases_and_no_secret(student_kit, tmp_path):
     } <= set(files)
     # only what `check` runs: no package to install, none of the instructor's code
     assert not {"requirements.txt", "course.toml", "grader/cli.py"} & set(files)
-    for part in ("lms", "leaderboard", "exports", "cluster"):
+    for part in ("lms/", "leaderboard/", "exports/", "grading/cluster"):
         assert not any(name.startswith(f"grader/{part}") for name in files), part
-    # by name: nothing hidden, no solver, no test-case tooling, no results
+    # by name: nothing hidden, no solver, no test-case tooling, no results folder (the
+    # grader's own results/ package is its code)
     for name in files:
-        assert not re.search(r"(^|/)(hidden|reference|results|submissions)(/|$)", name), name
+        assert not re.search(r"(^|/)(hidden|reference|submissions)(/|$)", name), name
+        assert not re.search(r"(^|(?<!grader)/)results(/|$)", name), name
         assert (
             name.startswith(("grader/", "testcases/public/", "testcases/pool/public/"))
             or "/" not in name
@@ -601,6 +603,29 @@ def test_student_kit_refuses_a_hidden_case_it_would_give_away(tmp_path):
     with pytest.raises(ExportError, match="hidden case 'secret'"):
         build_student_kit(tmp_path / "kit.zip", manifest)
     assert not (tmp_path / "kit.zip").exists()
+
+
+@pytest.mark.parametrize(
+    "name, refused",
+    [
+        ("scramble-kit/grader/results/terminal.py", False),  # the grader's own package
+        ("scramble-kit/grader/results/templates/page.css", False),
+        ("scramble-kit/results/grader.db", True),  # a grading run's results folder
+        ("results/grade.log", True),
+        ("scramble-kit/grader/grader.db", True),  # its store, wherever it lies
+        ("scramble-kit/out/results.json", True),
+        ("scramble-kit/testcases/hidden/a.txt", True),
+        ("scramble-kit/reference/puzzlesolver.py", True),
+    ],
+)
+def test_a_kit_never_holds_a_results_folder_hidden_cases_or_the_solver(tmp_path, name, refused):
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE.read_text()})
+    entry = Entry(name, b"x = 1\n")
+    if refused:
+        with pytest.raises(ExportError, match="would hold"):
+            refuse_secrets([entry], manifest)
+    else:
+        refuse_secrets([entry], manifest)
 
 
 def test_student_kit_leaves_the_sandbox_to_auto(tmp_path):

@@ -62,8 +62,10 @@ def test_a_forking_twin_never_ranks_above_the_honest_program(
     assert set(ranked) == {"honest", "twin"}, doc["not_eligible"]
     honest, twin = ranked["honest"], ranked["twin"]
     assert twin["rank"] >= honest["rank"], (honest, twin)
-    # the same work, plus a fork: never far below the honest figure
-    assert twin["cpu_median_s"] >= 0.9 * honest["cpu_median_s"], (honest, twin)
+    # The same work, plus a fork, so its CPU past the start-up is the honest program's.
+    # Were the child's CPU uncounted, it would be about none (the parent only waits).
+    # Half is the margin: two medians of 2 ms differ by 10% on a busy machine.
+    assert twin["beyond_startup_cpu_s"] >= 0.5 * honest["beyond_startup_cpu_s"], (honest, twin)
     expected = "cgroup" if cgroups == "on" else "reaped"
     assert doc["machine"]["cpu_accounting"] == expected, doc["machine"]
 

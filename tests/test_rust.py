@@ -150,8 +150,6 @@ def test_outside_its_module_a_language_is_named_only_where_listed():
 
     names = {language.name for language in languages.REGISTRY}
     assert named_in_code(names, "languages") == {
-        # the optional analysis of a source, per language (the recipe's last paragraph)
-        "grader/languages/source_facts.py": {"c", "cpp", "java", "python"},
         # "python" the interpreter the grader itself runs on, not a submission's language
         "grader/leaderboard/machine.py": {"python"},
         "grader/sandbox/portable.py": {"python"},

@@ -40,6 +40,7 @@ from grader.exports.common import (
     pool_entries,
     write_zip,
 )
+from grader.store import DB_NAME
 
 KIT = "scramble-kit"
 _IMPORTS_REFERENCE = re.compile(rb"^\s*(from|import)\s+(reference|testcases)\b", re.M)
@@ -223,6 +224,15 @@ def _kit_course(path: Path) -> str:
     return text
 
 
+def _secret_place(parts: list[str]) -> bool:
+    """Hidden cases, the solver, or a grading run's results folder (its store and
+    results.json hold hidden outputs). The grader's own results/ package (its code and
+    page templates) is not one."""
+    if "hidden" in parts or "reference" in parts or parts[-1] in (DB_NAME, "results.json"):
+        return True
+    return any(part == "results" and parts[i - 1 : i] != ["grader"] for i, part in enumerate(parts))
+
+
 def refuse_secrets(entries: list[Entry], manifest: Path | None) -> None:
     """Nothing hidden, no solver: checked on what is packed, not on how it was chosen."""
     hidden = [case for case in load_cases(manifest or default_manifest()) if not case.public]
@@ -230,8 +240,7 @@ def refuse_secrets(entries: list[Entry], manifest: Path | None) -> None:
         (case.id, path.read_bytes()) for case in hidden for path in (case.input, case.expected)
     ]
     for entry in entries:
-        parts = entry.name.split("/")
-        if "hidden" in parts or "reference" in parts or "results" in parts:
+        if _secret_place(entry.name.split("/")):
             raise ExportError(f"internal error: a student's copy would hold {entry.name}")
         data = entry.data()
         if entry.name.endswith(".py") and _IMPORTS_REFERENCE.search(data):
