@@ -40,13 +40,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def named_in_code(names: set[str], own: str) -> dict[str, set[str]]:
-    """Each module of grader/ outside the folder `own` whose code (a string constant,
-    never a comment or a docstring's words) names one of `names`, and which."""
+    """Each module of grader/ outside the folder grader/`own`/ (at any depth) whose code
+    (a string constant, never a comment or a docstring's words) names one of `names`,
+    and which."""
     import ast
 
     named: dict[str, set[str]] = {}
     for path in sorted((ROOT / "grader").rglob("*.py")):
-        if path.parent.name == own:
+        if path.relative_to(ROOT / "grader").parts[0] == own:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and node.value in names:
@@ -239,7 +240,7 @@ def schema_1_run(db, case, verdict: str, diagnosis: str, output: bytes = b"", **
 
 def gradescope_isolation():
     """An Isolation as the Gradescope autograder records it (for results.json tests)."""
-    from grader.exports.gradescope import Isolation
+    from grader.lms.gradescope.autograder import Isolation
 
     return Isolation("bubblewrap", "the container lets it make namespaces", "", "cgroup")
 

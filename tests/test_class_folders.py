@@ -267,7 +267,7 @@ def test_check_names_the_only_misnamed_file(tmp_path):
 
 
 def test_gradescope_runner_survives_a_latin1_file_name(tmp_path):
-    from grader.exports.autograder import main as autograder
+    from grader.lms.gradescope.runner import main as autograder
 
     manifest = make_cases(tmp_path / "source" / "testcases", {"sample": SAMPLE.read_text()})
     assert manifest.exists()
@@ -389,9 +389,9 @@ def _policy_class(tmp_path):
 
 
 def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configured(tmp_path):
-    from grader.exports import gradescope
     from grader.exports.feedback_html import render_page
     from grader.exports.gradebook_csv import render
+    from grader.lms.gradescope import autograder as gradescope
     from grader.results.results_json import results_document
     from grader.results.terminal import case_report, score_line, summary_table
 

@@ -16,10 +16,10 @@ from grader.cases.manifest import load_cases
 from grader.cli import main as grader_main
 from grader.core.errors import EXIT_BROKEN_PIPE, GraderError
 from grader.course.config import load_config
-from grader.exports.autograder import main as autograder_main
 from grader.grading.session import execute, plan
 from grader.intake.submissions import discover
 from grader.leaderboard import Program, timed
+from grader.lms.gradescope.runner import main as autograder_main
 from grader.store import Store, StoreError
 from tests.fakes import FakeSandbox, result
 from tests.helpers import ROOT, draw_of, small_cases, submission
@@ -233,8 +233,8 @@ def test_gradescopes_leaderboard_times_the_drawn_puzzles_of_the_timed_cases(tmp_
     import dataclasses
     import shutil
 
-    from grader.exports.gradescope import DRAW_IN_ZIP, leaderboard_puzzles
     from grader.grading.draws import DrawError
+    from grader.lms.gradescope.autograder import DRAW_IN_ZIP, leaderboard_puzzles
 
     manifest = small_cases(tmp_path / "cases")
     cases = load_cases(manifest)

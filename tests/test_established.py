@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from grader import cli
-from grader.exports import autograder
+from grader.lms.gradescope import runner as autograder
 from grader.store import DB_NAME, Store, results_folder
 from tests.helpers import ROOT, SAMPLE, make_cases, reference_submission, submission
 from tests.lms_archives import canvas_gradebook

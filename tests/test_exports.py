@@ -27,8 +27,8 @@ from grader.cases.manifest import load_cases
 from grader.course.config import load_config
 from grader.exports.common import Entry, ExportError
 from grader.exports.gradebook_csv import read_ranks
-from grader.exports.gradescope import gradescope_results, published
 from grader.exports.student_kit import KIT, build_student_kit, refuse_secrets
+from grader.lms.gradescope.autograder import gradescope_results, published
 from grader.results.last_run import graded
 from grader.schemas import validate
 from tests.helpers import (

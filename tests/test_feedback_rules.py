@@ -172,7 +172,7 @@ def test_a_student_page_shows_the_puzzle_and_never_the_hidden_case(graded):
 
 
 def test_gradescope_shows_the_puzzle_with_the_hidden_test(graded):
-    from grader.exports.gradescope import Isolation, gradescope_results
+    from grader.lms.gradescope.autograder import Isolation, gradescope_results
     from grader.results.last_run import graded as last_run
 
     _, _, tmp = graded

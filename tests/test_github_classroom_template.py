@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from grader.exports.common import ExportError
-from grader.exports.github_classroom import point_scale, step_ids
+from grader.lms.github_classroom.template import point_scale, step_ids
 from tests.helpers import ROOT
 from tests.helpers import grader_cli as cli
 from tests.mistake_variants import case_subset, variant

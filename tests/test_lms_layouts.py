@@ -450,9 +450,6 @@ def test_every_lms_is_declared_once_and_the_schemas_follow():
     team = schema["properties"]["submissions"]["items"]["properties"]["team"]
     assert set(team["properties"]["source"]["enum"]) == {*REGISTRY, "teams file", "alone"}
     assert named_in_code(set(REGISTRY), "lms") == {
-        # the kinds of `grader export` that grader/exports/ makes: the Gradescope
-        # autograder and the GitHub Classroom template, not grades going back
-        "grader/commands/export.py": {"gradescope", "github-classroom"},
         # .lms.json of format 1 kept untyped ids: which kind of key each LMS's was
         "grader/course/submission_meta.py": {"canvas", "moodle", "gradescope"},
     }

@@ -12,9 +12,9 @@ import pytest
 from grader.cases.manifest import load_cases
 from grader.core.model import Verdict
 from grader.exports.feedback_html import render_page
-from grader.exports.gradescope import case_output
 from grader.judge.score import report
 from grader.judge.student_view import student_view
+from grader.lms.gradescope.autograder import case_output
 from grader.store import DB_NAME, Store
 from tests.helpers import grader_cli as cli
 from tests.mistake_variants import VARIANTS, case_subset, variant

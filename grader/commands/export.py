@@ -25,15 +25,16 @@ from grader.commands.console import (
 )
 from grader.commands.options import add_settled_option
 from grader.course.config import load_config
-from grader.exports.common import ExportError
+from grader.exports.common import zip_path
 from grader.results.last_run import graded
 
 
 def add_parser(
     sub: "argparse._SubParsersAction[argparse.ArgumentParser]",
 ) -> "argparse._SubParsersAction[argparse.ArgumentParser]":
-    """Add `export` and its kinds made by grader/exports/; the LMS's kinds (canvas,
-    moodle) join them in grader/cli.py. Returns the kinds' subparsers."""
+    """Add `export` and its kinds made by grader/exports/; each LMS's kinds (what goes
+    back to it, what it runs itself: grader/lms/systems.py) join them in grader/cli.py.
+    Returns the kinds' subparsers."""
     export = sub.add_parser(
         "export",
         help="Gradescope autograder, gradebook CSV, feedback pages, student kit",
@@ -41,28 +42,6 @@ def add_parser(
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     kinds = export.add_subparsers(dest="export_kind", required=True, metavar="KIND")
-
-    gradescope = kinds.add_parser(
-        "gradescope",
-        help="an autograder zip for Gradescope (the grader and every case, public and hidden)",
-    )
-    gradescope.add_argument("out", type=Path, metavar="OUT.zip")
-    gradescope.add_argument(
-        "--require-bubblewrap",
-        action="store_true",
-        help="grade nothing where Gradescope's container refuses the namespaces bubblewrap "
-        "needs (by default: the unisolated fallback there, shut out of the autograder's "
-        "files, and every results.json says so)",
-    )
-    gradescope.add_argument(
-        "--puzzles",
-        type=Path,
-        metavar="DRAW.json",
-        help="puzzles drawn by `testcases draw` for Gradescope's leaderboard, timed "
-        "instead of the hidden timed cases (whose inputs a published time could spell "
-        "out); without it, results.json has no leaderboard value",
-    )
-    gradescope.set_defaults(func=cmd_gradescope)
 
     gradebook = kinds.add_parser(
         "csv",
@@ -91,42 +70,7 @@ def add_parser(
     kit.add_argument("out", type=Path, metavar="OUT.zip")
     kit.set_defaults(func=cmd_student_kit)
 
-    classroom = kinds.add_parser(
-        "github-classroom",
-        help="a GitHub Classroom template's autograding workflow (a step per public case) "
-        "and the kit it runs",
-    )
-    classroom.add_argument("out", type=Path, metavar="DIR", help="the template repository")
-    classroom.set_defaults(func=cmd_github_classroom)
     return kinds
-
-
-def _zip_path(out: Path) -> Path:
-    if out.is_dir():
-        raise ExportError(f"{out}: is a folder; name the zip file to write")
-    return out
-
-
-def cmd_gradescope(args: argparse.Namespace) -> int:
-    from grader.exports.gradescope import build_autograder
-
-    made = build_autograder(
-        _zip_path(args.out),
-        args.manifest,
-        args.course,
-        require_bubblewrap=args.require_bubblewrap,
-        draw=args.puzzles,
-    )
-    board = (
-        f"its leaderboard times the {made.drawn} puzzles of {args.puzzles}"
-        if made.drawn
-        else "no leaderboard (export with --puzzles DRAW.json for one)"
-    )
-    print(
-        f"{made.path}: Gradescope autograder with {made.public} public and {made.hidden} "
-        f"hidden cases, {board}; upload it as the assignment's autograder (Ubuntu 22.04+ image)"
-    )
-    return 0
 
 
 def cmd_csv(args: argparse.Namespace) -> int:
@@ -204,28 +148,10 @@ def cmd_html(args: argparse.Namespace) -> int:
 def cmd_student_kit(args: argparse.Namespace) -> int:
     from grader.exports.student_kit import build_student_kit
 
-    kit = build_student_kit(_zip_path(args.out), args.manifest, args.course)
+    kit = build_student_kit(zip_path(args.out), args.manifest, args.course)
     print(
         f"{kit.path}: student kit with {kit.cases} public cases; students unpack it, "
         "then run `python check.py path/to/puzzlesolver.c` in its folder (Windows, macOS, "
         "Linux)"
-    )
-    return 0
-
-
-def cmd_github_classroom(args: argparse.Namespace) -> int:
-    from grader.exports.github_classroom import KIT_FOLDER, WORKFLOW, write_template
-
-    made = write_template(args.out, args.manifest, args.course)
-    points = sum(step.points for step in made.steps)
-    scale = f" ({made.scale} points per unit of weight)" if made.scale != 1 else ""
-    for name in made.replaced:
-        print(f"note: replaced the earlier {name}")
-    print(
-        f"{made.folder}: {WORKFLOW} grades every push on {len(made.steps)} public cases, "
-        f"{points} points{scale}, with {KIT_FOLDER}/ (the kit its steps run). Commit and "
-        "push it to the assignment's template repository, keep the students' source file "
-        "at the repository's top, and add no autograding test in GitHub Classroom's "
-        "assignment form: tests added there replace this workflow."
     )
     return 0

@@ -38,11 +38,25 @@ from grader.lms.systems import REGISTRY, Back
 
 
 def add_parser(kinds: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """`export NAME`, `NAME-feedback` and `NAME-gradebook` for every LMS scores go back to
-    (grader/lms/systems.py), beside the other export kinds."""
+    """`export NAME`, `NAME-feedback` and `NAME-gradebook` for every LMS scores go back to,
+    and `export NAME` for every LMS that runs something of ours (grader/lms/systems.py),
+    beside the other export kinds."""
     for lms in REGISTRY.values():
         if lms.back is not None:
             _add_kinds(kinds, lms.name, lms.back)
+        if lms.runs is not None:
+            what = kinds.add_parser(lms.name, help=lms.runs.help)
+            lms.runs.add_options(what)
+            what.set_defaults(func=run_runs, lms=lms.name)
+
+
+def run_runs(args: argparse.Namespace) -> int:
+    """`export NAME` of an LMS that runs something of ours: make it, say what it is."""
+    runs = REGISTRY[args.lms].runs
+    assert runs is not None, "only an LMS that runs something has this kind"
+    for line in runs.export(args):
+        print(line)
+    return 0
 
 
 def _add_kinds(

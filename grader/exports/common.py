@@ -90,6 +90,13 @@ def module_entries(root_module: str, prefix: str = "") -> list[Entry]:
     ]
 
 
+def zip_path(out: Path) -> Path:
+    """The zip an export writes: refused when it names a folder."""
+    if out.is_dir():
+        raise ExportError(f"{out}: is a folder; name the zip file to write")
+    return out
+
+
 def write_zip(out: Path, entries: Sequence[Entry]) -> None:
     """Write the zip atomically: a failure leaves no half-written archive behind.
 

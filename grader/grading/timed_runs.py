@@ -1,6 +1,6 @@
 """One timed run of a program on a case, the way `grader leaderboard` measures it, and
 which cases are timed. The leaderboard and Gradescope's leaderboard value
-(grader/exports/timed.py) must measure alike, so both take it from here, below them."""
+(grader/lms/gradescope/timed.py) must measure alike, so both take it from here, below them."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass

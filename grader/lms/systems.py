@@ -1,8 +1,9 @@
 """Every LMS the grader imports from, one declaration each: the name `grader import`
 (and `grader export`) gives it, its name for people, how its download is read, which
-of `grader import`'s options it reads, and what goes back to it (`Back`: the final
-scores in its grade import file, the feedback pages in its bulk upload's zip, the
-speed bonus). The commands and the importer know no LMS by name: they read these.
+of `grader import`'s options it reads, what goes back to it (`Back`: the final scores
+in its grade import file, the feedback pages in its bulk upload's zip, the speed bonus)
+and what it runs itself (`Runs`: Gradescope's autograder, GitHub Classroom's template).
+The commands and the importer know no LMS by name: they read these.
 Light on purpose (each reader and writer is imported when it is used): the command
 line's parser reads these every time it starts.
 
@@ -81,6 +82,16 @@ class Back:
 
 
 @dataclass(frozen=True)
+class Runs:
+    """What an LMS runs itself on every submission, made by `grader export NAME` (an
+    autograder zip, a template repository's workflow)."""
+
+    help: str  # of `export NAME`
+    add_options: Callable[[argparse.ArgumentParser], None]  # its arguments and options
+    export: Callable[[argparse.Namespace], list[str]]  # makes it; what to tell, line by line
+
+
+@dataclass(frozen=True)
 class Lms:
     name: str  # `grader import NAME`; the `lms` of the .lms.json its import writes
     title: str  # for people
@@ -94,6 +105,13 @@ class Lms:
     teams: Literal["file", "flag"] | None = None
     teams_said: str = ""
     back: Back | None = None  # None: nothing goes back by `grader export`
+    runs: Runs | None = None  # None: it runs nothing of ours
+
+    def __post_init__(self) -> None:
+        if self.back is not None and self.runs is not None:
+            raise ValueError(
+                f"{self.name}: `export {self.name}` is either way back or what it runs"
+            )
 
 
 def _canvas(download: Path, options: "ImportOptions") -> "Parsed":
@@ -109,13 +127,13 @@ def _moodle(download: Path, options: "ImportOptions") -> "Parsed":
 
 
 def _gradescope(download: Path, options: "ImportOptions") -> "Parsed":
-    from grader.lms import gradescope
+    from grader.lms.gradescope import read as gradescope
 
     return gradescope.read(download, options)
 
 
 def _github_classroom(download: Path, options: "ImportOptions") -> "Parsed":
-    from grader.lms import github_classroom
+    from grader.lms.github_classroom import read as github_classroom
 
     return github_classroom.read(download, options)
 
@@ -262,6 +280,67 @@ _MOODLE_BACK = Back(
     "grade item whose maximum is at least {bonus:g} (or 'New grade item': maximum 100)",
 )
 
+
+def _gradescope_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, metavar="OUT.zip")
+    parser.add_argument(
+        "--require-bubblewrap",
+        action="store_true",
+        help="grade nothing where Gradescope's container refuses the namespaces bubblewrap "
+        "needs (by default: the unisolated fallback there, shut out of the autograder's "
+        "files, and every results.json says so)",
+    )
+    parser.add_argument(
+        "--puzzles",
+        type=Path,
+        metavar="DRAW.json",
+        help="puzzles drawn by `testcases draw` for Gradescope's leaderboard, timed "
+        "instead of the hidden timed cases (whose inputs a published time could spell "
+        "out); without it, results.json has no leaderboard value",
+    )
+
+
+def _gradescope_export(args: argparse.Namespace) -> list[str]:
+    from grader.exports.common import zip_path
+    from grader.lms.gradescope.autograder import build_autograder
+
+    made = build_autograder(
+        zip_path(args.out),
+        args.manifest,
+        args.course,
+        require_bubblewrap=args.require_bubblewrap,
+        draw=args.puzzles,
+    )
+    board = (
+        f"its leaderboard times the {made.drawn} puzzles of {args.puzzles}"
+        if made.drawn
+        else "no leaderboard (export with --puzzles DRAW.json for one)"
+    )
+    return [
+        f"{made.path}: Gradescope autograder with {made.public} public and {made.hidden} "
+        f"hidden cases, {board}; upload it as the assignment's autograder (Ubuntu 22.04+ image)"
+    ]
+
+
+def _classroom_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, metavar="DIR", help="the template repository")
+
+
+def _classroom_export(args: argparse.Namespace) -> list[str]:
+    from grader.lms.github_classroom.template import KIT_FOLDER, WORKFLOW, write_template
+
+    made = write_template(args.out, args.manifest, args.course)
+    points = sum(step.points for step in made.steps)
+    scale = f" ({made.scale} points per unit of weight)" if made.scale != 1 else ""
+    return [f"note: replaced the earlier {name}" for name in made.replaced] + [
+        f"{made.folder}: {WORKFLOW} grades every push on {len(made.steps)} public cases, "
+        f"{points} points{scale}, with {KIT_FOLDER}/ (the kit its steps run). Commit and "
+        "push it to the assignment's template repository, keep the students' source file "
+        "at the repository's top, and add no autograding test in GitHub Classroom's "
+        "assignment form: tests added there replace this workflow."
+    ]
+
+
 _OWN_TIMES = "{title}'s times come with its own files"
 
 REGISTRY: dict[str, Lms] = {
@@ -296,6 +375,11 @@ REGISTRY: dict[str, Lms] = {
                 "times": _OWN_TIMES.format(title="Gradescope"),
                 "teams": "Gradescope's metadata names every submitter",
             },
+            runs=Runs(
+                "an autograder zip for Gradescope (the grader and every case, public and hidden)",
+                _gradescope_options,
+                _gradescope_export,
+            ),
         ),
         Lms(
             "github-classroom",
@@ -312,6 +396,12 @@ REGISTRY: dict[str, Lms] = {
                 "teams": "for a GitHub Classroom group assignment, --grades or --accepted "
                 "name each team's members",
             },
+            runs=Runs(
+                "a GitHub Classroom template's autograding workflow (a step per public case) "
+                "and the kit it runs",
+                _classroom_options,
+                _classroom_export,
+            ),
         ),
     )
 }

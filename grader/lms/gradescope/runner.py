@@ -1,8 +1,8 @@
 """Inside Gradescope's container: grade one submission on every case and write
-results.json (gradescope.py builds the zip whose run_autograder runs this).
+results.json (autograder.py builds the zip whose run_autograder runs this).
 
-    python -m grader.exports.autograder --source DIR --submission DIR --results DIR
-    python -m grader.exports.autograder --source DIR --check     (setup.sh: ready?)
+    python -m grader.lms.gradescope.runner --source DIR --submission DIR --results DIR
+    python -m grader.lms.gradescope.runner --source DIR --check     (setup.sh: ready?)
 
 A run writes results.json only for a settled grade: every case with its final verdict.
 When the grader failed (IE on a case, bubblewrap required and refused here, any failure
@@ -27,19 +27,19 @@ from grader.cases.pool import load_pool
 from grader.core.errors import GraderError
 from grader.course.config import ConfigError, CourseConfig, load_config
 from grader.exports.common import ExportError
-from grader.exports.gradescope import (
-    FALLBACK_NOT_ISOLATED,
-    Isolation,
-    gradescope_results,
-    leaderboard_puzzles,
-)
-from grader.exports.timed import leaderboard_cpu
 from grader.grading import counterexamples
 from grader.grading.proofs import Proving, explain
 from grader.grading.session import execute, plan
 from grader.intake.submissions import load
 from grader.judge.canary import limits_refusal
 from grader.judge.score import SubmissionReport, report
+from grader.lms.gradescope.autograder import (
+    FALLBACK_NOT_ISOLATED,
+    Isolation,
+    gradescope_results,
+    leaderboard_puzzles,
+)
+from grader.lms.gradescope.timed import leaderboard_cpu
 from grader.results.results_json import write_json
 from grader.results.terminal import build_report, case_report, score_line
 from grader.sandbox import (
@@ -56,7 +56,7 @@ from grader.store import DB_NAME, Store
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m grader.exports.autograder", description=__doc__.splitlines()[0]
+        prog="python -m grader.lms.gradescope.runner", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--source", type=Path, required=True, help="the unpacked autograder zip")
     parser.add_argument("--submission", type=Path, help="the student's files")

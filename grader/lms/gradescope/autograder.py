@@ -35,11 +35,11 @@ from grader.exports.common import (
     verdict_name,
     write_zip,
 )
-from grader.exports.timed import statistic
 from grader.grading.draws import load_draw
 from grader.grading.timed_runs import timed_cases
 from grader.judge.score import SubmissionReport
 from grader.judge.student_view import ShownCase, student_view
+from grader.lms.gradescope.timed import statistic
 from grader.results.terminal import counterexample_lines
 
 TEST_OUTPUT_LIMIT = 8000  # characters of one test's output (Gradescope shows it in a <pre>)
@@ -78,7 +78,7 @@ python3 -m venv "$venv"
 
 # Fail here, when the image is built, rather than on the first submission.
 cd "$source_dir"
-PYTHONPATH="$source_dir" "$venv/bin/python" -m grader.exports.autograder \
+PYTHONPATH="$source_dir" "$venv/bin/python" -m grader.lms.gradescope.runner \
     --source "$source_dir" --check
 """
 
@@ -102,7 +102,7 @@ python="${AUTOGRADER_PYTHON:-$source_dir/.venv/bin/python}"
 # From source/, `python -m` imports the zip's grader before any other.
 cd "$source_dir"
 export PYTHONPATH="$source_dir"
-exec "$python" -m grader.exports.autograder --source "$source_dir" \
+exec "$python" -m grader.lms.gradescope.runner --source "$source_dir" \
     --submission "$root/submission" --results "$root/results"@OPTIONS@
 """
 
@@ -248,7 +248,7 @@ def gradescope_results(
 ) -> dict[str, Any]:
     """Gradescope's results.json for one graded submission: one test per case. The
     leaderboard value, for a program that passes every case: the statistic of `grader
-    leaderboard` (exports/timed.py) over ``leaderboard_cpu``, the totals of its timed
+    leaderboard` (timed.py) over ``leaderboard_cpu``, the totals of its timed
     runs on the drawn puzzles, rounded (`published`); none without them."""
     document: dict[str, Any] = {
         "execution_time": round(execution_time),
