@@ -56,8 +56,8 @@ SOURCE_NAMES = {
 }
 NORMAL = {"c": "ada-c", "cpp": "grace-cpp", "java": "james-java", "python": "guido-py"}
 
-CPU, WALL, MEMORY_MB, FILE_MB, STDOUT_KB, STDERR_KB = 2, 4, 256, 1, 1024, 64
-BUILD_CPU, BUILD_WALL = 5, 15
+CPU, WALL, MEMORY_MB, FILE_MB, STDOUT_KB, STDERR_KB = 1, 4, 256, 1, 1024, 64
+BUILD_CPU, BUILD_WALL = 3, 15
 COURSE = f"""
 sandbox = "{{sandbox}}"
 [limits]
@@ -598,7 +598,7 @@ def test_cpu_of_children_nobody_waits_for_counts(graded):
 
 
 def test_cpu_hidden_in_children_the_kernel_reaps_is_a_time_out(graded):
-    """15 s of CPU in children the kernel reaps itself (SIGCHLD ignored), under a 2 s
+    """15 s of CPU in children the kernel reaps itself (SIGCHLD ignored), under a 1 s
     limit: TLE (it was AC at "0.060 s CPU"), every millisecond its children burnt
     counted (it prints how many, as it goes: a loaded machine may stop it on the wall
     clock first), and the diagnosis says what counted it."""
