@@ -6,8 +6,9 @@ importing downloads in the LMS's real layout."""
 import pytest
 
 from grader.course.submission_meta import read_meta
-from grader.lms import feedback
+from grader.lms.canvas import feedback as canvas_feedback
 from grader.lms.importer import import_archive
+from grader.lms.moodle import feedback as moodle_feedback
 from grader.lms.roster import read_roster
 from tests.lms_archives import SOURCES, canvas_entry, download, moodle_entry, moodle_worksheet
 from tests.lms_rules import canvas_feedback_reads, moodle_feedback_reads
@@ -38,7 +39,7 @@ def test_canvas_feedback_reaches_each_submission_through_its_own_attachment(tmp_
     pages, metas = pages_of(into)
     metas["outsider"] = None
     pages["outsider"] = "<html>hand-made</html>"
-    made = feedback.canvas(pages, metas, SOURCES)
+    made = canvas_feedback.files(pages, metas, SOURCES)
     # Each submission's attachments, as Canvas holds them.
     attachments = {
         "1001": {"5001", "5002"},
@@ -63,7 +64,7 @@ def test_anonymous_canvas_submissions_wait_for_the_names(tmp_path):
         tmp_path / "c.zip", [(canvas_entry(None, "Q2q3x", 7001, "puzzlesolver.py"), "x")]
     )
     import_archive("canvas", archive, into, source_names=SOURCES)
-    made = feedback.canvas(*pages_of(into), SOURCES)
+    made = canvas_feedback.files(*pages_of(into), SOURCES)
     assert made.files == {}
     assert made.skipped[0].startswith("anon_Q2q3x: anonymous (no user id until Canvas reveals")
 
@@ -93,7 +94,7 @@ def test_moodle_team_feedback_reaches_every_member_of_its_own_group(tmp_path):
     into = tmp_path / "class"
     import_archive("moodle", archive, into, roster=read_roster(sheet), source_names=SOURCES)
     pages, metas = pages_of(into)
-    made = feedback.moodle(pages, metas)
+    made = moodle_feedback.files(pages, metas)
     groups = {"1203": ["1201", "1202"], "1201": ["1205"]}  # as Moodle maps them
     found, ignored = moodle_feedback_reads(list(made.files), groups)
     assert ignored == []
@@ -124,7 +125,7 @@ def test_moodle_feedback_reaches_each_participant(tmp_path):
     into = tmp_path / "class"
     import_archive("moodle", solo, into, source_names=SOURCES)
     pages, metas = pages_of(into)
-    made = feedback.moodle(pages, metas)
+    made = moodle_feedback.files(pages, metas)
     found, ignored = moodle_feedback_reads(list(made.files), {"1301", "1302", "1303"})
     assert ignored == [] and made.skipped == []
     assert {pid: [made.files[entry] for entry, _ in got] for pid, got in found.items()} == {

@@ -29,6 +29,7 @@ from grader.judge.score import report as store_report
 from grader.lms import export
 from grader.lms.export import people_of
 from grader.lms.importer import import_archive
+from grader.lms.moodle import export as moodle_export
 from grader.lms.roster import read_roster
 from grader.lms.scales import ScaleMapError, parse_scale_map
 from grader.lms.times import read_times
@@ -305,7 +306,7 @@ def participants(text: str) -> list[str]:
 
 def test_a_locked_moodle_grade_is_named_and_left_out(tmp_path):
     roster, reports = moodle_class(tmp_path)
-    made = export.moodle(reports, {}, roster)
+    made = moodle_export.scores(reports, {}, roster)
     assert made.left_out == [
         "Bo Lee: Moodle will not change this grade (Grade can be changed: No: locked or "
         "overridden in the gradebook): left out of the file"
@@ -320,7 +321,7 @@ SCALE = ("Not passed", "Passed", "Distinction")
 
 def test_a_scale_without_a_map_leaves_every_graded_row_out(tmp_path):
     roster, reports = moodle_class(tmp_path, scale=SCALE)
-    made = export.moodle(reports, {}, roster)
+    made = moodle_export.scores(reports, {}, roster)
     assert participants(made.text) == []  # nothing Moodle would drop is written
     assert len(made.left_out) == 3 and all("--scale-map" in line or "locked" in line
                                            for line in made.left_out)  # fmt: skip
@@ -329,16 +330,16 @@ def test_a_scale_without_a_map_leaves_every_graded_row_out(tmp_path):
 def test_a_scale_map_writes_the_scale_s_items_as_moodle_reads_them(tmp_path):
     roster, reports = moodle_class(tmp_path, scale=SCALE)
     scale_map = parse_scale_map("Not passed=0, Passed=50%, Distinction=2")
-    made = export.moodle(reports, {}, roster, scale_map=scale_map)
+    made = moodle_export.scores(reports, {}, roster, scale_map=scale_map)
     upload = moodle_reads(made.text, maximum=0, scale=SCALE, locked=("1202",))
     assert upload.applied == {"1201": 3.0, "1203": 2.0}  # Distinction, Passed
     assert "1202" not in upload.applied and len(made.left_out) == 1
     with pytest.raises(ScaleMapError, match="'Merit', not an item of the assignment's scale"):
-        export.moodle(reports, {}, roster, scale_map=parse_scale_map("Merit=1"))
+        moodle_export.scores(reports, {}, roster, scale_map=parse_scale_map("Merit=1"))
     (tmp_path / "points").mkdir()
     points, _ = moodle_class(tmp_path / "points")
     with pytest.raises(export.LmsExportError, match="graded in points, not on a scale"):
-        export.moodle(reports, {}, points, scale_map=scale_map)
+        moodle_export.scores(reports, {}, points, scale_map=scale_map)
 
 
 @pytest.mark.parametrize("text", ["Passed", "Passed=", "=1", "Passed=-1", "Passed=lots", ""])

@@ -11,8 +11,9 @@ import pytest
 from grader.course import identity
 from grader.course.late import Lateness
 from grader.course.submission_meta import SubmissionMeta, Team, TeamMember
-from grader.lms import export
+from grader.lms.canvas import export as canvas_export
 from grader.lms.export import LmsExportError
+from grader.lms.moodle import export as moodle_export
 from grader.lms.roster import read_roster
 from grader.results.bonus import Award
 from tests.helpers import upload_report as report
@@ -73,7 +74,7 @@ def test_canvas_export_keeps_the_rosters_own_identity_columns(tmp_path, layout):
             tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00", "Essay (89)": "10"}, **layout
         )
     )
-    made = export.canvas(class_reports(tmp_path), {}, roster, assignment="Scramble Squares")
+    made = canvas_export.scores(class_reports(tmp_path), {}, roster, assignment="Scramble Squares")
     upload = canvas_reads(made.text)  # Rejected if Canvas would refuse it
     assert upload.student_columns == roster.header[: roster.header.index("Section") + 1]
     assert upload.assignments == [COLUMN] and upload.points == {COLUMN: "2.00"}
@@ -97,7 +98,7 @@ def test_a_semicolon_gradebook_is_read_and_written_back_with_semicolons(tmp_path
     )
     roster = read_roster(path)
     assert roster.delimiter == ";" and roster.header[:2] == ["Student", "ID"]
-    made = export.canvas(class_reports(tmp_path), {}, roster, assignment="Scramble Squares")
+    made = canvas_export.scores(class_reports(tmp_path), {}, roster, assignment="Scramble Squares")
     upload = canvas_reads(made.text)
     assert upload.delimiter == ";" and upload.points == {COLUMN: "2.00"}
     assert upload.grades["1001"][COLUMN] == "2" and upload.grades["1003"][COLUMN] == "1.5"
@@ -108,7 +109,7 @@ def test_a_cell_without_a_new_score_is_never_overwritten(tmp_path):
     overwrote a score typed into Canvas; Grace's EX became a score. `missing_as_zero`
     fills only an empty cell."""
     roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00"}))
-    made = export.canvas(class_reports(tmp_path), {}, roster, missing_as_zero=True)
+    made = canvas_export.scores(class_reports(tmp_path), {}, roster, missing_as_zero=True)
     grades = {s: g[COLUMN] for s, g in canvas_reads(made.text).grades.items()}
     assert grades == {"1001": "2", "1002": "EX", "1003": "1.5", "1004": "0"}
     assert made.kept == [
@@ -122,11 +123,11 @@ def test_a_cell_without_a_new_score_is_never_overwritten(tmp_path):
 def test_a_score_above_points_possible_is_named_and_can_be_scaled(tmp_path):
     roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "1.00"}))
     reports = class_reports(tmp_path)
-    made = export.canvas(reports, {}, roster)
+    made = canvas_export.scores(reports, {}, roster)
     assert made.over == ["Lovelace, Ada: 2 > 1"]
     assert any("the grader's maximum is 2, Canvas's Points Possible 1" in n for n in made.notes)
     late = {"1001": Lateness(None, True, 1, 10.0, "1 day late: -10%")}
-    scaled = export.canvas(reports, late, roster, scale=True)
+    scaled = canvas_export.scores(reports, late, roster, scale=True)
     assert scaled.over == []
     assert canvas_reads(scaled.text).grades["1001"][COLUMN] == "0.9"  # 1.8 of 2, out of 1
 
@@ -159,26 +160,26 @@ def test_a_title_two_columns_share_or_none_has_is_refused(tmp_path, options, mes
     assignment of a title it does not know: neither happens unless asked."""
     roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, TWO_TITLES))
     with pytest.raises(LmsExportError) as refused:
-        export.canvas(class_reports(tmp_path), {}, roster, **options)
+        canvas_export.scores(class_reports(tmp_path), {}, roster, **options)
     assert str(refused.value).startswith(message) and "\n" not in str(refused.value)
 
 
 def test_a_column_named_whole_or_made_new_when_asked(tmp_path):
     roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, TWO_TITLES))
     reports = class_reports(tmp_path)
-    made = export.canvas(reports, {}, roster, assignment="Scramble Squares (102)")
+    made = canvas_export.scores(reports, {}, roster, assignment="Scramble Squares (102)")
     assert canvas_reads(made.text).grades["1001"] == {"Scramble Squares (102)": "2"}
-    made = export.canvas(reports, {}, roster, assignment="Puzzle", new_column=True)
+    made = canvas_export.scores(reports, {}, roster, assignment="Puzzle", new_column=True)
     assert canvas_reads(made.text).grades["1001"] == {"Puzzle": "2"}
     bonus = {"Scramble Squares (88)": "2", "Speed bonus (90)": "15"}
     roster = read_roster(canvas_gradebook(tmp_path / "b.csv", STUDENTS, bonus))
-    made = export.canvas(reports, {}, roster, bonus=Award(15.0, None, ("1001",), (), ""),
+    made = canvas_export.scores(reports, {}, roster, bonus=Award(15.0, None, ("1001",), (), ""),
                          assignment="Scramble Squares", bonus_column="Speed bonus")  # fmt: skip
     assert canvas_reads(made.text).grades["1001"] == {COLUMN: "2", "Speed bonus (90)": "15"}
     empty = read_roster(canvas_gradebook(tmp_path / "e.csv", STUDENTS, {}))
     with pytest.raises(LmsExportError, match="no assignment column: name one with --assign"):
-        export.canvas(reports, {}, empty)
-    made = export.canvas(reports, {}, empty, new_column=True)
+        canvas_export.scores(reports, {}, empty)
+    made = canvas_export.scores(reports, {}, empty, new_column=True)
     assert canvas_reads(made.text).assignments == ["Scramble Squares"]
 
 
@@ -186,7 +187,7 @@ def test_an_anonymous_submission_is_named_as_such(tmp_path):
     meta = SubmissionMeta("anon_Q2q3x", "canvas", anonymous_id="Q2q3x")
     reports = [report(tmp_path, "anon_Q2q3x", ["AC", "AC"], meta)]
     roster = read_roster(canvas_gradebook(tmp_path / "g.csv", STUDENTS, {COLUMN: "2.00"}))
-    made = export.canvas(reports, {}, roster)
+    made = canvas_export.scores(reports, {}, roster)
     assert made.unmatched == ["anon_Q2q3x"] and made.anonymous == ["anon_Q2q3x"]
 
 
@@ -194,11 +195,11 @@ def test_a_roster_canvas_would_refuse_is_refused_in_one_line(tmp_path):
     path = tmp_path / "g.csv"
     path.write_text("ID,Student,Section,A (1)\n7,Doe,X,\n")
     with pytest.raises(LmsExportError, match="not a Canvas gradebook export") as caught:
-        export.canvas([], {}, read_roster(path))
+        canvas_export.scores([], {}, read_roster(path))
     assert "\n" not in str(caught.value)
     path.write_text("Student,ID,SIS User ID,A (1)\nDoe,7,S7,\n")  # no Section
     with pytest.raises(LmsExportError, match="up to Section"):
-        export.canvas([], {}, read_roster(path))
+        canvas_export.scores([], {}, read_roster(path))
 
 
 # ------------------------------------------------------------------ Moodle
@@ -210,11 +211,11 @@ def moodle_meta(pid: str, **more) -> SubmissionMeta:
 
 def test_moodle_needs_its_own_worksheet(tmp_path):
     with pytest.raises(LmsExportError, match="needs the grading worksheet downloaded from Moodle"):
-        export.moodle([], {}, None)
+        moodle_export.scores([], {}, None)
     path = tmp_path / "w.csv"
     path.write_text("Identifier,Full name,Grade,Feedback comments\nParticipant 1,A,,\n")
     with pytest.raises(LmsExportError, match="no 'Last modified \\(grade\\)' column"):
-        export.moodle([], {}, read_roster(path))
+        moodle_export.scores([], {}, read_roster(path))
     # What Moodle itself refuses:
     with pytest.raises(Rejected):
         moodle_reads(path.read_text(), maximum=2)
@@ -250,13 +251,13 @@ def test_moodle_worksheet_keeps_its_cells_and_feedback_and_respects_the_maximum(
     late = {"1203": Lateness(None, None, 1, 10.0, "1 day late: -10%")}
     # Ada's 2 is above Moodle's maximum 1: Moodle would drop her row without a word
     with pytest.raises(LmsExportError) as refused:
-        export.moodle(reports, late, roster)
+        moodle_export.scores(reports, late, roster)
     assert str(refused.value) == (
         "1 score(s) above Moodle's Maximum grade (Ada Lovelace: 2 > 1): Moodle's upload "
         "would drop those rows without a word; --scale writes every score out of 1 "
         "(nothing written)"
     )
-    made = export.moodle(reports, late, roster, scale=True)
+    made = moodle_export.scores(reports, late, roster, scale=True)
     assert made.text.splitlines()[0] == sheet.read_text().splitlines()[0]  # `;`, every column
     upload = moodle_reads(made.text, separator=";", maximum=1.0, current={"1202": 1.0})
     assert upload.applied == {"1201": 1.0, "1203": 0.45}
@@ -282,7 +283,7 @@ def test_scale_reads_the_maximum_as_each_moodle_version_heads_it(tmp_path, versi
         report(tmp_path, "1201", ["AC", "WA"], moodle_meta("1201")),
         report(tmp_path, "1202", ["AC", "AC"], moodle_meta("1202")),
     ]
-    made = export.moodle(reports, {}, read_roster(sheet), scale=True)
+    made = moodle_export.scores(reports, {}, read_roster(sheet), scale=True)
     assert moodle_reads(made.text, maximum=100.0).applied == {"1201": 50.0, "1202": 100.0}
     assert "scores scaled to Moodle's Maximum grade 100: each is score x 100 / 2" in made.notes
 
@@ -312,13 +313,13 @@ def test_the_moodle_bonus_goes_to_the_gradebook_never_above_the_maximum(tmp_path
         report(tmp_path, "group-8", ["AC", "AC"], SubmissionMeta("group-8", "moodle", team=magma)),
     ]
     roster = read_roster(sheet)
-    made = export.moodle(reports, {}, roster, scale=True, bonus=winners("group-7"))
+    made = moodle_export.scores(reports, {}, roster, scale=True, bonus=winners("group-7"))
     upload = moodle_reads(made.text, maximum=100.0)
     assert upload.applied == {"1201": 100.0, "1202": 100.0, "1203": 100.0, "1204": 100.0}
     assert "a grade item of its own in the gradebook" in upload.feedback["1201"]
     assert any("export moodle-gradebook" in note for note in made.notes)
 
-    bonus = export.moodle_gradebook(reports, roster, winners("group-7"))
+    bonus = moodle_export.bonus_gradebook(reports, roster, winners("group-7"))
     users = {"ada@uni.edu": "u1", "bo@uni.edu": "u2", "cy@uni.edu": "u3", "di@uni.edu": "u4"}
     assert moodle_gradebook_reads(bonus.text, users, maximum=15.0) == {
         "u1": 15.0,
@@ -343,7 +344,7 @@ def test_what_moodle_s_gradebook_import_would_refuse_is_left_out_or_refused(tmp_
     ]
     roster = read_roster(moodle_worksheet(tmp_path / "w.csv", rows))
     reports = [report(tmp_path, "1204", ["AC", "AC"], moodle_meta("1204"))]
-    made = export.moodle_gradebook(reports, roster, winners("1204"))
+    made = moodle_export.bonus_gradebook(reports, roster, winners("1204"))
     assert moodle_gradebook_reads(made.text, {"di@uni.edu": "u4"}, maximum=15.0) == {"u4": 15.0}
     assert made.refused == [
         "Ada: ada@uni.edu is also another participant's address: left out (Moodle's import "
@@ -353,10 +354,10 @@ def test_what_moodle_s_gradebook_import_would_refuse_is_left_out_or_refused(tmp_
     ]
     assert made.empty == ["Cy: no e-mail address in the worksheet: left out"]
     with pytest.raises(LmsExportError, match="^no speed bonus to write: nobody won"):
-        export.moodle_gradebook(reports, roster, Award(15.0, None, (), (), "nobody won"))
+        moodle_export.bonus_gradebook(reports, roster, Award(15.0, None, (), (), "nobody won"))
     blind = read_roster(moodle_worksheet(tmp_path / "b.csv", rows, blind=True))
     with pytest.raises(LmsExportError, match="not a grading worksheet with 'Email address'"):
-        export.moodle_gradebook(reports, blind, winners("1204"))
+        moodle_export.bonus_gradebook(reports, blind, winners("1204"))
 
 
 def test_moodle_reads_a_decimal_comma_as_its_language_says():
@@ -382,7 +383,7 @@ def test_moodle_team_grades_reach_every_member(tmp_path):
     )
     team = Team("1203", "Team Rocket", members=(moodle_member("1201"), moodle_member("1202")))
     meta = SubmissionMeta("group-1203", "moodle", other_ids=("1201", "1202"), team=team)
-    made = export.moodle(
+    made = moodle_export.scores(
         [report(tmp_path, "group-1203", ["AC", "WA"], meta)], {}, read_roster(sheet)
     )
     assert moodle_reads(made.text, maximum=2.0).applied == {"1201": 1.0, "1202": 1.0}
@@ -407,7 +408,7 @@ def test_a_moodle_id_number_equal_to_another_participant_is_never_them(tmp_path)
         report(tmp_path, "1201", ["AC", "AC"], moodle_meta("1201", keys=moodle_keys("1201"))),
         report(tmp_path, "1202", ["AC", "WA"], moodle_meta("1202", keys=moodle_keys("1202"))),
     ]
-    made = export.moodle(reports, {}, read_roster(sheet))
+    made = moodle_export.scores(reports, {}, read_roster(sheet))
     upload = moodle_reads(made.text, maximum=2.0)
     assert upload.applied == {"1201": 2.0, "1202": 1.0}
     assert upload.feedback["1202"].startswith("Scramble Squares grader: 1 of 2 cases passed")
@@ -432,7 +433,7 @@ def test_a_gradescope_sid_equal_to_a_canvas_user_id_is_never_that_user(tmp_path)
         report(tmp_path, "S1", ["AC", "AC"], gradescope_meta("S1", "ada")),  # Ada: SIS S1
         report(tmp_path, "1001", ["WA", "WA"], gradescope_meta("1001", "grace@x")),
     ]
-    made = export.canvas(reports, {}, roster)
+    made = canvas_export.scores(reports, {}, roster)
     grades = {sid: g[COLUMN] for sid, g in canvas_reads(made.text).grades.items()}
     assert grades["1001"] == "2" and made.unmatched == ["1001"]
 
@@ -443,7 +444,7 @@ def test_a_row_two_submissions_claim_gets_neither_and_is_named(tmp_path):
         report(tmp_path, "a", ["AC", "AC"], canvas_meta("1001")),
         report(tmp_path, "b", ["WA", "WA"], canvas_meta("1001")),
     ]
-    made = export.canvas(reports, {}, roster)
+    made = canvas_export.scores(reports, {}, roster)
     assert canvas_reads(made.text).grades["1001"][COLUMN] == ""
     assert made.refused == [
         "Lovelace, Ada (Canvas user id 1001): its Canvas user id 1001 is claimed by two "

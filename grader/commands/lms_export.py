@@ -1,6 +1,7 @@
 """`grader export canvas|moodle OUT.csv`: the final scores (late penalties applied) in the
-LMS's own grade import format, from the last `grade` run; grader/lms/export.py writes
-them.
+LMS's own grade import format, from the last `grade` run; each LMS's folder writes them
+(grader/lms/canvas/export.py, grader/lms/moodle/export.py), and `export gradescope|
+github-classroom` makes what that LMS runs itself.
 
 export canvas OUT.csv --roster GRADEBOOK.csv [--assignment NAME] [--scale]
                      [--bonus-column NAME] [--results DIR]
@@ -19,7 +20,7 @@ maximum) or in a column of its own (--bonus-column); in Moodle, whose assignment
 cannot exceed its maximum, in a grade item of its own (moodle-gradebook).
 
 The feedback zips hold each student's feedback page (as `export html --student`
-writes it), named as the LMS's upload finds its submission (grader/lms/feedback.py).
+writes it), named as the LMS's upload finds its submission (each LMS's folder's feedback.py).
 """
 
 import argparse

@@ -115,13 +115,13 @@ class Lms:
 
 
 def _canvas(download: Path, options: "ImportOptions") -> "Parsed":
-    from grader.lms import canvas
+    from grader.lms.canvas import read as canvas
 
     return canvas.read(download, options)
 
 
 def _moodle(download: Path, options: "ImportOptions") -> "Parsed":
-    from grader.lms import moodle
+    from grader.lms.moodle import read as moodle
 
     return moodle.read(download, options)
 
@@ -160,10 +160,10 @@ def _canvas_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _canvas_scores(given: Scores, args: argparse.Namespace) -> "Matched":
-    from grader.lms import export
+    from grader.lms.canvas import export
 
     assert given.roster is not None, "argparse requires --roster for canvas"
-    return export.canvas(
+    return export.scores(
         given.reports,
         given.lateness,
         given.roster,
@@ -179,9 +179,9 @@ def _canvas_scores(given: Scores, args: argparse.Namespace) -> "Matched":
 
 
 def _canvas_feedback(pages: Pages, metas: Metas, sources: frozenset[str]) -> "FeedbackFiles":
-    from grader.lms import feedback
+    from grader.lms.canvas import feedback
 
-    return feedback.canvas(pages, metas, sources)
+    return feedback.files(pages, metas, sources)
 
 
 def _moodle_options(parser: argparse.ArgumentParser) -> None:
@@ -209,10 +209,10 @@ def _moodle_refusal(args: argparse.Namespace) -> str | None:
 
 
 def _moodle_scores(given: Scores, args: argparse.Namespace) -> "Matched":
-    from grader.lms import export
+    from grader.lms.moodle import export
     from grader.lms.scales import parse_scale_map
 
-    return export.moodle(
+    return export.scores(
         given.reports,
         given.lateness,
         given.roster,
@@ -226,9 +226,9 @@ def _moodle_scores(given: Scores, args: argparse.Namespace) -> "Matched":
 
 
 def _moodle_feedback(pages: Pages, metas: Metas, sources: frozenset[str]) -> "FeedbackFiles":
-    from grader.lms import feedback
+    from grader.lms.moodle import feedback
 
-    return feedback.moodle(pages, metas)
+    return feedback.files(pages, metas)
 
 
 def _moodle_gradebook(
@@ -239,9 +239,9 @@ def _moodle_gradebook(
     declared: Mapping[str, str],
     column: str,
 ) -> "Matched":
-    from grader.lms import export
+    from grader.lms.moodle import export
 
-    return export.moodle_gradebook(
+    return export.bonus_gradebook(
         reports, roster, bonus, column=column, teams=teams, declared=declared
     )
 

@@ -1,0 +1,1 @@
+"""Moodle: its bulk download read (`read`), the final scores in its grading worksheet and the speed bonus for its gradebook import (`export`), and the feedback pages in the zip its feedback-files upload reads (`feedback`)."""
