@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         load = said
         if work.total and not args.force_remeasure:
             load = _say_if_busy(args.busy_ok, looking)
+        _say_left_out(calibration)  # after a refusal, if any: a busy machine times nothing
         cores = _cores(args.exhaustive, calibration, load)
         if work.total:
             with progress(work.total, "timing") as bar:
@@ -167,20 +168,21 @@ def run(args: argparse.Namespace) -> int:
 
 def _calibration(exhaustive: bool, config: CourseConfig) -> "Calibration | None":
     """Each core's speed on the same reference work (grader.leaderboard.cores), unless
-    one core times everything; a core left out is said."""
+    one core times everything."""
     from grader import leaderboard as lb
 
     allowed = lb.allowed_cores()
     if exhaustive or len(allowed) < 2:
         return None
-    board = config.leaderboard
-    calibration = lb.calibrate(allowed, board.rule)
-    if calibration.left_out:
+    return lb.calibrate(allowed, config.leaderboard.rule)
+
+
+def _say_left_out(calibration: "Calibration | None") -> None:
+    if calibration is not None and calibration.left_out:
         warn(
             f"core(s) {', '.join(map(str, calibration.left_out))} left out of the timing: "
             "the fastest core is significantly faster on the same reference work"
         )
-    return calibration
 
 
 def _cores(
