@@ -326,7 +326,10 @@ def from_pool(rng: random.Random, letters: str) -> list[list[str]]:
 
 
 def random_puzzle(rng: random.Random) -> str:
-    letters = rng.choice(["A", "AB", "AB", "ABC", "ABC", "ABCD", "ABCD", "ABCD"])
+    # Fewer letters, more matching edges: a one-letter puzzle (no one-letter candidate of
+    # this seed was ever small enough for brute force) and most two-letter ones stop at
+    # brute force's work limit, which is CPU spent for no puzzle checked.
+    letters = rng.choice(["AB", "ABC", "ABC", "ABCD", "ABCD", "ABCD"])
     kind = rng.randrange(7)
     if kind in (0, 6):
         tiles = solved_tiles(rng, letters)
@@ -377,7 +380,7 @@ def test_agrees_with_brute_force_on_random_puzzles():
     assert tally["solved"] >= 60 and tally["tie"] >= 7, tally
     assert tally["symmetric"] >= 60 and tally["duplicate"] >= 30, (
         tally
-    )  # this seed: 79 solved, 10 ties, 86, 39
+    )  # this seed: 68 solved, 18 ties, 91, 41
 
 
 @pytest.mark.parametrize("name", sorted(MANY))
