@@ -459,7 +459,10 @@ def _python_facts(name: str, text: str, own: set[str]) -> ProgramFacts:
         statement = text[found.start() :].split("\n", 1)[0].strip()
         return ProgramFacts(python2=Found(statement[:60], f"{name} line {line}"))
     stdin, arguments, opens = "", False, []
+    calls: list[ast.Call] = []  # for the ending: one walk of the tree (a big one is slow)
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            calls.append(node)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.value.id == "sys" and node.attr == "stdin":
                 stdin = stdin or "sys.stdin"
@@ -482,21 +485,17 @@ def _python_facts(name: str, text: str, own: set[str]) -> ProgramFacts:
         arguments,
         tuple(opens),
         _python_imports(name, tree, own),
-        **_python_ending(name, text, tree),
+        **_python_ending(name, text, calls),
     )
 
 
-def _python_ending(name: str, text: str, tree: ast.Module) -> _Ending:
-    """How a Python program ends, and what it writes its output through."""
+def _python_ending(name: str, text: str, calls: list[ast.Call]) -> _Ending:
+    """How a Python program ends, and what it writes its output through (`calls`: every
+    call of its tree)."""
     abrupt = printed = raw = None
     exits = []
     lines = _source_lines(text)
-    for node in sorted(
-        (n for n in ast.walk(tree) if isinstance(n, ast.Call)),
-        key=lambda n: (n.lineno, n.col_offset),
-    ):
-        if not isinstance(node, ast.Call):
-            continue
+    for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
         called = _dotted(node.func)
         where = f"{name} line {node.lineno}"
         if called == "os._exit" and abrupt is None:
