@@ -37,13 +37,15 @@ class Bar(Protocol):
 
 def progress(total: int | None, what: str, unit: str = "run") -> Bar:
     """A bar for `total` units of `what` (None: a count without a total)."""
+    # The bar draws with \r: it writes past the guard that escapes control characters
+    # (grader.core.text.PrintableStream), so what it shows is made printable in `on`.
+    stream = getattr(sys.stderr, "unguarded", sys.stderr)
+    if hasattr(stream, "isatty") and not stream.isatty():
+        return _Nothing()  # tqdm's own rule (disable=None), before it costs an import
     try:
         from tqdm import tqdm
     except ImportError:
         return _Nothing()
-    # The bar draws with \r: it writes past the guard that escapes control characters
-    # (grader.core.text.PrintableStream), so what it shows is made printable in `on`.
-    stream = getattr(sys.stderr, "unguarded", sys.stderr)
     bar = tqdm(
         total=total,
         desc=what,
