@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from grader import PACKAGE
 from grader.cases.input_properties import InputProperties, from_json, properties_of
 from grader.cases.puzzle import TILE_COUNT, parse_output
 from grader.core.errors import GraderError
@@ -50,7 +51,7 @@ class Case:
 
 
 def default_manifest() -> Path:
-    return Path(__file__).resolve().parents[2] / "testcases" / "manifest.json"
+    return PACKAGE.parent / "testcases" / "manifest.json"
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

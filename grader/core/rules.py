@@ -12,13 +12,13 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parents[1]  # grader/, not core/
+from grader import PACKAGE
 
 
 @cache  # the code does not change while a process runs
 def rules_version() -> str:
     """The digest of this grader's own package."""
-    return code_digest(_PACKAGE)
+    return code_digest(PACKAGE)
 
 
 def code_digest(package: Path) -> str:

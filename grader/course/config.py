@@ -23,7 +23,7 @@ except ModuleNotFoundError:  # Python 3.10
     except ModuleNotFoundError:  # the student kit on Python alone reads its course.json
         tomllib = None
 
-from grader import languages
+from grader import PACKAGE, languages
 from grader.core.errors import GraderError
 from grader.core.model import Limits, PolicyCases
 from grader.core.settings.declare import (
@@ -435,7 +435,7 @@ def course_file_text() -> str:
 
 
 def default_course_file() -> Path:
-    return Path(__file__).resolve().parents[2] / "course.toml"
+    return PACKAGE.parent / "course.toml"
 
 
 def _parsed(path: Path) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from importlib.metadata import PackageNotFoundError, requires
 from modulefinder import ModuleFinder
 from pathlib import Path
 
-from grader import languages
+from grader import PACKAGE, languages
 from grader.cases.manifest import Case, default_manifest, load_cases
 from grader.cases.pool import pool_manifest
 from grader.core import verdicts
@@ -21,7 +21,7 @@ from grader.core.errors import GraderError
 from grader.course.config import tomllib  # the grader's own machine has it (3.11+, or tomli)
 from grader.sandbox import PROGRAM_FILES
 
-GRADER_ROOT = Path(__file__).resolve().parent.parent  # the grader package itself
+GRADER_ROOT = PACKAGE  # the grader package itself
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same inputs give the same zip
 
 
@@ -186,7 +186,7 @@ def requirements_txt() -> str:
 
 
 def _pyproject_dependencies() -> list[str]:
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    pyproject = PACKAGE.parent / "pyproject.toml"
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         return list(data["project"]["dependencies"])

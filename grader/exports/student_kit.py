@@ -40,6 +40,7 @@ from grader.exports.common import (
     pool_entries,
     write_zip,
 )
+from grader.results.last_run import RESULTS_JSON
 from grader.store import DB_NAME
 
 KIT = "scramble-kit"
@@ -228,7 +229,7 @@ def _secret_place(parts: list[str]) -> bool:
     """Hidden cases, the solver, or a grading run's results folder (its store and
     results.json hold hidden outputs). The grader's own results/ package (its code and
     page templates) is not one."""
-    if "hidden" in parts or "reference" in parts or parts[-1] in (DB_NAME, "results.json"):
+    if "hidden" in parts or "reference" in parts or parts[-1] in (DB_NAME, RESULTS_JSON):
         return True
     return any(part == "results" and parts[i - 1 : i] != ["grader"] for i, part in enumerate(parts))
 

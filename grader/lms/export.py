@@ -199,7 +199,7 @@ def score_cell(
         return "0" if missing_as_zero and result is None else ""
     if old.strip().upper() == EXCUSED:
         out.kept.append(
-            f"{name}: excused in the LMS ({EXCUSED}): kept, not {points_text(result, late, scale)}"
+            f"{name}: excused in the LMS ({EXCUSED}): kept, not {_points_text(result, late, scale)}"
         )
         return old
     if late.percent or late.late_marker:
@@ -226,7 +226,7 @@ def note_decided(matched: dict[int, SubmissionReport], out: Matched) -> None:
         out.decided += [f"{result.submission.id}: {d.describe()}" for d in result.decisions]
 
 
-def points_text(result: SubmissionReport, late: Lateness, scale: Scale) -> str:
+def _points_text(result: SubmissionReport, late: Lateness, scale: Scale) -> str:
     return format_score(scale.points(late.final(result.score)))
 
 
