@@ -734,6 +734,7 @@ def tiny_document(reason="WA on 1 case"):
             "cpu_count": 2,
             "pinned_core": None,
             "timing_cores": [0, 1],
+            "timing_workers": [],
             "core_reference_s": [
                 {"core": 0, "reference_s": 0.0101, "used": True},
                 {"core": 1, "reference_s": 0.0102, "used": True},
@@ -875,6 +876,7 @@ def leaderboard_document(runs=7) -> dict:
             "cpu_count": 2,
             "pinned_core": None,
             "timing_cores": [0, 1],
+            "timing_workers": [],
             "core_reference_s": [
                 {"core": 0, "reference_s": 0.0101, "used": True},
                 {"core": 1, "reference_s": 0.0102, "used": True},

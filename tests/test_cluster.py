@@ -27,8 +27,17 @@ from pathlib import Path
 import pytest
 
 from grader.course.config import ConfigError, load_config
+from grader.schemas import validate
 from grader.store import Store
-from tests.helpers import ROOT, SAMPLE_TEXT, make_cases, multi_file_class, submission
+from tests.helpers import (
+    ROOT,
+    SAMPLE_TEXT,
+    draw_of,
+    make_cases,
+    multi_file_class,
+    reference_submission,
+    submission,
+)
 
 distributed = pytest.importorskip("distributed")  # the dev extra installs it
 
@@ -256,6 +265,114 @@ def test_multi_file_submissions_reach_the_workers_whole(cluster, tmp_path):
     got = json.loads((tmp_path / "results" / "results.json").read_text())
     verdicts = {s["id"]: [c["verdict"] for c in s["cases"]] for s in got["submissions"]}
     assert verdicts == {"cpp-header": ["AC"], "py-modules": ["AC"], "java-classes": ["AC"]}
+
+
+def test_the_leaderboard_times_on_the_workers_each_core_serving_one(cluster, tmp_path):
+    """`leaderboard --cluster`: every timed run is made on a worker, pinned to a core of
+    its machine; the two workers share this machine, so a core serves one of them; the
+    faster program ranks 1 and gets the bonus, as on this machine; leaderboard.json
+    says which worker and core timed."""
+    klass = tmp_path / "class"
+    for name in ("ada-c", "guido-py"):
+        shutil.copytree(ROOT / "submissions" / name, klass / name)
+    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT})
+    document = json.loads(manifest.read_text())
+    document["cases"][0]["timed"] = True
+    manifest.write_text(json.dumps(document))
+    course = tmp_path / "course.toml"
+    course.write_text(LIMITS)
+    results = tmp_path / "results"
+    common = ["--course", course, "--manifest", manifest]
+    done = grade(*common, "grade", klass, "--results", results)
+    assert done.returncode == 0, done.stderr
+    draw = draw_of(manifest, tmp_path / "draw.json")
+    done = grade(
+        *common, "leaderboard", "--results", results, "--puzzles", draw,
+        "--cluster", cluster.address, "--busy-ok",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((results / "leaderboard.json").read_text())
+    assert validate(doc, "leaderboard") is None
+    assert [e["id"] for e in doc["ranked"] if e["winner"]] == ["ada-c"]
+    addresses = {cluster.address_of("w1"), cluster.address_of("w2")}
+    with sqlite3.connect(results / "grader.db") as db:
+        timed = db.execute("SELECT DISTINCT worker, core FROM timings").fetchall()
+    assert timed and {worker for worker, _ in timed} <= addresses
+    serving: dict[int, set[str]] = {}
+    for worker, core in timed:
+        assert core in os.sched_getaffinity(0)
+        serving.setdefault(core, set()).add(worker)
+    assert all(len(workers) == 1 for workers in serving.values()), serving
+    shown = {(w["worker"], core) for w in doc["machine"]["timing_workers"] for core in w["cores"]}
+    assert shown == set(timed) and doc["machine"]["timing_cores"] == []
+    page = (results / "leaderboard.md").read_text()
+    assert "Timed on a Dask cluster's workers: " in page
+
+
+def timed_class(root: Path) -> tuple[Path, Path, Path]:
+    """A class of ada-c and the reference solver slowed down, its manifest's one case
+    timed, and a course of LIMITS: (class, manifest, course)."""
+    klass = root / "class"
+    shutil.copytree(ROOT / "submissions" / "ada-c", klass / "ada-c")
+    slow = reference_submission(klass, "slow-py") / "puzzlesolver.py"
+    slow.write_text("import time\ntime.sleep(0.2)\n" + slow.read_text())
+    manifest = make_cases(root / "cases", {"sample": SAMPLE_TEXT})
+    document = json.loads(manifest.read_text())
+    document["cases"][0]["timed"] = True
+    manifest.write_text(json.dumps(document))
+    course = root / "course.toml"
+    course.write_text(LIMITS)
+    return klass, manifest, course
+
+
+def test_a_worker_gone_mid_session_loses_its_runs_only_and_the_next_session_makes_them(
+    tmp_path,
+):
+    """Its runs are not stored (the grader's failure, said in one line); the session
+    ends, and the next one, on another worker, makes every missing run, storing none
+    twice."""
+    (tmp_path / "cluster").mkdir()
+    lonely = Cluster(tmp_path / "cluster")
+    try:
+        victim = lonely.add_worker("victim")
+        klass, manifest, course = timed_class(tmp_path)
+        results = tmp_path / "results"
+        common = ["--course", course, "--manifest", manifest]
+        done = grade(*common, "grade", klass, "--results", results)
+        assert done.returncode == 0, done.stderr
+        draw = draw_of(manifest, tmp_path / "draw.json")
+        board = [*common, "leaderboard", "--results", results, "--puzzles", draw, "--busy-ok"]
+        session = subprocess.Popen(
+            GRADER + [str(a) for a in (*board, "--cluster", lonely.address)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.time() + 120
+        while not any(
+            "timed_task" in str(key)
+            for key in lonely.client.processing(workers=[victim]).get(victim, ())
+        ):
+            assert time.time() < deadline and session.poll() is None, session.communicate()
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few timed runs stored first
+        lonely.workers["victim"].send_signal(signal.SIGKILL)
+        out, err = session.communicate(timeout=300)
+        assert session.returncode == 0, err
+        assert re.search(r"\d+ timed runs failed in the grader and were not stored", err), err
+        with sqlite3.connect(results / "grader.db") as db:
+            first = db.execute("SELECT worker, COUNT(*) FROM timings GROUP BY worker").fetchall()
+        assert [worker for worker, _ in first] in ([], [victim])
+        second = lonely.add_worker("second")
+        again = grade(*board, "--cluster", lonely.address)
+        assert again.returncode == 0, again.stderr
+        assert "failed in the grader" not in again.stderr
+        with sqlite3.connect(results / "grader.db") as db:
+            stored = db.execute("SELECT worker, COUNT(*) FROM timings GROUP BY worker").fetchall()
+        assert dict(stored).get(victim, 0) == dict(first).get(victim, 0)  # kept, not made again
+        assert dict(stored)[second] > 0
+        doc = json.loads((results / "leaderboard.json").read_text())
+        assert [e["id"] for e in doc["ranked"] if e["winner"]] == ["ada-c"]
+    finally:
+        lonely.close()
 
 
 def test_a_worker_killed_mid_grade_loses_nothing_and_stores_once(cluster, tmp_path):

@@ -2,9 +2,12 @@
 the leaderboard files into the results folder (grader/leaderboard/ does the work)."""
 
 import argparse
-from collections.abc import Callable
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
 from grader.cases.manifest import default_manifest, load_cases
 from grader.commands.console import warn, warn_waiting
@@ -15,14 +18,17 @@ from grader.commands.options import (
     grading_sandbox,
     with_sandbox_choice,
 )
+from grader.core.errors import UsageError
 from grader.core.progress import Bar, progress
 from grader.course.config import CourseConfig, load_config
 from grader.store import DB_NAME, Store, results_folder
 
 if TYPE_CHECKING:
-    from grader.leaderboard import Calibration
+    from grader.leaderboard import Calibration, Session, TimingPlan
     from grader.leaderboard.measuring import Event
+    from grader.leaderboard.on_workers import ClusterTiming, WorkerPlaces
     from grader.leaderboard.quiet import Load, Looking
+    from grader.sandbox.base import Sandbox
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -62,6 +68,13 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "core whose speed agrees with the others' times at once, and a program whose runs "
         "show it slower than every program ranked 1 stops being timed (the rank-1 set, "
         "who gets the bonus, is timed fully either way)",
+    )
+    board.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="time on a Dask cluster's workers (its scheduler's address, tcp://host:8786, "
+        "or local:N for N worker processes here): every agreeing core of every machine "
+        "of the cluster, each surveyed first; by default this machine's cores",
     )
     add_sandbox_option(board)
     board.set_defaults(func=run)
@@ -106,30 +119,31 @@ def run(args: argparse.Namespace) -> int:
         )
         lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)
         work = lb.plan_timing(store, session, config, exhaustive=args.exhaustive)
-        failed = 0
-        # The cores measured while the look lasts (the grader's own CPU is not counted).
-        calibration = _calibration(args.exhaustive, config) if work.total else None
-        load = said
-        if work.total and not args.force_remeasure:
-            load = _say_if_busy(args.busy_ok, looking)
-        _say_left_out(calibration)  # after a refusal, if any: a busy machine times nothing
-        cores = _cores(args.exhaustive, calibration, load)
-        if work.total:
-            with progress(work.total, "timing") as bar:
-                failed = lb.measure(
-                    work,
-                    store,
-                    sandbox,
-                    config,
-                    _shown_on(bar),
-                    cores=cores,
-                    exhaustive=args.exhaustive,
-                )
+        failed, calibration, cores, on_workers = 0, None, [], None
+        if work.total and args.cluster:
+            with _cluster(args.cluster, config) as (client, plugin):
+                on_workers = _survey(client, plugin, config, args.busy_ok)
+                if args.exhaustive:  # one run at a time, on one core
+                    on_workers = dataclasses.replace(on_workers, places=on_workers.places[:1])
+                timing = _cluster_timing(client, plugin, on_workers, session, config)
+                failed = _measure(lb, work, store, sandbox, config, args.exhaustive, timing=timing)
+        else:
+            # The cores measured while the look lasts (the grader's own CPU is not counted).
+            calibration = _calibration(args.exhaustive, config) if work.total else None
+            load = said
+            if work.total and not args.force_remeasure:
+                load = _say_if_busy(args.busy_ok, looking)
+            _say_left_out(calibration)  # after a refusal, if any: a busy machine times nothing
+            cores = _cores(args.exhaustive, calibration, load)
+            if work.total:
+                failed = _measure(lb, work, store, sandbox, config, args.exhaustive, cores=cores)
         if failed:
             warn(
                 f"{failed} timed runs failed in the grader and were not stored; "
                 "run leaderboard again to measure them"
             )
+        hosts = on_workers.hosts if on_workers is not None else {}
+        workers = lb.workers_used(store, session, hosts)
         standings = lb.collect(store, session, config)
         recorded = lb.record_session(store, standings)
         for caveat in lb.board_caveats(standings):
@@ -139,9 +153,11 @@ def run(args: argparse.Namespace) -> int:
             standings,
             lb.machine_info(
                 sandbox.name,
-                lb.cores_used(store, session) or cores,
+                lb.cores_used(store, session) or ([] if workers else cores),
                 str(sandbox.accounting),
                 calibration,
+                workers,
+                on_workers.reference_s() if on_workers is not None else None,
             ),
             name or (lambda sid: sid),
             anonymized=args.anonymize,
@@ -164,6 +180,66 @@ def run(args: argparse.Namespace) -> int:
         members = ", ".join(m.shown for m in teams.bonus_members(winner)) or "members unknown"
         print(f"  {team.group or team.name} ({winner}): {members}")
     return 0
+
+
+def _measure(
+    lb: "ModuleType",
+    work: "TimingPlan",
+    store: Store,
+    sandbox: "Sandbox",
+    config: CourseConfig,
+    exhaustive: bool,
+    **where: Any,
+) -> int:
+    """The plan timed with a progress bar (`where`: this machine's cores, or a cluster's
+    timing); how many runs failed in the grader."""
+    with progress(work.total, "timing") as bar:
+        failed: int = lb.measure(
+            work, store, sandbox, config, _shown_on(bar), exhaustive=exhaustive, **where
+        )
+    return failed
+
+
+@contextlib.contextmanager
+def _cluster(address: str, config: CourseConfig) -> "Iterator[tuple[Any, str]]":
+    """A client of the cluster at `address`, with the grader's plugin on its workers."""
+    from grader.grading.cluster import connect, workers_sandbox
+    from grader.grading.cluster_worker import GraderPlugin
+
+    with connect(address, say=warn) as connected:
+        client = cast(Any, connected)  # distributed's Client has no annotations
+        plugin = GraderPlugin(workers_sandbox(config))
+        client.register_plugin(plugin)
+        yield client, plugin.name
+
+
+def _survey(client: Any, plugin: str, config: CourseConfig, go_on: bool) -> "WorkerPlaces":
+    """The cluster's places that time (grader.leaderboard.on_workers.survey)."""
+    from grader.leaderboard.on_workers import survey
+
+    found = survey(client, plugin, config.leaderboard.rule, go_on, warn)
+    if found.places:
+        left = sorted(place for place in found.reference if place not in found.kept)
+        if left:
+            warn(
+                "left out of the timing: "
+                + ", ".join(f"{host} core {core}" for host, core in left)
+                + ": the cluster's fastest core is significantly faster on the same "
+                "reference work"
+            )
+        return found
+    raise UsageError("no worker of the cluster can time: none has a core to time on")
+
+
+def _cluster_timing(
+    client: Any, plugin: str, found: "WorkerPlaces", session: "Session", config: CourseConfig
+) -> "ClusterTiming":
+    from grader.leaderboard.on_workers import ClusterTiming
+
+    board = config.leaderboard
+    return ClusterTiming(
+        client, plugin, found, session.cases, config.limits, config.build_limits, board.warmup
+    )
 
 
 def _calibration(exhaustive: bool, config: CourseConfig) -> "Calibration | None":

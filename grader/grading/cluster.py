@@ -157,7 +157,7 @@ class ClusterExecutor:
         probes = {p for unit in pending for p in unit.probes}
         self.case_data = self.client.submit(
             _case_data,
-            _case_payload([*self.cases, *probes]),
+            case_payload([*self.cases, *probes]),
             key=f"grader-cases-{self.tag}",
             pure=False,
         )
@@ -210,12 +210,8 @@ class ClusterExecutor:
         from grader.grading.cluster_worker import Source, build_task
 
         sub = unit.sub
-        assert sub.source is not None and sub.language is not None, "planned: buildable"
         try:
-            extra = tuple((name, (sub.folder / name).read_bytes()) for name in sub.extra_files)
-            source = Source(
-                sub.id, sub.content_hash, sub.language, sub.source.read_bytes(), extra, sub.facts
-            )
+            source = Source.of(sub)
         except OSError as error:
             self.deliver(
                 Built(
@@ -387,7 +383,8 @@ def _case_data(payload: "CaseData") -> "CaseData":
     return payload
 
 
-def _case_payload(cases: Sequence[Case]) -> "CaseData":
+def case_payload(cases: Sequence[Case]) -> "CaseData":
+    """The cases' files, as a worker takes them (grader.grading.cluster_worker.CaseData)."""
     return {
         case.version: (case.input.name, case.input.read_bytes(), case.expected.read_bytes())
         for case in cases

@@ -64,6 +64,15 @@ class Source:
     extra: tuple[tuple[str, bytes], ...] = ()
     facts: ProgramFacts = NO_FACTS  # what its sources show, for the diagnosis
 
+    @classmethod
+    def of(cls, sub: Submission) -> "Source":
+        """A buildable submission's sources, read now (OSError when they cannot be)."""
+        assert sub.source is not None and sub.language is not None, "buildable"
+        extra = tuple((name, (sub.folder / name).read_bytes()) for name in sub.extra_files)
+        return cls(
+            sub.id, sub.content_hash, sub.language, sub.source.read_bytes(), extra, sub.facts
+        )
+
 
 # case version -> (input file name, input bytes, expected output bytes)
 CaseData = dict[str, tuple[str, bytes, bytes]]
@@ -91,6 +100,7 @@ class GraderPlugin(WorkerPlugin):
         self._sandbox: Sandbox | None = None
         self._refusal: str | None = None
         self._canaries: dict[tuple[Limits, Limits], Canaries] = {}
+        self._tallies: dict[str, int] = {}
 
     def sandbox(self) -> Sandbox:
         """The worker's sandbox, or WorkerRefused saying why there is none."""
@@ -133,6 +143,14 @@ class GraderPlugin(WorkerPlugin):
                 found = Canaries(sandbox, build_limits, limits, root)
                 self._canaries[(build_limits, limits)] = found
             return found
+
+    def tally(self, key: str, add: int = 0) -> int:
+        """How many times `key` was counted on this worker before; counts it `add` more
+        (the leaderboard's warm-ups done here: grader.leaderboard.on_workers)."""
+        with self._lock:
+            before = self._tallies.get(key, 0)
+            self._tallies[key] = before + add
+            return before
 
     def hash_lock(self, key: str) -> threading.Lock:
         with self._lock:
@@ -180,8 +198,10 @@ def _write_atomic(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
-def _plugin(name: str) -> GraderPlugin:
-    worker = get_worker()
+def plugin_of(name: str, worker: Worker | None = None) -> GraderPlugin:
+    """The grader's plugin on this worker (`worker`: given where no task runs, as in a
+    Client.run call)."""
+    worker = worker or get_worker()
     plugin = worker.plugins.get(name)
     if not isinstance(plugin, GraderPlugin):
         raise WorkerRefused(worker.address, "the grader's worker plugin is not registered here")
@@ -192,7 +212,7 @@ def build_task(
     name: str, source: Source, limits: Limits, force: bool, run_limits: Limits | None = None
 ) -> Artifact:
     """One submission's build on this worker."""
-    return _plugin(name).build(source, limits, force, run_limits)
+    return plugin_of(name).build(source, limits, force, run_limits)
 
 
 def run_task(
@@ -214,7 +234,7 @@ def run_task(
     limit (grader.grading.session)."""
     if not built.ok:
         return []  # the client records CE/IE for every case from the build itself
-    plugin = _plugin(name)
+    plugin = plugin_of(name)
     # This worker's own build, usually cached.
     artifact = plugin.build(source, build_limits, False, limits)
     if not artifact.ok:

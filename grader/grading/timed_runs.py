@@ -8,8 +8,9 @@ from pathlib import Path
 
 from grader.cases.manifest import Case, CaseError
 from grader.core import verdicts
-from grader.core.model import STARTUP_RAN, RunResult, TimedVerdict
+from grader.core.model import STARTUP_RAN, Limits, RunResult, TimedVerdict
 from grader.course.config import ConfigError, CourseConfig, LanguageSpec
+from grader.intake.submissions import Submission
 from grader.judge.judging import run_in
 from grader.sandbox.base import Sandbox
 
@@ -24,6 +25,7 @@ class Program:
     language: LanguageSpec
     content_hash: str
     folder: Path  # its build folder
+    built_from: Submission | None = None  # its sources (what a cluster's worker builds)
 
     @property
     def startup(self) -> bool:
@@ -52,10 +54,10 @@ def timed_cases(cases: Sequence[Case], config: CourseConfig) -> list[Case]:
 
 
 def timed_run(
-    program: Program, case: Case, sandbox: Sandbox, config: CourseConfig
+    program: Program, case: Case, sandbox: Sandbox, limits: Limits
 ) -> tuple[TimedVerdict, RunResult]:
-    """(its verdict, the run) of one timed run."""
-    judgement = run_in(program.folder, program.language, case, sandbox, config.limits)
+    """(its verdict, the run) of one timed run, under the course's `limits`."""
+    judgement = run_in(program.folder, program.language, case, sandbox, limits)
     result, verdict = judgement.result, judgement.verdict
     assert result is not None, "run_in always runs the program"
     if program.startup and verdict in verdicts.FINISHED:

@@ -49,6 +49,7 @@ from grader.leaderboard.measuring import (
     cores_used,
     measure,
     plan_timing,
+    workers_used,
 )
 from grader.leaderboard.names import (
     PSEUDONYM_KEY,
@@ -100,5 +101,6 @@ __all__ = [
     "timed",
     "timed_cases",
     "timed_run",
+    "workers_used",
     "write_pseudonym_key",
 ]

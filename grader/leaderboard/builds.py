@@ -53,7 +53,9 @@ def prepare(
             artifact = build(sub, cache_root, sandbox, config.build_limits)
             if artifact.ok:
                 assert sub.language is not None, "an eligible submission has a language"
-                programs.append(Program(sub.id, sub.language, sub.content_hash, artifact.folder))
+                programs.append(
+                    Program(sub.id, sub.language, sub.content_hash, artifact.folder, sub)
+                )
                 continue
             reason = "could not be built again for timing: " + _first_line(artifact.log)
         assert reason is not None, "eligibility gives a reason when it gives no submission"
@@ -93,7 +95,7 @@ def _startup(
     sub = Submission(STARTUP_PREFIX + name, folder, path, spec, None, digest)
     artifact = build(sub, cache_root, sandbox, config.build_limits)
     if artifact.ok:
-        return Program(sub.id, spec, digest, artifact.folder)
+        return Program(sub.id, spec, digest, artifact.folder, sub)
     return "could not be built: " + _first_line(artifact.log)
 
 

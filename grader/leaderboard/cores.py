@@ -14,11 +14,13 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from grader.statistics.timing import Rule, median, significantly_faster
 
+K = TypeVar("K")
 REFERENCE_LOOPS = 200_000  # about 10 ms of one core: enough to read, cheap to repeat
 
 
@@ -46,24 +48,38 @@ def calibrate(cores: Sequence[int], rule: Rule, rounds: int = 7) -> Calibration:
     is left out when the fastest core is significantly faster than it, by the session's
     own rule for programs (grader.statistics.timing.Rule: its rank test, medians beyond the noise floor):
     a difference the runs cannot show is noise, not the core."""
+    found = reference_runs(cores, rounds)
+    seconds = {core: median(values) for core, values in found.items()}
+    kept = agreeing(found, rule)
+    return Calibration(seconds, tuple(core for core in sorted(seconds) if core in kept))
+
+
+def reference_runs(cores: Sequence[int], rounds: int = 7) -> dict[int, list[float]]:
+    """The reference work's CPU seconds on each core that can be pinned, `rounds` times,
+    the cores taking turns (a burst of other load hits them alike)."""
     found: dict[int, list[float]] = {core: [] for core in cores}
     for _ in range(rounds):
         for core in cores:
             took = _on_core(core)
             if took is not None:  # a core that cannot be pinned is not measured: unused
                 found[core].append(took)
-    seconds = {core: median(values) for core, values in found.items() if values}
-    if not seconds:
-        return Calibration({}, ())
-    fastest = min(seconds, key=lambda core: seconds[core])
+    return {core: values for core, values in found.items() if values}
+
+
+def agreeing(found: Mapping[K, Sequence[float]], rule: Rule) -> set[K]:
+    """The places (cores, or a cluster's cores on each machine) whose reference runs the
+    fastest one's are not significantly faster than, by `rule`."""
+    if not found:
+        return set()
+    names = {str(key): key for key in found}
+    seconds = {key: median(values) for key, values in found.items()}
+    fastest = str(min(seconds, key=lambda key: (seconds[key], str(key))))
     slower = {
         pair.slower
-        for pair in significantly_faster(
-            {str(core): values for core, values in found.items()}, rule
-        )
-        if pair.faster == str(fastest)
+        for pair in significantly_faster({str(k): v for k, v in found.items()}, rule)
+        if pair.faster == fastest
     }
-    return Calibration(seconds, tuple(c for c in sorted(seconds) if str(c) not in slower))
+    return {key for name, key in names.items() if name not in slower}
 
 
 def _on_core(core: int) -> float | None:

@@ -14,17 +14,15 @@ def machine_info(
     cores: Sequence[int | None],
     cpu_accounting: str,
     calibration: Calibration | None = None,
+    workers: Sequence[dict[str, Any]] = (),
+    worker_reference: Sequence[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The machine's facts; `cores`: the cores that timed runs (None: not pinned),
-    `calibration`: each core's reference figure (grader.leaderboard.cores)."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    """The machine's facts; `cores`: this machine's cores that timed runs (None: not
+    pinned), `calibration`: each core's reference figure (grader.leaderboard.cores);
+    `workers`: a cluster's workers that timed runs (grader.leaderboard.measuring
+    .workers_used), `worker_reference`: their machines' cores' reference figures
+    (grader.leaderboard.on_workers)."""
+    model = cpu_model()
     load = [round(x, 2) for x in load_average()]
     return {
         "platform": platform.platform(),
@@ -32,7 +30,10 @@ def machine_info(
         "cpu_count": os.cpu_count() or 1,
         "pinned_core": cores[0] if len(cores) == 1 else None,
         "timing_cores": [core for core in cores if core is not None],
-        "core_reference_s": [
+        "timing_workers": list(workers),
+        "core_reference_s": list(worker_reference)
+        if worker_reference is not None
+        else [
             {"core": core, "reference_s": seconds, "used": core in calibration.used}
             for core, seconds in sorted(calibration.seconds.items())
         ]
@@ -43,6 +44,17 @@ def machine_info(
         "sandbox": sandbox_name,
         "cpu_accounting": cpu_accounting,
     }
+
+
+def cpu_model() -> str:
+    """The processor's model name, as the kernel gives it (else what Python knows)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def load_average() -> tuple[float, ...]:

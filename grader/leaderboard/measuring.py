@@ -11,19 +11,20 @@ shown slower than every one of it stops; the others go on round by round. With
 import os
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from grader.cases.manifest import Case
-from grader.core.model import TimedVerdict, Verdict
+from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.course.config import CourseConfig
 from grader.grading.timed_runs import Program, timed_run
 from grader.leaderboard.racing import first_look, next_step, stopped
 from grader.leaderboard.session import Session
 from grader.leaderboard.standings import leading_totals
 from grader.sandbox.base import Sandbox
-from grader.store import Store
+from grader.store import Store, TimingRow
 
 
 @dataclass
@@ -85,14 +86,32 @@ def plan_timing(
 
 
 def cores_used(store: Store, session: Session) -> list[int | None]:
-    """The cores the session's stored runs were timed on (None: a run not pinned)."""
-    found = {
-        row.core
-        for program in session.everything
-        for row in store.timings(program.id, program.content_hash)
-        if row.case_id in {case.id for case in session.cases}
-    }
+    """The cores of this machine the session's stored runs were timed on (None: a run
+    not pinned)."""
+    found = {row.core for row in _stored(store, session) if not row.worker}
     return sorted(found, key=lambda core: -1 if core is None else core)
+
+
+def workers_used(store: Store, session: Session, hosts: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The cluster's workers the session's stored runs were timed on, each with its host
+    (`hosts`: known from this sitting's survey, else '') and the cores of its machine
+    that timed them."""
+    found: dict[str, set[int]] = {}
+    for row in _stored(store, session):
+        if row.worker:
+            found.setdefault(row.worker, set()).update(() if row.core is None else {row.core})
+    return [
+        {"worker": worker, "host": hosts.get(worker, ""), "cores": sorted(cores)}
+        for worker, cores in sorted(found.items())
+    ]
+
+
+def _stored(store: Store, session: Session) -> Iterator[TimingRow]:
+    ids = {case.id for case in session.cases}
+    for program in session.everything:
+        for row in store.timings(program.id, program.content_hash):
+            if row.case_id in ids:
+                yield row
 
 
 def _stopped_before(store: Store, session: Session, config: CourseConfig) -> set[str]:
@@ -112,44 +131,79 @@ class _Task:
     run_index: int | None  # None: a warm-up
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where timed runs are made, one at a time: a core (None: not pinned) of this
+    machine (worker '') or of a Dask worker's machine (its address)."""
+
+    core: int | None
+    worker: str = ""
+
+
+class Timing(Protocol):
+    """Runs programs on its places, each place served by one thread of its own."""
+
+    @property
+    def places(self) -> Sequence[Place]:
+        """Where runs are made, one at a time each."""
+
+    def enter(self, place: Place) -> Place:
+        """Called once in the thread that will serve `place`; the place it really is."""
+
+    def run(
+        self, place: Place, program: Program, case: Case, timed: bool
+    ) -> tuple[TimedVerdict, RunResult]:
+        """One run (a warm-up when not `timed`) of `program` on `case` at `place`."""
+
+
+class LocalTiming:
+    """This machine's cores: each serving thread pinned to its own core for its life
+    (the programs it starts inherit the pinning; the warm sandbox's zygotes are per
+    thread, so they stay warm)."""
+
+    def __init__(self, sandbox: Sandbox, limits: Limits, cores: Sequence[int | None]) -> None:
+        self.sandbox, self.limits = sandbox, limits
+        self.places = [Place(core) for core in cores]
+
+    def enter(self, place: Place) -> Place:
+        if place.core is not None:
+            try:
+                os.sched_setaffinity(0, {place.core})  # this thread alone (Linux)
+            except OSError:
+                return Place(None)
+        return place
+
+    def run(
+        self, place: Place, program: Program, case: Case, timed: bool
+    ) -> tuple[TimedVerdict, RunResult]:
+        return timed_run(program, case, self.sandbox, self.limits)
+
+
 class _Timer:
-    """Runs lists of tasks, one per core at once, each worker thread pinned to its own
-    core for its life (the warm sandbox's zygotes are per thread: they stay warm). A
-    program's timed run waits for its warm-ups to end (on another core, they may not
+    """Runs lists of tasks, one per place at once, each place served by its own thread.
+    A program's timed run waits for its warm-ups to end (at another place, they may not
     have)."""
 
-    def __init__(
-        self,
-        cores: Sequence[int | None],
-        store: Store,
-        sandbox: Sandbox,
-        config: CourseConfig,
-        on_event: Callable[[Event], None],
-    ) -> None:
-        self.store, self.sandbox, self.config, self.on_event = store, sandbox, config, on_event
+    def __init__(self, timing: Timing, store: Store, on_event: Callable[[Event], None]) -> None:
+        self.timing, self.store, self.on_event = timing, store, on_event
         self.lock = threading.Lock()  # one writer of the store, one teller of events
         self.failed = 0
         self.local = threading.local()
         self.warming: dict[str, int] = {}  # program id -> its warm-ups not ended
         self.warm = threading.Condition(self.lock)
-        free: queue.SimpleQueue[int | None] = queue.SimpleQueue()
-        for core in cores:
-            free.put(core)
-        self.pool = ThreadPoolExecutor(len(cores), initializer=self._pin, initargs=(free,))
-        # Every core's thread made now (the pool would start a second one only when the
+        places = timing.places
+        free: queue.SimpleQueue[Place] = queue.SimpleQueue()
+        for place in places:
+            free.put(place)
+        self.pool = ThreadPoolExecutor(len(places), initializer=self._enter, initargs=(free,))
+        # Every place's thread made now (the pool would start a second one only when the
         # first is busy at the moment a run is queued): each waits for all the others.
-        started = threading.Barrier(len(cores))
-        for _ in self.pool.map(lambda _: started.wait(), cores):
+        started = threading.Barrier(len(places))
+        for _ in self.pool.map(lambda _: started.wait(), places):
             pass
 
-    def _pin(self, free: "queue.SimpleQueue[int | None]") -> None:
-        core = free.get()
-        if core is not None:
-            try:
-                os.sched_setaffinity(0, {core})  # this thread alone (Linux)
-            except OSError:
-                core = None
-        self.local.core = core
+    def _enter(self, free: "queue.SimpleQueue[Place]") -> None:
+        self.local.place = self.timing.enter(free.get())
 
     def run(self, tasks: Sequence[_Task]) -> None:
         with self.lock:
@@ -163,8 +217,10 @@ class _Timer:
         if task.run_index is not None:
             with self.warm:
                 self.warm.wait_for(lambda: not self.warming.get(task.program.id))
-        verdict, result = timed_run(task.program, task.case, self.sandbox, self.config)
-        core = self.local.core
+        place: Place = self.local.place
+        verdict, result = self.timing.run(
+            place, task.program, task.case, task.run_index is not None
+        )
         with self.lock:
             if task.run_index is None:
                 self.warming[task.program.id] -= 1
@@ -180,7 +236,8 @@ class _Timer:
                         task.run_index,
                         verdict,
                         result,
-                        core,
+                        place.core,
+                        place.worker,
                     )
             self.on_event(
                 TimedRunEvent(task.program, task.case, task.run_index, verdict, result.cpu_seconds)
@@ -199,10 +256,12 @@ def measure(
     *,
     cores: Sequence[int | None] = (None,),
     exhaustive: bool = False,
+    timing: Timing | None = None,
 ) -> int:
-    """Run the plan on `cores` (one run per core at once); returns how many runs failed
-    in the grader (not stored)."""
-    timer = _Timer(cores, store, sandbox, config, on_event)
+    """Run the plan on `cores` of this machine (one run per core at once), or on the
+    places of `timing` (a cluster's: grader.leaderboard.on_workers); returns how many
+    runs failed in the grader (not stored)."""
+    timer = _Timer(timing or LocalTiming(sandbox, config.limits, cores), store, on_event)
     try:
         runs = config.leaderboard.runs
         look = None if exhaustive else first_look(runs, config.leaderboard.rule)

@@ -135,11 +135,30 @@ def settings_line(doc: dict[str, Any]) -> str:
     )
 
 
+def cluster_line(m: dict[str, Any]) -> str:
+    """The cluster's workers the timings come from, in a sentence."""
+    workers = "; ".join(
+        f"{w['host'] or 'host not surveyed'} ({w['worker']}): "
+        f"core(s) {', '.join(str(c) for c in w['cores'])}"
+        for w in m["timing_workers"]
+    )
+    left = [f"{c.get('host', '')} core {c['core']}" for c in m["core_reference_s"] if not c["used"]]
+    if left:
+        workers += (
+            f"; {', '.join(left)} left out: the cluster's fastest core is significantly "
+            "faster on the same reference work"
+        )
+    return f"Timed on a Dask cluster's workers: {workers}; sandbox {m['sandbox']}{counted_by(m)}."
+
+
 def how_timed(doc: dict[str, Any]) -> str:
     """One run at a time on one core, or one per core at once, and whether it raced."""
-    cores = doc["machine"]["timing_cores"]
+    cores, workers = doc["machine"]["timing_cores"], doc["machine"]["timing_workers"]
     where = (
-        f"one run per core at once on cores {', '.join(str(c) for c in cores)}"
+        f"one run per core at once on {sum(len(w['cores']) for w in workers)} core(s) of "
+        f"{len(workers)} cluster worker(s)"
+        if workers
+        else f"one run per core at once on cores {', '.join(str(c) for c in cores)}"
         if len(cores) > 1
         else "one at a time, pinned to one core"
         if cores
@@ -156,6 +175,8 @@ def how_timed(doc: dict[str, Any]) -> str:
 def machine_line(m: dict[str, Any]) -> str:
     """The machine the timings come from, in a sentence."""
     cores = m["timing_cores"]
+    if m["timing_workers"]:
+        return cluster_line(m)
     timing = (
         f"timed on cores {', '.join(str(c) for c in cores)}"
         if len(cores) > 1

@@ -29,11 +29,13 @@ class LeaderboardTables(StoreBase):
         verdict: TimedVerdict,
         result: RunResult,
         core: int | None,
+        worker: str = "",
     ) -> None:
-        """One timed run (`result` is its RunResult)."""
+        """One timed run (`result` is its RunResult), on `core` of `worker`'s machine (''
+        for this one)."""
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO timings VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO timings VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     program_id,
                     content_hash,
@@ -47,6 +49,7 @@ class LeaderboardTables(StoreBase):
                     result.sandbox,
                     time.time(),
                     result.cpu_accounting,
+                    worker,
                 ),
             )
 
@@ -54,7 +57,7 @@ class LeaderboardTables(StoreBase):
         """Stored timed runs of this content, by case then run index."""
         rows = self.db.execute(
             "SELECT program_id, case_id, case_version, run_index, verdict, cpu_seconds,"
-            " wall_seconds, core, sandbox, created_at, cpu_accounting FROM timings"
+            " wall_seconds, core, sandbox, created_at, cpu_accounting, worker FROM timings"
             " WHERE program_id=? AND content_hash=?"
             " ORDER BY case_id, case_version, run_index",
             (program_id, content_hash),

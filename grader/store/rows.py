@@ -154,6 +154,7 @@ class TimingRow:
     sandbox: str
     created_at: float
     cpu_accounting: str  # a CpuAccounting value ("" if stored before schema 3)
+    worker: str  # the Dask worker that timed it ('' for this machine)
 
 
 def timing_row(row: tuple[Any, ...]) -> TimingRow:

@@ -9,8 +9,9 @@ from functools import cache
 # pool_runs and counterexamples, the instructor's overrides and the leaderboard's
 # recorded sessions; 5: runs.exposed and pool_runs.exposed, the table exposures; 6:
 # submissions.path, the folder's own bytes; 7: pool_runs.cpu_seconds; 8: runs.rules,
-# runs.replay and the same of pool_runs (older databases are migrated on opening).
-SCHEMA_VERSION = 8
+# runs.replay and the same of pool_runs; 9: timings.worker (older databases are migrated
+# on opening).
+SCHEMA_VERSION = 9
 # The schema version each table first appeared in: a store of version v must hold every
 # table of version v or less (a missing one is damage, never recreated empty).
 # (Schema 1 grew its builds, files and timings tables without a new number.)
@@ -181,6 +182,9 @@ CREATE TABLE IF NOT EXISTS timings (
     sandbox TEXT NOT NULL,
     created_at REAL NOT NULL,
     cpu_accounting TEXT NOT NULL DEFAULT '',  -- as in runs
+    -- The Dask worker that timed it (its address; core is that machine's), '' for this
+    -- machine (schema 9; older runs were all timed here).
+    worker TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (program_id, content_hash, case_id, case_version, run_index)
 );
 -- An instructor's decision (`grader override`): on one case of a submission, or on the
@@ -270,7 +274,8 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
     text: its own name (path) waits for the next `grade`. Schemas 1 to 7 did not keep
     the rules a verdict was judged under, nor what judging it again needs: rules
     NULL (unknown), so no such verdict counts until `grade` judges it again (an
-    accepted run: from the expected output) or runs it again."""
+    accepted run: from the expected output) or runs it again. Schemas 1 to 8 timed on
+    this machine only: worker ''."""
     db.execute("BEGIN IMMEDIATE")
     if version < 2:
         add_column(db, "runs", "policy_only INTEGER")
@@ -289,4 +294,5 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
         add_column(db, table, "rules TEXT")
         add_column(db, table, "replay BLOB")
     add_column(db, "submission_files", "unread TEXT NOT NULL DEFAULT '[]'")
+    add_column(db, "timings", "worker TEXT NOT NULL DEFAULT ''")
     db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))

@@ -42,11 +42,11 @@ def leaderboard_cpu(
     with one_core():
         for case in timed:
             for _ in range(config.leaderboard.warmup):
-                timed_run(program, case, sandbox, config)
+                timed_run(program, case, sandbox, config.limits)
         for _ in range(config.leaderboard.runs):
             total = 0.0
             for case in timed:
-                verdict, result = timed_run(program, case, sandbox, config)
+                verdict, result = timed_run(program, case, sandbox, config.limits)
                 if verdict != Verdict.AC:
                     return None
                 total += result.cpu_seconds

@@ -1,0 +1,113 @@
+"""Which places of a Dask cluster time the leaderboard's runs (grader.leaderboard
+.on_workers): pure decisions over what the workers report. The real cluster's session is
+tests/test_cluster.py::test_the_leaderboard_times_on_the_workers_each_core_serving_one."""
+
+import pytest
+
+from grader import leaderboard as lb
+from grader.leaderboard.measuring import Place
+from grader.leaderboard.on_workers import (
+    MachineFacts,
+    Survey,
+    assign,
+    machines_of,
+)
+from grader.leaderboard.page_md import how_timed, machine_line
+from grader.leaderboard.quiet import Load, MachineBusy
+from grader.schemas import validate
+from grader.statistics.timing import Rule
+from tests.helpers import leaderboard_document
+
+pytestmark = pytest.mark.fast
+RULE = Rule(0.03, 0.05)
+
+
+def facts(machine: str, host: str, cores=(0, 1)) -> MachineFacts:
+    return MachineFacts(machine, host, tuple(cores), "a CPU")
+
+
+def steady(seconds: float, runs: int = 7) -> list[float]:
+    return [seconds + i * 1e-5 for i in range(runs)]
+
+
+def test_workers_sharing_a_boot_id_are_one_machine():
+    found = machines_of(
+        {
+            "tcp://b:2": facts("boot-b", "lab2"),
+            "tcp://a:1": facts("boot-a", "lab1"),
+            "tcp://a:3": facts("boot-a", "lab1"),  # a second worker (a container) on lab1
+        },
+        {"tcp://a:1": 2, "tcp://a:3": 1, "tcp://b:2": 4},
+    )
+    assert [(m.facts.host, m.workers) for m in found] == [
+        ("lab1", (("tcp://a:1", 2), ("tcp://a:3", 1))),
+        ("lab2", (("tcp://b:2", 4),)),
+    ]
+
+
+def test_each_core_serves_one_worker_of_its_machine_and_a_worker_no_more_than_its_threads():
+    machines = machines_of(
+        {"tcp://a:1": facts("A", "lab1", (0, 1, 2)), "tcp://a:2": facts("A", "lab1", (0, 1, 2))},
+        {"tcp://a:1": 1, "tcp://a:2": 1},
+    )
+    surveys = {"A": Survey({0: steady(0.01), 1: steady(0.01), 2: steady(0.01)}, None)}
+    found = assign(machines, surveys, RULE, go_on=False)
+    # Three cores agree, but two workers of one thread each serve two of them.
+    assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:2"))
+    assert found.hosts == {"tcp://a:1": "lab1", "tcp://a:2": "lab1"}
+
+
+def test_a_core_the_clusters_fastest_is_significantly_faster_than_is_left_out():
+    machines = machines_of(
+        {"tcp://a:1": facts("A", "lab1"), "tcp://b:1": facts("B", "lab2")},
+        {"tcp://a:1": 2, "tcp://b:1": 2},
+    )
+    surveys = {
+        "A": Survey({0: steady(0.0100), 1: steady(0.0101)}, Load(0.0, 2)),
+        "B": Survey({0: steady(0.0130), 1: steady(0.0101)}, Load(0.0, 2)),  # lab2's core 0
+    }
+    found = assign(machines, surveys, RULE, go_on=False)
+    assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:1"), Place(1, "tcp://b:1"))
+    assert found.kept == {("lab1", 0), ("lab1", 1), ("lab2", 1)}
+    shown = {(c["host"], c["core"]): c["used"] for c in found.reference_s()}
+    assert shown == {("lab1", 0): True, ("lab1", 1): True, ("lab2", 0): False, ("lab2", 1): True}
+
+
+def test_a_busy_machine_is_refused_unless_told_and_then_times_on_the_cores_left():
+    machines = machines_of({"tcp://a:1": facts("A", "lab1", (0, 1, 2, 3))}, {"tcp://a:1": 4})
+    cores = {core: steady(0.01 + core * 1e-6) for core in range(4)}
+    busy = {"A": Survey(cores, Load(busy_cores=3.5, cores=4))}
+    with pytest.raises(MachineBusy, match="3.5 of its 4 cores"):
+        assign(machines, busy, RULE, go_on=False)
+    found = assign(machines, busy, RULE, go_on=True)
+    assert found.places == (Place(0, "tcp://a:1"),)  # at least one core: told to go on
+    assert found.notes and found.notes[0].startswith("lab1: this machine is busy")
+    half = {"A": Survey(cores, Load(busy_cores=2.0, cores=4))}
+    assert assign(machines, half, RULE, go_on=False).places == (
+        Place(0, "tcp://a:1"),
+        Place(1, "tcp://a:1"),
+    )  # the two fastest of the four
+
+
+def test_the_pages_say_which_workers_and_cores_timed():
+    doc = leaderboard_document()
+    doc["machine"].update(
+        timing_cores=[],
+        pinned_core=None,
+        timing_workers=[
+            {"worker": "tcp://10.0.0.1:4001", "host": "lab1", "cores": [0, 1]},
+            {"worker": "tcp://10.0.0.2:4001", "host": "", "cores": [3]},
+        ],
+        core_reference_s=[
+            {"host": "lab1", "core": 0, "reference_s": 0.01, "used": True},
+            {"host": "lab1", "core": 1, "reference_s": 0.01, "used": True},
+            {"host": "lab2", "core": 2, "reference_s": 0.02, "used": False},
+        ],
+    )
+    assert validate(doc, "leaderboard") is None
+    line = machine_line(doc["machine"])
+    assert line.startswith("Timed on a Dask cluster's workers: lab1 (tcp://10.0.0.1:4001): ")
+    assert "host not surveyed (tcp://10.0.0.2:4001): core(s) 3" in line
+    assert "lab2 core 2 left out" in line
+    assert how_timed(doc).startswith("one run per core at once on 3 core(s) of 2 cluster worker(s)")
+    assert lb.machine_info("bubblewrap", [0], "cgroup")["timing_workers"] == []
