@@ -39,9 +39,9 @@ def test_workers_sharing_a_boot_id_are_one_machine():
         },
         {"tcp://a:1": 2, "tcp://a:3": 1, "tcp://b:2": 4},
     )
-    assert [(m.facts.host, m.workers) for m in found] == [
-        ("lab1", (("tcp://a:1", 2), ("tcp://a:3", 1))),
-        ("lab2", (("tcp://b:2", 4),)),
+    assert [(m.facts.host, [(w.address, w.threads) for w in m.workers]) for m in found] == [
+        ("lab1", [("tcp://a:1", 2), ("tcp://a:3", 1)]),
+        ("lab2", [("tcp://b:2", 4)]),
     ]
 
 
@@ -55,6 +55,21 @@ def test_each_core_serves_one_worker_of_its_machine_and_a_worker_no_more_than_it
     # Three cores agree, but two workers of one thread each serve two of them.
     assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:2"))
     assert found.hosts == {"tcp://a:1": "lab1", "tcp://a:2": "lab1"}
+
+
+def test_a_core_goes_only_to_a_worker_that_may_run_on_it():
+    """Two containers on one host (one boot id), each with a cpuset of its own."""
+    machines = machines_of(
+        {"tcp://a:1": facts("A", "lab1", (0, 1)), "tcp://a:2": facts("A", "lab1", (1,))},
+        {"tcp://a:1": 2, "tcp://a:2": 2},
+    )
+    surveys = {"A": Survey({0: steady(0.01), 1: steady(0.01)}, None)}
+    found = assign(machines, surveys, RULE, go_on=False)
+    assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:2"))
+    only = machines_of({"tcp://a:2": facts("A", "lab1", (1,))}, {"tcp://a:2": 2})
+    assert assign(only, {"A": Survey({1: steady(0.01)}, None)}, RULE, False).places == (
+        Place(1, "tcp://a:2"),
+    )
 
 
 def test_a_core_the_clusters_fastest_is_significantly_faster_than_is_left_out():

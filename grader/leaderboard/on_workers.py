@@ -41,7 +41,7 @@ from grader.leaderboard.quiet import LOOK_SECONDS, Load, refuse_if_busy, start_l
 from grader.statistics.timing import Rule, median
 
 if TYPE_CHECKING:
-    from distributed import Worker
+    from distributed import Worker as DaskWorker
 
     from grader.grading.cluster_worker import CaseData, Source
 
@@ -71,7 +71,7 @@ class Survey:
     load: Load | None
 
 
-def machine_facts(plugin: str, dask_worker: "Worker") -> MachineFacts:
+def machine_facts(plugin: str, dask_worker: "DaskWorker") -> MachineFacts:
     """This worker's machine, and whether it can run programs (its sandbox made now).
     Called by Client.run, which passes the worker as `dask_worker`."""
     from grader.grading.cluster_worker import WorkerRefused, plugin_of
@@ -154,10 +154,18 @@ def _pinned(core: int | None) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Machine:
-    """A machine of the cluster and its workers (address, threads), by address."""
+    """A machine of the cluster (as its first worker, by address, reports it: the one
+    that surveys it) and its workers."""
 
     facts: MachineFacts
-    workers: tuple[tuple[str, int], ...]
+    workers: tuple["Worker", ...]
+
+
+@dataclass(frozen=True)
+class Worker:
+    address: str
+    threads: int
+    cores: tuple[int, ...]  # the cores it may run on (containers on one host may differ)
 
 
 @dataclass(frozen=True)
@@ -184,7 +192,10 @@ def machines_of(facts: Mapping[str, MachineFacts], threads: Mapping[str, int]) -
     for address in sorted(facts):
         grouped.setdefault(facts[address].machine, []).append(address)
     return [
-        Machine(facts[addresses[0]], tuple((a, max(1, threads.get(a, 1))) for a in addresses))
+        Machine(
+            facts[addresses[0]],
+            tuple(Worker(a, max(1, threads.get(a, 1)), facts[a].cores) for a in addresses),
+        )
         for _, addresses in sorted(grouped.items())
     ]
 
@@ -218,7 +229,7 @@ def assign(
         # Not busy, or told to go on: at least the fastest core.
         free = len(cores) if survey.load is None else max(1, survey.load.free_cores)
         places += _dealt(cores[:free], m.workers)
-    hosts = {a: m.facts.host for m in machines for a, _ in m.workers}
+    hosts = {w.address: m.facts.host for m in machines for w in m.workers}
     host = {m.facts.machine: m.facts.host for m in machines}
     return WorkerPlaces(
         tuple(places),
@@ -229,18 +240,18 @@ def assign(
     )
 
 
-def _dealt(cores: Sequence[int], workers: Sequence[tuple[str, int]]) -> list[Place]:
-    """Each core to the next worker (in turn) with a thread left for it."""
-    left = {address: threads for address, threads in workers}
+def _dealt(cores: Sequence[int], workers: Sequence[Worker]) -> list[Place]:
+    """Each core to the next worker (in turn) that may run on it and has a thread left."""
+    left = {worker.address: worker.threads for worker in workers}
     places = []
     turn = 0
     for core in sorted(cores):
         for _ in range(len(workers)):
-            address = workers[turn % len(workers)][0]
+            worker = workers[turn % len(workers)]
             turn += 1
-            if left[address]:
-                left[address] -= 1
-                places.append(Place(core, address))
+            if left[worker.address] and core in worker.cores:
+                left[worker.address] -= 1
+                places.append(Place(core, worker.address))
                 break
     return places
 
@@ -351,11 +362,15 @@ def survey(
         machines = machines_of(facts, client.nthreads())
         futures = {
             m.facts.machine: client.submit(
-                survey_task, 7, workers=[m.workers[0][0]], allow_other_workers=False, pure=False
+                survey_task,
+                7,
+                workers=[m.workers[0].address],
+                allow_other_workers=False,
+                pure=False,
             )
             for m in machines
         }
-        first = {m.facts.machine: m.workers[0][0] for m in machines}
+        first = {m.facts.machine: m.workers[0].address for m in machines}
         surveys = {
             machine: future_result(client, f, first[machine]) for machine, f in futures.items()
         }

@@ -15,7 +15,7 @@ The same rule decides, from the stored runs alone, who was stopped (grader.leade
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.statistics.timing import Rule, median
+from grader.statistics.timing import Rule, apart, median
 
 
 @dataclass(frozen=True)
@@ -98,14 +98,24 @@ def next_step(
 ) -> Step:
     """The race's next step, from the runs of the programs still racing (`samples`) and
     the next run index of each (`following`; `runs` once timed fully). While no leader
-    is timed fully, the one with the lowest median is, alone: few runs against few
-    cannot reach alpha, and against it the test can tell who may still tie. Then every
-    leader not timed fully yet is, together, round-robin, as the exhaustive session
-    times them (a drift of the machine's speed hits them alike)."""
+    is timed fully, the one with the lowest median is, with every leader whose median
+    is not `apart` from it (it can never beat them: they are timed fully anyway), and
+    no other: few runs against few cannot reach alpha, and against it the test can
+    tell who may still tie. Then every leader not timed fully yet is. Those timed
+    fully together are timed round-robin, as the exhaustive session times them: a
+    drift of the machine's speed hits them alike, where a burst of one program's runs
+    would put the drift into its figures alone, and could rank it apart from its
+    identical copies."""
     race = decide(samples, rule)
     behind = [name for name in samples if name in race.leaders and following[name] < runs]
     if behind and len(behind) == len(race.leaders):
-        return Step(complete=(min(behind, key=lambda name: (median(samples[name]), name)),))
+        middle = {name: median(samples[name]) for name in behind}
+        best = min(behind, key=lambda name: (middle[name], name))
+        return Step(
+            complete=tuple(
+                name for name in behind if not apart(middle[best], middle[name], rule.noise_floor)
+            )
+        )
     if behind:
         return Step(complete=tuple(behind))
     stop = tuple(sorted(name for name in race.out if following[name] < runs))
