@@ -267,29 +267,34 @@ def test_multi_file_submissions_reach_the_workers_whole(cluster, tmp_path):
     assert verdicts == {"cpp-header": ["AC"], "py-modules": ["AC"], "java-classes": ["AC"]}
 
 
+def graded_for_timing(root: Path) -> tuple[Path, list]:
+    """ada-c and the reference solver slowed down, graded here on one timed case:
+    (the results folder, the leaderboard's arguments but --cluster)."""
+    klass = root / "class"
+    shutil.copytree(ROOT / "submissions" / "ada-c", klass / "ada-c")
+    slow = reference_submission(klass, "slow-py") / "puzzlesolver.py"
+    slow.write_text("import time\ntime.sleep(0.2)\n" + slow.read_text())
+    manifest = make_cases(root / "cases", {"sample": SAMPLE_TEXT})
+    document = json.loads(manifest.read_text())
+    document["cases"][0]["timed"] = True
+    manifest.write_text(json.dumps(document))
+    course = root / "course.toml"
+    course.write_text(LIMITS)
+    results = root / "results"
+    common = ["--course", course, "--manifest", manifest]
+    done = grade(*common, "grade", klass, "--results", results)
+    assert done.returncode == 0, done.stderr
+    draw = draw_of(manifest, root / "draw.json")
+    return results, [*common, "leaderboard", "--results", results, "--puzzles", draw, "--busy-ok"]
+
+
 def test_the_leaderboard_times_on_the_workers_each_core_serving_one(cluster, tmp_path):
     """`leaderboard --cluster`: every timed run is made on a worker, pinned to a core of
     its machine; the two workers share this machine, so a core serves one of them; the
     faster program ranks 1 and gets the bonus, as on this machine; leaderboard.json
     says which worker and core timed."""
-    klass = tmp_path / "class"
-    for name in ("ada-c", "guido-py"):
-        shutil.copytree(ROOT / "submissions" / name, klass / name)
-    manifest = make_cases(tmp_path / "cases", {"sample": SAMPLE_TEXT})
-    document = json.loads(manifest.read_text())
-    document["cases"][0]["timed"] = True
-    manifest.write_text(json.dumps(document))
-    course = tmp_path / "course.toml"
-    course.write_text(LIMITS)
-    results = tmp_path / "results"
-    common = ["--course", course, "--manifest", manifest]
-    done = grade(*common, "grade", klass, "--results", results)
-    assert done.returncode == 0, done.stderr
-    draw = draw_of(manifest, tmp_path / "draw.json")
-    done = grade(
-        *common, "leaderboard", "--results", results, "--puzzles", draw,
-        "--cluster", cluster.address, "--busy-ok",
-    )  # fmt: skip
+    results, board = graded_for_timing(tmp_path)
+    done = grade(*board, "--cluster", cluster.address)
     assert done.returncode == 0, done.stderr
     doc = json.loads((results / "leaderboard.json").read_text())
     assert validate(doc, "leaderboard") is None
@@ -309,22 +314,6 @@ def test_the_leaderboard_times_on_the_workers_each_core_serving_one(cluster, tmp
     assert "Timed on a Dask cluster's workers: " in page
 
 
-def timed_class(root: Path) -> tuple[Path, Path, Path]:
-    """A class of ada-c and the reference solver slowed down, its manifest's one case
-    timed, and a course of LIMITS: (class, manifest, course)."""
-    klass = root / "class"
-    shutil.copytree(ROOT / "submissions" / "ada-c", klass / "ada-c")
-    slow = reference_submission(klass, "slow-py") / "puzzlesolver.py"
-    slow.write_text("import time\ntime.sleep(0.2)\n" + slow.read_text())
-    manifest = make_cases(root / "cases", {"sample": SAMPLE_TEXT})
-    document = json.loads(manifest.read_text())
-    document["cases"][0]["timed"] = True
-    manifest.write_text(json.dumps(document))
-    course = root / "course.toml"
-    course.write_text(LIMITS)
-    return klass, manifest, course
-
-
 def test_a_worker_gone_mid_session_loses_its_runs_only_and_the_next_session_makes_them(
     tmp_path,
 ):
@@ -335,13 +324,7 @@ def test_a_worker_gone_mid_session_loses_its_runs_only_and_the_next_session_make
     lonely = Cluster(tmp_path / "cluster")
     try:
         victim = lonely.add_worker("victim")
-        klass, manifest, course = timed_class(tmp_path)
-        results = tmp_path / "results"
-        common = ["--course", course, "--manifest", manifest]
-        done = grade(*common, "grade", klass, "--results", results)
-        assert done.returncode == 0, done.stderr
-        draw = draw_of(manifest, tmp_path / "draw.json")
-        board = [*common, "leaderboard", "--results", results, "--puzzles", draw, "--busy-ok"]
+        results, board = graded_for_timing(tmp_path)
         session = subprocess.Popen(
             GRADER + [str(a) for a in (*board, "--cluster", lonely.address)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

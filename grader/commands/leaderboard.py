@@ -4,9 +4,8 @@ the leaderboard files into the results folder (grader/leaderboard/ does the work
 import argparse
 import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from grader.cases.manifest import default_manifest, load_cases
@@ -25,7 +24,7 @@ from grader.store import DB_NAME, Store, results_folder
 
 if TYPE_CHECKING:
     from grader.leaderboard import Calibration, Session, TimingPlan
-    from grader.leaderboard.measuring import Event
+    from grader.leaderboard.measuring import Event, Timing
     from grader.leaderboard.on_workers import ClusterTiming, WorkerPlaces
     from grader.leaderboard.quiet import Load, Looking
     from grader.sandbox.base import Sandbox
@@ -126,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.exhaustive:  # one run at a time, on one core
                     on_workers = dataclasses.replace(on_workers, places=on_workers.places[:1])
                 timing = _cluster_timing(client, plugin, on_workers, session, config)
-                failed = _measure(lb, work, store, sandbox, config, args.exhaustive, timing=timing)
+                failed = _measure(work, store, sandbox, config, args.exhaustive, timing=timing)
         else:
             # The cores measured while the look lasts (the grader's own CPU is not counted).
             calibration = _calibration(args.exhaustive, config) if work.total else None
@@ -136,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             _say_left_out(calibration)  # after a refusal, if any: a busy machine times nothing
             cores = _cores(args.exhaustive, calibration, load)
             if work.total:
-                failed = _measure(lb, work, store, sandbox, config, args.exhaustive, cores=cores)
+                failed = _measure(work, store, sandbox, config, args.exhaustive, cores=cores)
         if failed:
             warn(
                 f"{failed} timed runs failed in the grader and were not stored; "
@@ -183,21 +182,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _measure(
-    lb: "ModuleType",
     work: "TimingPlan",
     store: Store,
     sandbox: "Sandbox",
     config: CourseConfig,
     exhaustive: bool,
-    **where: Any,
+    *,
+    cores: "Sequence[int | None]" = (None,),
+    timing: "Timing | None" = None,
 ) -> int:
-    """The plan timed with a progress bar (`where`: this machine's cores, or a cluster's
-    timing); how many runs failed in the grader."""
+    """The plan timed with a progress bar, on this machine's `cores` or on a cluster's
+    `timing`; how many runs failed in the grader."""
+    from grader import leaderboard as lb
+
     with progress(work.total, "timing") as bar:
-        failed: int = lb.measure(
-            work, store, sandbox, config, _shown_on(bar), exhaustive=exhaustive, **where
+        return lb.measure(
+            work,
+            store,
+            sandbox,
+            config,
+            _shown_on(bar),
+            cores=cores,
+            exhaustive=exhaustive,
+            timing=timing,
         )
-    return failed
 
 
 @contextlib.contextmanager
