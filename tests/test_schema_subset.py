@@ -17,6 +17,21 @@ MANIFEST = json.loads((ROOT / "testcases" / "manifest.json").read_text())
 POOL = json.loads((ROOT / "testcases" / "pool" / "manifest.json").read_text())
 
 
+SHIPPED = sorted(
+    [
+        *(ROOT / "grader" / "schemas").glob("*.schema.json"),
+        ROOT / "testcases" / "expected.schema.json",
+    ]
+)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.name)
+def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(path):
+    """The grader validates against them without checking them first (it costs every
+    grading process 55 ms a schema): here, once."""
+    Draft202012Validator.check_schema(json.loads(path.read_text(encoding="utf-8")))
+
+
 def broken(change):
     document = copy.deepcopy(MANIFEST)
     change(document)
