@@ -226,9 +226,11 @@ def test_a_jdk_that_cannot_start_is_the_graders_failure_never_cached(tmp_path):
 def test_one_set_of_canaries_serves_the_limits_proof_the_grading_and_the_proofs(
     tmp_path, monkeypatch
 ):
-    """The limits' proof builds and runs each language's canary at the start of `grade`;
-    the failures graded after it (a C crash, a Python WA, both proven afterwards) are
-    blamed by what it found: each canary is built once per grading process."""
+    """The limits' proof builds and runs each language's canary at the start of `grade`
+    (the course's limits are not the defaults); the failures graded after it (a Python
+    WA, proven afterwards) are blamed by what it found: each canary is built once per
+    grading process. Under the defaults there is nothing to prove: a class whose runs
+    all pass builds none."""
     from grader.judge import canary
 
     built: list[str] = []
@@ -242,14 +244,24 @@ def test_one_set_of_canaries_serves_the_limits_proof_the_grading_and_the_proofs(
     manifest = cases(tmp_path / "cases")
     for name in ("crash", "wrong-plural"):
         shutil.copytree(ROOT / "submissions" / name, tmp_path / "class" / name)
+    course = tmp_path / "course.toml"
+    course.write_text("[limits]\ncpu_seconds = 5\n")
     results = tmp_path / "results"
-    assert grader("grade", tmp_path / "class", "--results", results, manifest=manifest) == 0
+    graded = grader(
+        "grade", tmp_path / "class", "--results", results, course=course, manifest=manifest
+    )
+    assert graded == 0
     entries = json.loads((results / "results.json").read_text())["submissions"]
     assert {e["id"]: e["standing"] for e in entries} == {
         "crash": "settled",
         "wrong-plural": "settled",
     }
     assert sorted(built) == ["c", "python"]
+    built.clear()
+    shutil.copytree(ROOT / "submissions" / "ada-c", tmp_path / "passing" / "ada-c")
+    again = tmp_path / "again"
+    assert grader("grade", tmp_path / "passing", "--results", again, manifest=manifest) == 0
+    assert built == []
 
 
 def test_one_source_never_stops_the_class(tmp_path, capsys):

@@ -281,6 +281,11 @@ def _refusal(
     puzzle: Path | None,
     known: Canaries | None,
 ) -> str | None:
+    defaults = (DEFAULT_BUILD_LIMITS, Limits())
+    if (build_limits, limits) == defaults:
+        # Nothing to prove: a canary failing under the defaults is never their fault.
+        # (Grading checks a toolchain the first time a failure needs blaming.)
+        return None
     for spec in specs:
         if spec.name not in SOURCES:
             continue
@@ -291,7 +296,6 @@ def _refusal(
         )
         if found.ok or found.machine:  # the machine's failure: IE when grading, said then
             continue
-        defaults = (DEFAULT_BUILD_LIMITS, Limits())
         if not _canary_under(spec, sandbox, *defaults, root, puzzle).ok:
             continue
         keys = _culprits(spec, sandbox, (build_limits, limits), defaults, root, puzzle)
