@@ -225,6 +225,30 @@ def test_a_session_races_or_times_everything(tmp_path, exhaustive):
     assert set(cores_seen) == set(cores), "every core timed runs"
 
 
+def test_no_program_runs_after_the_same_one_in_every_round(tmp_path):
+    """A run is slowed by what ran just before it: each round has an order of its own,
+    so no program's figures carry one neighbour's cost alone (turning one order round,
+    as the rounds once did, keeps every neighbour)."""
+    config = load_config()
+    cpu = {f"p{i:02d}": 0.01 for i in range(12)}
+    session, _, _ = _session(tmp_path, cpu)
+    order: list[str] = []
+    expected = session.cases[0].expected.read_bytes()
+    sandbox = FakeSandbox(
+        on_run=lambda request: order.append(request.workdir.name) or result(expected, cpu=0.01)
+    )
+    with Store(tmp_path / "g.db") as store:
+        work = lb.plan_timing(store, session, config, exhaustive=True)
+        lb.measure(work, store, sandbox, config, exhaustive=True)  # one thread: in order
+    rounds = order[len(cpu) :]  # after the warm-ups
+    assert len(rounds) == 7 * len(cpu)
+    before: dict[str, list[str]] = {}
+    for place, name in enumerate(rounds[1:], start=1):
+        before.setdefault(name, []).append(rounds[place - 1])
+    most = {name: max(seen.count(other) for other in seen) for name, seen in before.items()}
+    assert max(most.values()) <= 3, most  # the same neighbour in at most 3 of 7 rounds
+
+
 def test_each_run_keeps_the_core_that_timed_it(tmp_path):
     config = load_config()
     session, sandbox, cores_seen = _session(tmp_path, {"c1": 0.01, "c2": 0.011})

@@ -23,7 +23,8 @@ How it is measured
     children inherit the pinning), and each run keeps its core. Warm-up runs
     (untimed) come first; then the timed runs go round-robin, run i of every
     program before run i + 1 of any, so a burst of load on the machine hits
-    every program alike instead of one program's whole series. The session
+    every program alike instead of one program's whole series, each round in
+    an order of its own (a run is slowed by what ran just before it). The session
     races (`racing`): after the first runs the rank-1 set is timed fully, and
     a program whose runs show it slower than every one of it stops being timed;
     it is ranked by the runs it has, and the pages say so. `--exhaustive`: one

@@ -10,6 +10,7 @@ shown slower than every one of it stops; the others go on round by round. With
 
 import os
 import queue
+import random
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -291,13 +292,16 @@ def _rounds(
     indices: Sequence[int],
     following: dict[str, int] | None = None,
 ) -> list[_Task]:
-    """Run i of every program before run i + 1 of any, starting each round with the
-    next program (no fixed neighbour), for the runs not stored yet (nor made already:
-    before `following[program]`)."""
+    """Run i of every program before run i + 1 of any, each round in an order of its
+    own (shuffled, the same for the same round: a run is slowed by what ran just before
+    it, and turning one order round keeps every program's neighbour, which would put
+    that into its figures alone), for the runs not stored yet (nor made already: before
+    `following[program]`)."""
     tasks = []
     for index in indices:
-        shift = index % max(1, len(programs))
-        for program in [*programs[shift:], *programs[:shift]]:
+        order = list(programs)
+        random.Random(f"round {index}").shuffle(order)
+        for program in order:
             if following is not None and index < following[program.id]:
                 continue
             for case in work.session.cases:
