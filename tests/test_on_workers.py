@@ -23,7 +23,7 @@ RULE = Rule(0.03, 0.05)
 
 
 def facts(machine: str, host: str, cores=(0, 1)) -> MachineFacts:
-    return MachineFacts(machine, host, tuple(cores), "a CPU")
+    return MachineFacts(machine, host, tuple(cores))
 
 
 def steady(seconds: float, runs: int = 7) -> list[float]:

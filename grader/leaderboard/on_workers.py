@@ -59,7 +59,6 @@ class MachineFacts:
     machine: str  # the kernel's boot id (the host name where there is none)
     host: str
     cores: tuple[int, ...]  # the cores this worker may run on
-    cpu_model: str
     refusal: str = ""  # why this worker will not run programs (no sandbox), if it will not
 
 
@@ -75,7 +74,6 @@ def machine_facts(plugin: str, dask_worker: "DaskWorker") -> MachineFacts:
     """This worker's machine, and whether it can run programs (its sandbox made now).
     Called by Client.run, which passes the worker as `dask_worker`."""
     from grader.grading.cluster_worker import WorkerRefused, plugin_of
-    from grader.leaderboard.machine import cpu_model
 
     host = socket.gethostname()
     try:
@@ -87,7 +85,7 @@ def machine_facts(plugin: str, dask_worker: "DaskWorker") -> MachineFacts:
         refusal = ""
     except WorkerRefused as refused:
         refusal = str(refused)
-    return MachineFacts(machine, host, tuple(allowed_cores()), cpu_model(), refusal)
+    return MachineFacts(machine, host, tuple(allowed_cores()), refusal)
 
 
 def survey_task(rounds: int, look_seconds: float = LOOK_SECONDS) -> Survey:
