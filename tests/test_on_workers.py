@@ -1,18 +1,18 @@
 """Which places of a Dask cluster time the leaderboard's runs (grader.leaderboard
-.on_workers): pure decisions over what the workers report. The real cluster's session is
+.places): pure decisions over what the workers report. The real cluster's session is
 tests/test_cluster.py::test_the_leaderboard_times_on_the_workers_each_core_serving_one."""
 
 import pytest
 
 from grader import leaderboard as lb
 from grader.leaderboard.measuring import Place
-from grader.leaderboard.on_workers import (
+from grader.leaderboard.page_md import how_timed, machine_line
+from grader.leaderboard.places import (
     MachineFacts,
     Survey,
     assign,
     machines_of,
 )
-from grader.leaderboard.page_md import how_timed, machine_line
 from grader.leaderboard.quiet import Load, MachineBusy
 from grader.schemas import validate
 from grader.statistics.timing import Rule

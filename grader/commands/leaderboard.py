@@ -25,7 +25,8 @@ from grader.store import DB_NAME, Store, results_folder
 if TYPE_CHECKING:
     from grader.leaderboard import Calibration, Session, TimingPlan
     from grader.leaderboard.measuring import Event, Timing
-    from grader.leaderboard.on_workers import ClusterTiming, WorkerPlaces
+    from grader.leaderboard.on_workers import ClusterTiming
+    from grader.leaderboard.places import WorkerPlaces
     from grader.leaderboard.quiet import Load, Looking
     from grader.sandbox.base import Sandbox
 

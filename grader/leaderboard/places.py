@@ -1,0 +1,142 @@
+"""Which places of a Dask cluster time the leaderboard's runs (`grader leaderboard
+--cluster`): pure decisions over what its workers report (grader.leaderboard.on_workers
+asks them).
+
+Workers on one machine share its cores (told apart by the kernel's boot id: containers
+on one host share it too), so each core of a machine serves one worker. Every core of
+every machine is put beside the cluster's fastest by the rule that ranks programs, and
+a core it is significantly faster than is left out, as on this machine
+(grader.leaderboard.cores); a busy machine is refused (or, told to go on, times on the
+cores its other work leaves).
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.leaderboard.cores import agreeing
+from grader.leaderboard.measuring import Place
+from grader.leaderboard.quiet import Load, refuse_if_busy
+from grader.statistics.timing import Rule, median
+
+
+@dataclass(frozen=True)
+class MachineFacts:
+    """What a worker says of its machine."""
+
+    machine: str  # the kernel's boot id (the host name where there is none)
+    host: str
+    cores: tuple[int, ...]  # the cores this worker may run on
+    refusal: str = ""  # why this worker will not run programs (no sandbox), if it will not
+
+
+@dataclass(frozen=True)
+class Survey:
+    """One machine's look at its load and its cores' reference runs, taken together."""
+
+    samples: dict[int, list[float]]
+    load: Load | None
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A machine of the cluster (as its first worker, by address, reports it: the one
+    that surveys it) and its workers."""
+
+    facts: MachineFacts
+    workers: tuple["Worker", ...]
+
+
+@dataclass(frozen=True)
+class Worker:
+    address: str
+    threads: int
+    cores: tuple[int, ...]  # the cores it may run on (containers on one host may differ)
+
+
+@dataclass(frozen=True)
+class WorkerPlaces:
+    """The places that time, and what the survey found (for the session's pages)."""
+
+    places: tuple[Place, ...]
+    hosts: dict[str, str]  # worker address -> its host name
+    reference: dict[tuple[str, int], float] = field(default_factory=dict)  # (host, core)
+    kept: frozenset[tuple[str, int]] = frozenset()
+    notes: tuple[str, ...] = ()
+
+    def reference_s(self) -> list[dict[str, Any]]:
+        """Each core's reference figure, as leaderboard.json's machine.core_reference_s."""
+        return [
+            {"host": host, "core": core, "reference_s": seconds, "used": (host, core) in self.kept}
+            for (host, core), seconds in sorted(self.reference.items())
+        ]
+
+
+def machines_of(facts: Mapping[str, MachineFacts], threads: Mapping[str, int]) -> list[Machine]:
+    """The cluster's machines, each with its workers (grouped by boot id)."""
+    grouped: dict[str, list[str]] = {}
+    for address in sorted(facts):
+        grouped.setdefault(facts[address].machine, []).append(address)
+    return [
+        Machine(
+            facts[addresses[0]],
+            tuple(Worker(a, max(1, threads.get(a, 1)), facts[a].cores) for a in addresses),
+        )
+        for _, addresses in sorted(grouped.items())
+    ]
+
+
+def assign(
+    machines: Sequence[Machine],
+    surveys: Mapping[str, Survey],
+    rule: Rule,
+    go_on: bool,
+) -> WorkerPlaces:
+    """The places: on each machine, its cores that agree with the fastest core of the
+    cluster (grader.leaderboard.cores.agreeing), at most as many as its other work leaves
+    free, fastest first, dealt to its workers in turn (a worker serves at most as many
+    places as it has threads). MachineBusy for a busy machine unless `go_on`."""
+    found = {
+        (m.facts.machine, core): values
+        for m in machines
+        for core, values in surveys[m.facts.machine].samples.items()
+    }
+    kept = agreeing(found, rule)
+    places, notes = [], []
+    for m in machines:
+        survey = surveys[m.facts.machine]
+        note = refuse_if_busy(survey.load, go_on)  # MachineBusy propagates
+        if note:
+            notes.append(f"{m.facts.host}: {note}")
+        cores = sorted(
+            (core for (machine, core) in kept if machine == m.facts.machine),
+            key=lambda core: (median(found[(m.facts.machine, core)]), core),
+        )
+        # Not busy, or told to go on: at least the fastest core.
+        free = len(cores) if survey.load is None else max(1, survey.load.free_cores)
+        places += _dealt(cores[:free], m.workers)
+    hosts = {w.address: m.facts.host for m in machines for w in m.workers}
+    host = {m.facts.machine: m.facts.host for m in machines}
+    return WorkerPlaces(
+        tuple(places),
+        hosts,
+        {(host[machine], core): median(values) for (machine, core), values in found.items()},
+        frozenset((host[machine], core) for machine, core in kept),
+        tuple(notes),
+    )
+
+
+def _dealt(cores: Sequence[int], workers: Sequence[Worker]) -> list[Place]:
+    """Each core to the next worker (in turn) that may run on it and has a thread left."""
+    left = {worker.address: worker.threads for worker in workers}
+    places = []
+    turn = 0
+    for core in sorted(cores):
+        for _ in range(len(workers)):
+            worker = workers[turn % len(workers)]
+            turn += 1
+            if left[worker.address] and core in worker.cores:
+                left[worker.address] -= 1
+                places.append(Place(core, worker.address))
+                break
+    return places
