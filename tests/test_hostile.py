@@ -1067,20 +1067,26 @@ int main() { std::map<int, std::vector<std::string>> m; std::printf("%ld\\n", F<
 
 def _kill_while_it_runs(name: str, marker: str, stop: threading.Event) -> list:
     """SIGKILL every process called `name` whose command line holds `marker`, until
-    `stop`, as an administrator or the machine's OOM killer would: from outside."""
+    `stop`, as an administrator or the machine's OOM killer would: from outside. Every
+    such process, the canary's compiler too (a compile of half a second): this thread
+    runs at a higher priority (as root), and reads a command line only where the name
+    matches, so that a loaded machine does not let one through between two looks."""
+    with contextlib.suppress(OSError):  # not root: as it is
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), -10)
     killed = []
     while not stop.is_set():
         for entry in os.listdir("/proc"):
             try:
-                comm = Path(f"/proc/{entry}/comm").read_text().strip()
+                if Path(f"/proc/{entry}/comm").read_text().strip() != name:
+                    continue
                 cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
             except (OSError, ValueError):
                 continue
-            if comm == name and marker.encode() in cmdline:
+            if marker.encode() in cmdline:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(int(entry), signal.SIGKILL)
                     killed.append(int(entry))
-        time.sleep(0.01)
+        time.sleep(0.002)
     return killed
 
 
