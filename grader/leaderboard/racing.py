@@ -99,7 +99,8 @@ def next_step(
     """The race's next step, from the runs of the programs still racing (`samples`) and
     the next run index of each (`following`; `runs` once timed fully). While no leader
     is timed fully, the one with the lowest median is, with every leader whose median
-    is not `apart` from it (it can never beat them: they are timed fully anyway), and
+    is not `apart` from it (it cannot beat them while their medians stay that close,
+    so most of them are timed fully anyway), and
     no other: few runs against few cannot reach alpha, and against it the test can
     tell who may still tie. Then every leader not timed fully yet is. Those timed
     fully together are timed round-robin, as the exhaustive session times them: a
