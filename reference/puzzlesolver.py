@@ -34,8 +34,10 @@ Two searches, one for each kind of puzzle:
 Stdlib only, one file: it is also a valid student submission.
 """
 
+import io
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import groupby
 from operator import itemgetter
 from typing import BinaryIO, NamedTuple
@@ -762,6 +764,23 @@ def _stream(puzzle: Puzzle, rows: _Rows, out: BinaryIO, buffer_bytes: int) -> in
     return total
 
 
+@contextmanager
+def whole_writes(out: BinaryIO) -> Iterator[BinaryIO]:
+    """`out`, or a buffer over it while in use when it is a raw file (sys.stdout.buffer
+    under `python -u` or PYTHONUNBUFFERED): a raw write() may write only part of what it
+    is given (a pipe write interrupted by a signal: Ctrl-Z then fg, a debugger, a
+    profiler) and say so only in what it returns; a buffered one writes all of it or
+    raises. The buffer is flushed and let go at the end, the raw file left open."""
+    if not isinstance(out, io.RawIOBase):
+        yield out
+        return
+    buffered = io.BufferedWriter(out)
+    try:
+        yield buffered
+    finally:
+        buffered.detach()  # flushes first
+
+
 def main(
     argv: Sequence[str] | None = None,
     write: Callable[[Puzzle, BinaryIO], object] | None = None,
@@ -779,8 +798,9 @@ def main(
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
     try:
-        (write or write_output)(puzzle, sys.stdout.buffer)
-        sys.stdout.flush()
+        with whole_writes(sys.stdout.buffer) as out:
+            (write or write_output)(puzzle, out)
+            out.flush()
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): not an error of ours.
         sys.stderr.close()

@@ -203,7 +203,11 @@ def _example_options(command: argparse.ArgumentParser) -> None:
 
 def _write(data: bytes, path: Path | None) -> None:
     if path is None:
-        sys.stdout.buffer.write(data)
+        # Under `python -u` stdout is the raw file, whose write() may write only part
+        # (a pipe write interrupted by a signal) and say so only in what it returns.
+        left = memoryview(data)
+        while left:
+            left = left[sys.stdout.buffer.write(left) :]
         sys.stdout.flush()
         return
     try:

@@ -4,14 +4,18 @@ examples, bad input, the count line, agreement with an independent
 brute-force solver (tests/bruteforce.py) on hundreds of random puzzles,
 properties (hypothesis), and the streaming path on huge outputs."""
 
+import contextlib
 import hashlib
 import io
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -523,21 +527,47 @@ def test_tiny_buffer_gives_the_same_bytes_as_the_default():
         assert streamed(text, 50_000) == whole
 
 
-def cli_digest(text: str, tmp_path: Path) -> tuple[int, str]:
+def cli_digest(text: str, tmp_path: Path, env=None, stopped=False) -> tuple[int, str]:
+    """The size and digest of what the reference's command line prints; `stopped`: the
+    solver is stopped and continued every few milliseconds while it prints."""
     path = tmp_path / "big.txt"
     path.write_text(text)
-    solver = subprocess.Popen([sys.executable, str(SOLVER), str(path)], stdout=subprocess.PIPE)
+    solver = subprocess.Popen(
+        [sys.executable, str(SOLVER), str(path)], stdout=subprocess.PIPE, env=env
+    )
+    done = threading.Event()
+    stopper = threading.Thread(target=_stop_and_continue, args=(solver.pid, done))
+    if stopped:
+        stopper.start()
     digest, size = hashlib.md5(), 0
-    for chunk in iter(lambda: solver.stdout.read(1 << 20), b""):
-        digest.update(chunk)
-        size += len(chunk)
+    try:
+        for chunk in iter(lambda: solver.stdout.read(1 << 20), b""):
+            digest.update(chunk)
+            size += len(chunk)
+    finally:
+        done.set()
+        if stopped:
+            stopper.join()
     assert solver.wait(timeout=600) == 0
     return size, digest.hexdigest()
 
 
+def _stop_and_continue(pid: int, done: threading.Event) -> None:
+    while not done.wait(0.02):
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            time.sleep(0.005)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
 def test_huge_output_streams_exactly(tmp_path):
-    # 362,880 solutions, 137 MB; the digest is the first reference's output.
-    assert cli_digest("A0,B0,A1,B1\n" * 9, tmp_path) == (
+    # 362,880 solutions, 137 MB; the digest is the first reference's output. Unbuffered
+    # (`python -u`), stopped and continued while it prints (Ctrl-Z then fg; a debugger):
+    # a raw write to a pipe then writes part of what it is given, and the rest must follow.
+    unbuffered = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    assert cli_digest("A0,B0,A1,B1\n" * 9, tmp_path, unbuffered, stopped=True) == (
         137_168_864,
         "a1d0b3dda1361325570d4a94e4e4f979",
     )
