@@ -15,14 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any, cast
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from jsonschema import Draft202012Validator
-
+from grader.schemas import problem
 from testcases.errors import UsageError
 
 FILE_NAME = "expected.toml"
@@ -45,9 +45,9 @@ class Expected:
 
 
 @cache
-def _validator() -> Draft202012Validator:
+def _schema() -> dict[str, Any]:
     # Checked against the metaschema by tests/test_schema_subset.py, not on every load.
-    return Draft202012Validator(json.loads(_SCHEMA.read_text(encoding="utf-8")))
+    return cast(dict[str, Any], json.loads(_SCHEMA.read_text(encoding="utf-8")))
 
 
 def load_expected(folder: Path, case_ids: Sequence[str]) -> Expected | None:
@@ -63,10 +63,9 @@ def load_expected(folder: Path, case_ids: Sequence[str]) -> Expected | None:
         raise UsageError(f"{path}: cannot read: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{path}: not valid TOML: {error}") from None
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].absolute_path) or "(top level)"
-        raise UsageError(f"{path}: at {where}: {errors[0].message}")
+    wrong = problem(data, _schema())
+    if wrong is not None:
+        raise UsageError(f"{path}: {wrong}")
     expected = Expected(path, data.get("verdict"), dict(data.get("cases", {})))
     unknown = sorted(set(expected.cases) - set(case_ids))
     if unknown:

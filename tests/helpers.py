@@ -30,7 +30,7 @@ from grader.core.rules import rules_version
 from grader.course.submission_meta import SubmissionMeta, write_meta
 from grader.judge.compare import Comparison, compare
 from grader.judge.score import CaseOutcome, SubmissionReport
-from grader.schemas import validate
+from grader.schemas import problem, schema, subset
 from grader.store import Store, SubmissionRow
 from reference import puzzlesolver
 from reference import puzzlesolver as ps
@@ -893,7 +893,7 @@ def leaderboard_document(runs=7) -> dict:
             {"id": "compile-error", "language": "cpp", "reason": "build failed"},
         ],
     }
-    assert validate(doc, "leaderboard") is None
+    assert_valid(doc, "leaderboard")
     return doc
 
 
@@ -905,6 +905,59 @@ needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium)"
 )
 WINDOW = (1200, 1500)
+
+
+def assert_valid(document, schema_of) -> None:
+    """`document` fits a schema (a grader schema's name, or a schema) by the grader's
+    checker (grader.schemas.subset), and the checker judges it and its near misses as
+    jsonschema does, in the same words: every real document the suite checks tests the
+    checker too."""
+    from jsonschema import Draft202012Validator
+
+    against = schema(schema_of) if isinstance(schema_of, str) else schema_of
+    assert problem(document, against) is None, problem(document, against)
+    standard = Draft202012Validator(against)
+    for variant in [document, *near_misses(document)]:
+        ours = sorted(subset.errors(variant, against), key=str)
+        theirs = sorted(
+            ((list(e.absolute_path), e.message) for e in standard.iter_errors(variant)), key=str
+        )
+        assert ours == theirs, (schema_of, ours, theirs)
+
+
+def near_misses(document, limit: int = 60):
+    """Copies of `document` each with one mistake (a key dropped, a key added, a value
+    of another type), at most `limit`, taken evenly over the whole document."""
+    places = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                places.append((path, key))
+                walk(value, (*path, key))
+        elif isinstance(node, list):
+            for index, value in enumerate(node[:3]):
+                places.append((path, index))
+                walk(value, (*path, index))
+
+    walk(document, ())
+    step = max(1, len(places) // max(1, limit // 3))
+    for path, key in places[::step]:
+        for mistake in ("drop", "add", "retype"):
+            copy = json.loads(json.dumps(document))
+            parent = copy
+            for part in path:
+                parent = parent[part]
+            if mistake == "drop" and isinstance(parent, dict):
+                del parent[key]
+            elif mistake == "add" and isinstance(parent, dict):
+                parent["unexpected-key"] = 1
+            elif mistake == "retype":
+                value = parent[key]
+                parent[key] = "7" if not isinstance(value, str) else (7 if value else [])
+            else:
+                continue
+            yield copy
 
 
 class Page(HTMLParser):

@@ -14,6 +14,7 @@ from tests.helpers import (
     CPP_HELPER,
     ROOT,
     SAMPLE,
+    assert_valid,
     gradescope_isolation,
     make_cases,
     multi_file_class,
@@ -144,8 +145,6 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import zipfile  # noqa: E402
 
-from grader.schemas import validate  # noqa: E402
-
 GRADER = [sys.executable, "-m", "grader"]
 ESCAPE = "esc\x1b[31mred\x1b]0;title\x07"
 LONG = "x" * 251 + ".dir"  # 255 bytes: the longest name a folder can have
@@ -197,7 +196,7 @@ def test_odd_names_and_entries_are_graded_or_listed_and_always_escaped(tmp_path)
     assert done.returncode == 0, err
     assert "\x1b" not in out + err and "\x07" not in out + err
     data = json.loads((results / "results.json").read_text())
-    assert validate(data, "results") is None
+    assert_valid(data, "results")
     subs = {s["id"]: s for s in data["submissions"]}
     for sid in (
         "caf\\xe9-latin1",
@@ -413,7 +412,7 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
             assert note in score_line(result, "") and score in score_line(result, "")
             assert "sym (policy-dependent" in case_report(result, instructor=True)
             doc = results_document([result], cases)
-            assert validate(doc, "results") is None
+            assert_valid(doc, "results")
             entry = doc["submissions"][0]
             assert entry["policy"]["mode"] == mode and entry["policy"]["note"] == note
             assert f"{entry['score']:g}/{entry['max_score']:g}" == score
@@ -424,7 +423,7 @@ def test_policy_dependent_cases_are_shown_apart_everywhere_and_scored_as_configu
             scope = gradescope.gradescope_results(
                 result, isolation=gradescope_isolation(), execution_time=1
             )
-            assert validate(scope, "gradescope_results") is None
+            assert_valid(scope, "gradescope_results")
             test = scope["tests"][1]
             assert "policy-dependent" in test["tags"] and "policy-dependent" in test["name"]
             total = sum(t["score"] for t in scope["tests"])

@@ -8,8 +8,15 @@ import sys
 import pexpect
 import pytest
 
-from grader.schemas import validate
-from tests.helpers import NO_SOLUTION, ROOT, SAMPLE, make_cases, reference_submission, submission
+from tests.helpers import (
+    NO_SOLUTION,
+    ROOT,
+    SAMPLE,
+    assert_valid,
+    make_cases,
+    reference_submission,
+    submission,
+)
 
 GRADER = [sys.executable, "-m", "grader"]
 
@@ -60,7 +67,7 @@ def test_grade_show_and_rerun(tmp_path, klass):
     assert "3/3" in out and "AC:3" in out
     assert "CE: the folder is empty" in out or "CE: no source file" in out
     data = json.loads((results / "results.json").read_text())
-    assert validate(data, "results") is None
+    assert_valid(data, "results")
     scores = {s["id"]: (s["score"], s["max_score"]) for s in data["submissions"]}
     assert scores == {"empty": (0, 3), "ref-py": (3, 3), "wrong-plural": (2, 3)}
     assert {c["verdict"] for c in data["submissions"][0]["cases"]} == {"CE"}

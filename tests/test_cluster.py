@@ -27,11 +27,11 @@ from pathlib import Path
 import pytest
 
 from grader.course.config import ConfigError, load_config
-from grader.schemas import validate
 from grader.store import Store
 from tests.helpers import (
     ROOT,
     SAMPLE_TEXT,
+    assert_valid,
     draw_of,
     make_cases,
     multi_file_class,
@@ -297,7 +297,7 @@ def test_the_leaderboard_times_on_the_workers_each_core_serving_one(cluster, tmp
     done = grade(*board, "--cluster", cluster.address)
     assert done.returncode == 0, done.stderr
     doc = json.loads((results / "leaderboard.json").read_text())
-    assert validate(doc, "leaderboard") is None
+    assert_valid(doc, "leaderboard")
     assert [e["id"] for e in doc["ranked"] if e["winner"]] == ["ada-c"]
     addresses = {cluster.address_of("w1"), cluster.address_of("w2")}
     with sqlite3.connect(results / "grader.db") as db:

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from grader.cases.manifest import load_cases
-from grader.schemas import validate
 from testcases.expected import load_expected
 from tests.container import container_argv, cpu_quota, why_not
-from tests.helpers import REAL_MANIFEST, ROOT, SUBMISSIONS, export, gradescope_layout
+from tests.helpers import REAL_MANIFEST, ROOT, SUBMISSIONS, assert_valid, export, gradescope_layout
 
 pytestmark = pytest.mark.slow
 
@@ -116,7 +115,7 @@ def _run_autograder(root: Path, submission: Path, settled: bool = True):
     assert done.returncode == 0, done.stdout + done.stderr
     (root / "results" / "stdout").write_text(done.stdout + done.stderr)
     document = json.loads((root / "results" / "results.json").read_text())
-    assert validate(document, "gradescope_results") is None
+    assert_valid(document, "gradescope_results")
     return document
 
 

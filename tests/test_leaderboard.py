@@ -44,7 +44,15 @@ from grader.statistics.timing import (
     summarize,
 )
 from grader.store import Store
-from tests.helpers import BUSY_OK, ROOT, draw_of, manifest_subset, store_case, tiny_document
+from tests.helpers import (
+    BUSY_OK,
+    ROOT,
+    assert_valid,
+    draw_of,
+    manifest_subset,
+    store_case,
+    tiny_document,
+)
 
 pytestmark = pytest.mark.fast
 
@@ -549,7 +557,7 @@ def test_a_name_or_reason_a_student_chose_is_text_on_the_page_github_renders():
 
 
 def test_the_tiny_document_fits_the_schema():
-    assert validate(tiny_document(), "leaderboard") is None
+    assert_valid(tiny_document(), "leaderboard")
     broken = tiny_document()
     del broken["ranked"][0]["rank"]
     assert "rank" in validate(broken, "leaderboard")
@@ -649,7 +657,7 @@ def _leaderboard(graded, *extra, seed=1) -> dict:
     )
     assert code == 0
     doc = json.loads((graded["results"] / "leaderboard.json").read_text())
-    assert validate(doc, "leaderboard") is None
+    assert_valid(doc, "leaderboard")
     return doc
 
 

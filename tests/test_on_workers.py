@@ -14,9 +14,8 @@ from grader.leaderboard.places import (
     machines_of,
 )
 from grader.leaderboard.quiet import Load, MachineBusy
-from grader.schemas import validate
 from grader.statistics.timing import Rule
-from tests.helpers import leaderboard_document
+from tests.helpers import assert_valid, leaderboard_document
 
 pytestmark = pytest.mark.fast
 RULE = Rule(0.03, 0.05)
@@ -119,7 +118,7 @@ def test_the_pages_say_which_workers_and_cores_timed():
             {"host": "lab2", "core": 2, "reference_s": 0.02, "used": False},
         ],
     )
-    assert validate(doc, "leaderboard") is None
+    assert_valid(doc, "leaderboard")
     line = machine_line(doc["machine"])
     assert line.startswith("Timed on a Dask cluster's workers: lab1 (tcp://10.0.0.1:4001): ")
     assert "host not surveyed (tcp://10.0.0.2:4001): core(s) 3" in line

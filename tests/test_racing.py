@@ -22,11 +22,10 @@ from grader.course.config import load_config
 from grader.leaderboard.page_md import machine_line as lb_markdown_machine
 from grader.leaderboard.page_md import markdown
 from grader.leaderboard.racing import decide, first_look, next_step, stopped
-from grader.schemas import validate
 from grader.statistics.timing import Rule, ranks, significantly_faster
 from grader.store import Store
 from tests.fakes import FakeSandbox, Request, result
-from tests.helpers import SAMPLE_TEXT, make_cases, store_case
+from tests.helpers import SAMPLE_TEXT, assert_valid, make_cases, store_case
 
 pytestmark = pytest.mark.fast
 
@@ -134,7 +133,7 @@ def test_a_program_stopped_by_the_race_is_ranked_by_its_runs_and_says_so(tmp_pat
     ]
     assert board.ineligible == []
     doc = lb.document(board, lb.machine_info("bubblewrap", [0, 1], "cgroup"), exhaustive=False)
-    assert validate(doc, "leaderboard") is None
+    assert_valid(doc, "leaderboard")
     assert "| 3 of 7, stopped" in markdown(doc) and "slower than every program" in markdown(doc)
     assert "one run per core at once on cores 0, 1; racing" in markdown(doc)
     record = lb.session_record(board)

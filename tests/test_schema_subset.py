@@ -8,8 +8,9 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
+from grader.course.config import tomllib
 from grader.schemas import schema, subset
-from tests.helpers import ROOT
+from tests.helpers import REAL_MANIFEST, ROOT, assert_valid, draw_of, leaderboard_document
 
 pytestmark = pytest.mark.fast
 
@@ -30,6 +31,67 @@ def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(path):
     """The grader validates against them without checking them first (it costs every
     grading process 55 ms a schema): here, once."""
     Draft202012Validator.check_schema(json.loads(path.read_text(encoding="utf-8")))
+
+
+GRADERS = sorted((ROOT / "grader" / "schemas").glob("*.schema.json"))
+
+
+def keywords(node, found):
+    """Every keyword of a schema (the names under `properties` and `$defs` are not)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found.add(key)
+            if key in ("properties", "$defs"):
+                for child in value.values():
+                    keywords(child, found)
+            elif key not in ("enum", "const", "required"):
+                keywords(value, found)
+    elif isinstance(node, list):
+        for child in node:
+            keywords(child, found)
+    return found
+
+
+@pytest.mark.parametrize("path", GRADERS, ids=lambda path: path.name)
+def test_the_grader_checks_each_schema_with_keywords_the_subset_knows(path):
+    """The grader checks every document with grader.schemas.subset alone: a keyword it
+    does not read would be passed over, and a mistake let through."""
+    used = keywords(json.loads(path.read_text(encoding="utf-8")), set())
+    assert used - subset.KEYWORDS - subset.ANNOTATIONS == set()
+
+
+def test_a_real_draw_and_manifest_and_their_near_misses_are_judged_as_jsonschema_judges(
+    tmp_path,
+):
+    assert_valid(json.loads(draw_of(REAL_MANIFEST, tmp_path / "draw.json").read_text()), "draw")
+    assert_valid(MANIFEST, "manifest")
+    assert_valid(leaderboard_document(), "leaderboard")
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "submissions").glob("*/expected.toml")),
+    ids=lambda path: path.parent.name,
+)
+def test_each_examples_expected_verdicts_and_their_near_misses_are_judged_as_jsonschema_judges(
+    path,
+):
+    declared = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert_valid(declared, json.loads((ROOT / "testcases" / "expected.schema.json").read_text()))
+
+
+def test_a_near_miss_the_subset_let_through_is_caught(monkeypatch):
+    """The check of the checker can fail: a subset blind to `required` differs."""
+    real = subset._check
+
+    def blind(data, schema, root, path):
+        if isinstance(schema, dict) and "required" in schema:
+            schema = {key: value for key, value in schema.items() if key != "required"}
+        return real(data, schema, root, path)
+
+    monkeypatch.setattr(subset, "_check", blind)
+    with pytest.raises(AssertionError):
+        assert_valid(MANIFEST, "manifest")
 
 
 def broken(change):

@@ -17,10 +17,10 @@ What a student may not have stays out, and the build checks it: no hidden case
 (by name or content), no reference solver, no test-case tooling (it imports the
 reference), no results. check.py runs the grader's `check` (grader.commands.check,
 standalone) with the kit's manifest and course, on the public cases and the whole
-pool, and prints one screen. Where jsonschema is missing the manifest is checked by
-grader.schemas.subset; where the POSIX-only modules do not exist (Windows) programs run
-in the portable fallback (grader.sandbox.portable), which says what it does not
-enforce there, and times are wall-clock times, labelled so.
+pool, and prints one screen. The manifest is checked by grader.schemas.subset (the
+standard library, as everywhere); where the POSIX-only modules do not exist (Windows)
+programs run in the portable fallback (grader.sandbox.portable), which says what it
+does not enforce there, and times are wall-clock times, labelled so.
 """
 
 import json

@@ -1,15 +1,21 @@
 """The part of JSON Schema (draft 2020-12) the grader's own schemas use, checked with
-the standard library alone: where jsonschema is not installed (the student kit, on a
-laptop that has only Python) a manifest is still checked, and told wrong in the same
-words. Keywords: type, enum, const, pattern, minLength, maxLength, minimum, maximum,
-exclusiveMinimum, exclusiveMaximum, format (a note only, as jsonschema by default),
-properties, required, additionalProperties, items, minItems, uniqueItems, $ref to
-#/$defs, anyOf, oneOf, if/then/else."""
+the standard library alone, wherever the grader runs (the student kit on a laptop that
+has only Python too), in jsonschema's words. Keywords: KEYWORDS below (format is a
+note only, as jsonschema by default; $ref only to #/$defs)."""
 
 import json
 import re
 from collections.abc import Iterator
 from typing import Any
+
+# Every keyword this module reads, and the annotations it may pass over: a schema using
+# any other is beyond the subset (tests/test_schema_subset.py checks the shipped ones).
+KEYWORDS = frozenset(
+    "type enum const pattern minLength maxLength minimum maximum exclusiveMinimum "
+    "exclusiveMaximum format properties required additionalProperties items minItems "
+    "uniqueItems minProperties propertyNames $ref anyOf oneOf if then else".split()
+)
+ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "title", "description"})
 
 Error = tuple[list[str | int], str]  # (where, as the path of keys and indexes; the message)
 
@@ -113,6 +119,16 @@ def _array(
 def _object(
     data: dict[str, Any], schema: dict[str, Any], root: dict[str, Any], path: list[str | int]
 ) -> Iterator[Error]:
+    if "minProperties" in schema and len(data) < schema["minProperties"]:
+        few = (
+            "should be non-empty"
+            if schema["minProperties"] == 1
+            else "does not have enough properties"
+        )
+        yield path, f"{_repr(data)} {few}"
+    if "propertyNames" in schema:
+        for name in data:  # a name is checked where its object is: the path stays
+            yield from _check(name, schema["propertyNames"], root, path)
     for name in schema.get("required", ()):
         if name not in data:
             yield path, f"{_repr(name)} is a required property"
