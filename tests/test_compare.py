@@ -1281,3 +1281,22 @@ def test_whole_diagnosis_of_many_boards(edit, diagnosis):
     result = compare(Case(MANY).expected, _many_edit(edit), MANY)
     assert result.verdict is Verdict.WA
     assert [result.summary] + result.details[3:] == diagnosis
+
+
+def test_a_cases_expected_output_is_read_once_for_all_the_wrong_answers_beside_it(monkeypatch):
+    """Each program's wrong answer on a case is read beside the same expected output:
+    the judge reads that once, and its reading is the same for each of them."""
+    expected = ps.render(ps.parse(SAMPLE), ps.solve(ps.parse(SAMPLE))).encode()
+    wrong = [expected.replace(b"solutions", b"answers"), expected[: len(expected) // 2]]
+    plain = [compare(expected, got, SAMPLE) for got in wrong]
+    read: list[str] = []
+    real = gp.parse_output
+    monkeypatch.setattr(
+        "grader.judge.compare.answer.parse_output", lambda text: read.append(text) or real(text)
+    )
+    unique = expected + b"\n"  # an expected output no earlier test has had read
+    for _ in range(3):
+        for got in wrong:
+            assert compare(unique, got + b"\n", SAMPLE).verdict is Verdict.WA
+    assert read.count(unique.decode()) == 1
+    assert [compare(expected, got, SAMPLE) for got in wrong] == plain
