@@ -49,7 +49,7 @@ def test_each_core_serves_one_worker_of_its_machine_and_a_worker_no_more_than_it
         {"tcp://a:1": facts("A", "lab1", (0, 1, 2)), "tcp://a:2": facts("A", "lab1", (0, 1, 2))},
         {"tcp://a:1": 1, "tcp://a:2": 1},
     )
-    surveys = {"A": Survey({0: steady(0.01), 1: steady(0.01), 2: steady(0.01)}, None)}
+    surveys = {"A": Survey(({0: steady(0.01), 1: steady(0.01), 2: steady(0.01)},), None)}
     found = assign(machines, surveys, RULE, go_on=False)
     # Three cores agree, but two workers of one thread each serve two of them.
     assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:2"))
@@ -62,11 +62,11 @@ def test_a_core_goes_only_to_a_worker_that_may_run_on_it():
         {"tcp://a:1": facts("A", "lab1", (0, 1)), "tcp://a:2": facts("A", "lab1", (1,))},
         {"tcp://a:1": 2, "tcp://a:2": 2},
     )
-    surveys = {"A": Survey({0: steady(0.01), 1: steady(0.01)}, None)}
+    surveys = {"A": Survey(({0: steady(0.01), 1: steady(0.01)},), None)}
     found = assign(machines, surveys, RULE, go_on=False)
     assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:2"))
     only = machines_of({"tcp://a:2": facts("A", "lab1", (1,))}, {"tcp://a:2": 2})
-    assert assign(only, {"A": Survey({1: steady(0.01)}, None)}, RULE, False).places == (
+    assert assign(only, {"A": Survey(({1: steady(0.01)},), None)}, RULE, False).places == (
         Place(1, "tcp://a:2"),
     )
 
@@ -77,8 +77,8 @@ def test_a_core_the_clusters_fastest_is_significantly_faster_than_is_left_out():
         {"tcp://a:1": 2, "tcp://b:1": 2},
     )
     surveys = {
-        "A": Survey({0: steady(0.0100), 1: steady(0.0101)}, Load(0.0, 2)),
-        "B": Survey({0: steady(0.0130), 1: steady(0.0101)}, Load(0.0, 2)),  # lab2's core 0
+        "A": Survey(({0: steady(0.0100), 1: steady(0.0101)},) * 2, Load(0.0, 2)),
+        "B": Survey(({0: steady(0.0130), 1: steady(0.0101)},) * 2, Load(0.0, 2)),  # lab2's core 0
     }
     found = assign(machines, surveys, RULE, go_on=False)
     assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:1"), Place(1, "tcp://b:1"))
@@ -90,13 +90,13 @@ def test_a_core_the_clusters_fastest_is_significantly_faster_than_is_left_out():
 def test_a_busy_machine_is_refused_unless_told_and_then_times_on_the_cores_left():
     machines = machines_of({"tcp://a:1": facts("A", "lab1", (0, 1, 2, 3))}, {"tcp://a:1": 4})
     cores = {core: steady(0.01 + core * 1e-6) for core in range(4)}
-    busy = {"A": Survey(cores, Load(busy_cores=3.5, cores=4))}
+    busy = {"A": Survey((cores,), Load(busy_cores=3.5, cores=4))}
     with pytest.raises(MachineBusy, match="3.5 of its 4 cores"):
         assign(machines, busy, RULE, go_on=False)
     found = assign(machines, busy, RULE, go_on=True)
     assert found.places == (Place(0, "tcp://a:1"),)  # at least one core: told to go on
     assert found.notes and found.notes[0].startswith("lab1: this machine is busy")
-    half = {"A": Survey(cores, Load(busy_cores=2.0, cores=4))}
+    half = {"A": Survey((cores,), Load(busy_cores=2.0, cores=4))}
     assert assign(machines, half, RULE, go_on=False).places == (
         Place(0, "tcp://a:1"),
         Place(1, "tcp://a:1"),
@@ -125,3 +125,14 @@ def test_the_pages_say_which_workers_and_cores_timed():
     assert "lab2 core 2 left out" in line
     assert how_timed(doc).startswith("one run per core at once on 3 core(s) of 2 cluster worker(s)")
     assert lb.machine_info("bubblewrap", [0], "cgroup")["timing_workers"] == []
+
+
+def test_a_core_slower_in_one_look_only_is_kept():
+    """Each machine's survey looks twice (grader.leaderboard.cores.LOOKS): a core is left
+    out only when both looks show the cluster's fastest significantly faster."""
+    machines = machines_of({"tcp://a:1": facts("A", "lab1")}, {"tcp://a:1": 2})
+    burst, alike = {0: steady(0.0130), 1: steady(0.0100)}, {0: steady(0.0100), 1: steady(0.0100)}
+    found = assign(machines, {"A": Survey((burst, alike), Load(0.0, 2))}, RULE, go_on=False)
+    assert found.kept == {("lab1", 0), ("lab1", 1)}
+    found = assign(machines, {"A": Survey((burst, burst), Load(0.0, 2))}, RULE, go_on=False)
+    assert found.kept == {("lab1", 1)}

@@ -28,7 +28,7 @@ from grader.cases.manifest import Case
 from grader.core.errors import GraderError
 from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.grading.timed_runs import Program, timed_run
-from grader.leaderboard.cores import allowed_cores, reference_runs
+from grader.leaderboard.cores import LOOKS, allowed_cores, reference_runs
 from grader.leaderboard.measuring import Place
 from grader.leaderboard.places import MachineFacts, Survey, WorkerPlaces, assign, machines_of
 from grader.leaderboard.quiet import LOOK_SECONDS, start_look
@@ -68,8 +68,8 @@ def survey_task(rounds: int, look_seconds: float = LOOK_SECONDS) -> Survey:
     """On one worker of a machine: the look at its load, with its cores' reference runs
     made while the look lasts (this process's own CPU time is not other work's)."""
     looking = start_look(look_seconds)
-    samples = reference_runs(allowed_cores(), rounds)
-    return Survey(samples, looking.finish())
+    looks = tuple(reference_runs(allowed_cores(), rounds) for _ in range(LOOKS))
+    return Survey(looks, looking.finish())
 
 
 class TimingFailed(RuntimeError):

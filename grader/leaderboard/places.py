@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.leaderboard.cores import agreeing
+from grader.leaderboard.cores import kept_in_any, together
 from grader.leaderboard.measuring import Place
 from grader.leaderboard.quiet import Load, refuse_if_busy
 from grader.statistics.timing import Rule, median
@@ -32,9 +32,10 @@ class MachineFacts:
 
 @dataclass(frozen=True)
 class Survey:
-    """One machine's look at its load and its cores' reference runs, taken together."""
+    """One machine's look at its load and its cores' reference runs, taken together:
+    each look of the reference runs (grader.leaderboard.cores.LOOKS) one after the other."""
 
-    samples: dict[int, list[float]]
+    looks: tuple[dict[int, list[float]], ...]
     load: Load | None
 
 
@@ -93,15 +94,19 @@ def assign(
     go_on: bool,
 ) -> WorkerPlaces:
     """The places: on each machine, its cores that agree with the fastest core of the
-    cluster (grader.leaderboard.cores.agreeing), at most as many as its other work leaves
+    cluster in some look (grader.leaderboard.cores.kept_in_any), at most as many as its other work leaves
     free, fastest first, dealt to its workers in turn (a worker serves at most as many
     places as it has threads). MachineBusy for a busy machine unless `go_on`."""
-    found = {
-        (m.facts.machine, core): values
-        for m in machines
-        for core, values in surveys[m.facts.machine].samples.items()
-    }
-    kept = agreeing(found, rule)
+    looks = [
+        {
+            (m.facts.machine, core): values
+            for m in machines
+            for core, values in surveys[m.facts.machine].looks[index].items()
+        }
+        for index in range(min(len(surveys[m.facts.machine].looks) for m in machines))
+    ]
+    found = {key: together(looks, key) for key in looks[0]}
+    kept = kept_in_any(looks, rule)
     places, notes = [], []
     for m in machines:
         survey = surveys[m.facts.machine]
