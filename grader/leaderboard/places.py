@@ -94,9 +94,10 @@ def assign(
     go_on: bool,
 ) -> WorkerPlaces:
     """The places: on each machine, its cores that agree with the fastest core of the
-    cluster in some look (grader.leaderboard.cores.kept_in_any), at most as many as its other work leaves
-    free, fastest first, dealt to its workers in turn (a worker serves at most as many
-    places as it has threads). MachineBusy for a busy machine unless `go_on`."""
+    cluster in some look (grader.leaderboard.cores.kept_in_any), at most as many as its
+    other work leaves free, fastest first, dealt to its workers in turn (a worker serves
+    at most as many places as it has threads). MachineBusy for a busy machine unless
+    `go_on`."""
     looks = [
         {
             (m.facts.machine, core): values
