@@ -2,6 +2,8 @@
 .places): pure decisions over what the workers report. The real cluster's session is
 tests/test_cluster.py::test_the_leaderboard_times_on_the_workers_each_core_serving_one."""
 
+import os
+
 import pytest
 
 from grader import leaderboard as lb
@@ -136,3 +138,19 @@ def test_a_core_slower_in_one_look_only_is_kept():
     assert found.kept == {("lab1", 0), ("lab1", 1)}
     found = assign(machines, {"A": Survey((burst, burst), Load(0.0, 2))}, RULE, go_on=False)
     assert found.kept == {("lab1", 1)}
+
+
+def test_a_run_is_pinned_to_its_places_core_and_never_timed_on_another():
+    """The worker thread is on the place's core during the run, and as before after
+    it; a core this worker may not use fails the run (TimingFailed: the grader's
+    failure, never stored) instead of timing it elsewhere."""
+    from grader.leaderboard.on_workers import TimingFailed, _pinned
+
+    before = os.sched_getaffinity(0)
+    core = max(before)
+    with _pinned(core):
+        assert os.sched_getaffinity(0) == {core}
+    assert os.sched_getaffinity(0) == before
+    with pytest.raises(TimingFailed, match="cannot be used here"), _pinned(max(before) + 1):
+        pass
+    assert os.sched_getaffinity(0) == before

@@ -17,7 +17,6 @@ core.
 """
 
 import dataclasses
-import os
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from grader.leaderboard.cores import LOOKS, allowed_cores, reference_runs
 from grader.leaderboard.measuring import Place
 from grader.leaderboard.places import MachineFacts, Survey, WorkerPlaces, assign, machines_of
 from grader.leaderboard.quiet import LOOK_SECONDS, start_look
-from grader.statistics.timing import Rule
+from grader.statistics.timing import Rule, pinned
 
 if TYPE_CHECKING:
     from distributed import Worker as DaskWorker
@@ -111,16 +110,15 @@ def timed_task(
 
 @contextmanager
 def _pinned(core: int | None) -> Iterator[None]:
-    """This worker thread (and what it starts) on `core` for the run, then as before."""
+    """This worker thread (and what it starts) on `core` for the run, then as before: a
+    run the place's core cannot take is not timed elsewhere (TimingFailed)."""
     if core is None:
         yield
         return
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {core})
-    try:
+    with pinned(core) as done:
+        if not done:
+            raise TimingFailed(f"core {core} cannot be used here")
         yield
-    finally:
-        os.sched_setaffinity(0, before)
 
 
 # ------------------------------------------------------------------ the client

@@ -162,6 +162,26 @@ def ranks(samples: Mapping[str, Sequence[float]], rule: Rule) -> dict[str, int]:
 
 
 @contextlib.contextmanager
+def pinned(core: int) -> Iterator[bool]:
+    """This thread, and every process it starts, on `core` while in use, then as
+    before; yields False where it cannot be pinned (macOS, or a core gone from this
+    process's set)."""
+    if not hasattr(os, "sched_setaffinity") or not sys.platform.startswith("linux"):
+        yield False
+        return
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {core})
+    except OSError:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+@contextlib.contextmanager
 def one_core() -> Iterator[int | None]:
     """Pin this thread, and so every process it starts, to one core; yields
     that core, or None where affinity cannot be set (macOS).
@@ -169,17 +189,9 @@ def one_core() -> Iterator[int | None]:
     The last core of those allowed is used: the first often takes more
     interrupts. The previous affinity is restored afterwards.
     """
-    if not hasattr(os, "sched_setaffinity") or not sys.platform.startswith("linux"):
+    if not hasattr(os, "sched_getaffinity") or not sys.platform.startswith("linux"):
         yield None
         return
-    before = os.sched_getaffinity(0)
-    core = max(before)
-    try:
-        os.sched_setaffinity(0, {core})
-    except OSError:
-        yield None
-        return
-    try:
-        yield core
-    finally:
-        os.sched_setaffinity(0, before)
+    core = max(os.sched_getaffinity(0))
+    with pinned(core) as done:
+        yield core if done else None
