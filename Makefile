@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # instead of 0.32 s for `grader --help`), and every test worker rewrites every test.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup grade demo test test-fast lint docs pictures bench clean leaderboard mutation
+.PHONY: setup grade demo test durations test-fast lint docs pictures bench clean leaderboard mutation
 
 setup: $(STAMP)
 
@@ -35,8 +35,14 @@ grade: setup
 # runs, a browser) overlap with the other workers' CPU work (the cores are 98% busy,
 # against 88% with two). Every test holds under that load (and under a CPU hog beside
 # it), as it must on a loaded grading machine.
+# Whole files to each worker, the heaviest first (tests/file_order.py).
 test: setup
-	$(PY) -m pytest -n 3
+	$(PY) -m pytest -n 3 --dist loadfile --no-loadscope-reorder
+
+# The seconds each test file takes, for that order (tests/durations.json): after a
+# change that makes a file much heavier or lighter, on a quiet machine.
+durations: setup
+	$(PY) -m pytest -n 3 --dist loadfile --no-loadscope-reorder --record-durations
 
 # Pure logic only (no compilers, sandbox or browser; tests/conftest.py enforces it):
 # the edit-test loop. `make test` stays what CI runs.

@@ -9,6 +9,13 @@ import subprocess
 
 import pytest
 
+# The order files are handed to the workers (tests/file_order.py): its hooks, here.
+from tests.file_order import (  # noqa: F401
+    pytest_addoption,
+    pytest_collection_modifyitems,
+    pytest_configure,
+)
+
 HEAVY_PROGRAMS = frozenset(
     {
         "gcc",
