@@ -205,6 +205,7 @@ def _write(data: bytes, path: Path | None) -> None:
     if path is None:
         # Under `python -u` stdout is the raw file, whose write() may write only part
         # (a pipe write interrupted by a signal) and say so only in what it returns.
+        # (Not reference.puzzlesolver.whole_writes: this module runs without the reference.)
         left = memoryview(data)
         while left:
             left = left[sys.stdout.buffer.write(left) :]

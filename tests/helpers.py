@@ -923,19 +923,23 @@ def assert_valid(document, schema_of) -> None:
 def _judged_alike(document: str, against: str) -> list:
     """The variants (the document, then its near misses) the two checkers judge apart,
     with both judgements; once per document and schema in a process."""
+    rules = json.loads(against)
+    variants = [json.loads(document), *near_misses(json.loads(document))]
+    judged = [judgements(variant, rules) for variant in variants]
+    return [(ours, theirs) for ours, theirs in judged if ours != theirs]
+
+
+def judgements(document, rules) -> tuple[list, list]:
+    """What grader.schemas.subset and jsonschema find wrong with `document`: each
+    (path, message), sorted."""
     from jsonschema import Draft202012Validator
 
-    rules = json.loads(against)
     standard = Draft202012Validator(rules)
-    apart = []
-    for variant in [json.loads(document), *near_misses(json.loads(document))]:
-        ours = sorted(subset.errors(variant, rules), key=str)
-        theirs = sorted(
-            ((list(e.absolute_path), e.message) for e in standard.iter_errors(variant)), key=str
-        )
-        if ours != theirs:
-            apart.append((ours, theirs))
-    return apart
+    ours = sorted(subset.errors(document, rules), key=str)
+    theirs = sorted(
+        ((list(e.absolute_path), e.message) for e in standard.iter_errors(document)), key=str
+    )
+    return ours, theirs
 
 
 def near_misses(document, limit: int = 15):
@@ -955,7 +959,7 @@ def near_misses(document, limit: int = 15):
 
     walk(document, ())
     step = max(1, len(places) // max(1, limit // 3))
-    for path, key in places[::step]:
+    for path, key in places[::step][: max(1, limit // 3)]:
         for mistake in ("drop", "add", "retype"):
             copy = json.loads(json.dumps(document))
             parent = copy

@@ -55,9 +55,10 @@ def calibrate(cores: Sequence[int], rule: Rule, rounds: int = 7) -> Calibration:
     medians beyond the noise floor): a difference the runs cannot show is noise, not the
     core."""
     looks = [reference_runs(cores, rounds)]
-    while len(looks) < LOOKS and kept_in_any(looks, rule) != set(looks[0]):
-        looks.append(reference_runs(cores, rounds))
     kept = kept_in_any(looks, rule)
+    while len(looks) < LOOKS and kept != set(looks[0]):
+        looks.append(reference_runs(cores, rounds))
+        kept = kept_in_any(looks, rule)
     seconds = {core: median(together(looks, core)) for core in looks[0]}
     return Calibration(seconds, tuple(core for core in sorted(seconds) if core in kept))
 
