@@ -79,6 +79,15 @@ def test_flags_of_an_ending(end, reason, memory, expected):
     assert result.cpu_accounting == "cgroup"
 
 
+def test_times_are_kept_to_the_microsecond():
+    """A C program's run takes about a millisecond: to a tenth of one, two copies of it
+    would differ by more than the leaderboard's noise floor (3%) by rounding alone."""
+    cgroup = CpuAccounting.CGROUP
+    end = ending(cpu=0.00134449)
+    result = run_result("bubblewrap", LIMITS, capture(), end, None, 0.0021456, RLIMIT, cgroup)
+    assert (result.cpu_seconds, result.wall_seconds) == (0.001344, 0.002146)
+
+
 @pytest.mark.parametrize("memory", [RLIMIT, GROUP, JVM])
 def test_an_out_of_memory_message_far_from_the_limit_is_not_mle(memory):
     # What a program prints is the program's: it decides no verdict flag.
