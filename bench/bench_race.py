@@ -77,6 +77,23 @@ def board(manifest: Path, results: Path, draw: Path, *extra: str) -> tuple[float
     return took, doc, stored
 
 
+def cores_of(doc: dict) -> str:
+    """The cores that timed the session, with when for one that did not time it all
+    (seconds into the timing): '0,1', '1,0[0.1-2.3,4.0-]'."""
+    machine = doc["machine"]
+    spans = {c["core"]: c["timed_s"] for c in machine["core_reference_s"] if "timed_s" in c}
+
+    def shown(core: int) -> str:
+        if core not in spans:
+            return str(core)
+        inside = ",".join(
+            f"{s['from']:g}-" + ("" if s["to"] is None else f"{s['to']:g}") for s in spans[core]
+        )
+        return f"{core}[{inside}]"
+
+    return ",".join(shown(core) for core in machine["timing_cores"])
+
+
 def winners(doc: dict) -> list[str]:
     return sorted(e["id"] for e in doc["ranked"] if e["winner"])
 
@@ -133,7 +150,7 @@ def main() -> None:
             f"of {args.family} per session, {args.sessions} session(s)"
         )
         print(
-            f"{'session':>7} {'first':>10} {'racing s':>9} {'exhaustive s':>12} {'ratio':>6} "
+            f"{'session':>7} {'first':>10} {'cores':>20} {'racing s':>9} {'exhaustive s':>12} {'ratio':>6} "
             f"{'runs':>9} {'same rank 1':>11} {'ex = ex':>7} {'replay':>6}  rank-1 set (exhaustive)"
         )
         tally = {"ratios": [], "same": 0, "baseline": 0, "replay": 0}
@@ -170,7 +187,8 @@ def session(root: Path, graded: Path, manifest: Path, family: str, number: int, 
     tally["replay"] += full == cut
     yes = {True: "yes", False: "NO"}
     print(
-        f"{number + 1:>7} {order[0]:>10} {race_s:>9.1f} {ex_s:>12.1f} {race_s / ex_s:>6.2f} "
+        f"{number + 1:>7} {order[0]:>10} {cores_of(race_doc):>20} {race_s:>9.1f} {ex_s:>12.1f} "
+        f"{race_s / ex_s:>6.2f} "
         f"{race_runs:>4}/{ex_runs:<4} {yes[agree]:>11} {yes[again]:>7} {yes[full == cut]:>6}  "
         f"{', '.join(winners(ex_doc))}"
     )

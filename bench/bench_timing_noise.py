@@ -95,7 +95,7 @@ def main() -> int:
             print(line("wall", wall))
             medians.append(cpu.median)
         print(
-            f"(the sandbox reports times in steps of {RESOLUTION_S * 1000:g} ms: "
+            f"(medians rank apart only beyond {RESOLUTION_S * 1000:g} ms: "
             f"{100 * RESOLUTION_S / medians[0]:.1f}% of the pinned CPU median)"
         )
     return 0

@@ -314,6 +314,35 @@ def test_the_leaderboard_times_on_the_workers_each_core_serving_one(cluster, tmp
     assert "Timed on a Dask cluster's workers: " in page
 
 
+def test_a_look_at_a_place_is_made_by_its_worker_and_judged_by_the_rule(cluster):
+    """A place left out by the survey, or one that times, is looked at again by its own
+    worker (the reference work on its core, there), and the look is put beside the
+    survey's fastest core by the rule that ranks programs; a gone worker is no place."""
+    from grader.cases.manifest import default_manifest, load_cases
+    from grader.leaderboard.measuring import Place
+    from grader.leaderboard.on_workers import ClusterTiming
+    from grader.leaderboard.places import WorkerPlaces
+    from grader.statistics.timing import Rule
+
+    config = load_config()
+    cases = load_cases(default_manifest())[:1]
+    worker = cluster.address_of("w1")
+    place = Place(min(os.sched_getaffinity(0)), worker)
+
+    def timing(fastest: list[float]) -> ClusterTiming:
+        found = WorkerPlaces((), {worker: "here"}, waiting=(place,), fastest=tuple(fastest))
+        return ClusterTiming(
+            cluster.client, "none", found, cases, config.limits, config.limits, 1, Rule(0.03, 0.05)
+        )
+
+    slow = [1.0 + i * 1e-3 for i in range(7)]  # the reference work takes about 10 ms
+    assert timing(slow).waiting == (place,) and timing(slow).joins(place)
+    assert not timing([1e-6 + i * 1e-9 for i in range(7)]).joins(place)
+    gone = timing(slow)
+    gone.gone.add(worker)
+    assert not gone.joins(place)
+
+
 def test_a_worker_gone_mid_session_loses_its_runs_only_and_the_next_session_makes_them(
     tmp_path,
 ):

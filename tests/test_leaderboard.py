@@ -7,6 +7,7 @@ import html
 import itertools
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -287,7 +288,7 @@ def test_an_observation_at_the_centre_has_p_value_1():
 
 
 def test_exactly_the_limit_away_is_no_outlier():
-    limit = 1e-4 + 1e-12  # MAD 0: one clock step, plus the float tolerance
+    limit = 1e-4 + 1e-12  # MAD 0: RESOLUTION_S, plus the float tolerance
     assert outliers([0.0, 0.0, 0.0, 0.0, limit]) == []
     assert outliers([0.0, 0.0, 0.0, 0.0, 2e-4]) == [4]
 
@@ -381,9 +382,10 @@ def test_noise_floor_keeps_clearly_separated_but_close_medians_tied():
     assert ranks({"fast": fast, "far": far}, Rule(0.03, 0.05)) == {"fast": 1, "far": 2}
 
 
-def test_medians_one_clock_step_apart_are_never_ranked_apart():
-    """CPU times come in steps of 0.1 ms: two copies of a 1.3 ms program can read 1.3
-    and 1.4 ms on every run (7.7% apart, p = 0.0006). One step is no difference; two are."""
+def test_medians_at_most_a_tenth_of_a_millisecond_apart_are_never_ranked_apart():
+    """Starting a process varies by tens of microseconds: two copies of a 1.3 ms
+    program can read 1.3 and 1.4 ms on every run (7.7% apart, p = 0.0006), as runs
+    stored in steps of 0.1 ms did. 0.1 ms is no difference; 0.2 ms is."""
     samples = {"a": [0.0013] * 7, "b": [0.0014] * 7, "c": [0.0015] * 7}
     assert {(p.faster, p.slower) for p in significantly_faster(samples, Rule(0.03, 0.05))} == {
         ("a", "c")
@@ -444,7 +446,8 @@ def test_pseudonyms_are_stable_secret_and_per_results_folder(tmp_path):
     again = lb.pseudonyms(tmp_path / "a")
     other = lb.pseudonyms(tmp_path / "b")
     assert first("ada-c") == again("ada-c") != first("grace-cpp")
-    assert first("ada-c").startswith("anon-") and "ada" not in first("ada-c")
+    # Hex digits only after the prefix: nothing of the name (a digest may read "fada3...").
+    assert re.fullmatch(r"anon-[0-9a-f]+", first("ada-c"))
     assert other("ada-c") != first("ada-c")  # a different secret salt
     salt = tmp_path / "a" / lb.SALT_FILE
     assert salt.stat().st_mode & 0o077 == 0
@@ -858,6 +861,44 @@ def test_a_busy_machine_is_refused_before_any_timing_unless_told(graded, capsys,
         for hog in hogs:
             hog.kill()
             hog.wait()
+
+
+@pytest.mark.slow
+def test_a_core_left_out_at_the_start_joins_and_the_pages_say_when(graded, capsys, monkeypatch):
+    """The calibration leaves a core out (as a virtual machine's busy host can make it
+    look slower for seconds); a new look while the other core times finds it agreeing
+    (the second look, here), and from then on it times runs too: the terminal, the JSON
+    and the page say when, and the stored runs keep that core."""
+    from grader.leaderboard import cores, measuring, quiet
+
+    allowed = lb.allowed_cores()
+    assert len(allowed) >= 2, "this machine kind has 2 cores"
+    kept, left = allowed[-1], allowed[0]
+
+    def a_core_left_out(cores_, rule):
+        seconds = {core: 0.010 if core == kept else 0.0155 for core in cores_}
+        return cores.Calibration(seconds, (kept,), (0.010,) * 7)
+
+    looks = iter([False])
+    # A quiet machine, whatever runs beside the suite: a busy one times on one core only.
+    monkeypatch.setattr(quiet.Looking, "finish", lambda self: quiet.Load(0.0, len(allowed)))
+    monkeypatch.setattr(lb, "calibrate", a_core_left_out)
+    monkeypatch.setattr(cores, "agrees_now", lambda core, fastest, rule: next(looks, True))
+    monkeypatch.setattr(measuring, "JOIN_RETRY_SECONDS", 0.05)
+    monkeypatch.setattr(measuring, "LOOK_EVERY_SECONDS", 600)  # once in, not looked at again
+    capsys.readouterr()
+    doc = _leaderboard(graded, seed=61)
+    out, err = capsys.readouterr()
+    assert f"core(s) {left} left out of the timing for now" in err
+    assert f"core {left} timed only while its latest look agreed: from " in out
+    assert "s to the end" in out
+    reference = {c["core"]: c for c in doc["machine"]["core_reference_s"]}
+    [span] = reference[left]["timed_s"]
+    assert reference[left]["used"] and span["from"] >= 0.05 and span["to"] is None
+    assert "timed_s" not in reference[kept]
+    assert sorted(doc["machine"]["timing_cores"]) == sorted({kept, left})
+    shown = (graded["results"] / "leaderboard.md").read_text()
+    assert f"core {left} timed only while its latest look at the reference work" in shown
 
 
 def _timings(graded) -> int:

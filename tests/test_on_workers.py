@@ -89,6 +89,37 @@ def test_a_core_the_clusters_fastest_is_significantly_faster_than_is_left_out():
     assert shown == {("lab1", 0): True, ("lab1", 1): True, ("lab2", 0): False, ("lab2", 1): True}
 
 
+def test_a_core_left_out_waits_on_a_worker_and_never_takes_a_kept_cores_thread():
+    """The left-out cores are dealt to workers after the kept ones (each is looked at
+    again while the others time: grader.leaderboard.measuring); the fastest core's runs
+    are the bar a look must meet. The pages say when a core that did not time the whole
+    session did."""
+    machines = machines_of(
+        {"tcp://a:1": facts("A", "lab1", (0, 1, 2)), "tcp://a:2": facts("A", "lab1", (0, 1, 2))},
+        {"tcp://a:1": 1, "tcp://a:2": 2},
+    )
+    looks = ({0: steady(0.0130), 1: steady(0.0100), 2: steady(0.0102)},) * 2
+    found = assign(machines, {"A": Survey(looks, Load(0.0, 3))}, RULE, go_on=False)
+    assert found.places == (Place(1, "tcp://a:1"), Place(2, "tcp://a:2"))
+    assert found.waiting == (Place(0, "tcp://a:2"),)
+    assert found.fastest == tuple(steady(0.0100)) * 2  # both looks
+    busy = assign(machines, {"A": Survey(looks, Load(1.0, 3))}, RULE, go_on=False)
+    assert busy.waiting == (), "only as many places as the free cores"
+    timed = {Place(0, "tcp://a:2"): [(1.25, None)]}
+    shown = {c["core"]: c for c in found.reference_s(timed)}
+    assert shown[0]["used"] and shown[0]["timed_s"] == [{"from": 1.2, "to": None}]
+    assert "timed_s" not in shown[1] and found.reference_s()[0]["used"] is False
+    doc = leaderboard_document()
+    doc["machine"].update(
+        timing_cores=[],
+        pinned_core=None,
+        timing_workers=[{"worker": "tcp://a:2", "host": "lab1", "cores": [0, 2]}],
+        core_reference_s=found.reference_s(timed),
+    )
+    assert_valid(doc, "leaderboard")
+    assert "lab1 core 0 timed only while its latest look" in machine_line(doc["machine"])
+
+
 def test_a_busy_machine_is_refused_unless_told_and_then_times_on_the_cores_left():
     machines = machines_of({"tcp://a:1": facts("A", "lab1", (0, 1, 2, 3))}, {"tcp://a:1": 4})
     cores = {core: steady(0.01 + core * 1e-6) for core in range(4)}

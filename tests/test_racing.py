@@ -67,13 +67,19 @@ def test_the_race_times_the_best_with_its_like_then_the_other_leaders_then_stops
     samples = {**c_copies, **slow, "c0": FAST, "c1": FAST, "c2": [x * 1.01 for x in FAST]}
     step = next_step(samples, following, runs, Rule(0.03, 0.05))
     assert step.stop == ("java", "py") and step.round is None and not step.complete
-    # A leader apart from the best: not timed with it; once the best is timed fully,
-    # timed fully too if its runs may still tie (one run as fast as the best's).
-    close = {"a": FAST[:3], "b": [0.99, 1.25, 1.3]}
-    following = {"a": 3, "b": 3}
-    assert next_step(close, following, runs, Rule(0.03, 0.05)).complete == ("a",)
-    following["a"], close["a"] = runs, FAST
-    assert next_step(close, following, runs, Rule(0.03, 0.05)).complete == ("b",)
+    # A leader apart from the best whose runs overlap the best's (one as fast as the
+    # best's slowest) is timed with it: most are timed fully anyway, and one timed
+    # alone later takes a burst of the machine's speed into its figures alone.
+    close = {"a": FAST[:3], "b": [0.99, 1.25, 1.3], "d": [1.1, 1.25, 1.3]}
+    following = {"a": 3, "b": 3, "d": 3}
+    assert next_step(close, following, runs, Rule(0.03, 0.05)).complete == ("a", "b")
+    # One apart and not overlapping is not; once the best is timed fully, it is timed
+    # fully too if its runs may still tie (the leaders timed fully ran slower later).
+    following.update(a=runs, b=runs)
+    close.update(
+        a=[1.0, 1.002, 1.001, 1.2, 1.0, 1.3, 1.01], b=[0.99, 1.25, 1.3, 1.0, 1.01, 1.0, 1.02]
+    )
+    assert next_step(close, following, runs, Rule(0.03, 0.05)).complete == ("d",)
 
 
 def test_a_program_beaten_by_one_leader_only_races_on():
@@ -222,6 +228,104 @@ def test_a_session_races_or_times_everything(tmp_path, exhaustive):
     assert set(stop.stopped) == {"py1", "py2", "java"} and stop.skipped == 12
     assert {t.program.id: t.stopped for _, t in board.ranked}["java"]
     assert set(cores_seen) == set(cores), "every core timed runs"
+
+
+def _two_cores() -> list[int]:
+    cores = sorted(os.sched_getaffinity(0))
+    assert len(cores) >= 2, "this machine kind has 2 cores"
+    return cores[:2]
+
+
+@pytest.mark.parametrize("agrees_at", [3, None])
+def test_a_core_left_out_at_the_start_joins_once_a_look_agrees(tmp_path, agrees_at, monkeypatch):
+    """A core left out at the start is looked at again while the others time: from the
+    look that agrees on (the third here), it times runs too, and says when; one that
+    never agrees times nothing, and the session still ends."""
+    monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)  # the runs take 5 ms
+    monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", 60)  # once in, not again
+    config = load_config()
+    session, sandbox, cores_seen = _session(tmp_path, CLASS)
+    first, waiting = _two_cores()
+    looks: list[int] = []
+
+    def joins(core: int) -> bool:
+        looks.append(min(os.sched_getaffinity(0)))  # looked at from its own core
+        return agrees_at is not None and len(looks) >= agrees_at
+
+    timing = lb.LocalTiming(sandbox, config.limits, [first], [waiting], joins)
+    events: list = []
+    with Store(tmp_path / "g.db") as store:
+        work = lb.plan_timing(store, session, config)
+        assert lb.measure(work, store, sandbox, config, events.append, timing=timing) == 0
+        stored = {t.core for p in session.programs for t in store.timings(p.id, p.content_hash)}
+        board = lb.collect(store, session, config)
+    assert sorted(t.program.id for rank, t in board.ranked if rank == 1) == ["c1", "c2"]
+    assert set(looks) == {waiting}
+    joined = [e for e in events if isinstance(e, lb.PlaceEvent)]
+    if agrees_at is None:
+        assert not joined and stored == set(cores_seen) == {first}
+        assert len(looks) >= 2, "looked at again while the other core timed"
+        return
+    assert len(looks) == agrees_at
+    [join] = joined
+    assert join.place == lb.measuring.Place(waiting) and join.joined and join.after_seconds > 0
+    assert stored == set(cores_seen) == {first, waiting}
+    assert lb.spans(joined) == {lb.measuring.Place(waiting): [(join.after_seconds, None)]}
+
+
+@pytest.mark.parametrize("rejoins", [True, False])
+def test_a_core_times_only_while_its_latest_look_agrees(tmp_path, rejoins, monkeypatch):
+    """Every core but the first (the fastest at the start: the session always times
+    somewhere) is looked at again while it times: a look that finds it slower takes it
+    out, and a later one that agrees lets it in again. The spans say when it timed."""
+    monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)
+    monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", 0.02)  # the runs take 5 ms
+    config = load_config()
+    session, sandbox, cores_seen = _session(tmp_path, CLASS)
+    first, second = _two_cores()
+    looks: list[int] = []
+
+    def joins(core: int) -> bool:
+        looks.append(min(os.sched_getaffinity(0)))
+        return rejoins and len(looks) > 1  # the first look finds it slower
+
+    timing = lb.LocalTiming(sandbox, config.limits, [first, second], [], joins)
+    events: list = []
+    with Store(tmp_path / "g.db") as store:
+        work = lb.plan_timing(store, session, config)
+        assert lb.measure(work, store, sandbox, config, events.append, timing=timing) == 0
+        board = lb.collect(store, session, config)
+    assert sorted(t.program.id for rank, t in board.ranked if rank == 1) == ["c1", "c2"]
+    assert set(looks) == {second}, "the first core is never looked at"
+    moves = [e for e in events if isinstance(e, lb.PlaceEvent)]
+    assert [(e.place.core, e.joined) for e in moves] == [(second, False), (second, True)][
+        : 1 + rejoins
+    ]
+    left = moves[0].after_seconds
+    if not rejoins:
+        assert lb.spans(moves) == {lb.measuring.Place(second): [(0.0, left)]}
+        return
+    back = moves[1].after_seconds
+    assert back > left
+    assert lb.spans(moves) == {lb.measuring.Place(second): [(0.0, left), (back, None)]}
+    assert set(cores_seen) == {first, second}
+
+
+def test_a_look_at_a_core_agrees_only_when_it_is_as_fast_as_the_fastest_was(monkeypatch):
+    from grader.leaderboard import cores as module
+
+    rule = Rule(0.03, 0.05)
+    fastest = [0.010 + i * 1e-5 for i in range(7)]
+    speed = {0: 0.0155}  # a virtual machine's core while its host is busy elsewhere
+    monkeypatch.setattr(module, "_on_core", lambda core: speed[core])
+    assert not module.agrees_now(0, fastest, rule)
+    speed[0] = 0.0101
+    assert module.agrees_now(0, fastest, rule)
+    assert not module.agrees_now(0, [], rule)  # nothing to agree with
+    monkeypatch.setattr(module, "_on_core", lambda core: None)  # cannot be pinned
+    assert not module.agrees_now(0, fastest, rule)
+    found = module.calibrate([0], rule)
+    assert found.fastest == () and found.used == ()
 
 
 def test_no_program_runs_after_the_same_one_in_every_round(tmp_path):

@@ -24,7 +24,7 @@ from grader.store import DB_NAME, Store, results_folder
 
 if TYPE_CHECKING:
     from grader.leaderboard import Calibration, Session, TimingPlan
-    from grader.leaderboard.measuring import Event, Timing
+    from grader.leaderboard.measuring import Event, PlaceEvent, Timing
     from grader.leaderboard.on_workers import ClusterTiming
     from grader.leaderboard.places import WorkerPlaces
     from grader.leaderboard.quiet import Load, Looking
@@ -119,14 +119,20 @@ def run(args: argparse.Namespace) -> int:
         )
         lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)
         work = lb.plan_timing(store, session, config, exhaustive=args.exhaustive)
-        failed, calibration, cores, on_workers = 0, None, [], None
+        failed, calibration, on_workers = 0, None, None
+        cores: list[int | None] = []
+        looked: list[PlaceEvent] = []  # a core let in or taken out by a look, and when
         if work.total and args.cluster:
             with _cluster(args.cluster, config) as (client, plugin):
                 on_workers = _survey(client, plugin, config, args.busy_ok)
                 if args.exhaustive:  # one run at a time, on one core
-                    on_workers = dataclasses.replace(on_workers, places=on_workers.places[:1])
-                timing = _cluster_timing(client, plugin, on_workers, session, config)
-                failed = _measure(work, store, sandbox, config, args.exhaustive, timing=timing)
+                    on_workers = dataclasses.replace(
+                        on_workers, places=on_workers.places[:1], waiting=()
+                    )
+                timing = _cluster_timing(
+                    client, plugin, on_workers, session, config, args.exhaustive
+                )
+                failed = _measure(work, store, sandbox, config, args.exhaustive, timing, looked)
         else:
             # The cores measured while the look lasts (the grader's own CPU is not counted).
             calibration = _calibration(args.exhaustive, config) if work.total else None
@@ -134,9 +140,14 @@ def run(args: argparse.Namespace) -> int:
             if work.total and not args.force_remeasure:
                 load = _say_if_busy(args.busy_ok, looking)
             _say_left_out(calibration)  # after a refusal, if any: a busy machine times nothing
-            cores = _cores(args.exhaustive, calibration, load)
+            cores, waiting = _cores(args.exhaustive, calibration, load)
             if work.total:
-                failed = _measure(work, store, sandbox, config, args.exhaustive, cores=cores)
+                here = _local_timing(sandbox, config, cores, waiting, calibration)
+                failed = _measure(work, store, sandbox, config, args.exhaustive, here, looked)
+        timed = lb.spans(looked)
+        for place, spans in sorted(timed.items(), key=lambda item: str(item[0])):
+            where = f"{place.worker} core {place.core}" if place.worker else f"core {place.core}"
+            print(f"{where} timed only while its latest look agreed: {_spans(spans)}")
         if failed:
             warn(
                 f"{failed} timed runs failed in the grader and were not stored; "
@@ -157,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
                 str(sandbox.accounting),
                 calibration,
                 workers,
-                on_workers.reference_s() if on_workers is not None else None,
+                on_workers.reference_s(timed) if on_workers is not None else None,
+                {p.core: s for p, s in timed.items() if p.core is not None and not p.worker},
             ),
             name or (lambda sid: sid),
             anonymized=args.anonymize,
@@ -188,12 +200,12 @@ def _measure(
     sandbox: "Sandbox",
     config: CourseConfig,
     exhaustive: bool,
-    *,
-    cores: "Sequence[int | None]" = (None,),
-    timing: "Timing | None" = None,
+    timing: "Timing",
+    looked: "list[PlaceEvent]",
 ) -> int:
-    """The plan timed with a progress bar, on this machine's `cores` or on a cluster's
-    `timing`; how many runs failed in the grader."""
+    """The plan timed with a progress bar, on `timing`'s places (this machine's cores or
+    a cluster's); how many runs failed in the grader. `looked` gets each place a look
+    let in or took out."""
     from grader import leaderboard as lb
 
     with progress(work.total, "timing") as bar:
@@ -202,11 +214,31 @@ def _measure(
             store,
             sandbox,
             config,
-            _shown_on(bar),
-            cores=cores,
+            _shown_on(bar, looked),
             exhaustive=exhaustive,
             timing=timing,
         )
+
+
+def _local_timing(
+    sandbox: "Sandbox",
+    config: CourseConfig,
+    cores: "Sequence[int | None]",
+    waiting: "Sequence[int]",
+    calibration: "Calibration | None",
+) -> "Timing":
+    """This machine's `cores` (the fastest first), and the `waiting` ones: each but the
+    first times only while its latest look agrees with the calibration's fastest core
+    (grader.leaderboard.cores.agrees_now). Without a calibration, no look."""
+    from grader.leaderboard.cores import agrees_now
+    from grader.leaderboard.measuring import LocalTiming
+
+    if calibration is None:
+        return LocalTiming(sandbox, config.limits, cores)
+    rule, fastest = config.leaderboard.rule, calibration.fastest
+    return LocalTiming(
+        sandbox, config.limits, cores, waiting, lambda core: agrees_now(core, fastest, rule)
+    )
 
 
 @contextlib.contextmanager
@@ -233,21 +265,36 @@ def _survey(client: Any, plugin: str, config: CourseConfig, go_on: bool) -> "Wor
             warn(
                 "left out of the timing: "
                 + ", ".join(f"{host} core {core}" for host, core in left)
-                + ": the cluster's fastest core is significantly faster on the same "
-                "reference work"
+                + " for now: the cluster's fastest core is significantly faster on the "
+                "same reference work (each is looked at again while the others time, and "
+                "joins once it agrees)"
             )
         return found
     raise UsageError("no worker of the cluster can time: none has a core to time on")
 
 
 def _cluster_timing(
-    client: Any, plugin: str, found: "WorkerPlaces", session: "Session", config: CourseConfig
+    client: Any,
+    plugin: str,
+    found: "WorkerPlaces",
+    session: "Session",
+    config: CourseConfig,
+    exhaustive: bool,
 ) -> "ClusterTiming":
+    """The cluster's places; racing, each but the first times only while its latest
+    look agrees with the survey's fastest core (exhaustive: one place, no look)."""
     from grader.leaderboard.on_workers import ClusterTiming
 
     board = config.leaderboard
     return ClusterTiming(
-        client, plugin, found, session.cases, config.limits, config.build_limits, board.warmup
+        client,
+        plugin,
+        found,
+        session.cases,
+        config.limits,
+        config.build_limits,
+        board.warmup,
+        None if exhaustive else board.rule,
     )
 
 
@@ -265,33 +312,57 @@ def _calibration(exhaustive: bool, config: CourseConfig) -> "Calibration | None"
 def _say_left_out(calibration: "Calibration | None") -> None:
     if calibration is not None and calibration.left_out:
         warn(
-            f"core(s) {', '.join(map(str, calibration.left_out))} left out of the timing: "
-            "the fastest core is significantly faster on the same reference work"
+            f"core(s) {', '.join(map(str, calibration.left_out))} left out of the timing for "
+            "now: the fastest core is significantly faster on the same reference work (each "
+            "is looked at again while the others time, and joins once it agrees)"
         )
 
 
 def _cores(
     exhaustive: bool, calibration: "Calibration | None", load: "Load | None"
-) -> list[int | None]:
-    """The cores that time runs: one (the last allowed) when exhaustive, or where only
-    one is free or known; else the free cores (those other work leaves, by the look:
-    `load`) among the agreeing ones, fastest first. [None] where none can be pinned."""
+) -> "tuple[list[int | None], list[int]]":
+    """The cores that time runs from the start: one (the last allowed) when exhaustive,
+    or where only one is free or known; else the free cores (those other work leaves, by
+    the look: `load`) among the agreeing ones, the fastest first (it times throughout;
+    grader.leaderboard.measuring). [None] where none can be pinned. Then the cores left
+    out that may join later, as many as the free cores leave room for."""
     from grader import leaderboard as lb
 
     if not lb.allowed_cores():
-        return [None]
+        return [None], []
     if exhaustive or calibration is None or (load is not None and load.free_cores < 2):
-        return [lb.pinned_core()]
+        return [lb.pinned_core()], []
     fastest = sorted(calibration.used, key=lambda core: calibration.seconds[core])
-    free = len(fastest) if load is None else load.free_cores
-    return [*sorted(fastest[:free])] or [lb.pinned_core()]
+    free = len(calibration.seconds) if load is None else load.free_cores
+    cores = fastest[:free]
+    left = sorted(calibration.left_out, key=lambda core: calibration.seconds[core])
+    return ([*cores] or [lb.pinned_core()]), left[: max(0, free - len(cores))]
 
 
-def _shown_on(bar: Bar) -> "Callable[[Event], None]":
-    """What each timed run and each race decision shows on the progress bar."""
+def _spans(spans: "Sequence[tuple[float, float | None]]") -> str:
+    """'from 0.1 s to 2.3 s, from 4.0 s to the end' (seconds into the timing)."""
+    return ", ".join(
+        f"from {begun:.1f} s to " + ("the end" if to is None else f"{to:.1f} s")
+        for begun, to in spans
+    )
+
+
+def _shown_on(bar: Bar, looked: "list[PlaceEvent]") -> "Callable[[Event], None]":
+    """What each timed run, each race decision and each look that lets a core in or
+    takes it out shows on the progress bar (the looks are also kept in `looked`)."""
     from grader import leaderboard as lb
 
     def on_event(event: "Event") -> None:
+        if isinstance(event, lb.PlaceEvent):
+            looked.append(event)
+            bar.on(
+                f"core {event.place.core} "
+                + ("joins the timing" if event.joined else "leaves the timing for now")
+                + ": a look at the reference work "
+                + ("agrees with" if event.joined else "is significantly slower than")
+                + " the fastest core's"
+            )
+            return
         if isinstance(event, lb.RaceEvent):
             bar.done(event.skipped)
             bar.on(

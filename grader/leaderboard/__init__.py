@@ -44,12 +44,15 @@ from grader.leaderboard.eligible import eligibility, failure_summary
 from grader.leaderboard.figures import document
 from grader.leaderboard.machine import machine_info, pinned_core
 from grader.leaderboard.measuring import (
+    LocalTiming,
+    PlaceEvent,
     RaceEvent,
     TimedRunEvent,
     TimingPlan,
     cores_used,
     measure,
     plan_timing,
+    spans,
     workers_used,
 )
 from grader.leaderboard.names import (
@@ -79,6 +82,8 @@ __all__ = [
     "Session",
     "Standings",
     "Timed",
+    "LocalTiming",
+    "PlaceEvent",
     "RaceEvent",
     "TimedRunEvent",
     "TimingPlan",
@@ -99,6 +104,7 @@ __all__ = [
     "publish",
     "record_session",
     "session_record",
+    "spans",
     "timed",
     "timed_cases",
     "timed_run",

@@ -6,8 +6,11 @@ cores run the same work in the same CPU time. Before a session, each core runs t
 same reference work (a fixed loop, in this process, the thread pinned to that core)
 `rounds` times, the cores taking turns so a burst of other load hits them alike; a
 core the fastest one is significantly faster than (by the rule that ranks programs:
-the rank test at alpha, medians beyond the noise floor) is left out of the session
-(and said); where the machine cannot pin (macOS), one core times everything. bench/bench_cores.py prints the figures for a machine.
+the rank test at alpha, medians beyond the noise floor) is left out of the session's
+start (and said), and looked at again while the others time (`agrees_now`): it joins
+once it does the same work as fast as the fastest did (on a virtual machine a core's
+speed changes for seconds at a time). Where the machine cannot pin (macOS), one core
+times everything. bench/bench_cores.py prints the figures for a machine.
 """
 
 import os
@@ -34,6 +37,8 @@ class Calibration:
 
     seconds: dict[int, float]
     used: tuple[int, ...]
+    # The fastest core's reference runs: the bar a core left out must meet to join later.
+    fastest: tuple[float, ...] = ()
 
     @property
     def left_out(self) -> tuple[int, ...]:
@@ -60,7 +65,27 @@ def calibrate(cores: Sequence[int], rule: Rule, rounds: int = 7) -> Calibration:
         looks.append(reference_runs(cores, rounds))
         kept = kept_in_any(looks, rule)
     seconds = {core: median(together(looks, core)) for core in looks[0]}
-    return Calibration(seconds, tuple(core for core in sorted(seconds) if core in kept))
+    best = min(seconds, key=lambda core: (seconds[core], core), default=None)
+    return Calibration(
+        seconds,
+        tuple(core for core in sorted(seconds) if core in kept),
+        tuple(together(looks, best)) if best is not None else (),
+    )
+
+
+def agrees_now(core: int, fastest: Sequence[float], rule: Rule, rounds: int = 7) -> bool:
+    """A new look at `core` (the reference work `rounds` times on it): whether the
+    fastest core's runs at the calibration (`fastest`) are not significantly faster, by
+    the same rule. A core left out at the start is not always slower: on a virtual
+    machine a core's speed changes for seconds at a time, as its host's other work
+    comes and goes (bench/bench_cores.py)."""
+    return agrees(fastest, reference_runs([core], rounds).get(core, []), rule)
+
+
+def agrees(fastest: Sequence[float], found: Sequence[float], rule: Rule) -> bool:
+    """Whether `fastest` (the fastest core's reference runs at the start) is not
+    significantly faster than `found` (a place's reference runs now), by `rule`."""
+    return bool(found and fastest) and 0 in agreeing({-1: list(fastest), 0: list(found)}, rule)
 
 
 def kept_in_any(looks: Sequence[Mapping[K, Sequence[float]]], rule: Rule) -> set[K]:

@@ -47,7 +47,7 @@ def document(
             "test": test.describe(runs, runs),
             "rank_test": test.name,
             "rank_rule": "rank = 1 + number of programs significantly faster (p < alpha and "
-            f"medians more than noise_floor and more than one clock step ({RESOLUTION_S * 1000:g} "
+            f"medians more than noise_floor and more than {RESOLUTION_S * 1000:g} "
             "ms) apart, closed under chains)",
             "smallest_p_value": test.smallest_p_value(runs, runs),
             "exhaustive": exhaustive,

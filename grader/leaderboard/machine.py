@@ -2,11 +2,12 @@
 
 import os
 import platform
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from grader.leaderboard.cores import Calibration, allowed_cores
+from grader.leaderboard.measuring import Span, timed_s
 
 
 def machine_info(
@@ -16,12 +17,14 @@ def machine_info(
     calibration: Calibration | None = None,
     workers: Sequence[dict[str, Any]] = (),
     worker_reference: Sequence[dict[str, Any]] | None = None,
+    timed: Mapping[int, Sequence[Span]] | None = None,
 ) -> dict[str, Any]:
     """The machine's facts; `cores`: this machine's cores that timed runs (None: not
     pinned), `calibration`: each core's reference figure (grader.leaderboard.cores);
     `workers`: a cluster's workers that timed runs (grader.leaderboard.measuring
     .workers_used), `worker_reference`: their machines' cores' reference figures
-    (grader.leaderboard.on_workers)."""
+    (grader.leaderboard.on_workers); `timed`: when the cores that did not time the
+    whole session did (grader.leaderboard.measuring.spans)."""
     model = cpu_model()
     load = [round(x, 2) for x in load_average()]
     return {
@@ -34,7 +37,7 @@ def machine_info(
         "core_reference_s": list(worker_reference)
         if worker_reference is not None
         else [
-            {"core": core, "reference_s": seconds, "used": core in calibration.used}
+            _reference(core, seconds, core in cores, (timed or {}).get(core))
             for core, seconds in sorted(calibration.seconds.items())
         ]
         if calibration is not None
@@ -44,6 +47,17 @@ def machine_info(
         "sandbox": sandbox_name,
         "cpu_accounting": cpu_accounting,
     }
+
+
+def _reference(
+    core: int, seconds: float, used: bool, timed: Sequence[Span] | None
+) -> dict[str, Any]:
+    """A core's reference figure at the start, whether it timed runs, and when it did
+    if not throughout."""
+    found: dict[str, Any] = {"core": core, "reference_s": seconds, "used": used}
+    if timed is not None:
+        found["timed_s"] = timed_s(timed)
+    return found
 
 
 def cpu_model() -> str:

@@ -12,8 +12,8 @@ import os
 import queue
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -60,7 +60,42 @@ class RaceEvent:
     skipped: int
 
 
-Event = TimedRunEvent | RaceEvent
+@dataclass(frozen=True)
+class PlaceEvent:
+    """A look at a place (grader.leaderboard.cores) let it in (`joined`: it times runs
+    from `after_seconds` into the timing on) or took it out (it times none until a
+    later look lets it in)."""
+
+    place: "Place"
+    joined: bool
+    after_seconds: float
+
+
+Event = TimedRunEvent | RaceEvent | PlaceEvent
+
+
+Span = tuple[float, float | None]  # seconds into the timing: from, to (None: the end)
+
+
+def timed_s(spans: Sequence[Span]) -> list[dict[str, float | None]]:
+    """Spans as leaderboard.json's core_reference_s timed_s (to a tenth of a second)."""
+    return [
+        {"from": round(begun, 1), "to": None if to is None else round(to, 1)} for begun, to in spans
+    ]
+
+
+def spans(events: Sequence[PlaceEvent]) -> "dict[Place, list[Span]]":
+    """For each place that did not time the whole timing, when it did. A place that
+    first leaves timed from the start."""
+    found: dict[Place, list[Span]] = {}
+    for event in events:
+        seen = found.setdefault(event.place, [])
+        if event.joined:
+            seen.append((event.after_seconds, None))
+        else:
+            begun = seen.pop()[0] if seen else 0.0
+            seen.append((begun, event.after_seconds))
+    return found
 
 
 def plan_timing(
@@ -148,8 +183,21 @@ class Timing(Protocol):
     def places(self) -> Sequence[Place]:
         """Where runs are made, one at a time each."""
 
+    @property
+    def waiting(self) -> Sequence[Place]:
+        """Places left out at the start that may join once they agree (`joins`)."""
+
+    @property
+    def looks(self) -> bool:
+        """Whether `joins` can look at a place: then every place but the first is looked
+        at again while it times, and times only while its latest look agrees."""
+
     def enter(self, place: Place) -> Place:
         """Called once in the thread that will serve `place`; the place it really is."""
+
+    def joins(self, place: Place) -> bool:
+        """A look at a place now (in the thread that serves it): whether it does the
+        same reference work as fast as the fastest place did at the start."""
 
     def run(
         self, place: Place, program: Program, case: Case, timed: bool
@@ -158,13 +206,24 @@ class Timing(Protocol):
 
 
 class LocalTiming:
-    """This machine's cores: each serving thread pinned to its own core for its life
-    (the programs it starts inherit the pinning; the warm sandbox's zygotes are per
-    thread, so they stay warm)."""
+    """This machine's cores (`cores`, the fastest first): each serving thread pinned to
+    its own core for its life (the programs it starts inherit the pinning; the warm
+    sandbox's zygotes are per thread, so they stay warm). With `joins` (a look at a
+    core, say grader.leaderboard.cores.agrees_now), the `waiting` cores, left out at
+    the start, and every core but the first time only while their latest look agrees."""
 
-    def __init__(self, sandbox: Sandbox, limits: Limits, cores: Sequence[int | None]) -> None:
-        self.sandbox, self.limits = sandbox, limits
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        limits: Limits,
+        cores: Sequence[int | None],
+        waiting: Sequence[int] = (),
+        joins: Callable[[int], bool] | None = None,
+    ) -> None:
+        self.sandbox, self.limits, self._joins = sandbox, limits, joins
         self.places = [Place(core) for core in cores]
+        self.waiting = [Place(core) for core in waiting] if joins is not None else []
+        self.looks = joins is not None
 
     def enter(self, place: Place) -> Place:
         if place.core is not None:
@@ -174,51 +233,113 @@ class LocalTiming:
                 return Place(None)
         return place
 
+    def joins(self, place: Place) -> bool:
+        return place.core is not None and self._joins is not None and self._joins(place.core)
+
     def run(
         self, place: Place, program: Program, case: Case, timed: bool
     ) -> tuple[TimedVerdict, RunResult]:
         return timed_run(program, case, self.sandbox, self.limits)
 
 
+# How long a waiting place rests between two looks, and how often a place that times is
+# looked at again (a look takes about 0.1 s of its core: 7% of it, once a second). On a
+# virtual machine a core's speed changes for seconds at a time, as its host's other
+# work comes and goes (bench/bench_cores.py).
+JOIN_RETRY_SECONDS = 0.5
+LOOK_EVERY_SECONDS = 1.5
+
+
 class _Timer:
-    """Runs lists of tasks, one per place at once, each place served by its own thread.
-    A program's timed run waits for its warm-ups to end (at another place, they may not
-    have)."""
+    """Runs lists of tasks, one per place at once, each place served by a thread of its
+    own. Where the timing can look at its places, every place but the first (the
+    fastest at the start: the session always times somewhere) times only while its
+    latest look agrees: it is looked at again every LOOK_EVERY_SECONDS while it times,
+    and a waiting one every JOIN_RETRY_SECONDS until it agrees. A program's timed run
+    waits for its warm-ups to end (at another place, they may not have)."""
 
     def __init__(self, timing: Timing, store: Store, on_event: Callable[[Event], None]) -> None:
         self.timing, self.store, self.on_event = timing, store, on_event
         self.lock = threading.Lock()  # one writer of the store, one teller of events
         self.failed = 0
-        self.local = threading.local()
         self.warming: dict[str, int] = {}  # program id -> its warm-ups not ended
         self.warm = threading.Condition(self.lock)
-        places = timing.places
-        free: queue.SimpleQueue[Place] = queue.SimpleQueue()
-        for place in places:
-            free.put(place)
-        self.pool = ThreadPoolExecutor(len(places), initializer=self._enter, initargs=(free,))
-        # Every place's thread made now (the pool would start a second one only when the
-        # first is busy at the moment a run is queued): each waits for all the others.
-        started = threading.Barrier(len(places))
-        for _ in self.pool.map(lambda _: started.wait(), places):
-            pass
+        self.tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
+        self.left = 0  # tasks handed out and not ended
+        self.ended = threading.Condition(self.lock)
+        self.errors: list[BaseException] = []
+        self.closing = threading.Event()
+        self.start = time.monotonic()
+        places = [(place, False) for place in timing.places]
+        places += [(place, True) for place in timing.waiting]
+        self.threads = [
+            threading.Thread(
+                target=self._serve, args=(place, timing.looks and index > 0, waiting), daemon=True
+            )
+            for index, (place, waiting) in enumerate(places)
+        ]
+        for thread in self.threads:
+            thread.start()
 
-    def _enter(self, free: "queue.SimpleQueue[Place]") -> None:
-        self.local.place = self.timing.enter(free.get())
+    def _serve(self, place: Place, watched: bool, waiting: bool) -> None:
+        place = self.timing.enter(place)
+        while not waiting or self._join(place):
+            looked = time.monotonic()
+            while True:
+                task = self.tasks.get()
+                if task is None:
+                    return
+                self._do(place, task)
+                if watched and time.monotonic() - looked >= LOOK_EVERY_SECONDS:
+                    if not self.timing.joins(place):
+                        self._tell(place, joined=False)
+                        waiting = True
+                        break
+                    looked = time.monotonic()
+
+    def _do(self, place: Place, task: _Task) -> None:
+        try:
+            self._one(place, task)
+        except BaseException as error:  # noqa: BLE001  raised again by run, in its thread
+            with self.lock:
+                self.errors.append(error)
+        finally:
+            with self.lock:
+                self.left -= 1
+                self.ended.notify_all()
+
+    def _join(self, place: Place) -> bool:
+        """Look at a waiting place until it agrees (True) or the timing ends (False)."""
+        while not self.closing.is_set():
+            if self.timing.joins(place):
+                self._tell(place, joined=True)
+                return True
+            self.closing.wait(JOIN_RETRY_SECONDS)
+        return False
+
+    def _tell(self, place: Place, joined: bool) -> None:
+        with self.lock:
+            self.on_event(PlaceEvent(place, joined, time.monotonic() - self.start))
 
     def run(self, tasks: Sequence[_Task]) -> None:
+        """Every task made, by whichever place is free first, in their order."""
         with self.lock:
             for task in tasks:
                 if task.run_index is None:
                     self.warming[task.program.id] = self.warming.get(task.program.id, 0) + 1
-        for _ in self.pool.map(self._one, tasks):
-            pass
+            self.left += len(tasks)
+        for task in tasks:
+            self.tasks.put(task)
+        with self.ended:
+            self.ended.wait_for(lambda: not self.left)
+            errors, self.errors = self.errors, []
+        if errors:
+            raise errors[0]
 
-    def _one(self, task: _Task) -> None:
+    def _one(self, place: Place, task: _Task) -> None:
         if task.run_index is not None:
             with self.warm:
                 self.warm.wait_for(lambda: not self.warming.get(task.program.id))
-        place: Place = self.local.place
         verdict, result = self.timing.run(
             place, task.program, task.case, task.run_index is not None
         )
@@ -245,7 +366,11 @@ class _Timer:
             )
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        self.closing.set()
+        for _ in self.threads:
+            self.tasks.put(None)
+        for thread in self.threads:
+            thread.join()
 
 
 def measure(

@@ -27,7 +27,7 @@ from grader.cases.manifest import Case
 from grader.core.errors import GraderError
 from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.grading.timed_runs import Program, timed_run
-from grader.leaderboard.cores import LOOKS, allowed_cores, reference_runs
+from grader.leaderboard.cores import LOOKS, agrees, allowed_cores, reference_runs
 from grader.leaderboard.measuring import Place
 from grader.leaderboard.places import MachineFacts, Survey, WorkerPlaces, assign, machines_of
 from grader.leaderboard.quiet import LOOK_SECONDS, start_look
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from grader.grading.cluster_worker import CaseData, Source
 
 GONE_CHECK_SECONDS = 2.0  # how often a run's worker is looked for while it runs
+LOOK_ROUNDS = 7  # the reference work's turns in a look at a place, as in the survey
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
 
@@ -69,6 +70,12 @@ def survey_task(rounds: int, look_seconds: float = LOOK_SECONDS) -> Survey:
     looking = start_look(look_seconds)
     looks = tuple(reference_runs(allowed_cores(), rounds) for _ in range(LOOKS))
     return Survey(looks, looking.finish())
+
+
+def look_task(core: int, rounds: int) -> list[float]:
+    """On a worker: the reference work `rounds` times on `core` of its machine (a look
+    at a place that is left out, or that times: grader.leaderboard.measuring)."""
+    return reference_runs([core], rounds).get(core, [])
 
 
 class TimingFailed(RuntimeError):
@@ -137,17 +144,44 @@ class ClusterTiming:
         limits: Limits,
         build_limits: Limits,
         warmups: int,
+        rule: Rule | None = None,
     ) -> None:
         from grader.grading.cluster import case_payload
 
         self.client, self.plugin, self.places = client, plugin, found.places
         self.limits, self.build_limits, self.warmups = limits, build_limits, warmups
+        # With a rule, places are looked at (joins): the survey's left-out cores wait.
+        self.rule, self.fastest = rule, found.fastest
+        self.waiting = found.waiting if rule is not None else ()
+        self.looks = rule is not None
         self.data = client.scatter(case_payload(cases), broadcast=True, hash=False)
         self.sources: dict[str, Source] = {}
         self.gone: set[str] = set()  # workers that left: their places time nothing more
 
     def enter(self, place: Place) -> Place:
         return place
+
+    def joins(self, place: Place) -> bool:
+        """A look at the place, made by its worker (a worker gone, or failing, is no
+        place to time on: False)."""
+        if self.rule is None or place.core is None or place.worker in self.gone:
+            return False
+        try:
+            future = self.client.submit(
+                look_task,
+                place.core,
+                LOOK_ROUNDS,
+                workers=[place.worker],
+                allow_other_workers=False,
+                pure=False,
+            )
+            found: list[float] = future_result(self.client, future, place.worker)
+        except WorkerGone:
+            self.gone.add(place.worker)
+            return False
+        except Exception:  # noqa: BLE001  the worker's failure: not a place to time on now
+            return False
+        return agrees(self.fastest, found, self.rule)
 
     def run(
         self, place: Place, program: Program, case: Case, timed: bool
@@ -228,7 +262,7 @@ def survey(
         futures = {
             m.facts.machine: client.submit(
                 survey_task,
-                7,
+                LOOK_ROUNDS,
                 workers=[m.workers[0].address],
                 allow_other_workers=False,
                 pure=False,

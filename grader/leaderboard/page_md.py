@@ -135,6 +135,21 @@ def settings_line(doc: dict[str, Any]) -> str:
     )
 
 
+def _timed_while(where: str, core: dict[str, Any], fastest: str) -> str:
+    """'; core 0 timed only while ...: 0 s to 2.3 s, 4 s to the end' for a core that did
+    not time the whole session; '' for one that did."""
+    if "timed_s" not in core:
+        return ""
+    when = ", ".join(
+        f"{span['from']:g} s to " + ("the end" if span["to"] is None else f"{span['to']:g} s")
+        for span in core["timed_s"]
+    )
+    return (
+        f"; {where} timed only while its latest look at the reference work agreed with "
+        f"{fastest}: {when or 'never'}"
+    )
+
+
 def cluster_line(m: dict[str, Any]) -> str:
     """The cluster's workers the timings come from, in a sentence."""
     workers = "; ".join(
@@ -148,6 +163,10 @@ def cluster_line(m: dict[str, Any]) -> str:
             f"; {', '.join(left)} left out: the cluster's fastest core is significantly "
             "faster on the same reference work"
         )
+    workers += "".join(
+        _timed_while(f"{c.get('host', '')} core {c['core']}", c, "the cluster's fastest core's")
+        for c in m["core_reference_s"]
+    )
     return f"Timed on a Dask cluster's workers: {workers}; sandbox {m['sandbox']}{counted_by(m)}."
 
 
@@ -190,6 +209,9 @@ def machine_line(m: dict[str, Any]) -> str:
             f"; core(s) {', '.join(str(c) for c in left)} left out: the fastest core is "
             "significantly faster on the same reference work"
         )
+    timing += "".join(
+        _timed_while(f"core {c['core']}", c, "the fastest core's") for c in m["core_reference_s"]
+    )
     return (
         f"{m['cpu_model']}, {m['cpu_count']} cores ({timing}), {m['platform']}, "
         f"sandbox {m['sandbox']}{counted_by(m)}, load average at the start "
@@ -263,7 +285,7 @@ METHOD = (
         "two programs are ranked apart only when the rank test (the settings line names it) "
         "over their run "
         "totals says they differ (p < alpha) and their medians differ by more than the noise "
-        f"floor and by more than one clock step ({RESOLUTION_S * 1000:g} ms). Rank = 1 + the number of programs significantly faster (directly or through a "
+        f"floor and by more than {RESOLUTION_S * 1000:g} ms (what starting a process alone varies by). Rank = 1 + the number of programs significantly faster (directly or through a "
         "chain of such programs). Shared ranks are marked =; everyone ranked 1 (marked *) wins "
         "the bonus.",
     ),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.leaderboard.cores import kept_in_any, together
-from grader.leaderboard.measuring import Place
+from grader.leaderboard.measuring import Place, Span, timed_s
 from grader.leaderboard.quiet import Load, refuse_if_busy
 from grader.statistics.timing import Rule, median
 
@@ -64,11 +64,25 @@ class WorkerPlaces:
     reference: dict[tuple[str, int], float] = field(default_factory=dict)  # (host, core)
     kept: frozenset[tuple[str, int]] = frozenset()
     notes: tuple[str, ...] = ()
+    # The cores left out, dealt to workers as the kept ones are: each is looked at again
+    # while the others time, and joins once it agrees with the fastest core's runs.
+    waiting: tuple[Place, ...] = ()
+    fastest: tuple[float, ...] = ()
 
-    def reference_s(self) -> list[dict[str, Any]]:
-        """Each core's reference figure, as leaderboard.json's machine.core_reference_s."""
+    def reference_s(
+        self, timed: "Mapping[Place, Sequence[Span]] | None" = None
+    ) -> list[dict[str, Any]]:
+        """Each core's reference figure, as leaderboard.json's machine.core_reference_s,
+        with when a core that did not time the whole session did (`timed`)."""
+        spans = {(self.hosts.get(p.worker, ""), p.core): s for p, s in (timed or {}).items()}
         return [
-            {"host": host, "core": core, "reference_s": seconds, "used": (host, core) in self.kept}
+            {
+                "host": host,
+                "core": core,
+                "reference_s": seconds,
+                "used": (host, core) in self.kept or bool(spans.get((host, core))),
+                **({"timed_s": timed_s(spans[(host, core)])} if (host, core) in spans else {}),
+            }
             for (host, core), seconds in sorted(self.reference.items())
         ]
 
@@ -108,36 +122,46 @@ def assign(
     ]
     found = {key: together(looks, key) for key in looks[0]}
     kept = kept_in_any(looks, rule)
-    places, notes = [], []
+    places, waiting, notes = [], [], []
     for m in machines:
         survey = surveys[m.facts.machine]
         note = refuse_if_busy(survey.load, go_on)  # MachineBusy propagates
         if note:
             notes.append(f"{m.facts.host}: {note}")
-        cores = sorted(
-            (core for (machine, core) in kept if machine == m.facts.machine),
-            key=lambda core: (median(found[(m.facts.machine, core)]), core),
-        )
+        speed = {
+            core: median(found[(machine, core)])
+            for machine, core in found
+            if machine == m.facts.machine
+        }
+        by_speed = sorted(speed, key=lambda core: (speed[core], core))
+        cores = [core for core in by_speed if (m.facts.machine, core) in kept]
+        left = [core for core in by_speed if (m.facts.machine, core) not in kept]
         # Not busy, or told to go on: at least the fastest core.
-        free = len(cores) if survey.load is None else max(1, survey.load.free_cores)
-        places += _dealt(cores[:free], m.workers)
+        free = len(by_speed) if survey.load is None else max(1, survey.load.free_cores)
+        dealt = _dealt(sorted(cores[:free]) + sorted(left[: max(0, free - len(cores))]), m.workers)
+        places += [place for place in dealt if place.core in cores]
+        waiting += [place for place in dealt if place.core not in cores]
     hosts = {w.address: m.facts.host for m in machines for w in m.workers}
     host = {m.facts.machine: m.facts.host for m in machines}
+    best = min(found, key=lambda key: (median(found[key]), key))
     return WorkerPlaces(
         tuple(places),
         hosts,
         {(host[machine], core): median(values) for (machine, core), values in found.items()},
         frozenset((host[machine], core) for machine, core in kept),
         tuple(notes),
+        tuple(waiting),
+        tuple(found[best]),
     )
 
 
 def _dealt(cores: Sequence[int], workers: Sequence[Worker]) -> list[Place]:
-    """Each core to the next worker (in turn) that may run on it and has a thread left."""
+    """Each core, in order, to the next worker (in turn) that may run on it and has a
+    thread left."""
     left = {worker.address: worker.threads for worker in workers}
     places = []
     turn = 0
-    for core in sorted(cores):
+    for core in cores:
         for _ in range(len(workers)):
             worker = workers[turn % len(workers)]
             turn += 1

@@ -98,15 +98,14 @@ def next_step(
 ) -> Step:
     """The race's next step, from the runs of the programs still racing (`samples`) and
     the next run index of each (`following`; `runs` once timed fully). While no leader
-    is timed fully, the one with the lowest median is, with every leader whose median
-    is not `apart` from it (it cannot beat them while their medians stay that close,
-    so most of them are timed fully anyway), and
-    no other: few runs against few cannot reach alpha, and against it the test can
-    tell who may still tie. Then every leader not timed fully yet is. Those timed
-    fully together are timed round-robin, as the exhaustive session times them: a
-    drift of the machine's speed hits them alike, where a burst of one program's runs
-    would put the drift into its figures alone, and could rank it apart from its
-    identical copies."""
+    is timed fully, the one with the lowest median is, with every leader `close_to`
+    it (most of them are timed fully anyway), and no other: few runs against few
+    cannot reach alpha, and against it the test can tell who may still tie. Then
+    every leader not timed fully yet is. Those timed fully
+    together are timed round-robin, as the exhaustive session times them: a drift of
+    the machine's speed hits them alike, where a burst of one program's runs (a
+    virtual machine's core runs half as fast again for a while) would put the drift
+    into its figures alone, and could rank it apart from its identical copies."""
     race = decide(samples, rule)
     behind = [name for name in samples if name in race.leaders and following[name] < runs]
     if behind and len(behind) == len(race.leaders):
@@ -114,7 +113,9 @@ def next_step(
         best = min(behind, key=lambda name: (middle[name], name))
         return Step(
             complete=tuple(
-                name for name in behind if not apart(middle[best], middle[name], rule.noise_floor)
+                name
+                for name in behind
+                if name == best or close_to(samples[best], samples[name], rule)
             )
         )
     if behind:
@@ -125,6 +126,14 @@ def next_step(
         return Step(stop=stop)
     index = min(following[name] for name in rest)
     return Step(stop=stop, round=(index, tuple(n for n in rest if following[n] == index)))
+
+
+def close_to(best: Sequence[float], other: Sequence[float], rule: Rule) -> bool:
+    """Whether `other` is likely to be timed fully once `best` is: their medians are
+    not `apart`, or their runs overlap (other's fastest no slower than best's slowest:
+    best's other runs would all have to fall below both for the test to tell them
+    apart). A guess that only decides when runs are made, never who is stopped."""
+    return not apart(median(best), median(other), rule.noise_floor) or min(other) <= max(best)
 
 
 def stopped_note(timed_runs: int, runs: int) -> str:

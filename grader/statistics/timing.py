@@ -23,7 +23,11 @@ from grader.statistics.rank_tests import DEFAULT, REGISTRY, RankTest
 
 MAD_SCALE = 1.4826  # MAD x this estimates the standard deviation of normal data
 OUTLIER_MADS = 3.0
-RESOLUTION_S = 1e-4  # the sandbox reports times in steps of 0.1 ms
+# The least difference between two medians that ranks programs apart. A run's CPU time
+# is measured to the microsecond, but starting the same process varies by tens of
+# microseconds, from run to run and from session to session (the C start-up program's
+# medians: 0.61 to 0.65 ms over four sessions; bench/bench_race.py keeps them).
+RESOLUTION_S = 1e-4
 
 
 def median(values: Sequence[float]) -> float:
@@ -45,8 +49,8 @@ def mad(values: Sequence[float]) -> float:
 def outliers(values: Sequence[float]) -> list[int]:
     """Indices of runs further than 3 scaled MADs from the median.
 
-    The threshold is at least one clock step: when most runs read the same
-    value the MAD is 0, and a neighbouring reading is no outlier.
+    The threshold is at least RESOLUTION_S: when most runs read nearly the same
+    value the MAD is nearly 0, and a reading a few microseconds off is no outlier.
     """
     centre = median(values)
     limit = max(OUTLIER_MADS * MAD_SCALE * mad(values), RESOLUTION_S)
@@ -89,9 +93,9 @@ class FasterPair:
 
 def apart(fast: float, slow: float, noise_floor: float) -> bool:
     """Medians far enough apart to rank two programs apart: `slow` exceeds `fast` by
-    more than the noise floor (ratio > 1 + noise_floor), and by more than one clock
-    step: times are reported in steps of RESOLUTION_S, so two programs whose true
-    times differ by a hair can read one step apart on every run (1.3 and 1.4 ms)."""
+    more than the noise floor (ratio > 1 + noise_floor), and by more than RESOLUTION_S
+    (0.1 ms): for a program of a millisecond, 3% is less than starting a process
+    varies by, so two copies of it could otherwise be ranked apart."""
     if fast <= 0:
         return False
     return slow / fast > 1 + noise_floor and slow - fast > RESOLUTION_S * (1 + 1e-9)

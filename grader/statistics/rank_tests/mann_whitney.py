@@ -2,8 +2,8 @@
 dependency for one function):
   * exact for small samples (the default 7 runs each: 3432 equally likely
     splits), computed from the permutation distribution of the *mid-ranks*,
-    so it stays exact when runs tie (CPU times are reported in steps of
-    0.1 ms: short programs tie often). SciPy's exact mode uses the no-ties
+    so it stays exact when runs tie (CPU times were once reported in steps of
+    0.1 ms, and stored runs keep them: short programs tie often). SciPy's exact mode uses the no-ties
     distribution whatever the data (SciPy 1.17: p = 0.1255 for
     [1,2,2,3,3,3] vs [3,4,4,5,2], where the permutation p-value is 0.1126);
   * the normal approximation with tie and continuity corrections beyond
