@@ -24,7 +24,7 @@ from grader.store import DB_NAME, Store, results_folder
 
 if TYPE_CHECKING:
     from grader.leaderboard import Calibration, Session, TimingPlan
-    from grader.leaderboard.measuring import Event, PlaceEvent, Timing
+    from grader.leaderboard.measuring import Event, Place, PlaceEvent, Timing
     from grader.leaderboard.on_workers import ClusterTiming
     from grader.leaderboard.places import WorkerPlaces
     from grader.leaderboard.quiet import Load, Looking
@@ -146,8 +146,7 @@ def run(args: argparse.Namespace) -> int:
                 failed = _measure(work, store, sandbox, config, args.exhaustive, here, looked)
         timed = lb.spans(looked)
         for place, spans in sorted(timed.items(), key=lambda item: str(item[0])):
-            where = f"{place.worker} core {place.core}" if place.worker else f"core {place.core}"
-            print(f"{where} timed only while its latest look agreed: {_spans(spans)}")
+            print(f"{_where(place)} timed only while its latest look agreed: {_spans(spans)}")
         if failed:
             warn(
                 f"{failed} timed runs failed in the grader and were not stored; "
@@ -339,6 +338,11 @@ def _cores(
     return ([*cores] or [lb.pinned_core()]), left[: max(0, free - len(cores))]
 
 
+def _where(place: "Place") -> str:
+    """'core 1', or 'tcp://10.0.0.2:4001 core 1' for a cluster's place."""
+    return f"{place.worker} core {place.core}" if place.worker else f"core {place.core}"
+
+
 def _spans(spans: "Sequence[tuple[float, float | None]]") -> str:
     """'from 0.1 s to 2.3 s, from 4.0 s to the end' (seconds into the timing)."""
     return ", ".join(
@@ -356,7 +360,7 @@ def _shown_on(bar: Bar, looked: "list[PlaceEvent]") -> "Callable[[Event], None]"
         if isinstance(event, lb.PlaceEvent):
             looked.append(event)
             bar.on(
-                f"core {event.place.core} "
+                f"{_where(event.place)} "
                 + ("joins the timing" if event.joined else "leaves the timing for now")
                 + ": a look at the reference work "
                 + ("agrees with" if event.joined else "is significantly slower than")

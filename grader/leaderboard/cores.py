@@ -37,7 +37,8 @@ class Calibration:
 
     seconds: dict[int, float]
     used: tuple[int, ...]
-    # The fastest core's reference runs: the bar a core left out must meet to join later.
+    # The fastest core's reference runs: the bar a later look at a core must meet for it
+    # to time (grader.leaderboard.measuring).
     fastest: tuple[float, ...] = ()
 
     @property

@@ -243,7 +243,7 @@ class LocalTiming:
 
 
 # How long a waiting place rests between two looks, and how often a place that times is
-# looked at again (a look takes about 0.1 s of its core: 7% of it, once a second). On a
+# looked at again (a look takes 70 to 100 ms of its core: about 5% of it). On a
 # virtual machine a core's speed changes for seconds at a time, as its host's other
 # work comes and goes (bench/bench_cores.py).
 JOIN_RETRY_SECONDS = 0.5

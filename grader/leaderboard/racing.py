@@ -101,11 +101,11 @@ def next_step(
     is timed fully, the one with the lowest median is, with every leader `close_to`
     it (most of them are timed fully anyway), and no other: few runs against few
     cannot reach alpha, and against it the test can tell who may still tie. Then
-    every leader not timed fully yet is. Those timed fully
-    together are timed round-robin, as the exhaustive session times them: a drift of
-    the machine's speed hits them alike, where a burst of one program's runs (a
-    virtual machine's core runs half as fast again for a while) would put the drift
-    into its figures alone, and could rank it apart from its identical copies."""
+    every leader not timed fully yet is. Those timed fully together are timed
+    round-robin, as the exhaustive session times them: a drift of the machine's speed
+    hits them alike, where a burst of one program's runs (a virtual machine's core runs
+    half as fast again for a while) would put the drift into its figures alone, and
+    could rank it apart from its identical copies."""
     race = decide(samples, rule)
     behind = [name for name in samples if name in race.leaders and following[name] < runs]
     if behind and len(behind) == len(race.leaders):
