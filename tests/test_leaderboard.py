@@ -886,8 +886,15 @@ def test_a_core_left_out_at_the_start_joins_and_the_pages_say_when(graded, capsy
     monkeypatch.setattr(cores, "agrees_now", lambda core, fastest, rule: next(looks, True))
     monkeypatch.setattr(measuring, "JOIN_RETRY_SECONDS", 0.05)
     monkeypatch.setattr(measuring, "LOOK_EVERY_SECONDS", 600)  # once in, not looked at again
+    # Four runs, no warm-up: the looks are what is tested, not the race (none: too few runs).
+    course = graded["course"].with_name("course-4-runs.toml")
+    course.write_text("[leaderboard]\nruns = 4\nwarmup = 0\n")
+    args = ["--course", str(course), "--manifest", str(graded["manifest"]), "leaderboard"]
+    args += ["--results", str(graded["results"]), "--puzzles", str(_draw(graded, 61)), BUSY_OK]
     capsys.readouterr()
-    doc = _leaderboard(graded, seed=61)
+    assert grader_main(args) == 0
+    doc = json.loads((graded["results"] / "leaderboard.json").read_text())
+    assert_valid(doc, "leaderboard")
     out, err = capsys.readouterr()
     assert f"core(s) {left} left out of the timing for now" in err
     assert f"core {left} timed only while its latest look agreed: from " in out
