@@ -8,7 +8,8 @@ each session draws one puzzle afresh (`testcases draw --family`, a new seed each
 and times the class twice on it from two copies of the graded results: the default
 session (every agreeing core, racing) and `--exhaustive` (one core, every run), their
 order alternating between sessions, and a second exhaustive session from a third copy
-(the baseline: how often two exhaustive sessions agree). Prints, per session, each
+(the baseline: how often two exhaustive sessions agree). Prints, per session, the
+cores that timed the racing session (and when, for one that did not time it all), each
 one's wall time (the whole `grader leaderboard` command), their ratio, the runs each
 made, and whether the rank-1 sets (who gets the bonus) are the same: racing's against
 the exhaustive session's, the two exhaustive ones against each other, and the race
