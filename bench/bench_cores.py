@@ -138,7 +138,7 @@ def on_cluster(address: str, config, case, runs: int) -> None:
         client.register_plugin(plugin)
         found = survey(client, plugin.name, config.leaderboard.rule, True, print)
         print("survey (reference work on each machine's cores, median of 7 turns):")
-        for entry in found.reference_s():
+        for entry in found.reference_s(found.kept):
             kept = "kept" if entry["used"] else "LEFT OUT"
             print(
                 f"  {entry['host']} core {entry['core']}: {entry['reference_s'] * 1000:.2f} ms  {kept}"

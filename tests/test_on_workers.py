@@ -85,7 +85,7 @@ def test_a_core_the_clusters_fastest_is_significantly_faster_than_is_left_out():
     found = assign(machines, surveys, RULE, go_on=False)
     assert found.places == (Place(0, "tcp://a:1"), Place(1, "tcp://a:1"), Place(1, "tcp://b:1"))
     assert found.kept == {("lab1", 0), ("lab1", 1), ("lab2", 1)}
-    shown = {(c["host"], c["core"]): c["used"] for c in found.reference_s()}
+    shown = {(c["host"], c["core"]): c["used"] for c in found.reference_s(found.kept)}
     assert shown == {("lab1", 0): True, ("lab1", 1): True, ("lab2", 0): False, ("lab2", 1): True}
 
 
@@ -106,15 +106,16 @@ def test_a_core_left_out_waits_on_a_worker_and_never_takes_a_kept_cores_thread()
     busy = assign(machines, {"A": Survey(looks, Load(1.0, 3))}, RULE, go_on=False)
     assert busy.waiting == (), "only as many places as the free cores"
     timed = {Place(0, "tcp://a:2"): [(1.25, None)]}
-    shown = {c["core"]: c for c in found.reference_s(timed)}
+    timed_on = {("lab1", place.core) for place in found.places + tuple(timed)}
+    shown = {c["core"]: c for c in found.reference_s(timed_on, timed)}
     assert shown[0]["used"] and shown[0]["timed_s"] == [{"from": 1.2, "to": None}]
-    assert "timed_s" not in shown[1] and found.reference_s()[0]["used"] is False
+    assert "timed_s" not in shown[1] and found.reference_s(found.kept)[0]["used"] is False
     doc = leaderboard_document()
     doc["machine"].update(
         timing_cores=[],
         pinned_core=None,
         timing_workers=[{"worker": "tcp://a:2", "host": "lab1", "cores": [0, 2]}],
-        core_reference_s=found.reference_s(timed),
+        core_reference_s=found.reference_s(timed_on, timed),
     )
     assert_valid(doc, "leaderboard")
     assert "lab1 core 0 timed only while its latest look" in machine_line(doc["machine"])

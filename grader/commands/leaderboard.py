@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from grader import leaderboard as lb
     from grader.intake.teams import class_teams
     from grader.judge.score import report
-    from grader.leaderboard.page_md import terminal
+    from grader.leaderboard.page_md import terminal, when_timed
     from grader.results.bonus import award
     from grader.results.last_run import graded_ids
 
@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
                 failed = _measure(work, store, sandbox, config, args.exhaustive, here, looked)
         timed = lb.spans(looked)
         for place, spans in sorted(timed.items(), key=lambda item: str(item[0])):
-            print(f"{_where(place)} timed only while its latest look agreed: {_spans(spans)}")
+            shown = when_timed(lb.timed_s(spans))
+            print(f"{_where(place)} timed only while its latest look agreed: {shown}")
         if failed:
             warn(
                 f"{failed} timed runs failed in the grader and were not stored; "
@@ -167,7 +168,11 @@ def run(args: argparse.Namespace) -> int:
                 str(sandbox.accounting),
                 calibration,
                 workers,
-                on_workers.reference_s(timed) if on_workers is not None else None,
+                on_workers.reference_s(
+                    {(w["host"], core) for w in workers for core in w["cores"]}, timed
+                )
+                if on_workers is not None
+                else None,
                 {p.core: s for p, s in timed.items() if p.core is not None and not p.worker},
             ),
             name or (lambda sid: sid),
@@ -343,14 +348,6 @@ def _where(place: "Place") -> str:
     return f"{place.worker} core {place.core}" if place.worker else f"core {place.core}"
 
 
-def _spans(spans: "Sequence[tuple[float, float | None]]") -> str:
-    """'from 0.1 s to 2.3 s, from 4.0 s to the end' (seconds into the timing)."""
-    return ", ".join(
-        f"from {begun:.1f} s to " + ("the end" if to is None else f"{to:.1f} s")
-        for begun, to in spans
-    )
-
-
 def _shown_on(bar: Bar, looked: "list[PlaceEvent]") -> "Callable[[Event], None]":
     """What each timed run, each race decision and each look that lets a core in or
     takes it out shows on the progress bar (the looks are also kept in `looked`)."""
@@ -361,10 +358,13 @@ def _shown_on(bar: Bar, looked: "list[PlaceEvent]") -> "Callable[[Event], None]"
             looked.append(event)
             bar.on(
                 f"{_where(event.place)} "
-                + ("joins the timing" if event.joined else "leaves the timing for now")
-                + ": a look at the reference work "
-                + ("agrees with" if event.joined else "is significantly slower than")
-                + " the fastest core's"
+                + (
+                    "joins the timing: its latest look agrees with the fastest core's"
+                    if event.joined
+                    # a look that could not be made (a worker gone) did not agree either
+                    else "leaves the timing for now: its latest look did not agree with "
+                    "the fastest core's"
+                )
             )
             return
         if isinstance(event, lb.RaceEvent):

@@ -53,6 +53,7 @@ from grader.leaderboard.measuring import (
     measure,
     plan_timing,
     spans,
+    timed_s,
     workers_used,
 )
 from grader.leaderboard.names import (
@@ -105,6 +106,7 @@ __all__ = [
     "record_session",
     "session_record",
     "spans",
+    "timed_s",
     "timed",
     "timed_cases",
     "timed_run",

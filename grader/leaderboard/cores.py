@@ -29,6 +29,7 @@ REFERENCE_LOOPS = 200_000  # about 10 ms of one core: enough to read, cheap to r
 # fastest core significantly faster: a burst of other work on one core during one look
 # (a VM's interrupts) is not the core, and leaving a core out halves a 2-core session.
 LOOKS = 2
+ROUNDS = 7  # the reference work's turns on each core in a look
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def allowed_cores() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
-def calibrate(cores: Sequence[int], rule: Rule, rounds: int = 7) -> Calibration:
+def calibrate(cores: Sequence[int], rule: Rule, rounds: int = ROUNDS) -> Calibration:
     """Each core's median time for the reference work, the cores taking turns; a core
     is left out when the fastest core is significantly faster than it in every look
     (LOOKS; a second look is taken only when the first leaves a core out), by the
@@ -74,13 +75,19 @@ def calibrate(cores: Sequence[int], rule: Rule, rounds: int = 7) -> Calibration:
     )
 
 
-def agrees_now(core: int, fastest: Sequence[float], rule: Rule, rounds: int = 7) -> bool:
+def agrees_now(core: int, fastest: Sequence[float], rule: Rule, rounds: int = ROUNDS) -> bool:
     """A new look at `core` (the reference work `rounds` times on it): whether the
     fastest core's runs at the calibration (`fastest`) are not significantly faster, by
     the same rule. A core left out at the start is not always slower: on a virtual
     machine a core's speed changes for seconds at a time, as its host's other work
     comes and goes (bench/bench_cores.py)."""
-    return agrees(fastest, reference_runs([core], rounds).get(core, []), rule)
+    return agrees(fastest, look(core, rounds), rule)
+
+
+def look(core: int, rounds: int = ROUNDS) -> list[float]:
+    """The reference work's CPU seconds on `core`, `rounds` times ([]: it cannot be
+    pinned). A cluster's worker runs it for a place of its machine."""
+    return reference_runs([core], rounds).get(core, [])
 
 
 def agrees(fastest: Sequence[float], found: Sequence[float], rule: Rule) -> bool:
@@ -100,7 +107,7 @@ def together(looks: Sequence[Mapping[K, Sequence[float]]], key: K) -> list[float
     return [value for look in looks for value in look.get(key, ())]
 
 
-def reference_runs(cores: Sequence[int], rounds: int = 7) -> dict[int, list[float]]:
+def reference_runs(cores: Sequence[int], rounds: int = ROUNDS) -> dict[int, list[float]]:
     """The reference work's CPU seconds on each core that can be pinned, `rounds` times,
     the cores taking turns (a burst of other load hits them alike)."""
     found: dict[int, list[float]] = {core: [] for core in cores}

@@ -27,7 +27,7 @@ from grader.cases.manifest import Case
 from grader.core.errors import GraderError
 from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.grading.timed_runs import Program, timed_run
-from grader.leaderboard.cores import LOOKS, agrees, allowed_cores, reference_runs
+from grader.leaderboard.cores import LOOKS, ROUNDS, agrees, allowed_cores, look, reference_runs
 from grader.leaderboard.measuring import Place
 from grader.leaderboard.places import MachineFacts, Survey, WorkerPlaces, assign, machines_of
 from grader.leaderboard.quiet import LOOK_SECONDS, start_look
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from grader.grading.cluster_worker import CaseData, Source
 
 GONE_CHECK_SECONDS = 2.0  # how often a run's worker is looked for while it runs
-LOOK_ROUNDS = 7  # the reference work's turns in a look at a place, as in the survey
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
 
@@ -70,12 +69,6 @@ def survey_task(rounds: int, look_seconds: float = LOOK_SECONDS) -> Survey:
     looking = start_look(look_seconds)
     looks = tuple(reference_runs(allowed_cores(), rounds) for _ in range(LOOKS))
     return Survey(looks, looking.finish())
-
-
-def look_task(core: int, rounds: int) -> list[float]:
-    """On a worker: the reference work `rounds` times on `core` of its machine (a look
-    at a place that is left out, or that times: grader.leaderboard.measuring)."""
-    return reference_runs([core], rounds).get(core, [])
 
 
 class TimingFailed(RuntimeError):
@@ -168,9 +161,9 @@ class ClusterTiming:
             return False
         try:
             future = self.client.submit(
-                look_task,
+                look,  # on the place's worker: the reference work on its core
                 place.core,
-                LOOK_ROUNDS,
+                ROUNDS,
                 workers=[place.worker],
                 allow_other_workers=False,
                 pure=False,
@@ -262,7 +255,7 @@ def survey(
         futures = {
             m.facts.machine: client.submit(
                 survey_task,
-                LOOK_ROUNDS,
+                ROUNDS,
                 workers=[m.workers[0].address],
                 allow_other_workers=False,
                 pure=False,

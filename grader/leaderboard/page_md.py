@@ -136,17 +136,26 @@ def settings_line(doc: dict[str, Any]) -> str:
 
 
 def _timed_while(where: str, core: dict[str, Any], fastest: str) -> str:
-    """'; core 0 timed only while ...: 0 s to 2.3 s, 4 s to the end' for a core that did
+    """'; core 0 timed only while ...: from 0 s to 2.3 s, ...' for a core that did
     not time the whole session; '' for one that did."""
     if "timed_s" not in core:
         return ""
-    when = ", ".join(
-        f"{span['from']:g} s to " + ("the end" if span["to"] is None else f"{span['to']:g} s")
-        for span in core["timed_s"]
-    )
     return (
         f"; {where} timed only while its latest look at the reference work agreed with "
-        f"{fastest}: {when or 'never'}"
+        f"{fastest}: {when_timed(core['timed_s'])}"
+    )
+
+
+def when_timed(spans: list[dict[str, Any]]) -> str:
+    """'from 0.1 s to 2.3 s, from 4 s to the end' (leaderboard.json's timed_s), or
+    'never'."""
+    return (
+        ", ".join(
+            f"from {span['from']:g} s to "
+            + ("the end" if span["to"] is None else f"{span['to']:g} s")
+            for span in spans
+        )
+        or "never"
     )
 
 

@@ -10,7 +10,7 @@ a core it is significantly faster than in every look is left out, as on this mac
 cores its other work leaves).
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,17 +70,20 @@ class WorkerPlaces:
     fastest: tuple[float, ...] = ()
 
     def reference_s(
-        self, timed: "Mapping[Place, Sequence[Span]] | None" = None
+        self,
+        used: Collection[tuple[str, int]],
+        timed: "Mapping[Place, Sequence[Span]] | None" = None,
     ) -> list[dict[str, Any]]:
-        """Each core's reference figure, as leaderboard.json's machine.core_reference_s,
-        with when a core that did not time the whole session did (`timed`)."""
+        """Each core's reference figure, as leaderboard.json's machine.core_reference_s:
+        whether it is `used` (the (host, core)s the stored runs were timed on), and when
+        a core that did not time the whole session did (`timed`)."""
         spans = {(self.hosts.get(p.worker, ""), p.core): s for p, s in (timed or {}).items()}
         return [
             {
                 "host": host,
                 "core": core,
                 "reference_s": seconds,
-                "used": (host, core) in self.kept or bool(spans.get((host, core))),
+                "used": (host, core) in used,
                 **({"timed_s": timed_s(spans[(host, core)])} if (host, core) in spans else {}),
             }
             for (host, core), seconds in sorted(self.reference.items())

@@ -26,7 +26,7 @@ OUTLIER_MADS = 3.0
 # The least difference between two medians that ranks programs apart. A run's CPU time
 # is measured to the microsecond, but starting the same process varies by tens of
 # microseconds, from run to run and from session to session (the C start-up program's
-# medians: 0.61 to 0.65 ms over four sessions; bench/bench_race.py keeps them).
+# medians: 0.61 to 0.65 ms in four exhaustive sessions of bench/bench_race.py).
 RESOLUTION_S = 1e-4
 
 
