@@ -339,8 +339,50 @@ def test_a_look_at_a_place_is_made_by_its_worker_and_judged_by_the_rule(cluster)
     assert timing(slow).waiting == (place,) and timing(slow).joins(place)
     assert not timing([1e-6 + i * 1e-9 for i in range(7)]).joins(place)
     gone = timing(slow)
-    gone.gone.add(worker)
+    gone.gone[worker] = f"worker {worker} left the cluster"
     assert not gone.joins(place)
+
+
+def test_a_worker_that_does_not_answer_in_time_is_no_place_to_time_on(cluster, tmp_path):
+    """A worker whose only thread is stuck (here, on someone else's long task): a look at
+    its place ends within the bound, not for ever, and the worker is then no place to
+    time on: a run sent there is the grader's failure (IE, not stored, measured again by
+    the next session), which says why."""
+    from grader.cases.manifest import default_manifest, load_cases
+    from grader.core.model import Verdict
+    from grader.grading.timed_runs import Program
+    from grader.leaderboard.measuring import Place
+    from grader.leaderboard.on_workers import ClusterTiming
+    from grader.leaderboard.places import WorkerPlaces
+    from grader.statistics.timing import Rule
+
+    config = load_config()
+    cases = load_cases(default_manifest())[:1]
+    worker = cluster.address_of("w1")
+    place = Place(min(os.sched_getaffinity(0)), worker)
+    found = WorkerPlaces((), {worker: "here"}, waiting=(place,), fastest=(1.0,) * 7)
+    timing = ClusterTiming(
+        cluster.client, "none", found, cases, config.limits, config.limits, 1, Rule(0.03, 0.05)
+    )
+    assert timing.within > config.limits.wall_seconds * 2, "a run's limits, and more"
+    stuck = cluster.client.submit(
+        time.sleep, 6, workers=[worker], allow_other_workers=False, pure=False
+    )
+    try:
+        deadline = time.time() + 30
+        while not cluster.client.processing(workers=[worker]).get(worker):
+            assert time.time() < deadline, "the long task never started"
+            time.sleep(0.05)
+        timing.within = 1.0
+        began = time.monotonic()
+        assert not timing.joins(place)
+        assert time.monotonic() - began < 4, "the bound, and one look for the worker at most"
+        assert timing.gone == {worker: f"worker {worker} did not answer within 1 s"}
+        program = Program("p", config.languages["c"], "h", tmp_path)
+        verdict, result = timing.run(place, program, cases[0], True)
+        assert verdict == Verdict.IE and result.error == f"WorkerGone: {timing.gone[worker]}"
+    finally:
+        stuck.result(timeout=60)  # the worker serves the module's next tests
 
 
 def test_a_worker_gone_mid_session_loses_its_runs_only_and_the_next_session_makes_them(

@@ -155,12 +155,7 @@ class ClusterExecutor:
         self.client.register_plugin(self.plugin)
         self.tag = uuid.uuid4().hex[:12]  # task keys of this run only: a rerun starts afresh
         probes = {p for unit in pending for p in unit.probes}
-        self.case_data = self.client.submit(
-            _case_data,
-            case_payload([*self.cases, *probes]),
-            key=f"grader-cases-{self.tag}",
-            pure=False,
-        )
+        self.case_data = cases_task(self.client, [*self.cases, *probes], f"grader-cases-{self.tag}")
         self.deliver, self.force = deliver, force
         try:
             # THE RULE (grader.grading.session): every build and visible run of every
@@ -375,6 +370,14 @@ class ClusterExecutor:
 
         with contextlib.suppress(Exception):  # gone already: nothing to close
             self.client.run_on_scheduler(close)
+
+
+def cases_task(client: Any, cases: Sequence[Case], key: str) -> Any:
+    """A future of the cases' files (_case_data), under `key`: each worker fetches them
+    from a holder when its first task needs them. Not scattered with broadcast: the
+    scheduler's replicate that starts can wait for ever (seen here: in one run of the
+    suite in six, a broadcast scatter's client waited on the scheduler until killed)."""
+    return client.submit(_case_data, case_payload(cases), key=key, pure=False)
 
 
 def _case_data(payload: "CaseData") -> "CaseData":

@@ -18,6 +18,8 @@ core.
 
 import dataclasses
 import socket
+import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +41,11 @@ if TYPE_CHECKING:
     from grader.grading.cluster_worker import CaseData, Source
 
 GONE_CHECK_SECONDS = 2.0  # how often a run's worker is looked for while it runs
+# Beyond what a task's limits let it take: its wait in its worker's queue (a look may
+# wait for its worker's run), the sandbox's set-up. A worker that answers no sooner is
+# no place to time on: its thread may be stuck, and it would hold the session for ever.
+SLACK_SECONDS = 60.0
+SURVEY_SECONDS = 600.0  # the survey waits for whatever the worker is doing for others
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
 
@@ -139,7 +146,7 @@ class ClusterTiming:
         warmups: int,
         rule: Rule | None = None,
     ) -> None:
-        from grader.grading.cluster import case_payload
+        from grader.grading.cluster import cases_task
 
         self.client, self.plugin, self.places = client, plugin, found.places
         self.limits, self.build_limits, self.warmups = limits, build_limits, warmups
@@ -147,9 +154,14 @@ class ClusterTiming:
         self.rule, self.fastest = rule, found.fastest
         self.waiting = found.waiting if rule is not None else ()
         self.looks = rule is not None
-        self.data = client.scatter(case_payload(cases), broadcast=True, hash=False)
+        self.data = cases_task(client, cases, f"grader-timing-cases-{uuid.uuid4().hex[:12]}")
         self.sources: dict[str, Source] = {}
-        self.gone: set[str] = set()  # workers that left: their places time nothing more
+        # Workers that left or did not answer in time (and why): their places time no more.
+        self.gone: dict[str, str] = {}
+        # The longest a run takes on its worker: its build (the first there), warm-ups.
+        self.within = (
+            build_limits.wall_seconds + (warmups + 1) * limits.wall_seconds + SLACK_SECONDS
+        )
 
     def enter(self, place: Place) -> Place:
         return place
@@ -168,9 +180,9 @@ class ClusterTiming:
                 allow_other_workers=False,
                 pure=False,
             )
-            found: list[float] = future_result(self.client, future, place.worker)
-        except WorkerGone:
-            self.gone.add(place.worker)
+            found: list[float] = future_result(self.client, future, place.worker, self.within)
+        except WorkerGone as error:
+            self.gone[place.worker] = str(error)
             return False
         except Exception:  # noqa: BLE001  the worker's failure: not a place to time on now
             return False
@@ -181,7 +193,7 @@ class ClusterTiming:
     ) -> tuple[TimedVerdict, RunResult]:
         try:
             if place.worker in self.gone:
-                raise WorkerGone(f"worker {place.worker} left the cluster")
+                raise WorkerGone(self.gone[place.worker])
             future = self.client.submit(
                 timed_task,
                 self.plugin,
@@ -197,10 +209,12 @@ class ClusterTiming:
                 allow_other_workers=False,
                 pure=False,
             )
-            found: tuple[TimedVerdict, RunResult] = future_result(self.client, future, place.worker)
+            found: tuple[TimedVerdict, RunResult] = future_result(
+                self.client, future, place.worker, self.within
+            )
             return found
         except WorkerGone as error:
-            self.gone.add(place.worker)
+            self.gone[place.worker] = str(error)
             return _failed(error)
         except Exception as error:  # noqa: BLE001  the worker's failure: IE, measured again
             return _failed(error)
@@ -224,17 +238,31 @@ class WorkerGone(GraderError):
     """The worker a run was sent to left the cluster."""
 
 
-def future_result(client: Any, future: Any, worker: str) -> Any:
-    """The task's result, waiting while its worker is still in the cluster."""
+class WorkerSilent(WorkerGone):
+    """The worker a task was sent to did not answer within the task's bound: no more a
+    place to time on than one that left."""
+
+
+def future_result(client: Any, future: Any, worker: str, within: float) -> Any:
+    """The task's result, waiting while its worker is still in the cluster (else
+    WorkerGone), for `within` seconds at most (then WorkerSilent)."""
     from distributed import TimeoutError as DaskTimeout
 
+    deadline = time.monotonic() + within
     while True:
         try:
-            return future.result(timeout=GONE_CHECK_SECONDS)
+            return future.result(
+                timeout=max(0.01, min(GONE_CHECK_SECONDS, deadline - time.monotonic()))
+            )
         except (DaskTimeout, TimeoutError):
             if worker not in client.scheduler_info().get("workers", {}):
                 client.cancel([future])
                 raise WorkerGone(f"worker {worker} left the cluster") from None
+            if time.monotonic() >= deadline:
+                client.cancel([future])
+                raise WorkerSilent(
+                    f"worker {worker} did not answer within {within:.0f} s"
+                ) from None
 
 
 def survey(
@@ -264,7 +292,8 @@ def survey(
         }
         first = {m.facts.machine: m.workers[0].address for m in machines}
         surveys = {
-            machine: future_result(client, f, first[machine]) for machine, f in futures.items()
+            machine: future_result(client, f, first[machine], SURVEY_SECONDS)
+            for machine, f in futures.items()
         }
     except Exception as error:  # noqa: BLE001  the cluster's failure, in one line
         raise ClusterError(
