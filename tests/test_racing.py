@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -309,6 +310,69 @@ def test_a_core_times_only_while_its_latest_look_agrees(tmp_path, rejoins, monke
     assert back > left
     assert lb.spans(moves) == {lb.measuring.Place(second): [(0.0, left), (back, None)]}
     assert set(cores_seen) == {first, second}
+
+
+class _Failing(lb.LocalTiming):
+    """This machine's timing, failing where told: a place that cannot be entered, or the
+    warm-ups of one program."""
+
+    def __init__(self, *args, enter_fails=False, warm_up_fails="", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.enter_fails, self.warm_up_fails = enter_fails, warm_up_fails
+
+    def enter(self, place):
+        if self.enter_fails:
+            raise RuntimeError("cannot serve this place")
+        return super().enter(place)
+
+    def run(self, place, program, case, timed):
+        if not timed and program.id == self.warm_up_fails:
+            raise RuntimeError(f"the warm-up of {program.id} failed")
+        return super().run(place, program, case, timed)
+
+
+def _measured_within(seconds, *args, **kwargs):
+    """measure's return or error, from a thread given `seconds` to end (a timing that
+    waits for ever fails here instead of holding the suite)."""
+    outcome: list = []
+
+    def go():
+        try:
+            outcome.append(lb.measure(*args, **kwargs))
+        except Exception as error:  # noqa: BLE001  what the test looks at
+            outcome.append(error)
+
+    thread = threading.Thread(target=go, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the timing never ended"
+    return outcome[0]
+
+
+@pytest.mark.parametrize("fails", ["enter", "warm-up"])
+def test_a_failure_in_the_grader_ends_the_session_with_its_error_and_never_hangs(tmp_path, fails):
+    """A place whose thread cannot serve (its only place here) or a warm-up that raises
+    (the program's timed runs wait for its warm-ups) ends the timing with that error:
+    nothing waits for ever for work that will not be done."""
+    config = load_config()
+    session, sandbox, _ = _session(tmp_path, CLASS)
+    timing = _Failing(
+        sandbox,
+        config.limits,
+        [_two_cores()[0]],
+        enter_fails=fails == "enter",
+        warm_up_fails="" if fails == "enter" else "py1",
+    )
+    with Store(tmp_path / "g.db") as store:
+        work = lb.plan_timing(store, session, config)
+        error = _measured_within(60, work, store, sandbox, config, timing=timing)
+        made = {p.id: len(store.timings(p.id, p.content_hash)) for p in session.programs}
+    assert isinstance(error, RuntimeError)
+    assert str(error) == (
+        "cannot serve this place" if fails == "enter" else "the warm-up of py1 failed"
+    )
+    if fails == "warm-up":
+        assert made["c1"] == 3 and made["py1"] == 3, "the other runs were made"
 
 
 def test_a_look_at_a_core_agrees_only_when_it_is_as_fast_as_the_fastest_was(monkeypatch):

@@ -256,7 +256,9 @@ class _Timer:
     fastest at the start: the session always times somewhere) times only while its
     latest look agrees: it is looked at again every LOOK_EVERY_SECONDS while it times,
     and a waiting one every JOIN_RETRY_SECONDS until it agrees. A program's timed run
-    waits for its warm-ups to end (at another place, they may not have)."""
+    waits for its warm-ups to end (at another place, they may not have), failing or
+    not. A run that raises is raised again once the others end; a place's thread that
+    fails ends the timing at once: nothing waits for ever for work no one will do."""
 
     def __init__(self, timing: Timing, store: Store, on_event: Callable[[Event], None]) -> None:
         self.timing, self.store, self.on_event = timing, store, on_event
@@ -269,6 +271,7 @@ class _Timer:
         self.ended = threading.Condition(self.lock)
         self.errors: list[BaseException] = []
         self.closing = threading.Event()
+        self.broken = False  # a place's thread failed: the timing ends (run raises)
         self.start = time.monotonic()
         places = [(place, False) for place in timing.places]
         places += [(place, True) for place in timing.waiting]
@@ -282,6 +285,17 @@ class _Timer:
             thread.start()
 
     def _serve(self, place: Place, watched: bool, waiting: bool) -> None:
+        try:
+            self._serve_place(place, watched, waiting)
+        except BaseException as error:  # noqa: BLE001  raised again by run, in its thread
+            # A place's thread that fails (its pinning, a look) ends the timing: the
+            # runs left would otherwise wait for it for ever.
+            with self.lock:
+                self.errors.append(error)
+                self.broken = True
+                self.ended.notify_all()
+
+    def _serve_place(self, place: Place, watched: bool, waiting: bool) -> None:
         place = self.timing.enter(place)
         while not waiting or self._join(place):
             looked = time.monotonic()
@@ -299,7 +313,8 @@ class _Timer:
 
     def _do(self, place: Place, task: _Task) -> None:
         try:
-            self._one(place, task)
+            if not self.closing.is_set():  # closing: what is left is not run
+                self._one(place, task)
         except BaseException as error:  # noqa: BLE001  raised again by run, in its thread
             with self.lock:
                 self.errors.append(error)
@@ -331,42 +346,52 @@ class _Timer:
         for task in tasks:
             self.tasks.put(task)
         with self.ended:
-            self.ended.wait_for(lambda: not self.left)
+            self.ended.wait_for(lambda: not self.left or self.broken)
             errors, self.errors = self.errors, []
         if errors:
             raise errors[0]
 
     def _one(self, place: Place, task: _Task) -> None:
-        if task.run_index is not None:
-            with self.warm:
-                self.warm.wait_for(lambda: not self.warming.get(task.program.id))
-        verdict, result = self.timing.run(
-            place, task.program, task.case, task.run_index is not None
-        )
+        if task.run_index is None:
+            verdict, result = self._warm_up(place, task)
+        else:
+            with self.warm:  # at another place, the program's warm-ups may not have ended
+                self.warm.wait_for(
+                    lambda: not self.warming.get(task.program.id) or self.closing.is_set()
+                )
+            if self.closing.is_set():
+                return
+            verdict, result = self.timing.run(place, task.program, task.case, True)
         with self.lock:
-            if task.run_index is None:
-                self.warming[task.program.id] -= 1
-                self.warm.notify_all()
-            else:
-                if verdict == Verdict.IE:
-                    self.failed += 1  # the grader's failure: measured again next time
-                else:
-                    self.store.record_timing(
-                        task.program.id,
-                        task.program.content_hash,
-                        task.case,
-                        task.run_index,
-                        verdict,
-                        result,
-                        place.core,
-                        place.worker,
-                    )
+            if task.run_index is not None and verdict == Verdict.IE:
+                self.failed += 1  # the grader's failure: measured again next time
+            elif task.run_index is not None:
+                self.store.record_timing(
+                    task.program.id,
+                    task.program.content_hash,
+                    task.case,
+                    task.run_index,
+                    verdict,
+                    result,
+                    place.core,
+                    place.worker,
+                )
             self.on_event(
                 TimedRunEvent(task.program, task.case, task.run_index, verdict, result.cpu_seconds)
             )
 
+    def _warm_up(self, place: Place, task: _Task) -> tuple[TimedVerdict, RunResult]:
+        try:
+            return self.timing.run(place, task.program, task.case, False)
+        finally:  # ended, even failing: the program's timed runs wait for it
+            with self.lock:
+                self.warming[task.program.id] -= 1
+                self.warm.notify_all()
+
     def close(self) -> None:
-        self.closing.set()
+        with self.lock:  # a run waiting for warm-ups that will not end wakes up
+            self.closing.set()
+            self.warm.notify_all()
         for _ in self.threads:
             self.tasks.put(None)
         for thread in self.threads:
