@@ -375,8 +375,8 @@ class ClusterExecutor:
 def cases_task(client: Any, cases: Sequence[Case], key: str) -> Any:
     """A future of the cases' files (_case_data), under `key`: each worker fetches them
     from a holder when its first task needs them. Not scattered with broadcast: the
-    scheduler's replicate that starts can wait for ever (seen here: in one run of the
-    suite in six, a broadcast scatter's client waited on the scheduler until killed)."""
+    scheduler's replicate that starts can wait for ever (seen here: in 3 of 11 runs of
+    the cluster tests beside the leaderboard's, a broadcast scatter never returned)."""
     return client.submit(_case_data, case_payload(cases), key=key, pure=False)
 
 
