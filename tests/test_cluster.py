@@ -366,7 +366,7 @@ def test_a_worker_that_does_not_answer_in_time_is_no_place_to_time_on(cluster, t
     )
     assert timing.within > config.limits.wall_seconds * 2, "a run's limits, and more"
     stuck = cluster.client.submit(
-        time.sleep, 6, workers=[worker], allow_other_workers=False, pure=False
+        time.sleep, 4, workers=[worker], allow_other_workers=False, pure=False
     )
     try:
         deadline = time.time() + 30
@@ -376,7 +376,7 @@ def test_a_worker_that_does_not_answer_in_time_is_no_place_to_time_on(cluster, t
         timing.within = 1.0
         began = time.monotonic()
         assert not timing.joins(place)
-        assert time.monotonic() - began < 4, "the bound, and one look for the worker at most"
+        assert time.monotonic() - began < 3.5, "the bound, not the 4-s task's end"
         assert timing.gone == {worker: f"worker {worker} did not answer within 1 s"}
         program = Program("p", config.languages["c"], "h", tmp_path)
         verdict, result = timing.run(place, program, cases[0], True)
