@@ -375,8 +375,9 @@ class ClusterExecutor:
 def cases_task(client: Any, cases: Sequence[Case], key: str) -> Any:
     """A future of the cases' files (_case_data), under `key`: each worker fetches them
     from a holder when its first task needs them. Not scattered with broadcast: the
-    scheduler's replicate that starts can wait for ever (seen here: in 3 of 11 runs of
-    the cluster tests beside the leaderboard's, a broadcast scatter never returned)."""
+    scheduler's replicate that starts can wait for ever (seen here: the cluster tests
+    beside the leaderboard's hung in 3 runs of 11, and both stacks kept were waiting in
+    a broadcast scatter)."""
     return client.submit(_case_data, case_payload(cases), key=key, pure=False)
 
 

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from grader.grading.cluster_worker import CaseData, Source
 
 GONE_CHECK_SECONDS = 2.0  # how often a run's worker is looked for while it runs
-# Beyond what a task's limits let it take: its wait in its worker's queue (a look may
-# wait for its worker's run), the sandbox's set-up. A worker that answers no sooner is
+# Beyond what a task's limits let it take: its wait in its worker's queue (behind
+# another client's task, say), the sandbox's set-up. A worker that answers no sooner is
 # no place to time on: its thread may be stuck, and it would hold the session for ever.
 SLACK_SECONDS = 60.0
 SURVEY_SECONDS = 600.0  # the survey waits for whatever the worker is doing for others
@@ -158,7 +158,8 @@ class ClusterTiming:
         self.sources: dict[str, Source] = {}
         # Workers that left or did not answer in time (and why): their places time no more.
         self.gone: dict[str, str] = {}
-        # The longest a run takes on its worker: its build (the first there), warm-ups.
+        # The longest a run (or a look) may take on its worker: a run's build (the first
+        # there), its warm-ups and itself at their limits.
         self.within = (
             build_limits.wall_seconds + (warmups + 1) * limits.wall_seconds + SLACK_SECONDS
         )
