@@ -6,6 +6,8 @@ and the session races (grader.leaderboard.racing): warm-ups, then the first runs
 every program round-robin, then the current rank-1 set timed fully, then a program
 shown slower than every one of it stops; the others go on round by round. With
 `exhaustive`, today's full session: one core, every run of every program, round-robin.
+Within a round, the programs that may tie run back to back at one place
+(grader.leaderboard.batches).
 """
 
 import os
@@ -21,10 +23,12 @@ from grader.cases.manifest import Case
 from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.course.config import CourseConfig
 from grader.grading.timed_runs import Program, timed_run
+from grader.leaderboard.batches import batches
 from grader.leaderboard.racing import first_look, next_step, stopped
 from grader.leaderboard.session import Session
 from grader.leaderboard.standings import leading_totals
 from grader.sandbox.base import Sandbox
+from grader.statistics.timing import median
 from grader.store import Store, TimingRow
 
 
@@ -167,6 +171,9 @@ class _Task:
     run_index: int | None  # None: a warm-up
 
 
+_Batch = tuple[_Task, ...]  # made back to back at one place (grader.leaderboard.batches)
+
+
 @dataclass(frozen=True)
 class Place:
     """Where timed runs are made, one at a time: a core (None: not pinned) of this
@@ -251,23 +258,22 @@ LOOK_EVERY_SECONDS = 1.5
 
 
 class _Timer:
-    """Runs lists of tasks, one per place at once, each place served by a thread of its
-    own. Where the timing can look at its places, every place but the first (the
-    fastest at the start: the session always times somewhere) times only while its
-    latest look agrees: it is looked at again every LOOK_EVERY_SECONDS while it times,
-    and a waiting one every JOIN_RETRY_SECONDS until it agrees. A program's timed run
-    waits for its warm-ups to end (at another place, they may not have), failing or
-    not. A run that raises is raised again once the others end; a place's thread that
-    fails ends the timing at once: nothing waits for ever for work no one will do."""
+    """Runs lists of batches of tasks, one batch per place at once (its tasks back to
+    back), each place served by a thread of its own. Where the timing can look at its
+    places, every place but the first (the fastest at the start: the session always
+    times somewhere) times only while its latest look agrees: it is looked at again
+    every LOOK_EVERY_SECONDS while it times (between batches), and a waiting one every
+    JOIN_RETRY_SECONDS until it agrees. A run that raises is raised again once the
+    others end; a place's thread that fails ends the timing at once: nothing waits for
+    ever for work no one will do."""
 
     def __init__(self, timing: Timing, store: Store, on_event: Callable[[Event], None]) -> None:
         self.timing, self.store, self.on_event = timing, store, on_event
         self.lock = threading.Lock()  # one writer of the store, one teller of events
         self.failed = 0
-        self.warming: dict[str, int] = {}  # program id -> its warm-ups not ended
-        self.warm = threading.Condition(self.lock)
-        self.tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
-        self.left = 0  # tasks handed out and not ended
+        self.tasks: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
+        self.left = 0  # batches handed out and not ended
+        self.took: dict[tuple[str, str], list[float]] = {}  # (program, case) -> CPU seconds
         self.ended = threading.Condition(self.lock)
         self.errors: list[BaseException] = []
         self.closing = threading.Event()
@@ -300,10 +306,10 @@ class _Timer:
         while not waiting or self._join(place):
             looked = time.monotonic()
             while True:
-                task = self.tasks.get()
-                if task is None:
+                batch = self.tasks.get()
+                if batch is None:
                     return
-                self._do(place, task)
+                self._do(place, batch)
                 if watched and time.monotonic() - looked >= LOOK_EVERY_SECONDS:
                     if not self.timing.joins(place):
                         self._tell(place, joined=False)
@@ -311,13 +317,11 @@ class _Timer:
                         break
                     looked = time.monotonic()
 
-    def _do(self, place: Place, task: _Task) -> None:
+    def _do(self, place: Place, batch: _Batch) -> None:
         try:
-            if not self.closing.is_set():  # closing: what is left is not run
-                self._one(place, task)
-        except BaseException as error:  # noqa: BLE001  raised again by run, in its thread
-            with self.lock:
-                self.errors.append(error)
+            for task in batch:
+                if not self.closing.is_set():  # closing: what is left is not run
+                    self._one_of(place, task)
         finally:
             with self.lock:
                 self.left -= 1
@@ -336,15 +340,19 @@ class _Timer:
         with self.lock:
             self.on_event(PlaceEvent(place, joined, time.monotonic() - self.start))
 
-    def run(self, tasks: Sequence[_Task]) -> None:
-        """Every task made, by whichever place is free first, in their order."""
+    def _one_of(self, place: Place, task: _Task) -> None:
+        try:
+            self._one(place, task)
+        except BaseException as error:  # noqa: BLE001  raised again by run, in its thread
+            with self.lock:
+                self.errors.append(error)
+
+    def run(self, work: Sequence[_Batch]) -> None:
+        """Every batch made, by whichever place is free first, in their order."""
         with self.lock:
-            for task in tasks:
-                if task.run_index is None:
-                    self.warming[task.program.id] = self.warming.get(task.program.id, 0) + 1
-            self.left += len(tasks)
-        for task in tasks:
-            self.tasks.put(task)
+            self.left += len(work)
+        for batch in work:
+            self.tasks.put(batch)
         with self.ended:
             self.ended.wait_for(lambda: not self.left or self.broken)
             errors, self.errors = self.errors, []
@@ -352,16 +360,8 @@ class _Timer:
             raise errors[0]
 
     def _one(self, place: Place, task: _Task) -> None:
-        if task.run_index is None:
-            verdict, result = self._warm_up(place, task)
-        else:
-            with self.warm:  # at another place, the program's warm-ups may not have ended
-                self.warm.wait_for(
-                    lambda: not self.warming.get(task.program.id) or self.closing.is_set()
-                )
-            if self.closing.is_set():
-                return
-            verdict, result = self.timing.run(place, task.program, task.case, True)
+        timed = task.run_index is not None
+        verdict, result = self.timing.run(place, task.program, task.case, timed)
         with self.lock:
             if task.run_index is not None and verdict == Verdict.IE:
                 self.failed += 1  # the grader's failure: measured again next time
@@ -376,22 +376,26 @@ class _Timer:
                     place.core,
                     place.worker,
                 )
+            if verdict != Verdict.IE:
+                self.took.setdefault((task.program.id, task.case.id), []).append(result.cpu_seconds)
             self.on_event(
                 TimedRunEvent(task.program, task.case, task.run_index, verdict, result.cpu_seconds)
             )
 
-    def _warm_up(self, place: Place, task: _Task) -> tuple[TimedVerdict, RunResult]:
-        try:
-            return self.timing.run(place, task.program, task.case, False)
-        finally:  # ended, even failing: the program's timed runs wait for it
-            with self.lock:
-                self.warming[task.program.id] -= 1
-                self.warm.notify_all()
+    def estimates(self, cases: Sequence[Case]) -> dict[str, float]:
+        """Each program's CPU seconds for a run of every case, from its runs so far
+        (warm-ups too): the median of each case's, summed; none for a program with a
+        case not run yet."""
+        with self.lock:
+            found: dict[str, float] = {}
+            for program in {pid for pid, _ in self.took}:
+                seen = [self.took.get((program, case.id)) for case in cases]
+                if all(seen):
+                    found[program] = sum(median(values) for values in seen if values)
+            return found
 
     def close(self) -> None:
-        with self.lock:  # a run waiting for warm-ups that will not end wakes up
-            self.closing.set()
-            self.warm.notify_all()
+        self.closing.set()
         for _ in self.threads:
             self.tasks.put(None)
         for thread in self.threads:
@@ -417,8 +421,10 @@ def measure(
         runs = config.leaderboard.runs
         look = None if exhaustive else first_look(runs, config.leaderboard.rule)
         everyone = work.session.everything
-        first = _warmups(work) + _rounds(work, everyone, range(runs if look is None else look))
-        timer.run(first)
+        # The warm-ups first: what they take tells which programs may tie (batches).
+        timer.run(_warmups(work))
+        estimate = timer.estimates(work.session.cases)
+        timer.run(_rounds(work, everyone, range(runs if look is None else look), estimate))
         if look is not None:
             _race(timer, work, store, config, look)
     finally:
@@ -426,9 +432,9 @@ def measure(
     return timer.failed
 
 
-def _warmups(work: TimingPlan) -> list[_Task]:
+def _warmups(work: TimingPlan) -> list[_Batch]:
     return [
-        _Task(program, case, None)
+        (_Task(program, case, None),)
         for program in work.session.everything
         for case in work.session.cases
         if (program.id, case.id) in work.todo
@@ -440,24 +446,30 @@ def _rounds(
     work: TimingPlan,
     programs: Sequence[Program],
     indices: Sequence[int],
+    estimate: Mapping[str, float],
     following: dict[str, int] | None = None,
-) -> list[_Task]:
+) -> list[_Batch]:
     """Run i of every program before run i + 1 of any, each round in an order of its
     own (shuffled, the same for the same round: a run is slowed by what ran just before
     it, and turning one order round keeps every program's neighbour, which would put
-    that into its figures alone), for the runs not stored yet (nor made already: before
-    `following[program]`)."""
-    tasks = []
+    that into its figures alone), the programs that may tie (by `estimate`) back to
+    back at one place (grader.leaderboard.batches), for the runs not stored yet (nor
+    made already: before `following[program]`)."""
+    found = []
     for index in indices:
-        order = list(programs)
+        order = [p for p in programs if following is None or index >= following[p.id]]
         random.Random(f"round {index}").shuffle(order)
-        for program in order:
-            if following is not None and index < following[program.id]:
-                continue
-            for case in work.session.cases:
-                if index in work.todo.get((program.id, case.id), ()):
-                    tasks.append(_Task(program, case, index))
-    return tasks
+        names = {program: program.id for program in order}
+        for batch in batches(order, names, estimate, f"batches {index}"):
+            tasks = tuple(
+                _Task(program, case, index)
+                for program in batch
+                for case in work.session.cases
+                if index in work.todo.get((program.id, case.id), ())
+            )
+            if tasks:
+                found.append(tasks)
+    return found
 
 
 def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, look: int) -> None:
@@ -468,7 +480,7 @@ def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, l
     # The next run index to make; `runs` for a program with none left to make.
     following = {p.id: look if _left(work, p, look) else runs for p in work.session.everything}
     # The start-up programs' last runs go with the first step's (both cores busy).
-    startups = _rounds(work, work.session.startups, range(look, runs))
+    startups = _rounds(work, work.session.startups, range(look, runs), timer.estimates(cases))
     while True:
         samples = {}
         for program in racing.values():
@@ -480,7 +492,8 @@ def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, l
         if step.complete:
             leaders = [racing[pid] for pid in step.complete]
             first = min(following[p.id] for p in leaders)
-            timer.run(startups + _rounds(work, leaders, range(first, runs), following))
+            estimate = timer.estimates(cases)
+            timer.run(startups + _rounds(work, leaders, range(first, runs), estimate, following))
             following.update({p.id: runs for p in leaders})
             startups = []
             continue
@@ -494,7 +507,8 @@ def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, l
             timer.run(startups)
             return
         index, now = step.round
-        timer.run(startups + _rounds(work, [racing[pid] for pid in now], [index]))
+        now_racing = [racing[pid] for pid in now]
+        timer.run(startups + _rounds(work, now_racing, [index], timer.estimates(cases)))
         following.update({pid: index + 1 for pid in now})
         startups = []
 

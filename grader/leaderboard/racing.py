@@ -15,6 +15,7 @@ The same rule decides, from the stored runs alone, who was stopped (grader.leade
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from grader.leaderboard.batches import CLOSE
 from grader.statistics.timing import Rule, apart, median
 
 
@@ -130,10 +131,17 @@ def next_step(
 
 def close_to(best: Sequence[float], other: Sequence[float], rule: Rule) -> bool:
     """Whether `other` is likely to be timed fully once `best` is: their medians are
-    not `apart`, or their runs overlap (other's fastest no slower than best's slowest:
-    best's other runs would all have to fall below both for the test to tell them
-    apart). A guess that only decides when runs are made, never who is stopped."""
-    return not apart(median(best), median(other), rule.noise_floor) or min(other) <= max(best)
+    not `apart`, or within CLOSE of each other (a core's slow moments make the same
+    work up to 1.6 times slower: a copy of the best whose first runs fell in such
+    moments), or their runs overlap (other's fastest no slower than best's slowest).
+    A guess that only decides when runs are made, never who is stopped: those timed
+    with the best share its batches (grader.leaderboard.batches), where a program timed
+    fully later runs in other moments than the best's."""
+    return (
+        not apart(median(best), median(other), rule.noise_floor)
+        or median(other) <= CLOSE * median(best)
+        or min(other) <= max(best)
+    )
 
 
 def stopped_note(timed_runs: int, runs: int) -> str:
