@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
             only=graded,
             unranked=teams.unranked,
             draw=draw,
+            build_here=not args.cluster,  # a cluster's workers build what they time
         )
         lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)
         work = lb.plan_timing(store, session, config, exhaustive=args.exhaustive)

@@ -24,7 +24,7 @@ class Program:
     id: str
     language: LanguageSpec
     content_hash: str
-    folder: Path  # its build folder
+    folder: Path  # its build folder (its sources, where a cluster's workers build it)
     built_from: Submission | None = None  # its sources (what a cluster's worker builds)
 
     @property

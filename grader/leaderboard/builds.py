@@ -32,13 +32,16 @@ def prepare(
     only: Collection[str] | None = None,
     unranked: Mapping[str, str] | None = None,
     draw: Draw | None = None,
+    build_here: bool = True,
 ) -> Session:
     """Decide who is ranked and build (or find in the cache) every program to time.
     `only`: the submissions of the last grading run (None: every one stored);
     `unranked`: submission -> why it is never ranked (grader.intake.teams.Teams.unranked: no
     one's result, a copy of a group's submission ranked once, a test account); `draw`:
     the puzzles drawn for this session (grader.leaderboard.draws), timed instead of
-    the manifest's timed cases."""
+    the manifest's timed cases. Without `build_here` (a cluster's session: each worker
+    builds what it times, grader.leaderboard.on_workers), nothing is built on this
+    machine, which then needs no compiler: a program's folder is its sources."""
     timed = list(draw.puzzles) if draw is not None else timed_cases(cases, config)
     programs, ineligible = [], []
     for row in store.submissions():
@@ -49,6 +52,10 @@ def prepare(
             ineligible.append(Ineligible(row.id, row.language, why, row.content_hash))
             continue
         sub, reason = eligibility(row, store, cases, config)
+        if sub is not None and not build_here:
+            assert sub.language is not None, "an eligible submission has a language"
+            programs.append(Program(sub.id, sub.language, sub.content_hash, sub.folder, sub))
+            continue
         if sub is not None:
             artifact = build(sub, cache_root, sandbox, config.build_limits)
             if artifact.ok:
@@ -62,19 +69,22 @@ def prepare(
         ineligible.append(Ineligible(row.id, row.language, reason, row.content_hash))
     if not programs:  # nothing to compare the languages' start-up costs with
         return Session(timed, [], [], ineligible, draw=draw)
-    startups, problems = _startup_programs(config, sandbox, cache_root)
+    startups, problems = _startup_programs(config, sandbox, cache_root, build_here)
     return Session(timed, programs, startups, ineligible, problems, draw)
 
 
 def _startup_programs(
-    config: CourseConfig, sandbox: Sandbox, cache_root: Path
+    config: CourseConfig, sandbox: Sandbox, cache_root: Path, build_here: bool
 ) -> tuple[list[Program], dict[str, str]]:
-    """Each language's start-up program, built (or found in the cache), the languages
-    at once: its Program, or why there is none."""
+    """Each language's start-up program, built (or found in the cache; only written
+    without `build_here`), the languages at once: its Program, or why there is none."""
     specs = [(name, spec) for name, spec in config.languages.items() if name in _STARTUP_SOURCES]
     with ThreadPoolExecutor(max_workers=max(1, min(len(specs), os.cpu_count() or 1))) as pool:
         made = list(
-            pool.map(lambda item: _startup(item[0], item[1], config, sandbox, cache_root), specs)
+            pool.map(
+                lambda item: _startup(item[0], item[1], config, sandbox, cache_root, build_here),
+                specs,
+            )
         )
     programs = [found for found in made if isinstance(found, Program)]
     problems = {name: found for (name, _), found in zip(specs, made) if isinstance(found, str)}
@@ -82,7 +92,12 @@ def _startup_programs(
 
 
 def _startup(
-    name: str, spec: LanguageSpec, config: CourseConfig, sandbox: Sandbox, cache_root: Path
+    name: str,
+    spec: LanguageSpec,
+    config: CourseConfig,
+    sandbox: Sandbox,
+    cache_root: Path,
+    build_here: bool,
 ) -> "Program | str":
     source = _STARTUP_SOURCES[name].replace("{name}", Path(spec.source).stem)
     folder = cache_root / "startup-sources" / name
@@ -93,6 +108,8 @@ def _startup(
         b"startup\0" + repr(spec).encode() + b"\0" + source.encode()
     ).hexdigest()
     sub = Submission(STARTUP_PREFIX + name, folder, path, spec, None, digest)
+    if not build_here:
+        return Program(sub.id, spec, digest, folder, sub)
     artifact = build(sub, cache_root, sandbox, config.build_limits)
     if artifact.ok:
         return Program(sub.id, spec, digest, artifact.folder, sub)
