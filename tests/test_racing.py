@@ -433,7 +433,7 @@ def test_programs_that_may_tie_are_made_back_to_back_and_the_others_are_not():
     estimate |= {f"java{i}": java for i in range(9)}
     order = ["py", "java3", "c4", "new", "c0", *(f"java{i}" for i in (0, 1, 2, 4, 5, 6, 7, 8))]
     order += ["cpp", "c2", "c1", "c3"]
-    found = batches(order, {p: p for p in order}, estimate, "round 1")
+    found = batches(order, estimate.get, "round 1")
     assert sorted(map(tuple, found)) == sorted(
         [
             ("c4", "c0", "c2", "c1", "c3"),  # the round's order inside a batch
@@ -444,8 +444,8 @@ def test_programs_that_may_tie_are_made_back_to_back_and_the_others_are_not():
             ("new",),  # no estimate yet
         ]
     )
-    assert found == batches(order, {p: p for p in order}, estimate, "round 1")
-    rounds = {tuple(map(tuple, batches(order, {p: p for p in order}, estimate, f"round {i}")))
+    assert found == batches(order, estimate.get, "round 1")
+    rounds = {tuple(map(tuple, batches(order, estimate.get, f"round {i}")))
               for i in range(6)}  # fmt: skip
     assert len(rounds) > 1, "the batches' order is the round's own"
 

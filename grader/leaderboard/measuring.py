@@ -459,8 +459,7 @@ def _rounds(
     for index in indices:
         order = [p for p in programs if following is None or index >= following[p.id]]
         random.Random(f"round {index}").shuffle(order)
-        names = {program: program.id for program in order}
-        for batch in batches(order, names, estimate, f"batches {index}"):
+        for batch in batches(order, lambda p: estimate.get(p.id), f"batches {index}"):
             tasks = tuple(
                 _Task(program, case, index)
                 for program in batch

@@ -16,8 +16,9 @@ from grader.leaderboard.machine import load_average
 
 # Long enough to read (50 ticks of each core at the kernel's 100 a second: a core's
 # worth of other work shows as 1.0 within 0.04), and taken while the session is
-# prepared: a longer look only delays the timing of a small class (a 16-program session
-# prepares in 0.5 to 0.7 s, and waited for a 1-second look).
+# prepared: a longer look only delays the timing of a small class (a 16-program
+# session's preparation took 0.50 to 0.62 s and its calibration 0.14 to 0.39 s, and
+# the timing waited for a 1-second look).
 LOOK_SECONDS = 0.5
 STAT = Path("/proc/stat")
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100  # /proc/stat's unit
