@@ -322,6 +322,7 @@ def test_a_look_at_a_place_is_made_by_its_worker_and_judged_by_the_rule(cluster)
     worker (the reference work on its core, there), and the look is put beside the
     survey's fastest core by the rule that ranks programs; a gone worker is no place."""
     from grader.cases.manifest import default_manifest, load_cases
+    from grader.leaderboard.cores import agrees
     from grader.leaderboard.measuring import Place
     from grader.leaderboard.on_workers import ClusterTiming
     from grader.leaderboard.places import WorkerPlaces
@@ -335,15 +336,18 @@ def test_a_look_at_a_place_is_made_by_its_worker_and_judged_by_the_rule(cluster)
     def timing(fastest: list[float]) -> ClusterTiming:
         found = WorkerPlaces((), {worker: "here"}, waiting=(place,), fastest=tuple(fastest))
         return ClusterTiming(
-            cluster.client, "none", found, cases, config.limits, config.limits, 1, Rule(0.03, 0.05)
+            cluster.client, "none", found, cases, config.limits, config.limits, 1, looks=True
         )
 
+    rule = Rule(0.03, 0.05)
     slow = [1.0 + i * 1e-3 for i in range(7)]  # the reference work takes about 10 ms
-    assert timing(slow).waiting == (place,) and timing(slow).joins(place)
-    assert not timing([1e-6 + i * 1e-9 for i in range(7)]).joins(place)
+    there = timing(slow)
+    assert there.waiting == (place,) and there.fastest == tuple(slow)
+    assert agrees(slow, there.look(place), rule)
+    assert not agrees([1e-6 + i * 1e-9 for i in range(7)], there.look(place), rule)
     gone = timing(slow)
     gone.gone[worker] = f"worker {worker} left the cluster"
-    assert not gone.joins(place)
+    assert gone.look(place) == []
 
 
 def test_a_worker_that_does_not_answer_in_time_is_no_place_to_time_on(cluster, tmp_path):
@@ -357,7 +361,6 @@ def test_a_worker_that_does_not_answer_in_time_is_no_place_to_time_on(cluster, t
     from grader.leaderboard.measuring import Place
     from grader.leaderboard.on_workers import ClusterTiming
     from grader.leaderboard.places import WorkerPlaces
-    from grader.statistics.timing import Rule
 
     config = load_config()
     cases = load_cases(default_manifest())[:1]
@@ -365,7 +368,7 @@ def test_a_worker_that_does_not_answer_in_time_is_no_place_to_time_on(cluster, t
     place = Place(min(os.sched_getaffinity(0)), worker)
     found = WorkerPlaces((), {worker: "here"}, waiting=(place,), fastest=(1.0,) * 7)
     timing = ClusterTiming(
-        cluster.client, "none", found, cases, config.limits, config.limits, 1, Rule(0.03, 0.05)
+        cluster.client, "none", found, cases, config.limits, config.limits, 1, looks=True
     )
     assert timing.within > config.limits.wall_seconds * 2, "a run's limits, and more"
     stuck = cluster.client.submit(
@@ -378,7 +381,7 @@ def test_a_worker_that_does_not_answer_in_time_is_no_place_to_time_on(cluster, t
             time.sleep(0.05)
         timing.within = 1.0
         began = time.monotonic()
-        assert not timing.joins(place)
+        assert timing.look(place) == []
         assert time.monotonic() - began < 3.5, "the bound, not the 4-s task's end"
         assert timing.gone == {worker: f"worker {worker} did not answer within 1 s"}
         program = Program("p", config.languages["c"], "h", tmp_path)

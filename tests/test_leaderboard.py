@@ -881,11 +881,11 @@ def test_a_core_left_out_at_the_start_joins_and_the_pages_say_when(graded, capsy
         seconds = {core: 0.010 if core == kept else 0.0155 for core in cores_}
         return cores.Calibration(seconds, (kept,), (0.010,) * 7)
 
-    looks = iter([False])
+    looks = iter([[0.0155] * 7])  # slower than the calibration's fastest (0.010): waits
     # A quiet machine, whatever runs beside the suite: a busy one times on one core only.
     monkeypatch.setattr(quiet.Looking, "finish", lambda self: quiet.Load(0.0, len(allowed)))
     monkeypatch.setattr(lb, "calibrate", a_core_left_out)
-    monkeypatch.setattr(cores, "agrees_now", lambda core, fastest, rule: next(looks, True))
+    monkeypatch.setattr(cores, "look", lambda core: next(looks, [0.010] * 7))
     monkeypatch.setattr(measuring, "JOIN_RETRY_SECONDS", 0.05)
     monkeypatch.setattr(measuring, "LOOK_EVERY_SECONDS", 600)  # once in, not looked at again
     # Four runs, no warm-up: the looks are what is tested, not the race (none: too few runs).

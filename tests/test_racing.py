@@ -241,6 +241,10 @@ def _two_cores() -> list[int]:
     return cores[:2]
 
 
+QUICK = [0.010 + i * 1e-5 for i in range(7)]  # the reference work's CPU seconds on a core
+SLOWED = [0.0155 + i * 1e-5 for i in range(7)]  # a virtual machine's core in a slow moment
+
+
 @pytest.mark.parametrize("agrees_at", [3, None])
 def test_a_core_left_out_at_the_start_joins_once_a_look_agrees(tmp_path, agrees_at, monkeypatch):
     """A core left out at the start is looked at again while the others time: from the
@@ -253,11 +257,11 @@ def test_a_core_left_out_at_the_start_joins_once_a_look_agrees(tmp_path, agrees_
     first, waiting = _two_cores()
     looks: list[int] = []
 
-    def joins(core: int) -> bool:
+    def look(core: int) -> list[float]:
         looks.append(min(os.sched_getaffinity(0)))  # looked at from its own core
-        return agrees_at is not None and len(looks) >= agrees_at
+        return QUICK if agrees_at is not None and len(looks) >= agrees_at else SLOWED
 
-    timing = lb.LocalTiming(sandbox, config.limits, [first], [waiting], joins)
+    timing = lb.LocalTiming(sandbox, config.limits, [first], [waiting], look, QUICK)
     events: list = []
     with Store(tmp_path / "g.db") as store:
         work = lb.plan_timing(store, session, config)
@@ -282,7 +286,8 @@ def test_a_core_left_out_at_the_start_joins_once_a_look_agrees(tmp_path, agrees_
 def test_a_core_times_only_while_its_latest_look_agrees(tmp_path, rejoins, monkeypatch):
     """Every core but the first (the fastest at the start: the session always times
     somewhere) is looked at again while it times: a look that finds it slower takes it
-    out, and a later one that agrees lets it in again. The spans say when it timed."""
+    out, and a later one that agrees lets it in again. The spans say when it timed.
+    The first core is looked at too, but only as the bar: it always times."""
     monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)
     monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", 0.02)  # the runs take 5 ms
     config = load_config()
@@ -290,18 +295,21 @@ def test_a_core_times_only_while_its_latest_look_agrees(tmp_path, rejoins, monke
     first, second = _two_cores()
     looks: list[int] = []
 
-    def joins(core: int) -> bool:
+    def look(core: int) -> list[float]:
         looks.append(min(os.sched_getaffinity(0)))
-        return rejoins and len(looks) > 1  # the first look finds it slower
+        if core == first:
+            return QUICK  # the first core as fast as at the start, throughout
+        seconds = looks.count(second)
+        return QUICK if rejoins and seconds > 1 else SLOWED  # the first look finds it slower
 
-    timing = lb.LocalTiming(sandbox, config.limits, [first, second], [], joins)
+    timing = lb.LocalTiming(sandbox, config.limits, [first, second], [], look, QUICK)
     events: list = []
     with Store(tmp_path / "g.db") as store:
         work = lb.plan_timing(store, session, config)
         assert lb.measure(work, store, sandbox, config, events.append, timing=timing) == 0
         board = lb.collect(store, session, config)
     assert sorted(t.program.id for rank, t in board.ranked if rank == 1) == ["c1", "c2"]
-    assert set(looks) == {second}, "the first core is never looked at"
+    assert second in looks and set(looks) <= {first, second}
     moves = [e for e in events if isinstance(e, lb.PlaceEvent)]
     assert [(e.place.core, e.joined) for e in moves] == [(second, False), (second, True)][
         : 1 + rejoins
@@ -314,6 +322,33 @@ def test_a_core_times_only_while_its_latest_look_agrees(tmp_path, rejoins, monke
     assert back > left
     assert lb.spans(moves) == {lb.measuring.Place(second): [(0.0, left), (back, None)]}
     assert set(cores_seen) == {first, second}
+
+
+def test_a_core_joins_once_it_is_as_fast_as_the_first_core_is_now(tmp_path, monkeypatch):
+    """On a virtual machine every core slows down for a while, each on its own: a core
+    left out at the start (the first core was in a fast moment then) joins once it is as
+    fast as the first core is now, not as the first core was at the start (else it
+    could wait a whole session, the first core timing alone)."""
+    monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)
+    monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", 0.02)  # the runs take 5 ms
+    config = load_config()
+    session, sandbox, cores_seen = _session(tmp_path, CLASS)
+    first, waiting = _two_cores()
+    looks: list[int] = []
+
+    def look(core: int) -> list[float]:
+        looks.append(core)
+        return SLOWED  # both cores now slower than the first was at the start (QUICK)
+
+    timing = lb.LocalTiming(sandbox, config.limits, [first], [waiting], look, QUICK)
+    events: list = []
+    with Store(tmp_path / "g.db") as store:
+        work = lb.plan_timing(store, session, config)
+        assert lb.measure(work, store, sandbox, config, events.append, timing=timing) == 0
+    joined = [e for e in events if isinstance(e, lb.PlaceEvent)]
+    assert [(e.place.core, e.joined) for e in joined] == [(waiting, True)]
+    assert looks.index(first) < len(looks) - 1, "the first core's look came before the join"
+    assert set(cores_seen) == {first, waiting}
 
 
 class _Failing(lb.LocalTiming):
@@ -386,12 +421,12 @@ def test_a_look_at_a_core_agrees_only_when_it_is_as_fast_as_the_fastest_was(monk
     fastest = [0.010 + i * 1e-5 for i in range(7)]
     speed = {0: 0.0155}  # a virtual machine's core while its host is busy elsewhere
     monkeypatch.setattr(module, "_on_core", lambda core: speed[core])
-    assert not module.agrees_now(0, fastest, rule)
+    assert not module.agrees(fastest, module.look(0), rule)
     speed[0] = 0.0101
-    assert module.agrees_now(0, fastest, rule)
-    assert not module.agrees_now(0, [], rule)  # nothing to agree with
+    assert module.agrees(fastest, module.look(0), rule)
+    assert not module.agrees([], module.look(0), rule)  # nothing to agree with
     monkeypatch.setattr(module, "_on_core", lambda core: None)  # cannot be pinned
-    assert not module.agrees_now(0, fastest, rule)
+    assert module.look(0) == [] and not module.agrees(fastest, module.look(0), rule)
     found = module.calibrate([0], rule)
     assert found.fastest == () and found.used == ()
 
@@ -423,20 +458,23 @@ def test_no_program_runs_after_the_same_one_in_every_round(tmp_path):
 def test_programs_that_may_tie_are_made_back_to_back_and_the_others_are_not():
     """A round's batches: programs in order of their estimates, together while each is
     within CLOSE of the one before it, a batch cut into equal parts beyond
-    BATCH_SECONDS, each keeping the round's order, a program with no estimate alone,
-    the batches in an order of the round's own."""
-    from grader.leaderboard.batches import BATCH_SECONDS, CLOSE, batches
+    BATCH_SECONDS, each by tiers of estimate (TIER wide) in the round's order inside
+    a tier, a program with no estimate alone, the batches in an order of the round's
+    own."""
+    from grader.leaderboard.batches import BATCH_SECONDS, CLOSE, TIER, batches
 
     java = BATCH_SECONDS / 6  # nine: one and a half batches' worth, two parts
-    estimate = {f"c{i}": java / 500 * (1 + i / 2) for i in range(5)}  # spread, each near
-    estimate |= {"cpp": estimate["c4"] * CLOSE * 1.01, "py": java / CLOSE / 3}
+    low = TIER**-30 * 1.01  # 1.25 ms: just above a tier's lowest bound (TIER**k, k whole)
+    c = [1.0, 1.05, 1.1, TIER * 1.1, TIER * 1.15]  # spread over two tiers, each near
+    estimate = {f"c{i}": low * factor for i, factor in enumerate(c)}
+    estimate |= {"cpp": estimate["c4"] * CLOSE * 1.01, "py": java / CLOSE / 1.5}
     estimate |= {f"java{i}": java for i in range(9)}
     order = ["py", "java3", "c4", "new", "c0", *(f"java{i}" for i in (0, 1, 2, 4, 5, 6, 7, 8))]
-    order += ["cpp", "c2", "c1", "c3"]
+    order += ["cpp", "c2", "c3", "c1"]
     found = batches(order, estimate.get, "round 1")
     assert sorted(map(tuple, found)) == sorted(
         [
-            ("c4", "c0", "c2", "c1", "c3"),  # the round's order inside a batch
+            ("c0", "c2", "c1", "c4", "c3"),  # by tiers, the round's order inside each
             ("cpp",),  # more than CLOSE times the slowest C
             ("py",),
             ("java3", "java0", "java1", "java2", "java4"),

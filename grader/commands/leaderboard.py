@@ -233,17 +233,14 @@ def _local_timing(
     calibration: "Calibration | None",
 ) -> "Timing":
     """This machine's `cores` (the fastest first), and the `waiting` ones: each but the
-    first times only while its latest look agrees with the calibration's fastest core
-    (grader.leaderboard.cores.agrees_now). Without a calibration, no look."""
-    from grader.leaderboard.cores import agrees_now
+    first times only while its latest look agrees with the first core's latest (at
+    first, the calibration's). Without a calibration, no look."""
+    from grader.leaderboard.cores import look
     from grader.leaderboard.measuring import LocalTiming
 
     if calibration is None:
         return LocalTiming(sandbox, config.limits, cores)
-    rule, fastest = config.leaderboard.rule, calibration.fastest
-    return LocalTiming(
-        sandbox, config.limits, cores, waiting, lambda core: agrees_now(core, fastest, rule)
-    )
+    return LocalTiming(sandbox, config.limits, cores, waiting, look, calibration.fastest)
 
 
 @contextlib.contextmanager
@@ -287,7 +284,8 @@ def _cluster_timing(
     exhaustive: bool,
 ) -> "ClusterTiming":
     """The cluster's places; racing, each but the first times only while its latest
-    look agrees with the survey's fastest core (exhaustive: one place, no look)."""
+    look agrees with the first place's latest, at first the survey's fastest core's
+    (exhaustive: one place, no look)."""
     from grader.leaderboard.on_workers import ClusterTiming
 
     board = config.leaderboard
@@ -299,7 +297,7 @@ def _cluster_timing(
         config.limits,
         config.build_limits,
         board.warmup,
-        None if exhaustive else board.rule,
+        looks=not exhaustive,
     )
 
 
@@ -360,11 +358,11 @@ def _shown_on(bar: Bar, looked: "list[PlaceEvent]") -> "Callable[[Event], None]"
             bar.on(
                 f"{_where(event.place)} "
                 + (
-                    "joins the timing: its latest look agrees with the fastest core's"
+                    "joins the timing: its latest look agrees with the fastest core's latest"
                     if event.joined
                     # a look that could not be made (a worker gone) did not agree either
                     else "leaves the timing for now: its latest look did not agree with "
-                    "the fastest core's"
+                    "the fastest core's latest"
                 )
             )
             return

@@ -7,9 +7,9 @@ same reference work (a fixed loop, in this process, the thread pinned to that co
 `rounds` times, the cores taking turns so a burst of other load hits them alike; a
 core the fastest one is significantly faster than (by the rule that ranks programs:
 the rank test at alpha, medians beyond the noise floor) is left out of the session's
-start (and said), and looked at again while the others time (`agrees_now`): it joins
-once it does the same work as fast as the fastest did (on a virtual machine a core's
-speed changes for seconds at a time). Where the machine cannot pin (macOS), one core
+start (and said), and looked at again while the others time (`look`, `agrees`): it
+joins once it does the same work as fast as the first core does then (on a virtual
+machine a core's speed changes for seconds at a time, each core on its own). Where the machine cannot pin (macOS), one core
 times everything. bench/bench_cores.py prints the figures for a machine.
 """
 
@@ -75,15 +75,6 @@ def calibrate(cores: Sequence[int], rule: Rule, rounds: int = ROUNDS) -> Calibra
     )
 
 
-def agrees_now(core: int, fastest: Sequence[float], rule: Rule, rounds: int = ROUNDS) -> bool:
-    """A new look at `core` (the reference work `rounds` times on it): whether the
-    fastest core's runs at the calibration (`fastest`) are not significantly faster, by
-    the same rule. A core left out at the start is not always slower: on a virtual
-    machine a core's speed changes for seconds at a time, as its host's other work
-    comes and goes (bench/bench_cores.py)."""
-    return agrees(fastest, look(core, rounds), rule)
-
-
 def look(core: int, rounds: int = ROUNDS) -> list[float]:
     """The reference work's CPU seconds on `core`, `rounds` times ([]: it cannot be
     pinned). A cluster's worker runs it for a place of its machine."""
@@ -91,8 +82,9 @@ def look(core: int, rounds: int = ROUNDS) -> list[float]:
 
 
 def agrees(fastest: Sequence[float], found: Sequence[float], rule: Rule) -> bool:
-    """Whether `fastest` (the fastest core's reference runs at the start) is not
-    significantly faster than `found` (a place's reference runs now), by `rule`."""
+    """Whether `fastest` (the first place's latest reference runs; at first, the fastest
+    core's at the start) is not significantly faster than `found` (a place's reference
+    runs now), by `rule`."""
     return bool(found and fastest) and 0 in agreeing({-1: list(fastest), 0: list(found)}, rule)
 
 

@@ -24,11 +24,12 @@ from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.course.config import CourseConfig
 from grader.grading.timed_runs import Program, timed_run
 from grader.leaderboard.batches import batches
+from grader.leaderboard.cores import agrees
 from grader.leaderboard.racing import first_look, next_step, stopped
 from grader.leaderboard.session import Session
 from grader.leaderboard.standings import leading_totals
 from grader.sandbox.base import Sandbox
-from grader.statistics.timing import median
+from grader.statistics.timing import Rule, median
 from grader.store import Store, TimingRow
 
 
@@ -196,15 +197,22 @@ class Timing(Protocol):
 
     @property
     def looks(self) -> bool:
-        """Whether `joins` can look at a place: then every place but the first is looked
-        at again while it times, and times only while its latest look agrees."""
+        """Whether `look` can look at a place: then every place but the first is looked
+        at again while it times, and times only while its latest look agrees with the
+        first place's latest (`fastest`, until the first place is looked at again)."""
+
+    @property
+    def fastest(self) -> Sequence[float]:
+        """The first place's reference runs at the start (the calibration's fastest
+        core): what a look at another place must agree with until the first place is
+        looked at again."""
 
     def enter(self, place: Place) -> Place:
         """Called once in the thread that will serve `place`; the place it really is."""
 
-    def joins(self, place: Place) -> bool:
-        """A look at a place now (in the thread that serves it): whether it does the
-        same reference work as fast as the fastest place did at the start."""
+    def look(self, place: Place) -> list[float]:
+        """The reference work's CPU seconds at a place now, made in the thread that
+        serves it (grader.leaderboard.cores.look; [] where none can be made)."""
 
     def run(
         self, place: Place, program: Program, case: Case, timed: bool
@@ -215,9 +223,10 @@ class Timing(Protocol):
 class LocalTiming:
     """This machine's cores (`cores`, the fastest first): each serving thread pinned to
     its own core for its life (the programs it starts inherit the pinning; the warm
-    sandbox's zygotes are per thread, so they stay warm). With `joins` (a look at a
-    core, say grader.leaderboard.cores.agrees_now), the `waiting` cores, left out at
-    the start, and every core but the first time only while their latest look agrees."""
+    sandbox's zygotes are per thread, so they stay warm). With `look` (the reference
+    work on a core, grader.leaderboard.cores.look) and the calibration's `fastest` runs,
+    the `waiting` cores, left out at the start, and every core but the first time only
+    while their latest look agrees with the first core's latest."""
 
     def __init__(
         self,
@@ -225,12 +234,13 @@ class LocalTiming:
         limits: Limits,
         cores: Sequence[int | None],
         waiting: Sequence[int] = (),
-        joins: Callable[[int], bool] | None = None,
+        look: Callable[[int], list[float]] | None = None,
+        fastest: Sequence[float] = (),
     ) -> None:
-        self.sandbox, self.limits, self._joins = sandbox, limits, joins
+        self.sandbox, self.limits, self._look, self.fastest = sandbox, limits, look, fastest
         self.places = [Place(core) for core in cores]
-        self.waiting = [Place(core) for core in waiting] if joins is not None else []
-        self.looks = joins is not None
+        self.waiting = [Place(core) for core in waiting] if look is not None else []
+        self.looks = look is not None
 
     def enter(self, place: Place) -> Place:
         if place.core is not None:
@@ -240,8 +250,8 @@ class LocalTiming:
                 return Place(None)
         return place
 
-    def joins(self, place: Place) -> bool:
-        return place.core is not None and self._joins is not None and self._joins(place.core)
+    def look(self, place: Place) -> list[float]:
+        return [] if place.core is None or self._look is None else self._look(place.core)
 
     def run(
         self, place: Place, program: Program, case: Case, timed: bool
@@ -261,14 +271,22 @@ class _Timer:
     """Runs lists of batches of tasks, one batch per place at once (its tasks back to
     back), each place served by a thread of its own. Where the timing can look at its
     places, every place but the first (the fastest at the start: the session always
-    times somewhere) times only while its latest look agrees: it is looked at again
-    every LOOK_EVERY_SECONDS while it times (between batches), and a waiting one every
-    JOIN_RETRY_SECONDS until it agrees. A run that raises is raised again once the
-    others end; a place's thread that fails ends the timing at once: nothing waits for
-    ever for work no one will do."""
+    times somewhere) times only while its latest look agrees with the first place's
+    latest, by `rule` (cores.agrees): it is looked at again every LOOK_EVERY_SECONDS
+    while it times (between batches), and a waiting one every JOIN_RETRY_SECONDS until
+    it agrees; the first place is looked at again as often while others could time
+    beside it. On a virtual machine every core slows down and speeds up again, each on
+    its own: against the first place's speed at the start, a core as fast as the first
+    is now could wait a whole session while the first times alone (bench/bench_race.py:
+    a 16-program session timed on one core, 0.76 of the exhaustive session's time). A
+    run that raises is raised again once the others end; a place's thread that fails
+    ends the timing at once: nothing waits for ever for work no one will do."""
 
-    def __init__(self, timing: Timing, store: Store, on_event: Callable[[Event], None]) -> None:
-        self.timing, self.store, self.on_event = timing, store, on_event
+    def __init__(
+        self, timing: Timing, store: Store, on_event: Callable[[Event], None], rule: Rule
+    ) -> None:
+        self.timing, self.store, self.on_event, self.rule = timing, store, on_event, rule
+        self.bar = tuple(timing.fastest)  # the first place's latest reference runs
         self.lock = threading.Lock()  # one writer of the store, one teller of events
         self.failed = 0
         self.tasks: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
@@ -282,17 +300,16 @@ class _Timer:
         places = [(place, False) for place in timing.places]
         places += [(place, True) for place in timing.waiting]
         self.threads = [
-            threading.Thread(
-                target=self._serve, args=(place, timing.looks and index > 0, waiting), daemon=True
-            )
+            threading.Thread(target=self._serve, args=(place, index, waiting), daemon=True)
             for index, (place, waiting) in enumerate(places)
         ]
+        self.others = timing.looks and len(places) > 1  # the first place is looked at too
         for thread in self.threads:
             thread.start()
 
-    def _serve(self, place: Place, watched: bool, waiting: bool) -> None:
+    def _serve(self, place: Place, index: int, waiting: bool) -> None:
         try:
-            self._serve_place(place, watched, waiting)
+            self._serve_place(place, index, waiting)
         except BaseException as error:  # noqa: BLE001  raised again by run, in its thread
             # A place's thread that fails (its pinning, a look) ends the timing: the
             # runs left would otherwise wait for it for ever.
@@ -301,7 +318,7 @@ class _Timer:
                 self.broken = True
                 self.ended.notify_all()
 
-    def _serve_place(self, place: Place, watched: bool, waiting: bool) -> None:
+    def _serve_place(self, place: Place, index: int, waiting: bool) -> None:
         place = self.timing.enter(place)
         while not waiting or self._join(place):
             looked = time.monotonic()
@@ -310,12 +327,30 @@ class _Timer:
                 if batch is None:
                     return
                 self._do(place, batch)
-                if watched and time.monotonic() - looked >= LOOK_EVERY_SECONDS:
-                    if not self.timing.joins(place):
-                        self._tell(place, joined=False)
-                        waiting = True
-                        break
-                    looked = time.monotonic()
+                if not self.others or time.monotonic() - looked < LOOK_EVERY_SECONDS:
+                    continue
+                if index == 0:
+                    self._rebase(place)
+                elif not self._agrees(place):
+                    self._tell(place, joined=False)
+                    waiting = True
+                    break
+                looked = time.monotonic()
+
+    def _agrees(self, place: Place) -> bool:
+        """A look at `place` now: whether the first place's latest reference runs are not
+        significantly faster (grader.leaderboard.cores.agrees, by the session's rule)."""
+        found = self.timing.look(place)
+        with self.lock:
+            bar = self.bar
+        return agrees(bar, found, self.rule)
+
+    def _rebase(self, place: Place) -> None:
+        """A look at the first place now: the bar the others' next looks must meet."""
+        found = self.timing.look(place)
+        if found:
+            with self.lock:
+                self.bar = tuple(found)
 
     def _do(self, place: Place, batch: _Batch) -> None:
         try:
@@ -330,7 +365,7 @@ class _Timer:
     def _join(self, place: Place) -> bool:
         """Look at a waiting place until it agrees (True) or the timing ends (False)."""
         while not self.closing.is_set():
-            if self.timing.joins(place):
+            if self._agrees(place):
                 self._tell(place, joined=True)
                 return True
             self.closing.wait(JOIN_RETRY_SECONDS)
@@ -416,7 +451,12 @@ def measure(
     """Run the plan on `cores` of this machine (one run per core at once), or on the
     places of `timing` (a cluster's: grader.leaderboard.on_workers); returns how many
     runs failed in the grader (not stored)."""
-    timer = _Timer(timing or LocalTiming(sandbox, config.limits, cores), store, on_event)
+    timer = _Timer(
+        timing or LocalTiming(sandbox, config.limits, cores),
+        store,
+        on_event,
+        config.leaderboard.rule,
+    )
     try:
         runs = config.leaderboard.runs
         look = None if exhaustive else first_look(runs, config.leaderboard.rule)

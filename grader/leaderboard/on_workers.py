@@ -29,7 +29,7 @@ from grader.cases.manifest import Case
 from grader.core.errors import GraderError
 from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.grading.timed_runs import Program, timed_run
-from grader.leaderboard.cores import LOOKS, ROUNDS, agrees, allowed_cores, look, reference_runs
+from grader.leaderboard.cores import LOOKS, ROUNDS, allowed_cores, look, reference_runs
 from grader.leaderboard.measuring import Place
 from grader.leaderboard.places import MachineFacts, Survey, WorkerPlaces, assign, machines_of
 from grader.leaderboard.quiet import LOOK_SECONDS, start_look
@@ -144,16 +144,16 @@ class ClusterTiming:
         limits: Limits,
         build_limits: Limits,
         warmups: int,
-        rule: Rule | None = None,
+        looks: bool = False,
     ) -> None:
         from grader.grading.cluster import cases_task
 
         self.client, self.plugin, self.places = client, plugin, found.places
         self.limits, self.build_limits, self.warmups = limits, build_limits, warmups
-        # With a rule, places are looked at (joins): the survey's left-out cores wait.
-        self.rule, self.fastest = rule, found.fastest
-        self.waiting = found.waiting if rule is not None else ()
-        self.looks = rule is not None
+        # With looks, places are looked at (look): the survey's left-out cores wait.
+        self.fastest = found.fastest
+        self.waiting = found.waiting if looks else ()
+        self.looks = looks
         self.data = cases_task(client, cases, f"grader-timing-cases-{uuid.uuid4().hex[:12]}")
         self.sources: dict[str, Source] = {}
         # Workers that left or did not answer in time (and why): their places time no more.
@@ -167,11 +167,11 @@ class ClusterTiming:
     def enter(self, place: Place) -> Place:
         return place
 
-    def joins(self, place: Place) -> bool:
+    def look(self, place: Place) -> list[float]:
         """A look at the place, made by its worker (a worker gone, or failing, is no
-        place to time on: False)."""
-        if self.rule is None or place.core is None or place.worker in self.gone:
-            return False
+        place to time on: [], which agrees with nothing)."""
+        if not self.looks or place.core is None or place.worker in self.gone:
+            return []
         try:
             future = self.client.submit(
                 look,  # on the place's worker: the reference work on its core
@@ -184,10 +184,10 @@ class ClusterTiming:
             found: list[float] = future_result(self.client, future, place.worker, self.within)
         except WorkerGone as error:
             self.gone[place.worker] = str(error)
-            return False
+            return []
         except Exception:  # noqa: BLE001  the worker's failure: not a place to time on now
-            return False
-        return agrees(self.fastest, found, self.rule)
+            return []
+        return found
 
     def run(
         self, place: Place, program: Program, case: Case, timed: bool

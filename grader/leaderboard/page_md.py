@@ -173,7 +173,9 @@ def cluster_line(m: dict[str, Any]) -> str:
             "faster on the same reference work"
         )
     workers += "".join(
-        _timed_while(f"{c.get('host', '')} core {c['core']}", c, "the cluster's fastest core's")
+        _timed_while(
+            f"{c.get('host', '')} core {c['core']}", c, "the cluster's fastest core's latest"
+        )
         for c in m["core_reference_s"]
     )
     return f"Timed on a Dask cluster's workers: {workers}; sandbox {m['sandbox']}{counted_by(m)}."
@@ -219,7 +221,8 @@ def machine_line(m: dict[str, Any]) -> str:
             "significantly faster on the same reference work"
         )
     timing += "".join(
-        _timed_while(f"core {c['core']}", c, "the fastest core's") for c in m["core_reference_s"]
+        _timed_while(f"core {c['core']}", c, "the fastest core's latest")
+        for c in m["core_reference_s"]
     )
     return (
         f"{m['cpu_model']}, {m['cpu_count']} cores ({timing}), {m['platform']}, "
