@@ -4,12 +4,12 @@ place, so that a slow moment of the machine hits all of them or none.
 On a virtual machine a core runs everything about 1.3 to 1.6 times slower for a while, as
 its host's other work comes and goes (bench/bench_cores.py: the same reference work in
 10 and in 15.5 ms by turns); the runs bench/bench_race.py's sessions stored show such
-moments lasting from tens of milliseconds to seconds. Runs of a round spread over seconds put such a moment into the
-figures of whichever programs happened to run in it: identical copies of one program
-then differ by more than the rank test allows, and the rank-1 set (who gets the bonus)
-changes from one session to the next. Programs whose runs take about as long as each
-other's are the ones that may tie; made back to back at one place, they share its
-moment. A program's estimate is what its runs so far took (its warm-up's at first).
+moments lasting from tens of milliseconds to seconds. Runs of a round spread over
+seconds put such a moment into the figures of whichever programs happened to run in
+it: identical copies of one program then differ by more than the rank test allows, and
+the rank-1 set (who gets the bonus) changes from one session to the next. Programs
+whose runs take about as long as each other's are the ones that may tie; made back to
+back at one place, they share its moment. A program's estimate is what its runs so far took (its warm-up's at first).
 Inside a batch, programs come in tiers of estimate: the copies of one program run
 next to each other, within a fraction of the batch, rather than spread over all of it.
 """
