@@ -241,6 +241,14 @@ def _two_cores() -> list[int]:
     return cores[:2]
 
 
+def _looked_at(tmp_path, monkeypatch, every: float):
+    """The fake class, its places looked at every `every` seconds while they time, a
+    waiting one every 10 ms (the runs take 5 ms)."""
+    monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)
+    monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", every)
+    return (load_config(), *_session(tmp_path, CLASS))
+
+
 QUICK = [0.010 + i * 1e-5 for i in range(7)]  # the reference work's CPU seconds on a core
 SLOWED = [0.0155 + i * 1e-5 for i in range(7)]  # a virtual machine's core in a slow moment
 
@@ -250,10 +258,7 @@ def test_a_core_left_out_at_the_start_joins_once_a_look_agrees(tmp_path, agrees_
     """A core left out at the start is looked at again while the others time: from the
     look that agrees on (the third here), it times runs too, and says when; one that
     never agrees times nothing, and the session still ends."""
-    monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)  # the runs take 5 ms
-    monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", 60)  # once in, not again
-    config = load_config()
-    session, sandbox, cores_seen = _session(tmp_path, CLASS)
+    config, session, sandbox, cores_seen = _looked_at(tmp_path, monkeypatch, every=60)
     first, waiting = _two_cores()
     looks: list[int] = []
 
@@ -288,10 +293,7 @@ def test_a_core_times_only_while_its_latest_look_agrees(tmp_path, rejoins, monke
     somewhere) is looked at again while it times: a look that finds it slower takes it
     out, and a later one that agrees lets it in again. The spans say when it timed.
     The first core is looked at too, but only as the bar: it always times."""
-    monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)
-    monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", 0.02)  # the runs take 5 ms
-    config = load_config()
-    session, sandbox, cores_seen = _session(tmp_path, CLASS)
+    config, session, sandbox, cores_seen = _looked_at(tmp_path, monkeypatch, every=0.02)
     first, second = _two_cores()
     looks: list[int] = []
 
@@ -329,10 +331,7 @@ def test_a_core_joins_once_it_is_as_fast_as_the_first_core_is_now(tmp_path, monk
     left out at the start (the first core was in a fast moment then) joins once it is as
     fast as the first core is now, not as the first core was at the start (else it
     could wait a whole session, the first core timing alone)."""
-    monkeypatch.setattr(lb.measuring, "JOIN_RETRY_SECONDS", 0.01)
-    monkeypatch.setattr(lb.measuring, "LOOK_EVERY_SECONDS", 0.02)  # the runs take 5 ms
-    config = load_config()
-    session, sandbox, cores_seen = _session(tmp_path, CLASS)
+    config, session, sandbox, cores_seen = _looked_at(tmp_path, monkeypatch, every=0.02)
     first, waiting = _two_cores()
     looks: list[int] = []
 
