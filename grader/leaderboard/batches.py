@@ -37,7 +37,7 @@ BATCH_SECONDS = 0.25
 # first runs met different moments (up to 1.6 times apart) fall in two or three tiers
 # side by side. bench/bench_race.py --programs 40 (ten copies of each program): in the
 # round's order, the race found all ten copies of the fastest in 13 of 15 sessions and
-# the exhaustive session in 28 of 30; by tiers, in 10 of 10 and 20 of 20.
+# the exhaustive session in 28 of 30; by tiers, in 15 of 15 and 30 of 30.
 TIER = 1.25
 
 

@@ -52,17 +52,12 @@ def prepare(
             ineligible.append(Ineligible(row.id, row.language, why, row.content_hash))
             continue
         sub, reason = eligibility(row, store, cases, config)
-        if sub is not None and not build_here:
-            assert sub.language is not None, "an eligible submission has a language"
-            programs.append(Program(sub.id, sub.language, sub.content_hash, sub.folder, sub))
-            continue
         if sub is not None:
-            artifact = build(sub, cache_root, sandbox, config.build_limits)
-            if artifact.ok:
-                assert sub.language is not None, "an eligible submission has a language"
-                programs.append(
-                    Program(sub.id, sub.language, sub.content_hash, artifact.folder, sub)
-                )
+            assert sub.language is not None, "an eligible submission has a language"
+            artifact = build(sub, cache_root, sandbox, config.build_limits) if build_here else None
+            if artifact is None or artifact.ok:
+                folder = sub.folder if artifact is None else artifact.folder
+                programs.append(Program(sub.id, sub.language, sub.content_hash, folder, sub))
                 continue
             reason = "could not be built again for timing: " + _first_line(artifact.log)
         assert reason is not None, "eligibility gives a reason when it gives no submission"

@@ -299,11 +299,11 @@ class _Timer:
         self.start = time.monotonic()
         places = [(place, False) for place in timing.places]
         places += [(place, True) for place in timing.waiting]
+        self.others = timing.looks and len(places) > 1  # the first place is looked at too
         self.threads = [
             threading.Thread(target=self._serve, args=(place, index, waiting), daemon=True)
             for index, (place, waiting) in enumerate(places)
         ]
-        self.others = timing.looks and len(places) > 1  # the first place is looked at too
         for thread in self.threads:
             thread.start()
 
