@@ -30,10 +30,10 @@ How it is measured
     it is ranked by the runs it has, and the pages say so. `--exhaustive`: one
     core, every run of every program.
 Start-up cost
-    A program that only starts and exits, in each language, is built and timed
-    the same way, on the same cases, in the same session (it is stored like a
-    submission, "startup/<language>"), so a table can say how much of a time
-    is the language and how much the program.
+    A program that only starts and exits, in each language a program timed is
+    written in, is built and timed the same way, on the same cases, in the same
+    session (it is stored like a submission, "startup/<language>"), so a table
+    can say how much of a time is the language and how much the program.
 """
 
 from grader.grading.draws import DRAW_HINT, Draw, DrawError, check_draw_unused, load_draw

@@ -1,5 +1,6 @@
-"""Building what is timed: every eligible submission (from the build cache) and each
-language's start-up program, so start-up cost can be shown beside the figures."""
+"""Building what is timed: every eligible submission (from the build cache) and the
+start-up program of each of their languages, so start-up cost can be shown beside the
+figures."""
 
 import hashlib
 import os
@@ -64,16 +65,29 @@ def prepare(
         ineligible.append(Ineligible(row.id, row.language, reason, row.content_hash))
     if not programs:  # nothing to compare the languages' start-up costs with
         return Session(timed, [], [], ineligible, draw=draw)
-    startups, problems = _startup_programs(config, sandbox, cache_root, build_here)
+    used = {program.language.name for program in programs}
+    startups, problems = _startup_programs(config, sandbox, cache_root, build_here, used)
     return Session(timed, programs, startups, ineligible, problems, draw)
 
 
 def _startup_programs(
-    config: CourseConfig, sandbox: Sandbox, cache_root: Path, build_here: bool
+    config: CourseConfig,
+    sandbox: Sandbox,
+    cache_root: Path,
+    build_here: bool,
+    used: Collection[str],
 ) -> tuple[list[Program], dict[str, str]]:
-    """Each language's start-up program, built (or found in the cache; only written
-    without `build_here`), the languages at once: its Program, or why there is none."""
-    specs = [(name, spec) for name, spec in config.languages.items() if name in _STARTUP_SOURCES]
+    """The start-up program of each language `used` by a program timed, built (or found
+    in the cache; only written without `build_here`), the languages at once: its
+    Program, or why there is none. A language no program is timed in has nothing to
+    compare its start-up with: it is neither built nor timed (with rustc beside javac,
+    preparing a 16-program session of the example class's four languages took 0.69 to
+    0.83 s; without it, 0.46 to 0.53 s)."""
+    specs = [
+        (name, spec)
+        for name, spec in config.languages.items()
+        if name in _STARTUP_SOURCES and name in used
+    ]
     with ThreadPoolExecutor(max_workers=max(1, min(len(specs), os.cpu_count() or 1))) as pool:
         made = list(
             pool.map(
