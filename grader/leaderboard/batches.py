@@ -9,9 +9,10 @@ seconds put such a moment into the figures of whichever programs happened to run
 it: identical copies of one program then differ by more than the rank test allows, and
 the rank-1 set (who gets the bonus) changes from one session to the next. Programs
 whose runs take about as long as each other's are the ones that may tie; made back to
-back at one place, they share its moment. A program's estimate is what its runs so far took (its warm-up's at first).
-Inside a batch, programs come in tiers of estimate: the copies of one program run
-next to each other, within a fraction of the batch, rather than spread over all of it.
+back at one place, they share its moment. A program's estimate is what its runs so far
+took (its warm-up's at first). Inside a batch, programs come in tiers of estimate: the
+copies of one program run next to each other, within a fraction of the batch, rather
+than spread over all of it.
 """
 
 import math
@@ -49,8 +50,9 @@ def batches(order: Sequence[T], estimate: Callable[[T], float | None], seed: str
     Inside a batch, programs come by tiers of estimate (TIER), the lowest first, each
     tier in the round's order; the batches of a round come in an order of the round's
     own (`seed`). A program with no estimate (None) is a batch of its own."""
+    estimates = [estimate(p) for p in order]
     known = sorted(
-        ((seconds, index) for index, p in enumerate(order) if (seconds := estimate(p)) is not None)
+        (seconds, index) for index, seconds in enumerate(estimates) if seconds is not None
     )  # (estimate, place in the round's order)
     groups: list[list[tuple[float, int]]] = []
     for seconds, index in known:
@@ -63,7 +65,7 @@ def batches(order: Sequence[T], estimate: Callable[[T], float | None], seed: str
         for group in groups
         for part in _parts(group)
     ]
-    found += [[p] for p in order if estimate(p) is None]
+    found += [[p] for p, seconds in zip(order, estimates) if seconds is None]
     random.Random(seed).shuffle(found)
     return found
 
