@@ -697,6 +697,12 @@ def test_only_programs_passing_every_case_are_ranked(first_board, graded):
     assert [s["language"] for s in doc["startup"] if s["available"]] == sorted(languages)
     assert not list((graded["results"] / "builds").glob("**/startup-sources/rust"))
     java_start = next(s for s in doc["startup"] if s["language"] == "java")
+    # a start-up is timed as far as its language's programs: Java's stopped with james-java
+    full = {e["language"] for e in doc["ranked"] if not e["stopped_early"]}
+    assert {s["language"]: (s["timed_runs"], s["stopped_early"]) for s in doc["startup"]} == {
+        language: (RUNS, False) if language in full else (3, True) for language in languages
+    }
+    assert java_start["stopped_early"]
     assert by_id["james-java"]["startup_cpu_median_s"] == java_start["cpu_median_s"]
     assert by_id["james-java"]["cpu_median_s"] > java_start["cpu_median_s"]
     results = graded["results"]
@@ -767,12 +773,19 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
             db.execute("DELETE FROM timings WHERE program_id='startup/c' AND run_index = 0")
         work = lb.plan_timing(store, session, config)
         # ada-c leads the rank-1 set and is now partly timed: the programs the race had
-        # stopped are planned again (nothing is settled while a leader is incomplete)...
+        # stopped are planned again (nothing is settled while a leader is incomplete),
+        # and so are their languages' start-ups (one program of each language here)...
         # (one within twice ada-c's median was timed fully with it: racing.close_to)
         assert "james-java" in stopped
+        languages = {p.id: p.language.name for p in session.programs}
+        startups = {f"startup/{languages[pid]}" for pid in stopped}
         assert work.todo == {
             ("ada-c", f"{TIMED[0]}-d1"): list(range(5, RUNS)),
-            **{(pid, f"{cid}-d1"): list(range(3, RUNS)) for pid in stopped for cid in TIMED},
+            **{
+                (pid, f"{cid}-d1"): list(range(3, RUNS))
+                for pid in stopped | startups
+                for cid in TIMED
+            },
             **{("startup/c", f"{cid}-d1"): [0] for cid in TIMED},
         }
         timed_runs = []
@@ -792,7 +805,7 @@ def test_measuring_resumes_where_it_stopped(first_board, graded):
         assert sorted(r for r in timed_runs if r[1] is not None) == [
             ("ada-c", i) for i in range(5, RUNS)
         ] + [("startup/c", 0)] * len(TIMED)
-        warmups = 1 + len(TIMED) + len(stopped) * len(TIMED)
+        warmups = 1 + len(TIMED) + 2 * len(stopped) * len(TIMED)
         assert len([r for r in timed_runs if r[1] is None]) == warmups
         assert lb.plan_timing(store, session, config).total == 0
         assert ada.folder.is_dir() and ada.folder.parent == graded["results"] / "builds"

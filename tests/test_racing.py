@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -233,6 +234,62 @@ def test_a_session_races_or_times_everything(tmp_path, exhaustive):
     assert set(stop.stopped) == {"py1", "py2", "java"} and stop.skipped == 12
     assert {t.program.id: t.stopped for _, t in board.ranked}["java"]
     assert set(cores_seen) == set(cores), "every core timed runs"
+
+
+def test_a_start_up_is_timed_as_far_as_the_programs_of_its_language(tmp_path):
+    """C's programs rank 1 and are timed fully, and so is C's start-up; every Python
+    and Java program is stopped after its first look, and so are their start-ups
+    (nothing to compare their full figures with): the page says so, and a later
+    sitting plans none of their runs."""
+    languages = load_config().languages
+    config = dataclasses.replace(load_config(), sandbox="rlimits")
+    of = {"c1": "c", "c2": "c", "py1": "python", "py2": "python", "java": "java"}
+    session, sandbox, _ = _session(
+        tmp_path, {**CLASS, "startup-c": 0.001, "startup-python": 0.02, "startup-java": 0.05}
+    )
+    # the fake sandbox tells programs by their folders' names: "startup-c" is startup/c
+    language = {**of, **{f"startup-{name}": name for name in ("c", "python", "java")}}
+    timed = [
+        dataclasses.replace(p, id=p.id.replace("-", "/"), language=languages[language[p.id]])
+        for p in session.programs
+    ]
+    session = dataclasses.replace(
+        session,
+        programs=[p for p in timed if not p.startup],
+        startups=[p for p in timed if p.startup],
+    )
+    events: list = []
+    with Store(tmp_path / "g.db") as store:
+        work = lb.plan_timing(store, session, config)
+        assert lb.measure(work, store, sandbox, config, events.append, cores=_two_cores()) == 0
+        made = {p.id: len(store.timings(p.id, p.content_hash)) for p in session.everything}
+        board = lb.collect(store, session, config)
+        assert lb.plan_timing(store, session, config).total == 0
+        # A later sitting finds C's start-up short of its last runs: C's programs were
+        # timed fully, so its start-up is too, and nothing else is timed.
+        with sqlite3.connect(tmp_path / "g.db") as db:
+            db.execute("DELETE FROM timings WHERE program_id = 'startup/c' AND run_index >= 5")
+        again = lb.plan_timing(store, session, config)
+        assert again.todo == {("startup/c", "sample"): [5, 6]}
+        assert lb.measure(again, store, sandbox, config, cores=_two_cores()) == 0
+        assert len(store.timings("startup/c", "h-startup-c")) == 7
+    assert made == {
+        **{"c1": 7, "c2": 7, "py1": 3, "py2": 3, "java": 3},
+        **{"startup/c": 7, "startup/python": 3, "startup/java": 3},
+    }
+    [_, last] = [e for e in events if isinstance(e, lb.RaceEvent)]
+    assert last.startups and last.stopped == ("startup/java", "startup/python")
+    assert last.skipped == 8
+    assert {name: (t.timed_runs, t.stopped) for name, t in board.startups.items()} == {
+        "c": (7, False),
+        "java": (3, True),
+        "python": (3, True),
+    }
+    doc = lb.document(board, lb.machine_info("rlimits", [0, 1], "cgroup"), exhaustive=False)
+    assert_valid(doc, "leaderboard")
+    page = markdown(doc)
+    assert "| java       |" in page and "| 3 of 7, stopped |" in page
+    assert "every one of them was stopped" in page
 
 
 def _two_cores() -> list[int]:

@@ -369,7 +369,9 @@ def _shown_on(bar: Bar, looked: "list[PlaceEvent]") -> "Callable[[Event], None]"
         if isinstance(event, lb.RaceEvent):
             bar.done(event.skipped)
             bar.on(
-                f"stopped (slower than every program ranked 1): {', '.join(event.stopped)}; "
+                f"stopped (every program of their language is): {', '.join(event.stopped)}"
+                if event.startups
+                else f"stopped (slower than every program ranked 1): {', '.join(event.stopped)}; "
                 f"still timed: {len(event.racing)}"
             )
             return

@@ -33,7 +33,8 @@ Start-up cost
     A program that only starts and exits, in each language a program timed is
     written in, is built and timed the same way, on the same cases, in the same
     session (it is stored like a submission, "startup/<language>"), so a table
-    can say how much of a time is the language and how much the program.
+    can say how much of a time is the language and how much the program. Racing,
+    it is timed as far as the programs of its language are (`racing`).
 """
 
 from grader.grading.draws import DRAW_HINT, Draw, DrawError, check_draw_unused, load_draw

@@ -94,6 +94,8 @@ def _startup_entry(language: str, t: Timed, board: Standings) -> dict[str, Any]:
     entry.update(_figures("cpu", t.cpu))
     entry.update(
         {
+            "timed_runs": t.timed_runs,
+            "stopped_early": t.stopped,
             "wall_median_s": t.wall_total.median,
             "cpu_outliers": list(t.cpu.outliers),
             "cases": [_case_entry(cid, t) for cid in _case_ids(board)],

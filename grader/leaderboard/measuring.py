@@ -15,7 +15,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,7 +25,7 @@ from grader.course.config import CourseConfig
 from grader.grading.timed_runs import Program, timed_run
 from grader.leaderboard.batches import batches
 from grader.leaderboard.cores import agrees
-from grader.leaderboard.racing import first_look, next_step, stopped
+from grader.leaderboard.racing import first_look, next_step, startups_stopped, stopped
 from grader.leaderboard.session import Session
 from grader.leaderboard.standings import leading_totals
 from grader.sandbox.base import Sandbox
@@ -58,11 +58,14 @@ class TimedRunEvent:
 @dataclass(frozen=True)
 class RaceEvent:
     """Programs stopped by the race (their `skipped` runs will not be made), and the
-    ones still being timed."""
+    ones still being timed; or, at its end, the start-up programs it stopped."""
 
     stopped: tuple[str, ...]
     racing: tuple[str, ...]
     skipped: int
+    # Start-up programs, stopped with every program of their language
+    # (grader.leaderboard.racing.startups_stopped).
+    startups: bool = False
 
 
 @dataclass(frozen=True)
@@ -156,13 +159,24 @@ def _stored(store: Store, session: Session) -> Iterator[TimingRow]:
 
 
 def _stopped_before(store: Store, session: Session, config: CourseConfig) -> set[str]:
+    """The programs, and start-up programs, an earlier sitting's race stopped."""
     board, runs = config.leaderboard, config.leaderboard.runs
-    samples = {}
+    samples, failed = {}, set()
     for program in session.programs:
-        totals, failed = leading_totals(store, program, session.cases, runs)
-        if not failed:
+        totals, bad = leading_totals(store, program, session.cases, runs)
+        if bad:
+            failed.add(program.id)
+        else:
             samples[program.id] = totals
-    return set(stopped(samples, runs, board.rule))
+    out = stopped(samples, runs, board.rule)
+    startups = {}
+    for program in session.startups:
+        totals, bad = leading_totals(store, program, session.cases, runs)
+        if not bad:
+            startups[program.language.name] = len(totals)
+    over = [(p.language.name, p.id in out or p.id in failed) for p in session.programs]
+    languages = startups_stopped(startups, over, runs, board.rule)
+    return set(out) | {p.id for p in session.startups if p.language.name in languages}
 
 
 @dataclass(frozen=True)
@@ -513,13 +527,20 @@ def _rounds(
 
 def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, look: int) -> None:
     """After the first `look` runs, the race's steps (grader.leaderboard.racing.
-    next_step) until every program is timed fully or stopped."""
+    next_step) until every program is timed fully or stopped; a language's start-up
+    program is timed fully with the first of its programs timed beyond its first look,
+    and stopped when none is (racing.startups_stopped)."""
     board, runs, cases = config.leaderboard, config.leaderboard.runs, work.session.cases
     racing = {p.id: p for p in work.session.programs}
     # The next run index to make; `runs` for a program with none left to make.
     following = {p.id: look if _left(work, p, look) else runs for p in work.session.everything}
-    # The start-up programs' last runs go with the first step's (both cores busy).
-    startups = _rounds(work, work.session.startups, range(look, runs), timer.estimates(cases))
+    startups = {p.language.name: p for p in work.session.startups if following[p.id] < runs}
+
+    def startups_of(languages: Iterable[str]) -> list[_Batch]:
+        """The last runs of these languages' start-ups not timed fully yet."""
+        due = [startups.pop(name) for name in sorted(set(languages)) if name in startups]
+        return _rounds(work, due, range(look, runs), timer.estimates(cases))
+
     while True:
         samples = {}
         for program in racing.values():
@@ -532,9 +553,9 @@ def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, l
             leaders = [racing[pid] for pid in step.complete]
             first = min(following[p.id] for p in leaders)
             estimate = timer.estimates(cases)
-            timer.run(startups + _rounds(work, leaders, range(first, runs), estimate, following))
+            made = _rounds(work, leaders, range(first, runs), estimate, following)
+            timer.run(startups_of(p.language.name for p in leaders) + made)
             following.update({p.id: runs for p in leaders})
-            startups = []
             continue
         if step.stop:
             left = sum(_left(work, racing[pid], following[pid]) for pid in step.stop)
@@ -543,13 +564,20 @@ def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, l
             still = tuple(pid for pid in racing if following[pid] < runs)
             timer.on_event(RaceEvent(step.stop, still, left))
         if step.round is None:
-            timer.run(startups)
-            return
+            break
         index, now = step.round
         now_racing = [racing[pid] for pid in now]
-        timer.run(startups + _rounds(work, now_racing, [index], timer.estimates(cases)))
+        made = _rounds(work, now_racing, [index], timer.estimates(cases))
+        timer.run(startups_of(p.language.name for p in now_racing) + made)
         following.update({pid: index + 1 for pid in now})
-        startups = []
+    # The start-ups left: stopped, by the rule the page applies to the stored runs, or
+    # (a language whose programs an earlier sitting timed fully) timed fully now.
+    out = _stopped_before(store, work.session, config)
+    timer.run(startups_of([name for name, p in startups.items() if p.id not in out]))
+    if startups:
+        names = tuple(p.id for _, p in sorted(startups.items()))
+        left = sum(_left(work, p, look) for p in startups.values())
+        timer.on_event(RaceEvent(names, (), left, startups=True))
 
 
 def _left(work: TimingPlan, program: Program, first: int) -> int:

@@ -24,7 +24,7 @@ RANKING_HEADERS = (
     "wall median",
     "timed runs",
 )
-STARTUP_HEADERS = ("language", "CPU median", "CPU min-max", "wall median")
+STARTUP_HEADERS = ("language", "CPU median", "CPU min-max", "wall median", "timed runs")
 INELIGIBLE_HEADERS = ("program", "language", "reason")
 
 
@@ -92,6 +92,7 @@ def ranking_rows(doc: dict[str, Any]) -> list[tuple[str | int, ...]]:
 
 def startup_rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
+    runs = doc["settings"]["runs"]
     for s in doc["startup"]:
         if s["available"]:
             rows.append(
@@ -100,10 +101,11 @@ def startup_rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
                     seconds(s["cpu_median_s"]),
                     f"{seconds(s['cpu_min_s'])} - {seconds(s['cpu_max_s'])}",
                     seconds(s["wall_median_s"]),
+                    timed_runs(s, runs),
                 )
             )
         else:
-            rows.append((s["language"], "-", s["reason"], "-"))
+            rows.append((s["language"], "-", s["reason"], "-", "-"))
     return rows
 
 
@@ -305,7 +307,9 @@ METHOD = (
         "Start-up",
         "a program that only starts and exits, in each language, timed the same way "
         'on the same cases. "Beyond start-up" is the median minus its language\'s start-up '
-        "median: the program's own work (within the noise, so it can be slightly negative).",
+        "median: the program's own work (within the noise, so it can be slightly negative). "
+        "It is timed as far as the programs of its language are: when every one of them "
+        'was stopped (or failed), it was too ("3 of 7, stopped").',
     ),
     (
         "Timed runs",

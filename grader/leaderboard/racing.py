@@ -8,11 +8,16 @@ current rank-1 set, each of which has been timed fully first (the leaders are th
 fast programs, so timing them fully costs little). It is ranked by the runs it has,
 and the page says so. A program that may still tie for rank 1 is timed fully.
 
-The same rule decides, from the stored runs alone, who was stopped (grader.leaderboard
+A language's start-up program (what only starting a program costs) is timed as far as
+the programs of its language are: fully once one of them is timed beyond its first look,
+and no further when none is (each was stopped, or failed): its figure is then of as
+many runs as theirs, which is what it is compared with.
+
+The same rules decide, from the stored runs alone, who was stopped (grader.leaderboard
 .standings): a resumed session, or one measured in several sittings, reads them alike.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from grader.leaderboard.batches import CLOSE
@@ -67,6 +72,28 @@ def stopped(samples: Mapping[str, Sequence[float]], runs: int, rule: Rule) -> fr
     if any(len(samples[name]) < runs for name in race.leaders):
         return frozenset()
     return frozenset(name for name in race.out if len(samples[name]) < runs)
+
+
+def startups_stopped(
+    startups: Mapping[str, int],
+    programs: Iterable[tuple[str, bool]],
+    runs: int,
+    rule: Rule,
+) -> frozenset[str]:
+    """The languages whose start-up program the race stopped: `startups` gives the runs
+    every case has of each language's start-up (none failed), `programs` each program's
+    language and whether it is timed no further (stopped by the race, or failed). A
+    start-up with its first look made and not timed fully is stopped when every program
+    of its language is."""
+    look = first_look(runs, rule)
+    done: dict[str, bool] = {}
+    for language, over in programs:
+        done[language] = done.get(language, True) and over
+    return frozenset(
+        language
+        for language, count in startups.items()
+        if look is not None and look <= count < runs and done.get(language, False)
+    )
 
 
 def _faster(

@@ -9,7 +9,7 @@ from grader.cases.manifest import Case
 from grader.core.model import STARTUP_RAN, TimedVerdict, Verdict
 from grader.course.config import CourseConfig, LeaderboardConfig
 from grader.grading.timed_runs import Program
-from grader.leaderboard.racing import stopped
+from grader.leaderboard.racing import startups_stopped, stopped
 from grader.leaderboard.session import Ineligible, Session
 from grader.statistics.timing import Rule, Summary, ranks, significantly_faster, summarize
 from grader.store import Store, TimingRow
@@ -165,11 +165,40 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
         ((rank_of[t.program.id], t) for t in measured),
         key=lambda pair: (pair[0], pair[1].cpu_total.median, pair[1].program.id),
     )
-    startups = {}
-    for program in session.startups:
-        result = timed(store, program, session.cases, runs)
-        startups[program.language.name] = result
+    raced = {t.program.id for t in measured if t.stopped}
+    over = [(t.program.language.name, t.failed or t.program.id in raced) for t in results]
+    startups = _startups(store, session, board, over)
     return Standings(session, config, ranked, startups, ineligible, beats, unranked)
+
+
+def _startups(
+    store: Store,
+    session: Session,
+    board: LeaderboardConfig,
+    programs: Sequence[tuple[str, bool]],
+) -> dict[str, Timed]:
+    """Each language's start-up program, by language; one the race stopped (every
+    program of its language is timed no further: grader.leaderboard.racing
+    .startups_stopped) shown by the runs it has."""
+    found = {
+        program.language.name: timed(store, program, session.cases, board.runs)
+        for program in session.startups
+    }
+    partial = {
+        language: t.timed_runs
+        for language, t in found.items()
+        if t.leading is not None and t.leading[0] is not None
+    }
+    out = startups_stopped(partial, programs, board.runs, board.rule)
+    return {language: _as_stopped(t) if language in out else t for language, t in found.items()}
+
+
+def _as_stopped(t: Timed) -> Timed:
+    """An incomplete program the race stopped: its figures are of the runs it has."""
+    assert t.leading is not None, "a stopped program has its leading runs"
+    return dataclasses.replace(
+        t, cpu=t.leading[0], wall=t.leading[1], problem=None, stopped=True, leading=None
+    )
 
 
 def _stopped(results: Sequence[Timed], board: LeaderboardConfig) -> list[Timed]:
@@ -187,13 +216,7 @@ def _stopped(results: Sequence[Timed], board: LeaderboardConfig) -> list[Timed]:
         **{pid: t.leading[0].runs for pid, t in partial.items() if t.leading and t.leading[0]},
     }
     out = stopped(every, board.runs, board.rule)
-    return [
-        dataclasses.replace(
-            t, cpu=t.leading[0], wall=t.leading[1], problem=None, stopped=True, leading=None
-        )
-        for pid, t in partial.items()
-        if pid in out and t.leading is not None
-    ]
+    return [_as_stopped(t) for pid, t in partial.items() if pid in out]
 
 
 def board_caveats(board: Standings, span_minutes: float = 15) -> list[str]:
