@@ -7,7 +7,8 @@ same reference work (a fixed loop, in this process, the thread pinned to that co
 `rounds` times, the cores taking turns so a burst of other load hits them alike; a
 core the fastest one is significantly faster than (by the rule that ranks programs:
 the rank test at alpha, medians beyond the noise floor) is left out of the session's
-start (and said), and looked at again while the others time (`look`, `agrees`): it
+start (and said), and looked at again while the others time (`look`, `agrees`),
+making the untimed warm-ups meanwhile: it
 joins once it does the same work as fast as the first core does then (on a virtual
 machine a core's speed changes for seconds at a time, each core on its own). Where the
 machine cannot pin (macOS), one core times everything. bench/bench_cores.py prints the
@@ -26,9 +27,10 @@ from grader.statistics.timing import Rule, median, significantly_faster
 
 K = TypeVar("K")
 REFERENCE_LOOPS = 200_000  # about 10 ms of one core: enough to read, cheap to repeat
-# A core is left out only when each of this many looks, one after the other, shows the
-# fastest core significantly faster: a burst of other work on one core during one look
-# (a VM's interrupts) is not the core, and leaving a core out halves a 2-core session.
+# A cluster's machine's core is left out only when each of this many looks, one after
+# the other, shows the fastest core significantly faster: a burst of other work on one
+# core during one look (a VM's interrupts) is not the core (grader.leaderboard
+# .on_workers). This machine's cores take one look (calibrate).
 LOOKS = 2
 ROUNDS = 7  # the reference work's turns on each core in a look
 
@@ -57,22 +59,21 @@ def allowed_cores() -> list[int]:
 
 def calibrate(cores: Sequence[int], rule: Rule, rounds: int = ROUNDS) -> Calibration:
     """Each core's median time for the reference work, the cores taking turns; a core
-    is left out when the fastest core is significantly faster than it in every look
-    (LOOKS; a second look is taken only when the first leaves a core out), by the
-    session's own rule for programs (grader.statistics.timing.Rule: its rank test,
+    is left out of the start when the fastest core is significantly faster than it, by
+    the session's own rule for programs (grader.statistics.timing.Rule: its rank test,
     medians beyond the noise floor): a difference the runs cannot show is noise, not the
-    core."""
-    looks = [reference_runs(cores, rounds)]
-    kept = kept_in_any(looks, rule)
-    while len(looks) < LOOKS and kept != set(looks[0]):
-        looks.append(reference_runs(cores, rounds))
-        kept = kept_in_any(looks, rule)
-    seconds = {core: median(together(looks, core)) for core in looks[0]}
+    core. One look: a core left out by a burst of other work during it (a VM's
+    interrupts) makes the first warm-ups, untimed, and joins at its next look while the
+    others time (grader.leaderboard.measuring), where a second look here would hold
+    every core back."""
+    found = reference_runs(cores, rounds)
+    kept = agreeing(found, rule)
+    seconds = {core: median(values) for core, values in found.items()}
     best = min(seconds, key=lambda core: (seconds[core], core), default=None)
     return Calibration(
         seconds,
         tuple(core for core in sorted(seconds) if core in kept),
-        tuple(together(looks, best)) if best is not None else (),
+        tuple(found[best]) if best is not None else (),
     )
 
 

@@ -10,8 +10,8 @@ Within a round, the programs that may tie run back to back at one place
 (grader.leaderboard.batches).
 """
 
+import collections
 import os
-import queue
 import random
 import threading
 import time
@@ -288,8 +288,8 @@ class _Timer:
     times somewhere) times only while its latest look agrees with the first place's
     latest, by `rule` (cores.agrees): it is looked at again every LOOK_EVERY_SECONDS
     while it times (between batches), and a waiting one every JOIN_RETRY_SECONDS until
-    it agrees; the first place is looked at again as often while others could time
-    beside it. On a virtual machine every core slows down and speeds up again, each on
+    it agrees (meanwhile it makes the warm-ups, untimed, when they are next); the first
+    place is looked at again as often while others could time beside it. On a virtual machine every core slows down and speeds up again, each on
     its own: against the first place's speed at the start, a core as fast as the first
     is now could wait a whole session while the first times alone (bench/bench_race.py:
     a 16-program session timed on one core, 0.76 of the exhaustive session's time). A
@@ -303,7 +303,8 @@ class _Timer:
         self.bar = tuple(timing.fastest)  # the first place's latest reference runs
         self.lock = threading.Lock()  # one writer of the store, one teller of events
         self.failed = 0
-        self.tasks: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
+        self.queue: collections.deque[_Batch] = collections.deque()  # not handed out yet
+        self.ready = threading.Condition(self.lock)  # a batch queued, or closing
         self.left = 0  # batches handed out and not ended
         self.took: dict[tuple[str, str], list[float]] = {}  # (program, case) -> CPU seconds
         self.ended = threading.Condition(self.lock)
@@ -337,7 +338,7 @@ class _Timer:
         while not waiting or self._join(place):
             looked = time.monotonic()
             while True:
-                batch = self.tasks.get()
+                batch = self._take(untimed=False, within=None)
                 if batch is None:
                     return
                 self._do(place, batch)
@@ -377,13 +378,30 @@ class _Timer:
                 self.ended.notify_all()
 
     def _join(self, place: Place) -> bool:
-        """Look at a waiting place until it agrees (True) or the timing ends (False)."""
+        """Look at a waiting place until it agrees (True) or the timing ends (False);
+        until its next look it makes warm-ups, if any are next: they are timed nowhere,
+        so any core's speed will do for them."""
         while not self.closing.is_set():
             if self._agrees(place):
                 self._tell(place, joined=True)
                 return True
-            self.closing.wait(JOIN_RETRY_SECONDS)
+            until = time.monotonic() + JOIN_RETRY_SECONDS
+            while batch := self._take(untimed=True, within=until - time.monotonic()):
+                self._do(place, batch)
         return False
+
+    def _take(self, untimed: bool, within: float | None) -> _Batch | None:
+        """The next batch (only if it is warm-ups, when `untimed`), waiting for one at
+        most `within` seconds (None: until there is one); None once closing, or if none
+        came in time."""
+
+        def free() -> bool:
+            head = self.queue[0] if self.queue else None
+            return head is not None and (not untimed or all(t.run_index is None for t in head))
+
+        with self.ready:
+            self.ready.wait_for(lambda: self.closing.is_set() or free(), within)
+            return self.queue.popleft() if free() and not self.closing.is_set() else None
 
     def _tell(self, place: Place, joined: bool) -> None:
         with self.lock:
@@ -398,10 +416,10 @@ class _Timer:
 
     def run(self, work: Sequence[_Batch]) -> None:
         """Every batch made, by whichever place is free first, in their order."""
-        with self.lock:
+        with self.ready:
             self.left += len(work)
-        for batch in work:
-            self.tasks.put(batch)
+            self.queue.extend(work)
+            self.ready.notify_all()
         with self.ended:
             self.ended.wait_for(lambda: not self.left or self.broken)
             errors, self.errors = self.errors, []
@@ -444,9 +462,9 @@ class _Timer:
             return found
 
     def close(self) -> None:
-        self.closing.set()
-        for _ in self.threads:
-            self.tasks.put(None)
+        with self.ready:
+            self.closing.set()
+            self.ready.notify_all()
         for thread in self.threads:
             thread.join()
 
