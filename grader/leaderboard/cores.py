@@ -8,9 +8,9 @@ same reference work (a fixed loop, in this process, the thread pinned to that co
 core the fastest one is significantly faster than (by the rule that ranks programs:
 the rank test at alpha, medians beyond the noise floor) is left out of the session's
 start (and said), and looked at again while the others time (`look`, `agrees`),
-making the untimed warm-ups meanwhile: it
-joins once it does the same work as fast as the first core does then (on a virtual
-machine a core's speed changes for seconds at a time, each core on its own). Where the
+making the untimed warm-ups meanwhile: it joins once it does the same work as fast as
+the first core does then (on a virtual machine a core's speed changes for seconds at a
+time, each core on its own). Where the
 machine cannot pin (macOS), one core times everything. bench/bench_cores.py prints the
 figures for a machine.
 """

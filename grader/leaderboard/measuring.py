@@ -289,12 +289,13 @@ class _Timer:
     latest, by `rule` (cores.agrees): it is looked at again every LOOK_EVERY_SECONDS
     while it times (between batches), and a waiting one every JOIN_RETRY_SECONDS until
     it agrees (meanwhile it makes the warm-ups, untimed, when they are next); the first
-    place is looked at again as often while others could time beside it. On a virtual machine every core slows down and speeds up again, each on
-    its own: against the first place's speed at the start, a core as fast as the first
-    is now could wait a whole session while the first times alone (bench/bench_race.py:
-    a 16-program session timed on one core, 0.76 of the exhaustive session's time). A
-    run that raises is raised again once the others end; a place's thread that fails
-    ends the timing at once: nothing waits for ever for work no one will do."""
+    place is looked at again as often while others could time beside it. On a virtual
+    machine every core slows down and speeds up again, each on its own: against the
+    first place's speed at the start, a core as fast as the first is now could wait a
+    whole session while the first times alone (bench/bench_race.py: a 16-program
+    session timed on one core, 0.76 of the exhaustive session's time). A run that
+    raises is raised again once the others end; a place's thread that fails ends the
+    timing at once: nothing waits for ever for work no one will do."""
 
     def __init__(
         self, timing: Timing, store: Store, on_event: Callable[[Event], None], rule: Rule
