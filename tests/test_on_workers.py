@@ -162,7 +162,7 @@ def test_the_pages_say_which_workers_and_cores_timed():
 
 
 def test_a_core_slower_in_one_look_only_is_kept():
-    """Each machine's survey looks twice (grader.leaderboard.cores.LOOKS): a core is left
+    """Each machine's survey looks twice (grader.leaderboard.on_workers.LOOKS): a core is left
     out only when both looks show the cluster's fastest significantly faster."""
     machines = machines_of({"tcp://a:1": facts("A", "lab1")}, {"tcp://a:1": 2})
     burst, alike = {0: steady(0.0130), 1: steady(0.0100)}, {0: steady(0.0100), 1: steady(0.0100)}

@@ -10,9 +10,8 @@ the rank test at alpha, medians beyond the noise floor) is left out of the sessi
 start (and said), and looked at again while the others time (`look`, `agrees`),
 making the untimed warm-ups meanwhile: it joins once it does the same work as fast as
 the first core does then (on a virtual machine a core's speed changes for seconds at a
-time, each core on its own). Where the
-machine cannot pin (macOS), one core times everything. bench/bench_cores.py prints the
-figures for a machine.
+time, each core on its own). Where the machine cannot pin (macOS), one core times
+everything. bench/bench_cores.py prints the figures for a machine.
 """
 
 import os
@@ -27,11 +26,6 @@ from grader.statistics.timing import Rule, median, significantly_faster
 
 K = TypeVar("K")
 REFERENCE_LOOPS = 200_000  # about 10 ms of one core: enough to read, cheap to repeat
-# A cluster's machine's core is left out only when each of this many looks, one after
-# the other, shows the fastest core significantly faster: a burst of other work on one
-# core during one look (a VM's interrupts) is not the core (grader.leaderboard
-# .on_workers). This machine's cores take one look (calibrate).
-LOOKS = 2
 ROUNDS = 7  # the reference work's turns on each core in a look
 
 

@@ -25,9 +25,9 @@ from grader.course.config import CourseConfig
 from grader.grading.timed_runs import Program, timed_run
 from grader.leaderboard.batches import batches
 from grader.leaderboard.cores import agrees
-from grader.leaderboard.racing import first_look, next_step, startups_stopped, stopped
+from grader.leaderboard.racing import first_look, next_step
 from grader.leaderboard.session import Session
-from grader.leaderboard.standings import leading_totals
+from grader.leaderboard.standings import leading_totals, stopped_by_race
 from grader.sandbox.base import Sandbox
 from grader.statistics.timing import Rule, median
 from grader.store import Store, TimingRow
@@ -114,7 +114,7 @@ def plan_timing(
     stopped it: grader.leaderboard.racing.stopped, the rule the page applies)."""
     runs = config.leaderboard.runs
     todo = {}
-    out = set() if exhaustive else _stopped_before(store, session, config)
+    out = set() if exhaustive else stopped_by_race(store, session, config.leaderboard)
     for program in session.everything:
         if program.id in out:
             continue
@@ -156,27 +156,6 @@ def _stored(store: Store, session: Session) -> Iterator[TimingRow]:
         for row in store.timings(program.id, program.content_hash):
             if row.case_id in ids:
                 yield row
-
-
-def _stopped_before(store: Store, session: Session, config: CourseConfig) -> set[str]:
-    """The programs, and start-up programs, an earlier sitting's race stopped."""
-    board, runs = config.leaderboard, config.leaderboard.runs
-    samples, failed = {}, set()
-    for program in session.programs:
-        totals, bad = leading_totals(store, program, session.cases, runs)
-        if bad:
-            failed.add(program.id)
-        else:
-            samples[program.id] = totals
-    out = stopped(samples, runs, board.rule)
-    startups = {}
-    for program in session.startups:
-        totals, bad = leading_totals(store, program, session.cases, runs)
-        if not bad:
-            startups[program.language.name] = len(totals)
-    over = [(p.language.name, p.id in out or p.id in failed) for p in session.programs]
-    languages = startups_stopped(startups, over, runs, board.rule)
-    return set(out) | {p.id for p in session.startups if p.language.name in languages}
 
 
 @dataclass(frozen=True)
@@ -591,7 +570,7 @@ def _race(timer: _Timer, work: TimingPlan, store: Store, config: CourseConfig, l
         following.update({pid: index + 1 for pid in now})
     # The start-ups left: stopped, by the rule the page applies to the stored runs, or
     # (a language whose programs an earlier sitting timed fully) timed fully now.
-    out = _stopped_before(store, work.session, config)
+    out = stopped_by_race(store, work.session, board)
     timer.run(startups_of([name for name, p in startups.items() if p.id not in out]))
     if startups:
         names = tuple(p.id for _, p in sorted(startups.items()))

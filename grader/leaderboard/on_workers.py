@@ -29,7 +29,7 @@ from grader.cases.manifest import Case
 from grader.core.errors import GraderError
 from grader.core.model import Limits, RunResult, TimedVerdict, Verdict
 from grader.grading.timed_runs import Program, timed_run
-from grader.leaderboard.cores import LOOKS, ROUNDS, allowed_cores, look, reference_runs
+from grader.leaderboard.cores import ROUNDS, allowed_cores, look, reference_runs
 from grader.leaderboard.measuring import Place
 from grader.leaderboard.places import MachineFacts, Survey, WorkerPlaces, assign, machines_of
 from grader.leaderboard.quiet import LOOK_SECONDS, start_look
@@ -68,6 +68,13 @@ def machine_facts(plugin: str, dask_worker: "DaskWorker") -> MachineFacts:
     except WorkerRefused as refused:
         refusal = str(refused)
     return MachineFacts(machine, host, tuple(allowed_cores()), refusal)
+
+
+# A cluster's machine's core is left out only when each of this many looks, one after
+# the other, shows the fastest core significantly faster: a burst of other work on one
+# core during one look (a VM's interrupts) is not the core. (This machine's cores take
+# one look: grader.leaderboard.cores.calibrate.)
+LOOKS = 2
 
 
 def survey_task(rounds: int, look_seconds: float = LOOK_SECONDS) -> Survey:

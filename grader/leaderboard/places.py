@@ -33,7 +33,7 @@ class MachineFacts:
 @dataclass(frozen=True)
 class Survey:
     """One machine's look at its load and its cores' reference runs, taken together:
-    each look of the reference runs (grader.leaderboard.cores.LOOKS) one after the other."""
+    each look of the reference runs (grader.leaderboard.on_workers.LOOKS) one after the other."""
 
     looks: tuple[dict[int, list[float]], ...]
     load: Load | None

@@ -2,7 +2,7 @@
 warnings about timings measured far apart."""
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from grader.cases.manifest import Case
@@ -154,8 +154,8 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
     ineligible = list(session.ineligible)
     results = [timed(store, program, session.cases, runs) for program in session.programs]
     measured = [t for t in results if not t.problem] + _stopped(results, board)
-    stopped = {t.program.id for t in measured}
-    unranked = [t for t in results if t.program.id not in stopped]
+    shown = {t.program.id for t in measured}
+    unranked = [t for t in results if t.program.id not in shown]
     for t in unranked:
         ineligible.append(Ineligible(t.program.id, t.program.language.name, t.problem or ""))
     samples = {t.program.id: t.cpu_total.runs for t in measured}
@@ -166,20 +166,30 @@ def collect(store: Store, session: Session, config: CourseConfig) -> Standings:
         key=lambda pair: (pair[0], pair[1].cpu_total.median, pair[1].program.id),
     )
     raced = {t.program.id for t in measured if t.stopped}
-    over = [(t.program.language.name, t.failed or t.program.id in raced) for t in results]
-    startups = _startups(store, session, board, over)
+    startups = _startups(store, session, board, results, raced)
     return Standings(session, config, ranked, startups, ineligible, beats, unranked)
+
+
+def stopped_by_race(store: Store, session: Session, board: LeaderboardConfig) -> set[str]:
+    """The programs, and start-up programs, the race stopped, from the stored runs (the
+    rules the page applies: a resumed session plans none of their runs)."""
+    results = [timed(store, program, session.cases, board.runs) for program in session.programs]
+    raced = {t.program.id for t in _stopped(results, board)}
+    startups = _startups(store, session, board, results, raced)
+    return raced | {t.program.id for t in startups.values() if t.stopped}
 
 
 def _startups(
     store: Store,
     session: Session,
     board: LeaderboardConfig,
-    programs: Sequence[tuple[str, bool]],
+    results: Sequence[Timed],
+    raced: Collection[str],
 ) -> dict[str, Timed]:
     """Each language's start-up program, by language; one the race stopped (every
-    program of its language is timed no further: grader.leaderboard.racing
-    .startups_stopped) shown by the runs it has."""
+    program of its language, of `results`, failed or was stopped: `raced`;
+    grader.leaderboard.racing.startups_stopped) shown by the runs it has."""
+    programs = [(t.program.language.name, t.failed or t.program.id in raced) for t in results]
     found = {
         program.language.name: timed(store, program, session.cases, board.runs)
         for program in session.startups
