@@ -1,9 +1,13 @@
 """Racing on every core against the exhaustive session: wall time and the rank-1 set.
 
     .venv/bin/python bench/bench_race.py [--programs 40] [--sessions 5] [--family CASE]
+                                          [--near-ties]
 
 Makes a class of N programs, copies of the shipped example class's four correct ones
-(C, C++, Java, Python) in turn, grades it once on the manifest's timed cases, then for
+(C, C++, Java, Python) in turn (with --near-ties, every other C program is the C example
+slowed by a loop at the start of main, of one of three sizes: from a few percent to
+about a fifth of its run, programs that may or may not tie with the fastest, the hard
+case for the rank-1 set), grades it once on the manifest's timed cases, then for
 each session draws one puzzle afresh (`testcases draw --family`, a new seed each time)
 and times the class twice on it from two copies of the graded results: the default
 session (every agreeing core, racing) and `--exhaustive` (one core, every run), their
@@ -38,16 +42,32 @@ from grader.statistics.timing import Rule, ranks  # noqa: E402
 from testcases.manifest import copy_subset  # noqa: E402
 
 CORRECT = ("ada-c", "grace-cpp", "james-java", "guido-py")
+# The near-ties' loops (iterations of a volatile counter): about +5 %, +15 % and +40 % of
+# the C example's CPU time on the drawn puzzle here (1.4 ms; bench output's medians).
+SPINS = (130_000, 380_000, 1_000_000)
+MAIN = "int main(int argc, char **argv)\n{\n"
 
 
 def run(*args: str) -> None:
     subprocess.run([sys.executable, *args], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
 
 
-def make_class(folder: Path, count: int) -> None:
+def make_class(folder: Path, count: int, near_ties: bool = False) -> None:
+    slowed = 0
     for index in range(count):
         example = CORRECT[index % len(CORRECT)]
-        shutil.copytree(ROOT / "submissions" / example, folder / f"{example}-{index:03d}")
+        if not (near_ties and example == "ada-c" and index % 8 == 4):
+            shutil.copytree(ROOT / "submissions" / example, folder / f"{example}-{index:03d}")
+            continue
+        spin = SPINS[slowed % len(SPINS)]
+        slowed += 1
+        made = folder / f"ada-c-slowed-{spin // 1000}k-{index:03d}"
+        shutil.copytree(ROOT / "submissions" / example, made)
+        source = made / "puzzlesolver.c"
+        text = source.read_text()
+        assert MAIN in text, "the C example's main is where the loop goes"
+        loop = f"    for (volatile long spin = 0; spin < {spin}L; spin++) {{}}\n"
+        source.write_text(text.replace(MAIN, MAIN + loop, 1))
 
 
 def timed_manifest(folder: Path, family: str) -> Path:
@@ -138,16 +158,21 @@ def main() -> None:
     parser.add_argument("--programs", type=int, default=40)
     parser.add_argument("--sessions", type=int, default=5)
     parser.add_argument("--family", default="timed-3-letters-a", help="the timed case drawn")
+    parser.add_argument(
+        "--near-ties", action="store_true", help="every other C program slowed a little"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-race-") as tmp:
         root = Path(tmp)
-        make_class(root / "class", args.programs)
+        make_class(root / "class", args.programs, args.near_ties)
         manifest = timed_manifest(root / "cases", args.family)
         graded = root / "graded"
         run("-m", "grader", "--manifest", str(manifest), "grade", str(root / "class"),
             "--results", str(graded))  # fmt: skip
         print(
-            f"{args.programs} programs ({', '.join(CORRECT)} in turn), one drawn puzzle "
+            f"{args.programs} programs ({', '.join(CORRECT)} in turn"
+            + ("; every other C one slowed a little" if args.near_ties else "")
+            + "), one drawn puzzle "
             f"of {args.family} per session, {args.sessions} session(s)"
         )
         print(
