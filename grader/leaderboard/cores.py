@@ -84,17 +84,6 @@ def agrees(fastest: Sequence[float], found: Sequence[float], rule: Rule) -> bool
     return bool(found and fastest) and 0 in agreeing({-1: list(fastest), 0: list(found)}, rule)
 
 
-def kept_in_any(looks: Sequence[Mapping[K, Sequence[float]]], rule: Rule) -> set[K]:
-    """The places some look finds agreeing with its fastest (agreeing): a place is left
-    out only when every look shows the fastest significantly faster than it."""
-    return set().union(*(agreeing(look, rule) for look in looks))
-
-
-def together(looks: Sequence[Mapping[K, Sequence[float]]], key: K) -> list[float]:
-    """A place's reference runs in every look."""
-    return [value for look in looks for value in look.get(key, ())]
-
-
 def reference_runs(cores: Sequence[int], rounds: int = ROUNDS) -> dict[int, list[float]]:
     """The reference work's CPU seconds on each core that can be pinned, `rounds` times,
     the cores taking turns (a burst of other load hits them alike)."""

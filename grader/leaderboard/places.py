@@ -5,19 +5,21 @@ asks them).
 Workers on one machine share its cores (told apart by the kernel's boot id: containers
 on one host share it too), so each core of a machine serves one worker. Every core of
 every machine is put beside the cluster's fastest by the rule that ranks programs, and
-a core it is significantly faster than in every look is left out, as on this machine
-(grader.leaderboard.cores); a busy machine is refused (or, told to go on, times on the
+a core it is significantly faster than in every look is left out (this machine's cores
+take one look at the start: grader.leaderboard.cores); a busy machine is refused (or, told to go on, times on the
 cores its other work leaves).
 """
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from grader.leaderboard.cores import kept_in_any, together
+from grader.leaderboard.cores import agreeing
 from grader.leaderboard.measuring import Place, Span, timed_s
 from grader.leaderboard.quiet import Load, refuse_if_busy
 from grader.statistics.timing import Rule, median
+
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def assign(
     go_on: bool,
 ) -> WorkerPlaces:
     """The places: on each machine, its cores that agree with the fastest core of the
-    cluster in some look (grader.leaderboard.cores.kept_in_any), at most as many as its
+    cluster in some look (kept_in_any), at most as many as its
     other work leaves free, fastest first, dealt to its workers in turn (a worker serves
     at most as many places as it has threads). MachineBusy for a busy machine unless
     `go_on`."""
@@ -173,3 +175,15 @@ def _dealt(cores: Sequence[int], workers: Sequence[Worker]) -> list[Place]:
                 places.append(Place(core, worker.address))
                 break
     return places
+
+
+def kept_in_any(looks: Sequence[Mapping[K, Sequence[float]]], rule: Rule) -> set[K]:
+    """The places some look finds agreeing with its fastest (grader.leaderboard.cores
+    .agreeing): a place is left out only when every look shows the fastest significantly
+    faster than it."""
+    return set().union(*(agreeing(look, rule) for look in looks))
+
+
+def together(looks: Sequence[Mapping[K, Sequence[float]]], key: K) -> list[float]:
+    """A place's reference runs in every look."""
+    return [value for look in looks for value in look.get(key, ())]
