@@ -376,8 +376,9 @@ class _Timer:
         came in time."""
 
         def free() -> bool:
-            head = self.queue[0] if self.queue else None
-            return head is not None and (not untimed or all(t.run_index is None for t in head))
+            return bool(self.queue) and (
+                not untimed or all(t.run_index is None for t in self.queue[0])
+            )
 
         with self.ready:
             self.ready.wait_for(lambda: self.closing.is_set() or free(), within)

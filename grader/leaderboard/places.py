@@ -6,8 +6,8 @@ Workers on one machine share its cores (told apart by the kernel's boot id: cont
 on one host share it too), so each core of a machine serves one worker. Every core of
 every machine is put beside the cluster's fastest by the rule that ranks programs, and
 a core it is significantly faster than in every look is left out (this machine's cores
-take one look at the start: grader.leaderboard.cores); a busy machine is refused (or, told to go on, times on the
-cores its other work leaves).
+take one look at the start: grader.leaderboard.cores); a busy machine is refused (or,
+told to go on, times on the cores its other work leaves).
 """
 
 from collections.abc import Collection, Mapping, Sequence
