@@ -23,11 +23,13 @@ from grader.course.config import CourseConfig, load_config
 from grader.store import DB_NAME, Store, results_folder
 
 if TYPE_CHECKING:
+    from grader.intake.teams import Teams
     from grader.leaderboard import Calibration, Session, TimingPlan
     from grader.leaderboard.measuring import Event, Place, PlaceEvent, Timing
     from grader.leaderboard.on_workers import ClusterTiming
     from grader.leaderboard.places import WorkerPlaces
     from grader.leaderboard.quiet import Load, Looking
+    from grader.results.bonus import Award
     from grader.sandbox.base import Sandbox
 
 
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from grader import leaderboard as lb
     from grader.intake.teams import class_teams
     from grader.judge.score import report
-    from grader.leaderboard.page_md import terminal, when_timed
+    from grader.leaderboard.page_md import terminal
     from grader.results.bonus import award
     from grader.results.last_run import graded_ids
 
@@ -119,43 +121,8 @@ def run(args: argparse.Namespace) -> int:
             build_here=not args.cluster,  # a cluster's workers build what they time
         )
         lb.check_draw_unused(store.session_of_draw(draw.digest), session.programs, args.puzzles)
-        work = lb.plan_timing(store, session, config, exhaustive=args.exhaustive)
-        failed, calibration, on_workers = 0, None, None
-        cores: list[int | None] = []
-        looked: list[PlaceEvent] = []  # a core let in or taken out by a look, and when
-        if work.total and args.cluster:
-            with _cluster(args.cluster, config) as (client, plugin):
-                on_workers = _survey(client, plugin, config, args.busy_ok)
-                if args.exhaustive:  # one run at a time, on one core
-                    on_workers = dataclasses.replace(
-                        on_workers, places=on_workers.places[:1], waiting=()
-                    )
-                timing = _cluster_timing(
-                    client, plugin, on_workers, session, config, args.exhaustive
-                )
-                failed = _measure(work, store, sandbox, config, args.exhaustive, timing, looked)
-        else:
-            # The cores measured while the look lasts (the grader's own CPU is not counted).
-            calibration = _calibration(args.exhaustive, config) if work.total else None
-            load = said
-            if work.total and not args.force_remeasure:
-                load = _say_if_busy(args.busy_ok, looking)
-            _say_left_out(calibration)  # after a refusal, if any: a busy machine times nothing
-            cores, waiting = _cores(args.exhaustive, calibration, load)
-            if work.total:
-                here = _local_timing(sandbox, config, cores, waiting, calibration)
-                failed = _measure(work, store, sandbox, config, args.exhaustive, here, looked)
-        timed = lb.spans(looked)
-        for place, spans in sorted(timed.items(), key=lambda item: str(item[0])):
-            shown = when_timed(lb.timed_s(spans))
-            print(f"{_where(place)} timed only while its latest look agreed: {shown}")
-        if failed:
-            warn(
-                f"{failed} timed runs failed in the grader and were not stored; "
-                "run leaderboard again to measure them"
-            )
-        hosts = on_workers.hosts if on_workers is not None else {}
-        workers = lb.workers_used(store, session, hosts)
+        timed = _time(args, store, session, sandbox, config, looking, said)
+        _say_timed(timed)
         standings = lb.collect(store, session, config)
         recorded = lb.record_session(store, standings)
         for caveat in lb.board_caveats(standings):
@@ -163,28 +130,13 @@ def run(args: argparse.Namespace) -> int:
         name = lb.pseudonyms(folder) if args.anonymize else None
         doc = lb.document(
             standings,
-            lb.machine_info(
-                sandbox.name,
-                lb.cores_used(store, session) or ([] if workers else cores),
-                str(sandbox.accounting),
-                calibration,
-                workers,
-                on_workers.reference_s(
-                    {(w["host"], core) for w in workers for core in w["cores"]}, timed
-                )
-                if on_workers is not None
-                else None,
-                {p.core: s for p, s in timed.items() if p.core is not None and not p.worker},
-            ),
+            _machine(store, session, sandbox, timed),
             name or (lambda sid: sid),
             anonymized=args.anonymize,
             exhaustive=args.exhaustive,
         )
         print(terminal(doc))
-        made = lb.publish(doc, folder, [row.id for row in store.submissions()], name)
-        print(f"\nleaderboard: {made.markdown}, {made.json} and {made.html}")
-        if made.key is not None:
-            print(f"pseudonyms: {made.key} (private: do not publish it, nor {lb.SALT_FILE})")
+        _publish(doc, folder, store, name)
         reports = [report(store, row, cases, config.policy_cases) for row in rows]
         warn_waiting(reports)
         bonus = award(store, reports, teams, cases, config)
@@ -192,11 +144,118 @@ def run(args: argparse.Namespace) -> int:
         f"session {recorded.id} recorded in {folder / DB_NAME} (puzzles drawn with seed "
         f"{draw.seed}): {bonus.note}"
     )
+    _say_winners(bonus, teams)
+    return 0
+
+
+def _say_winners(bonus: "Award", teams: "Teams") -> None:
+    """Each team the bonus goes to, with its members."""
     for winner in bonus.winners:
         team = teams.of(winner)
         members = ", ".join(m.shown for m in teams.bonus_members(winner)) or "members unknown"
         print(f"  {team.group or team.name} ({winner}): {members}")
-    return 0
+
+
+@dataclasses.dataclass(frozen=True)
+class _Timed:
+    """What timing left besides the stored runs: how many runs failed in the grader, this
+    machine's calibration and the cores it timed on from the start, or the cluster's
+    survey, and each look that let a place in or took it out."""
+
+    failed: int
+    looked: "list[PlaceEvent]"
+    calibration: "Calibration | None" = None
+    cores: "list[int | None]" = dataclasses.field(default_factory=list)
+    on_workers: "WorkerPlaces | None" = None
+
+
+def _time(
+    args: argparse.Namespace,
+    store: Store,
+    session: "Session",
+    sandbox: "Sandbox",
+    config: CourseConfig,
+    looking: "Looking",
+    said: "Load | None",
+) -> _Timed:
+    """The session's plan timed on a cluster's workers (--cluster), else on this
+    machine's cores; `said`: the look already finished (--force-remeasure), if any."""
+    from grader import leaderboard as lb
+
+    work = lb.plan_timing(store, session, config, exhaustive=args.exhaustive)
+    looked: list[PlaceEvent] = []
+    if work.total and args.cluster:
+        with _cluster(args.cluster, config) as (client, plugin):
+            on_workers = _survey(client, plugin, config, args.busy_ok)
+            if args.exhaustive:  # one run at a time, on one core
+                on_workers = dataclasses.replace(
+                    on_workers, places=on_workers.places[:1], waiting=()
+                )
+            timing = _cluster_timing(client, plugin, on_workers, session, config, args.exhaustive)
+            failed = _measure(work, store, sandbox, config, args.exhaustive, timing, looked)
+        return _Timed(failed, looked, on_workers=on_workers)
+    # The cores measured while the look lasts (the grader's own CPU is not counted).
+    calibration = _calibration(args.exhaustive, config) if work.total else None
+    load = said
+    if work.total and not args.force_remeasure:
+        load = _say_if_busy(args.busy_ok, looking)
+    _say_left_out(calibration)  # after a refusal, if any: a busy machine times nothing
+    cores, waiting = _cores(args.exhaustive, calibration, load)
+    failed = 0
+    if work.total:
+        here = _local_timing(sandbox, config, cores, waiting, calibration)
+        failed = _measure(work, store, sandbox, config, args.exhaustive, here, looked)
+    return _Timed(failed, looked, calibration, cores)
+
+
+def _say_timed(timed: _Timed) -> None:
+    """When each place that did not time the whole session did, and the runs the grader
+    failed."""
+    from grader import leaderboard as lb
+    from grader.leaderboard.page_md import when_timed
+
+    for place, spans in sorted(lb.spans(timed.looked).items(), key=lambda item: str(item[0])):
+        print(
+            f"{_where(place)} timed only while its latest look agreed: {when_timed(lb.timed_s(spans))}"
+        )
+    if timed.failed:
+        warn(
+            f"{timed.failed} timed runs failed in the grader and were not stored; "
+            "run leaderboard again to measure them"
+        )
+
+
+def _machine(store: Store, session: "Session", sandbox: "Sandbox", timed: _Timed) -> dict[str, Any]:
+    """The facts of what timed the session (grader.leaderboard.machine_info): the cores
+    or the cluster's workers its stored runs were timed on, and when each place that
+    did not time it all did."""
+    from grader import leaderboard as lb
+
+    spans = lb.spans(timed.looked)
+    survey = timed.on_workers
+    workers = lb.workers_used(store, session, survey.hosts if survey is not None else {})
+    used = {(worker["host"], core) for worker in workers for core in worker["cores"]}
+    return lb.machine_info(
+        sandbox.name,
+        lb.cores_used(store, session) or ([] if workers else timed.cores),
+        str(sandbox.accounting),
+        timed.calibration,
+        workers,
+        survey.reference_s(used, spans) if survey is not None else None,
+        {p.core: s for p, s in spans.items() if p.core is not None and not p.worker},
+    )
+
+
+def _publish(
+    doc: dict[str, Any], folder: Path, store: Store, name: "Callable[[str], str] | None"
+) -> None:
+    """The leaderboard's files written into the results folder, and said."""
+    from grader import leaderboard as lb
+
+    made = lb.publish(doc, folder, [row.id for row in store.submissions()], name)
+    print(f"\nleaderboard: {made.markdown}, {made.json} and {made.html}")
+    if made.key is not None:
+        print(f"pseudonyms: {made.key} (private: do not publish it, nor {lb.SALT_FILE})")
 
 
 def _measure(
