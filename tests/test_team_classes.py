@@ -272,6 +272,10 @@ def moodle_bonus(root, base, results, sheet) -> dict:
     out = root / "bonus.csv"
     done = cli(*base, "export", "moodle-gradebook", out, "--roster", sheet, "--results", results)
     assert done.code == 0, done.err
+    said = done.out.splitlines()[0]  # the award's own line, before the rows it decided
+    assert said.startswith("bonus: speed bonus +15 to every member of the ") or said.startswith(
+        "bonus: no speed bonus: "
+    ), said
     users = {s["login"]: str(31 + i) for i, s in enumerate(GRADEBOOK_STUDENTS)}
     return moodle_gradebook_reads(out.read_text(), users, maximum=15.0)
 

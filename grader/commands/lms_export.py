@@ -24,7 +24,9 @@ writes it), named as the LMS's upload finds its submission (each LMS's folder's 
 """
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.commands.console import (
     course_lateness,
@@ -36,6 +38,9 @@ from grader.commands.console import (
 from grader.commands.options import add_settled_option
 from grader.core.errors import UsageError
 from grader.lms.systems import REGISTRY, Back
+
+if TYPE_CHECKING:
+    from grader.lms.export import Matched
 
 
 def add_parser(kinds: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -195,7 +200,21 @@ def run_scores(args: argparse.Namespace) -> int:
         )
         made = back.write(given, args)
     write_file(args.out, made.text)
-    for note in teams.notes:
+    _say_written(made, teams.notes, bonus.note, back, args)
+    if made.left_out:
+        warn(
+            f"{len(made.left_out)} row(s) left out of {args.out} (listed above): the LMS "
+            "would skip their grade without a word; set them there by hand"
+        )
+        return status or EXIT_LEFT_OUT
+    return status
+
+
+def _say_written(
+    made: "Matched", notes: "Sequence[str]", bonus: str, back: Back, args: argparse.Namespace
+) -> None:
+    """What the export wrote, decided and left out, in the terminal: a line per kind."""
+    for note in notes:
         print(f"note: {note}")
     for line in made.teams:
         print(f"team: {line}")
@@ -209,7 +228,7 @@ def run_scores(args: argparse.Namespace) -> int:
         print(f"note: {line}")
     for line in made.decided:
         print(f"decided: {line}")
-    print(f"bonus: {bonus.note}")
+    print(f"bonus: {bonus}")
     for line in made.bonus:
         print(f"bonus: {line}")
     if made.over:
@@ -246,13 +265,6 @@ def run_scores(args: argparse.Namespace) -> int:
         f"{len(made.empty)} empty, {len(made.kept)} kept as the roster had them"
         + (f", {len(made.left_out)} rows left out" if made.left_out else "")
     )
-    if made.left_out:
-        warn(
-            f"{len(made.left_out)} row(s) left out of {args.out} (listed above): the LMS "
-            "would skip their grade without a word; set them there by hand"
-        )
-        return status or EXIT_LEFT_OUT
-    return status
 
 
 EXIT_LEFT_OUT = 1  # written, but rows the LMS would skip were left out of it
