@@ -89,20 +89,7 @@ def scores(
             "export moodle needs the grading worksheet downloaded from Moodle (--roster "
             f"WORKSHEET.csv): Moodle accepts no upload without its {worksheet.GRADED!r} column"
         )
-    missing = worksheet.missing_columns(roster)
-    if missing:
-        raise LmsExportError(
-            f"{roster.path}: not Moodle's grading worksheet: no {', '.join(map(repr, missing))} "
-            "column, and Moodle refuses an upload without it"
-        )
-    items = worksheet.scale(roster)
-    if scale_map is not None:
-        if items is None:
-            raise LmsExportError(
-                f"--scale-map: {roster.path.name} has no {worksheet.SCALE!r} column: the "
-                "assignment is graded in points, not on a scale"
-            )
-        scale_map.check(items)
+    items = _scale_items(roster, scale_map)
     out = Matched(column=worksheet.GRADE)
     sizes = Scale(our_maximum(reports), worksheet.maximum(roster), scale)
     maximum_note(sizes, f"Moodle's {worksheet.MAXIMUM[0]}", out)
@@ -143,6 +130,36 @@ def scores(
                 team = teams.of(result.submission.id) if teams is not None else None
                 row[feedback] = summary(result, late, shown, given, team)
         rows.append(row)
+    _refuse_over(out, sizes)
+    team_lines(matched, roster, teams, cells, out)
+    note_decided(matched, out)
+    out.text = write_rows(roster, rows)
+    return out
+
+
+def _scale_items(roster: Roster, scale_map: ScaleMap | None) -> tuple[str, ...] | None:
+    """The worksheet's scale items (None: graded in points), once it is known to be
+    Moodle's grading worksheet and `scale_map` (--scale-map) fits it."""
+    missing = worksheet.missing_columns(roster)
+    if missing:
+        raise LmsExportError(
+            f"{roster.path}: not Moodle's grading worksheet: no {', '.join(map(repr, missing))} "
+            "column, and Moodle refuses an upload without it"
+        )
+    items = worksheet.scale(roster)
+    if scale_map is not None:
+        if items is None:
+            raise LmsExportError(
+                f"--scale-map: {roster.path.name} has no {worksheet.SCALE!r} column: the "
+                "assignment is graded in points, not on a scale"
+            )
+        scale_map.check(items)
+    return items
+
+
+def _refuse_over(out: Matched, sizes: Scale) -> None:
+    """Nothing written when a score is above the worksheet's maximum: Moodle's upload
+    would drop its row without a word."""
     if out.over:
         raise LmsExportError(
             f"{len(out.over)} score(s) above Moodle's {worksheet.MAXIMUM[0]} "
@@ -156,10 +173,6 @@ def scores(
                 f"{format_score(sizes.theirs or 0)} (nothing written)"
             )
         )
-    team_lines(matched, roster, teams, cells, out)
-    note_decided(matched, out)
-    out.text = write_rows(roster, rows)
-    return out
 
 
 def _skipped(
