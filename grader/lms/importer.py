@@ -215,30 +215,7 @@ def _store(
     result: ImportResult,
     record: ImportRecord,
 ) -> None:
-    meta = SubmissionMeta(
-        student_id=student.student_id,
-        lms=kind,
-        name=student.name,
-        lms_user_id=student.lms_user_id,
-        submission_id=student.submission_id,
-        submitted_at=student.submitted_at.isoformat() if student.submitted_at else None,
-        time_source=student.time_source if student.submitted_at else "",
-        late_marker=student.late_marker,
-        other_ids=student.other_ids,
-        files={str(p): hashlib.sha256(d).hexdigest() for p, d in sorted(student.files.items())},
-        archive=archive,
-        downloaded_at=downloaded.isoformat() if downloaded else None,
-        anonymous_id=student.anonymous_id,
-        attachments=dict(student.attachments),
-        team=student.team,
-        keys=student.keys,
-        due_at=student.due_at.isoformat() if student.due_at else None,
-        due_source=student.due_source if student.due_at else "",
-        lms_status=student.lms_status,
-        lms_seconds_late=student.lms_seconds_late,
-        test_account=student.test_account,
-        unusable=dict(student.unusable),
-    )
+    meta = _meta(kind, archive, downloaded, student)
     entries = [f"{student.student_id}/{p}" for p in student.files]
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         # Planted since the last import: never written through, nor replaced.
@@ -258,16 +235,7 @@ def _store(
         result.unchanged.append(student.student_id)
         return
     if old is not None and _older(meta, old):
-        timed = meta.submitted_at and old.submitted_at
-        what = "submitted" if timed else "downloaded"
-        mine, theirs = (
-            (meta.submitted_at, old.submitted_at)
-            if timed
-            else (meta.downloaded_at, old.downloaded_at)
-        )
-        result.kept_newer.append(
-            f"{student.student_id} (this archive: {what} {mine}, the folder: {what} {theirs})"
-        )
+        result.kept_newer.append(_kept_newer(student.student_id, meta, old))
         return
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
@@ -294,6 +262,46 @@ def _store(
         return
     record.write(folder, dataclasses.replace(meta, files=written))
     (result.updated if existed else result.added).append(student.student_id)
+
+
+def _meta(
+    kind: str, archive: str, downloaded: datetime | None, student: Incoming
+) -> SubmissionMeta:
+    """What the import records of `student`'s submission (`.lms.json`)."""
+    return SubmissionMeta(
+        student_id=student.student_id,
+        lms=kind,
+        name=student.name,
+        lms_user_id=student.lms_user_id,
+        submission_id=student.submission_id,
+        submitted_at=student.submitted_at.isoformat() if student.submitted_at else None,
+        time_source=student.time_source if student.submitted_at else "",
+        late_marker=student.late_marker,
+        other_ids=student.other_ids,
+        files={str(p): hashlib.sha256(d).hexdigest() for p, d in sorted(student.files.items())},
+        archive=archive,
+        downloaded_at=downloaded.isoformat() if downloaded else None,
+        anonymous_id=student.anonymous_id,
+        attachments=dict(student.attachments),
+        team=student.team,
+        keys=student.keys,
+        due_at=student.due_at.isoformat() if student.due_at else None,
+        due_source=student.due_source if student.due_at else "",
+        lms_status=student.lms_status,
+        lms_seconds_late=student.lms_seconds_late,
+        test_account=student.test_account,
+        unusable=dict(student.unusable),
+    )
+
+
+def _kept_newer(student_id: str, meta: SubmissionMeta, old: SubmissionMeta) -> str:
+    """Why the folder's submission was kept: it is newer than this archive's."""
+    timed = meta.submitted_at and old.submitted_at
+    what = "submitted" if timed else "downloaded"
+    mine, theirs = (
+        (meta.submitted_at, old.submitted_at) if timed else (meta.downloaded_at, old.downloaded_at)
+    )
+    return f"{student_id} (this archive: {what} {mine}, the folder: {what} {theirs})"
 
 
 def _remove_old(folder: Path, relative: str) -> None:
