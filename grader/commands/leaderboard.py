@@ -4,6 +4,7 @@ the leaderboard files into the results folder (grader/leaderboard/ does the work
 import argparse
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -25,7 +26,7 @@ from grader.store import DB_NAME, Store, results_folder
 if TYPE_CHECKING:
     from grader.intake.teams import Teams
     from grader.leaderboard import Calibration, Session, TimingPlan
-    from grader.leaderboard.measuring import Event, Place, PlaceEvent, Timing
+    from grader.leaderboard.measuring import Event, Place, PlaceEvent, Span, Timing
     from grader.leaderboard.on_workers import ClusterTiming
     from grader.leaderboard.places import WorkerPlaces
     from grader.leaderboard.quiet import Load, Looking
@@ -168,6 +169,13 @@ class _Timed:
     cores: "list[int | None]" = dataclasses.field(default_factory=list)
     on_workers: "WorkerPlaces | None" = None
 
+    @functools.cached_property
+    def spans(self) -> "dict[Place, list[Span]]":
+        """When each place that did not time the whole session did."""
+        from grader.leaderboard.measuring import spans
+
+        return spans(self.looked)
+
 
 def _time(
     args: argparse.Namespace,
@@ -214,10 +222,9 @@ def _say_timed(timed: _Timed) -> None:
     from grader import leaderboard as lb
     from grader.leaderboard.page_md import when_timed
 
-    for place, spans in sorted(lb.spans(timed.looked).items(), key=lambda item: str(item[0])):
-        print(
-            f"{_where(place)} timed only while its latest look agreed: {when_timed(lb.timed_s(spans))}"
-        )
+    for place, spans in sorted(timed.spans.items(), key=lambda item: str(item[0])):
+        shown = when_timed(lb.timed_s(spans))
+        print(f"{_where(place)} timed only while its latest look agreed: {shown}")
     if timed.failed:
         warn(
             f"{timed.failed} timed runs failed in the grader and were not stored; "
@@ -231,7 +238,7 @@ def _machine(store: Store, session: "Session", sandbox: "Sandbox", timed: _Timed
     did not time it all did."""
     from grader import leaderboard as lb
 
-    spans = lb.spans(timed.looked)
+    spans = timed.spans
     survey = timed.on_workers
     workers = lb.workers_used(store, session, survey.hosts if survey is not None else {})
     used = {(worker["host"], core) for worker in workers for core in worker["cores"]}

@@ -35,7 +35,8 @@ class MachineFacts:
 @dataclass(frozen=True)
 class Survey:
     """One machine's look at its load and its cores' reference runs, taken together:
-    each look of the reference runs (grader.leaderboard.on_workers.LOOKS) one after the other."""
+    each look of the reference runs (grader.leaderboard.on_workers.LOOKS) one after the
+    other."""
 
     looks: tuple[dict[int, list[float]], ...]
     load: Load | None
@@ -113,10 +114,9 @@ def assign(
     go_on: bool,
 ) -> WorkerPlaces:
     """The places: on each machine, its cores that agree with the fastest core of the
-    cluster in some look (kept_in_any), at most as many as its
-    other work leaves free, fastest first, dealt to its workers in turn (a worker serves
-    at most as many places as it has threads). MachineBusy for a busy machine unless
-    `go_on`."""
+    cluster in some look (kept_in_any), at most as many as its other work leaves free,
+    fastest first, dealt to its workers in turn (a worker serves at most as many places
+    as it has threads). MachineBusy for a busy machine unless `go_on`."""
     looks = [
         {
             (m.facts.machine, core): values
